@@ -1,0 +1,5 @@
+import type { Command } from 'commander';
+
+export function registerSim(program: Command): void {
+  program.command('sim').description('(in progress)');
+}

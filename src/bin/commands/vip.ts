@@ -1,0 +1,5 @@
+import type { Command } from 'commander';
+
+export function registerVip(program: Command): void {
+  program.command('vip').description('(in progress)');
+}

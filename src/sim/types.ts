@@ -1,0 +1,134 @@
+/**
+ * The simulator's public contract: options, the in-process handle, and the ground truth that
+ * ingest and API tests compare their results with. Shapes here are relied on by other parts'
+ * tests; change them only together with those tests.
+ */
+
+export type VmType = 'move' | 'wasm' | 'evm';
+
+export interface SimulatorOptions {
+  vm: VmType;
+  chainId?: string;
+  seed?: number;
+  host?: string;
+  /** 0 picks a free port. */
+  rpcPort?: number;
+  restPort?: number;
+  jsonRpcPort?: number;
+  /** Fixed head height (default when not live). */
+  head?: number;
+  /** Advance the head with wall time. */
+  live?: boolean;
+  blockTimeMs?: number;
+  /** e.g. "3", "0-12", "1000". */
+  txsPerBlock?: string;
+  /** e.g. "5xx=0.05,429=0.02,timeout=0.01,latency=20,reset=0.01,lag=2,shortpage=0.1,pruned=100". */
+  faults?: string;
+  /** Directory of recorded REST tx_response JSON files to build the chain from. */
+  replay?: string;
+  /** Skip real signing for large benchmarks (signatures are unique but do not verify). */
+  fastSignatures?: boolean;
+}
+
+export interface SimulatorUrls {
+  rpc: string;
+  rest: string;
+  /** Only on --vm evm. */
+  jsonRpc?: string;
+}
+
+/** One tx as ingest must see it. Accounts are bech32 (prefix `init`), normalised per indexer.md §6.1. */
+export interface TxTruth {
+  /** Upper-case hex sha256 of the raw tx bytes. */
+  hash: string;
+  height: number;
+  /** Position in the block. */
+  index: number;
+  /** bech32 of the first signer. */
+  signer: string;
+  /** Distinct accounts of the tx (signer included), sorted. */
+  accounts: string[];
+  /** Distinct message type URLs without the leading '/', in first-occurrence order. */
+  msgTypes: string[];
+  success: boolean;
+  code: number;
+  gasWanted: string;
+  gasUsed: string;
+  /** Fee coins as in auth_info.fee.amount. */
+  fee: Coin[];
+  /** EVM rollups: the Ethereum tx hash (0x, lower-case) when the tx carries one. */
+  evmHash?: string;
+}
+
+export interface Coin {
+  denom: string;
+  amount: string;
+}
+
+export interface BlockTruth {
+  height: number;
+  /** Upper-case hex block hash. */
+  hash: string;
+  /** RFC 3339 with nanoseconds, trailing zeros trimmed, 'Z'. */
+  time: string;
+  /** Upper-case hex, 20 bytes. */
+  proposerAddress: string;
+  gasUsed: string;
+  gasWanted: string;
+  txs: TxTruth[];
+}
+
+export interface NftTokenTruth {
+  collectionAddr: string;
+  tokenId: string;
+  owner: string;
+  uri: string;
+}
+
+export interface NftCollectionTruth {
+  addr: string;
+  name: string;
+  creator: string;
+  originName: string;
+  nftCount: number;
+}
+
+export interface HolderTruth {
+  account: string;
+  amount: string;
+}
+
+export interface InternalTxTruth {
+  /** 0x hash of the EVM tx. */
+  txHash: string;
+  index: number;
+  parentIndex: number;
+  type: string;
+  from: string;
+  to: string;
+  value: string;
+  input: string;
+  output: string;
+  gas: string;
+  gasUsed: string;
+}
+
+export interface SimulatorTruth {
+  block(height: number): BlockTruth;
+  nftCollections(atHeight: number): NftCollectionTruth[];
+  nftTokens(atHeight: number): NftTokenTruth[];
+  /** EVM: holder balances of a denom at a height, largest first. */
+  holders(denom: string, atHeight: number): HolderTruth[];
+  /** EVM: internal calls of one EVM tx (depth-first, root excluded). */
+  internalTxs(evmTxHash: string): InternalTxTruth[];
+}
+
+export interface Simulator {
+  readonly options: Readonly<Required<Pick<SimulatorOptions, 'vm' | 'chainId' | 'seed'>>>;
+  /** Current head height (advances when live). */
+  head(): number;
+  truth: SimulatorTruth;
+  /** Start the HTTP servers; resolves with their base URLs (no trailing slash). */
+  listen(): Promise<SimulatorUrls>;
+  close(): Promise<void>;
+}
