@@ -28,6 +28,42 @@ export interface SimulatorOptions {
   replay?: string;
   /** Skip real signing for large benchmarks (signatures are unique but do not verify). */
   fastSignatures?: boolean;
+  /**
+   * Extra request handlers (e.g. the VIP chain model: broadcast, simulate, accounts, contract
+   * queries, L1 module store). Tried in order after the simulator's own routes miss.
+   */
+  extensions?: SimExtension[];
+}
+
+export interface SimHttpRequest {
+  method: string;
+  /** Path without the query string, e.g. `/cosmos/tx/v1beta1/txs`. */
+  path: string;
+  query: URLSearchParams;
+  headers: Record<string, string | undefined>;
+  /** Parsed JSON body (undefined when none). */
+  body: unknown;
+}
+
+export interface SimHttpResponse {
+  status: number;
+  /** Serialised as JSON unless it is a string. */
+  body: unknown;
+  headers?: Record<string, string>;
+}
+
+export type SimRpcResult = { result: unknown } | { error: { code: number; message: string; data?: string } };
+
+export interface SimExtension {
+  /** Cosmos REST; answer undefined to pass. */
+  rest?(req: SimHttpRequest): SimHttpResponse | undefined | Promise<SimHttpResponse | undefined>;
+  /** CometBFT JSON-RPC method (URI and POST forms); answer undefined to pass. */
+  rpc?(
+    method: string,
+    params: Record<string, unknown>,
+  ): SimRpcResult | undefined | Promise<SimRpcResult | undefined>;
+  /** EVM JSON-RPC method; answer undefined to pass. */
+  jsonRpc?(method: string, params: unknown[]): SimRpcResult | undefined | Promise<SimRpcResult | undefined>;
 }
 
 export interface SimulatorUrls {
