@@ -1,0 +1,119 @@
+import pg from 'pg';
+import { AppError } from '../shared/errors.js';
+
+/** Anything that runs parameterised SQL: the pool itself or one transaction. */
+export interface Queryable {
+  query<Row = Record<string, unknown>>(sql: string, params?: readonly unknown[]): Promise<{ rows: Row[] }>;
+  /** Runs a script of several statements without parameters (migrations). */
+  exec(sql: string): Promise<void>;
+}
+
+export interface Db extends Queryable {
+  readonly kind: 'postgres' | 'pglite';
+  /** Runs fn in one transaction; commits when it resolves, rolls back when it throws. */
+  transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T>;
+  close(): Promise<void>;
+}
+
+export interface PostgresOptions {
+  url: string;
+  /** Session is read-only (API processes). */
+  readOnly?: boolean;
+  /** Statement timeout in ms (0 = none). */
+  statementTimeoutMs?: number;
+  maxConnections?: number;
+  applicationName?: string;
+}
+
+const INT8_OID = 20;
+
+/** int8 comes back as a JS number (heights, sequences, ids stay far below 2^53); numeric stays a string. */
+function typeParser(oid: number, format?: string): (value: string) => unknown {
+  if (oid === INT8_OID) return (value: string) => Number(value);
+  return pg.types.getTypeParser(oid, format as 'text');
+}
+
+export function createPostgresDb(options: PostgresOptions): Db {
+  const sessionOptions = [
+    options.readOnly ? '-c default_transaction_read_only=on' : '',
+    options.statementTimeoutMs ? `-c statement_timeout=${options.statementTimeoutMs}` : '',
+  ]
+    .filter(Boolean)
+    .join(' ');
+  const pool = new pg.Pool({
+    connectionString: options.url,
+    max: options.maxConnections ?? 10,
+    application_name: options.applicationName ?? 'rollup-indexer',
+    ...(sessionOptions ? { options: sessionOptions } : {}),
+    types: { getTypeParser: typeParser as typeof pg.types.getTypeParser },
+  });
+  // An idle client that loses its connection must not crash the process; the next query reconnects.
+  pool.on('error', () => undefined);
+
+  const query = async <Row>(sql: string, params?: readonly unknown[]) => {
+    const result = await pool.query(sql, params as unknown[] | undefined).catch((err: unknown) => {
+      throw mapPostgresError(err);
+    });
+    return { rows: result.rows as Row[] };
+  };
+
+  return {
+    kind: 'postgres',
+    query,
+    async exec(sql) {
+      await query(sql);
+    },
+    async transaction(fn) {
+      const client = await pool.connect().catch((err: unknown) => {
+        throw mapPostgresError(err);
+      });
+      const tx: Queryable = {
+        async query<Row>(sql: string, params?: readonly unknown[]) {
+          const result = await client.query(sql, params as unknown[] | undefined).catch((err: unknown) => {
+            throw mapPostgresError(err);
+          });
+          return { rows: result.rows as Row[] };
+        },
+        async exec(sql) {
+          await tx.query(sql);
+        },
+      };
+      try {
+        await client.query('BEGIN');
+        const value = await fn(tx);
+        await client.query('COMMIT');
+        client.release();
+        return value;
+      } catch (err) {
+        await client.query('ROLLBACK').catch(() => undefined);
+        client.release(true);
+        throw err;
+      }
+    },
+    async close() {
+      await pool.end();
+    },
+  };
+}
+
+/** SQLSTATE classes that mean "the database is not reachable right now" (retry later). */
+const UNAVAILABLE_SQLSTATE_PREFIXES = ['08', '53', '57P'];
+const NETWORK_ERROR_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND']);
+
+export function mapPostgresError(err: unknown): AppError {
+  if (err instanceof AppError) return err;
+  const code = (err as { code?: unknown }).code;
+  if (typeof code === 'string') {
+    if (code === '57014')
+      return new AppError('db_statement_timeout', 'database statement timed out', { cause: err });
+    if (NETWORK_ERROR_CODES.has(code) || UNAVAILABLE_SQLSTATE_PREFIXES.some((p) => code.startsWith(p))) {
+      return new AppError('db_unavailable', 'database unavailable', { cause: err, retryable: true });
+    }
+    if (code === '25006')
+      return new AppError('db_read_only', 'database session is read-only', { cause: err });
+  }
+  if (err instanceof Error && /Connection terminated|connect/i.test(err.message) && code === undefined) {
+    return new AppError('db_unavailable', 'database unavailable', { cause: err, retryable: true });
+  }
+  return new AppError('db_error', 'database error', { cause: err });
+}
