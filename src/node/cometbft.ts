@@ -1,0 +1,121 @@
+import { AppError } from '../shared/errors.js';
+import { parseBlockBundle } from './cometbft-parse.js';
+import type { Transport } from './transport.js';
+import type { RawBlock } from './types.js';
+
+interface JsonRpcReply {
+  id?: unknown;
+  result?: unknown;
+  error?: { code?: number; message?: string; data?: string };
+}
+
+/** "Not produced yet" per node-data.md §1.2: a future height, or block_results saved late. */
+const NOT_YET_RE = /current blockchain height \d+|could not find results for height/;
+const PRUNED_RE = /is not available, lowest height is (\d+)/;
+
+export interface CometClient {
+  /** Latest height and chain id from `/status`. */
+  status(): Promise<{ chainId: string; latestHeight: number; earliestHeight: number }>;
+  /**
+   * `/block` + `/block_results` for many heights in one JSON-RPC batch. A height the node has not
+   * produced yet comes back as undefined (waiting, not an error).
+   */
+  fetchBlocks(heights: readonly number[]): Promise<(RawBlock | undefined)[]>;
+}
+
+export function createCometClient(transport: Transport): CometClient {
+  async function call(body: unknown): Promise<unknown> {
+    const res = await transport.request({ method: 'POST', path: '/', body: JSON.stringify(body) });
+    try {
+      return JSON.parse(res.text);
+    } catch (err) {
+      throw new AppError('node_bad_json', `rpc ${res.endpoint}: response is not JSON (HTTP ${res.status})`, {
+        cause: err,
+        retryable: true,
+      });
+    }
+  }
+
+  return {
+    async status() {
+      const reply = (await call({ jsonrpc: '2.0', id: 1, method: 'status', params: {} })) as JsonRpcReply;
+      const result = unwrap(reply, 'status') as {
+        node_info?: { network?: string };
+        sync_info?: { latest_block_height?: string; earliest_block_height?: string };
+      };
+      const chainId = result.node_info?.network;
+      const latest = Number(result.sync_info?.latest_block_height);
+      if (typeof chainId !== 'string' || !Number.isSafeInteger(latest)) {
+        throw new AppError(
+          'malformed_status',
+          'rpc /status lacks node_info.network or sync_info.latest_block_height',
+        );
+      }
+      const earliest = Number(result.sync_info?.earliest_block_height ?? 1);
+      return { chainId, latestHeight: latest, earliestHeight: Number.isSafeInteger(earliest) ? earliest : 1 };
+    },
+
+    async fetchBlocks(heights) {
+      const batch = heights.flatMap((h, i) => [
+        { jsonrpc: '2.0', id: 2 * i, method: 'block', params: { height: String(h) } },
+        { jsonrpc: '2.0', id: 2 * i + 1, method: 'block_results', params: { height: String(h) } },
+      ]);
+      const reply = await call(batch);
+      if (!Array.isArray(reply)) {
+        // A node may answer a whole batch with one error object (e.g. overload): retry later.
+        throw new AppError(
+          'node_batch_error',
+          `rpc batch failed: ${describe((reply as JsonRpcReply).error)}`,
+          {
+            retryable: true,
+          },
+        );
+      }
+      const byId = new Map<number, JsonRpcReply>();
+      for (const item of reply as JsonRpcReply[]) if (typeof item.id === 'number') byId.set(item.id, item);
+      return heights.map((height, i) => {
+        const block = byId.get(2 * i);
+        const results = byId.get(2 * i + 1);
+        if (!block || !results) {
+          throw new AppError('node_batch_incomplete', `rpc batch reply lacks height ${height}`, {
+            retryable: true,
+          });
+        }
+        if (isNotYet(block) || isNotYet(results)) return undefined;
+        return parseBlockBundle(
+          height,
+          unwrap(block, `block ${height}`),
+          unwrap(results, `block_results ${height}`),
+        );
+      });
+    },
+  };
+}
+
+function isNotYet(reply: JsonRpcReply): boolean {
+  return reply.error !== undefined && NOT_YET_RE.test(reply.error.data ?? '');
+}
+
+function unwrap(reply: JsonRpcReply, what: string): unknown {
+  if (reply.error) {
+    const data = reply.error.data ?? '';
+    const pruned = PRUNED_RE.exec(data);
+    if (pruned) {
+      throw new AppError('height_pruned', `rpc ${what}: ${data}; set START_HEIGHT to ${pruned[1]} or later`, {
+        details: { lowestHeight: Number(pruned[1]) },
+      });
+    }
+    throw new AppError('node_rpc_error', `rpc ${what}: ${describe(reply.error)}`, { retryable: true });
+  }
+  if (reply.result === undefined) {
+    throw new AppError('node_rpc_error', `rpc ${what}: reply has neither result nor error`, {
+      retryable: true,
+    });
+  }
+  return reply.result;
+}
+
+function describe(error: JsonRpcReply['error']): string {
+  if (!error) return 'unknown error';
+  return [error.message, error.data].filter(Boolean).join(': ');
+}

@@ -1,0 +1,74 @@
+import { AppError } from '../shared/errors.js';
+import type { Transport } from './transport.js';
+
+/** An eth_getBlockReceipts entry as served (lower-case 0x hex strings). */
+export type EvmReceipt = Record<string, unknown> & {
+  transactionHash: string;
+  from: string;
+  logs: unknown[] | null;
+};
+
+export interface EvmClient {
+  /** eth_getBlockReceipts for many heights in one batch; a height not produced yet is undefined. */
+  receiptsOf(heights: readonly number[]): Promise<(EvmReceipt[] | undefined)[]>;
+  chainId(): Promise<number>;
+}
+
+interface Reply {
+  id?: unknown;
+  result?: unknown;
+  error?: { code?: number; message?: string };
+}
+
+export function createEvmClient(transport: Transport): EvmClient {
+  async function batch(calls: { method: string; params: unknown[] }[]): Promise<Reply[]> {
+    const body = calls.map((c, id) => ({ jsonrpc: '2.0', id, ...c }));
+    const res = await transport.request({ method: 'POST', path: '', body: JSON.stringify(body) });
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(res.text);
+    } catch (err) {
+      throw new AppError('node_bad_json', 'json-rpc response is not JSON', { cause: err, retryable: true });
+    }
+    if (!Array.isArray(parsed))
+      throw new AppError('node_batch_error', 'json-rpc batch failed', { retryable: true });
+    const byId = new Map<number, Reply>();
+    for (const r of parsed as Reply[]) if (typeof r.id === 'number') byId.set(r.id, r);
+    return calls.map((c, i) => {
+      const r = byId.get(i);
+      if (!r)
+        throw new AppError('node_batch_incomplete', `json-rpc batch lacks ${c.method}`, { retryable: true });
+      return r;
+    });
+  }
+
+  return {
+    async receiptsOf(heights) {
+      const replies = await batch(
+        heights.map((h) => ({ method: 'eth_getBlockReceipts', params: ['0x' + h.toString(16)] })),
+      );
+      return replies.map((r, i) => {
+        if (r.error) {
+          throw new AppError(
+            'node_rpc_error',
+            `eth_getBlockReceipts ${heights[i]}: ${r.error.message ?? ''}`,
+            {
+              retryable: true,
+            },
+          );
+        }
+        if (r.result === null || r.result === undefined) return undefined;
+        if (!Array.isArray(r.result)) {
+          throw new AppError('malformed_block', `eth_getBlockReceipts ${heights[i]}: result is not an array`);
+        }
+        return r.result as EvmReceipt[];
+      });
+    },
+    async chainId() {
+      const [r] = await batch([{ method: 'eth_chainId', params: [] }]);
+      if (!r || typeof r.result !== 'string')
+        throw new AppError('node_rpc_error', 'eth_chainId failed', { retryable: true });
+      return Number(BigInt(r.result));
+    },
+  };
+}

@@ -1,0 +1,78 @@
+import { AppError } from '../shared/errors.js';
+import type { Transport } from './transport.js';
+
+export interface RestTx {
+  body: unknown;
+  auth_info: unknown;
+  signatures: string[];
+}
+
+export interface RestClient {
+  /** GET a JSON document; 404 answers undefined. `height` sets `x-cosmos-block-height`. */
+  getJson(path: string, options?: { height?: number }): Promise<unknown>;
+  /** Every REST tx of a block, paging until `expected` txs arrived (node-data.md §1.3). */
+  txsOfBlock(height: number, expected: number): Promise<RestTx[]>;
+  /** Moniker of an opchild validator, undefined when the node does not know it. */
+  validatorMoniker(operatorAddress: string): Promise<string | undefined>;
+}
+
+const PAGE_LIMIT = 100;
+
+export function createRestClient(transport: Transport): RestClient {
+  async function getJson(path: string, options: { height?: number } = {}): Promise<unknown> {
+    const headers =
+      options.height === undefined ? undefined : { 'x-cosmos-block-height': String(options.height) };
+    const res = await transport.request({ method: 'GET', path, ...(headers ? { headers } : {}) });
+    if (res.status === 404) return undefined;
+    if (res.status !== 200) {
+      // gRPC-gateway errors for a height not yet committed are transient; so is everything 5xx.
+      throw new AppError('node_rest_error', `rest ${path}: HTTP ${res.status} ${res.text.slice(0, 200)}`, {
+        retryable: res.status >= 500 || res.status === 400,
+      });
+    }
+    try {
+      return JSON.parse(res.text);
+    } catch (err) {
+      throw new AppError('node_bad_json', `rest ${path}: response is not JSON`, {
+        cause: err,
+        retryable: true,
+      });
+    }
+  }
+
+  return {
+    getJson,
+    async txsOfBlock(height, expected) {
+      const txs: RestTx[] = [];
+      let nextKey: string | undefined;
+      while (txs.length < expected) {
+        // Page by key when the node hands one out; otherwise by offset (some nodes send next_key null early).
+        const query = nextKey
+          ? `pagination.key=${encodeURIComponent(nextKey)}`
+          : `pagination.offset=${txs.length}`;
+        const page = (await getJson(
+          `/cosmos/tx/v1beta1/txs/block/${height}?pagination.limit=${PAGE_LIMIT}&${query}`,
+        )) as { txs?: RestTx[]; pagination?: { next_key?: string | null } } | undefined;
+        const got = page?.txs ?? [];
+        if (got.length === 0) {
+          throw new AppError(
+            'node_rest_short',
+            `rest txs of block ${height}: ${txs.length} of ${expected} txs`,
+            {
+              retryable: true,
+            },
+          );
+        }
+        txs.push(...got);
+        nextKey = page?.pagination?.next_key ?? undefined;
+      }
+      return txs.slice(0, expected);
+    },
+    async validatorMoniker(operatorAddress) {
+      const res = (await getJson(`/opinit/opchild/v1/validator/${operatorAddress}`)) as
+        { validator?: { moniker?: unknown } } | undefined;
+      const moniker = res?.validator?.moniker;
+      return typeof moniker === 'string' ? moniker : undefined;
+    },
+  };
+}

@@ -1,0 +1,149 @@
+import { z } from 'zod';
+import { InputError } from './errors.js';
+import { defaultLogFormat, type LogFormat } from './logger.js';
+
+export type VmType = 'move' | 'wasm' | 'evm';
+export type Env = Record<string, string | undefined>;
+
+/** Where rows live: a PostgreSQL URL, or the embedded PGlite in a data directory. */
+export type DatabaseTarget = { kind: 'postgres'; url: string } | { kind: 'pglite'; dataDir: string };
+
+export interface NodeEndpoints {
+  rpc: string[];
+  rest: string[];
+  jsonRpc: string[];
+}
+
+export interface IngestOptions {
+  chainId: string | undefined;
+  vmType: VmType | undefined;
+  endpoints: NodeEndpoints;
+  database: DatabaseTarget;
+  port: number;
+  startHeight: number | undefined;
+  untilHeight: number | undefined;
+  maxConcurrentRequests: number;
+  accountPrefix: string;
+  logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+  logFormat: LogFormat;
+  /** Show the backfill progress bar (TTY only by default). */
+  progress: boolean;
+}
+
+const urlList = (name: string) =>
+  z
+    .string()
+    .optional()
+    .transform((value, ctx) => {
+      const items = (value ?? '')
+        .split(',')
+        .map((s) => s.trim())
+        .filter(Boolean);
+      for (const item of items) {
+        if (!/^https?:\/\/[^\s]+$/.test(item)) {
+          ctx.addIssue({ code: 'custom', message: `${name} must be http(s) URLs, got "${redactUrl(item)}"` });
+        }
+      }
+      return items.map((u) => u.replace(/\/+$/, ''));
+    });
+
+const intIn = (name: string, min: number, max: number) =>
+  z
+    .string()
+    .optional()
+    .transform((value, ctx) => {
+      if (value === undefined || value.trim() === '') return undefined;
+      const n = Number(value);
+      if (!Number.isInteger(n) || n < min || n > max) {
+        ctx.addIssue({
+          code: 'custom',
+          message: `${name} must be an integer in ${min}..${max}, got "${value}"`,
+        });
+        return undefined;
+      }
+      return n;
+    });
+
+const ingestEnvSchema = z.object({
+  CHAIN_ID: z.string().min(1).optional(),
+  VM_TYPE: z.enum(['move', 'wasm', 'evm'], { message: 'VM_TYPE must be one of move, wasm, evm' }).optional(),
+  RPC_URL: urlList('RPC_URL'),
+  REST_URL: urlList('REST_URL'),
+  JSON_RPC_URL: urlList('JSON_RPC_URL'),
+  DATABASE_URL: z.string().optional(),
+  DB_DSN: z.string().optional(),
+  DATA_DIR: z.string().optional(),
+  PORT: intIn('PORT', 0, 65535),
+  START_HEIGHT: intIn('START_HEIGHT', 0, Number.MAX_SAFE_INTEGER),
+  UNTIL_HEIGHT: intIn('UNTIL_HEIGHT', 1, Number.MAX_SAFE_INTEGER),
+  MAX_CONCURRENT_REQUESTS: intIn('MAX_CONCURRENT_REQUESTS', 1, 1000),
+  ACCOUNT_ADDRESS_PREFIX: z
+    .string()
+    .regex(/^[a-z][a-z0-9]*$/, 'ACCOUNT_ADDRESS_PREFIX must be a lower-case bech32 prefix')
+    .optional(),
+  LOG_LEVEL: z
+    .enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], {
+      message: 'LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent',
+    })
+    .optional(),
+  LOG_FORMAT: z.enum(['json', 'pretty'], { message: 'LOG_FORMAT must be json or pretty' }).optional(),
+});
+
+/**
+ * Ingest configuration from the environment, with CLI flags (already mapped to the same env
+ * names) taking precedence. Every problem is reported at once, naming the variable.
+ */
+export function loadIngestOptions(env: Env, flags: Env = {}): Readonly<IngestOptions> {
+  const merged = { ...env, ...Object.fromEntries(Object.entries(flags).filter(([, v]) => v !== undefined)) };
+  const parsed = ingestEnvSchema.safeParse(merged);
+  if (!parsed.success) {
+    const problems = parsed.error.issues.map(
+      (i) => (i.path.length ? `${i.path.join('.')}: ` : '') + i.message,
+    );
+    throw new InputError('invalid_config', `invalid configuration: ${problems.join('; ')}`, { problems });
+  }
+  const e = parsed.data;
+  if (e.RPC_URL.length === 0) throw new InputError('invalid_config', 'RPC_URL is required');
+  if (e.REST_URL.length === 0) throw new InputError('invalid_config', 'REST_URL is required');
+  if (e.VM_TYPE === 'evm' && e.JSON_RPC_URL.length === 0) {
+    throw new InputError('invalid_config', 'JSON_RPC_URL is required when VM_TYPE=evm');
+  }
+  return Object.freeze({
+    chainId: e.CHAIN_ID,
+    vmType: e.VM_TYPE,
+    endpoints: { rpc: e.RPC_URL, rest: e.REST_URL, jsonRpc: e.JSON_RPC_URL },
+    database: databaseTarget(e.DATABASE_URL ?? e.DB_DSN, e.DATA_DIR),
+    port: e.PORT ?? 8080,
+    startHeight: e.START_HEIGHT,
+    untilHeight: e.UNTIL_HEIGHT,
+    maxConcurrentRequests: e.MAX_CONCURRENT_REQUESTS ?? 16,
+    accountPrefix: e.ACCOUNT_ADDRESS_PREFIX ?? 'init',
+    logLevel: e.LOG_LEVEL ?? 'info',
+    logFormat: e.LOG_FORMAT ?? defaultLogFormat(),
+    progress: process.stderr.isTTY === true,
+  });
+}
+
+export function databaseTarget(url: string | undefined, dataDir: string | undefined): DatabaseTarget {
+  if (url !== undefined && url.trim() !== '') {
+    if (!/^postgres(ql)?:\/\//.test(url)) {
+      throw new InputError('invalid_config', 'DATABASE_URL must be a postgres:// or postgresql:// URL');
+    }
+    return { kind: 'postgres', url };
+  }
+  return { kind: 'pglite', dataDir: dataDir ?? './data' };
+}
+
+/** A URL safe to log: credentials replaced. */
+export function redactUrl(url: string): string {
+  try {
+    const u = new URL(url);
+    if (u.username || u.password) {
+      u.username = '***';
+      u.password = '';
+    }
+    return u.toString().replace(/\/$/, '');
+  } catch {
+    return '<invalid url>';
+  }
+}

@@ -1,0 +1,260 @@
+import { AppError } from '../../shared/errors.js';
+import type { Db, Queryable } from '../db.js';
+import { createDictionary, hexKey, type Dictionary } from './dictionary.js';
+import type { BlockRows, Checkpoint } from './rows.js';
+
+export const BLOCKS_STREAM = 'blocks';
+
+export interface BlockWriter {
+  /** The committed checkpoint (height 0 when nothing is indexed yet). */
+  checkpoint(): Checkpoint;
+  /**
+   * Writes consecutive blocks (checkpoint.height + 1, + 2, ...) and the new checkpoint in ONE
+   * transaction: after a crash at any instant, either all of them are stored or none.
+   */
+  write(blocks: readonly BlockRows[]): Promise<void>;
+}
+
+/** Reads the checkpoint (creating it) and returns a writer that continues from it. */
+export async function createBlockWriter(
+  db: Db,
+  options: { maxCachedAccounts?: number } = {},
+): Promise<BlockWriter> {
+  let current = await loadCheckpoint(db);
+  const accounts = createDictionary<Uint8Array>({
+    table: 'account_dict',
+    column: 'account',
+    sqlType: 'bytea',
+    cacheKey: hexKey,
+    maxCached: options.maxCachedAccounts ?? 200_000,
+  });
+  const msgTypes = createDictionary<string>({
+    table: 'msg_type_dict',
+    column: 'msg_type',
+    sqlType: 'text',
+    cacheKey: (k) => k,
+    maxCached: 10_000,
+  });
+
+  return {
+    checkpoint: () => current,
+    async write(blocks) {
+      if (blocks.length === 0) return;
+      blocks.forEach((b, i) => {
+        if (b.block.height !== current.height + 1 + i) {
+          throw new AppError(
+            'out_of_order',
+            `write expected height ${current.height + 1 + i}, got ${b.block.height}`,
+          );
+        }
+      });
+      try {
+        const next = await db.transaction((tx) =>
+          writeInTransaction(tx, blocks, current, { accounts, msgTypes }),
+        );
+        accounts.commit();
+        msgTypes.commit();
+        current = next;
+      } catch (err) {
+        accounts.discard();
+        msgTypes.discard();
+        throw err;
+      }
+    },
+  };
+}
+
+async function loadCheckpoint(db: Db): Promise<Checkpoint> {
+  await db.query(`INSERT INTO checkpoint (stream, height) VALUES ($1, 0) ON CONFLICT (stream) DO NOTHING`, [
+    BLOCKS_STREAM,
+  ]);
+  const { rows } = await db.query<{
+    height: number;
+    block_hash: Uint8Array | null;
+    tx_sequence: number;
+    evm_sequence: number;
+    ts: string | null;
+  }>(
+    `SELECT c.height, c.block_hash, c.tx_sequence, c.evm_sequence, to_json(b."timestamp")#>>'{}' AS ts
+       FROM checkpoint c LEFT JOIN block b ON b.height = c.height WHERE c.stream = $1`,
+    [BLOCKS_STREAM],
+  );
+  const row = rows[0]!;
+  return {
+    height: row.height,
+    blockHash: row.block_hash,
+    txSequence: row.tx_sequence,
+    evmSequence: row.evm_sequence,
+    blockTimestamp: row.ts,
+  };
+}
+
+async function writeInTransaction(
+  tx: Queryable,
+  blocks: readonly BlockRows[],
+  from: Checkpoint,
+  dicts: { accounts: Dictionary<Uint8Array>; msgTypes: Dictionary<string> },
+): Promise<Checkpoint> {
+  const allTxs = blocks.flatMap((b) => b.txs);
+  const allEvm = blocks.flatMap((b) => b.evmTxs);
+  const accountIds = await dicts.accounts.resolve(
+    tx,
+    uniqueBytes([...allTxs, ...allEvm].flatMap((t) => [t.signer, ...t.accounts])),
+  );
+  const msgTypeIds = await dicts.msgTypes.resolve(tx, new Set(allTxs.flatMap((t) => t.msgTypes)));
+  const idOf = (bytes: Uint8Array) => accountIds.get(hexKey(bytes))!;
+
+  await insertBlocks(tx, blocks);
+  const txSequence = await insertTxs(tx, allTxs, from.txSequence, idOf, msgTypeIds);
+  const evmSequence = await insertEvmTxs(tx, allEvm, from.evmSequence, idOf);
+  for (const b of blocks) {
+    if (!b.validator) continue;
+    await tx.query(
+      `INSERT INTO validator (operator_address, moniker) VALUES ($1, $2)
+       ON CONFLICT (operator_address) DO UPDATE SET moniker = EXCLUDED.moniker`,
+      [b.validator.operatorAddress, b.validator.moniker],
+    );
+  }
+  const last = blocks[blocks.length - 1]!.block;
+  // Guarded on the previous height: a second writer on the same database fails here instead of
+  // interleaving rows.
+  const { rows } = await tx.query(
+    `UPDATE checkpoint SET height = $2, block_hash = $3, tx_sequence = $4, evm_sequence = $5, updated_at = now()
+      WHERE stream = $1 AND height = $6 RETURNING height`,
+    [BLOCKS_STREAM, last.height, asBuffer(last.hash), txSequence, evmSequence, from.height],
+  );
+  if (rows.length !== 1) {
+    throw new AppError(
+      'concurrent_writer',
+      `checkpoint moved under us (expected height ${from.height}); is another indexer writing?`,
+    );
+  }
+  return {
+    height: last.height,
+    blockHash: last.hash,
+    txSequence,
+    evmSequence,
+    blockTimestamp: last.timestamp,
+  };
+}
+
+async function insertBlocks(tx: Queryable, blocks: readonly BlockRows[]): Promise<void> {
+  const b = blocks.map((x) => x.block);
+  await tx.query(
+    `INSERT INTO block (height, hash, "timestamp", block_time_ms, proposer, gas_used, gas_wanted, tx_count, total_fee)
+     SELECT * FROM unnest($1::bigint[], $2::bytea[], $3::timestamptz[], $4::bigint[], $5::text[], $6::bigint[],
+                          $7::bigint[], $8::int[], $9::text[])`,
+    [
+      b.map((r) => r.height),
+      b.map((r) => asBuffer(r.hash)),
+      b.map((r) => r.timestamp),
+      b.map((r) => r.blockTimeMs),
+      b.map((r) => r.proposer),
+      b.map((r) => r.gasUsed),
+      b.map((r) => r.gasWanted),
+      b.map((r) => r.txCount),
+      b.map((r) => r.totalFee),
+    ],
+  );
+}
+
+async function insertTxs(
+  tx: Queryable,
+  txs: BlockRows['txs'],
+  fromSequence: number,
+  idOf: (bytes: Uint8Array) => number,
+  msgTypeIds: Map<string, number>,
+): Promise<number> {
+  if (txs.length === 0) return fromSequence;
+  const seqs = txs.map((_, i) => fromSequence + 1 + i);
+  await tx.query(
+    `INSERT INTO tx (sequence, hash, height, signer_id, data)
+     SELECT * FROM unnest($1::bigint[], $2::bytea[], $3::bigint[], $4::bigint[], $5::text[])`,
+    [
+      seqs,
+      txs.map((t) => asBuffer(t.hash)),
+      txs.map((t) => t.height),
+      txs.map((t) => idOf(t.signer)),
+      txs.map((t) => t.data),
+    ],
+  );
+  const edges = accountEdges(txs, seqs, idOf);
+  await tx.query(
+    `INSERT INTO tx_accounts (account_id, sequence, signer) SELECT * FROM unnest($1::bigint[], $2::bigint[], $3::bool[])`,
+    [edges.accountIds, edges.sequences, edges.signer],
+  );
+  const typeIds: number[] = [];
+  const typeSeqs: number[] = [];
+  txs.forEach((t, i) => {
+    for (const type of new Set(t.msgTypes)) {
+      typeIds.push(msgTypeIds.get(type)!);
+      typeSeqs.push(seqs[i]!);
+    }
+  });
+  await tx.query(
+    `INSERT INTO tx_msg_types (msg_type_id, sequence) SELECT * FROM unnest($1::int[], $2::bigint[])`,
+    [typeIds, typeSeqs],
+  );
+  return fromSequence + txs.length;
+}
+
+async function insertEvmTxs(
+  tx: Queryable,
+  txs: BlockRows['evmTxs'],
+  fromSequence: number,
+  idOf: (bytes: Uint8Array) => number,
+): Promise<number> {
+  if (txs.length === 0) return fromSequence;
+  const seqs = txs.map((_, i) => fromSequence + 1 + i);
+  await tx.query(
+    `INSERT INTO evm_tx (sequence, hash, height, signer_id, data)
+     SELECT * FROM unnest($1::bigint[], $2::bytea[], $3::bigint[], $4::bigint[], $5::text[])`,
+    [
+      seqs,
+      txs.map((t) => asBuffer(t.hash)),
+      txs.map((t) => t.height),
+      txs.map((t) => idOf(t.signer)),
+      txs.map((t) => t.data),
+    ],
+  );
+  const edges = accountEdges(txs, seqs, idOf);
+  await tx.query(
+    `INSERT INTO evm_tx_accounts (account_id, sequence, signer) SELECT * FROM unnest($1::bigint[], $2::bigint[], $3::bool[])`,
+    [edges.accountIds, edges.sequences, edges.signer],
+  );
+  return fromSequence + txs.length;
+}
+
+function accountEdges(
+  txs: readonly { signer: Uint8Array; accounts: Uint8Array[] }[],
+  seqs: readonly number[],
+  idOf: (bytes: Uint8Array) => number,
+) {
+  const accountIds: number[] = [];
+  const sequences: number[] = [];
+  const signer: boolean[] = [];
+  txs.forEach((t, i) => {
+    const signerId = idOf(t.signer);
+    const seen = new Set<number>();
+    for (const account of [t.signer, ...t.accounts]) {
+      const id = idOf(account);
+      if (seen.has(id)) continue;
+      seen.add(id);
+      accountIds.push(id);
+      sequences.push(seqs[i]!);
+      signer.push(id === signerId);
+    }
+  });
+  return { accountIds, sequences, signer };
+}
+
+function uniqueBytes(list: Uint8Array[]): Uint8Array[] {
+  const byHex = new Map<string, Uint8Array>();
+  for (const b of list) byHex.set(hexKey(b), asBuffer(b));
+  return [...byHex.values()];
+}
+
+/** node-postgres serialises Buffers (not plain Uint8Arrays) as bytea inside arrays. */
+function asBuffer(bytes: Uint8Array): Buffer {
+  return Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+}

@@ -1,0 +1,72 @@
+import type { Queryable } from '../db.js';
+
+/**
+ * Interns keys (account bytes, message types) into a dictionary table in one round trip, with a
+ * bounded in-memory cache. New ids are only cached after the surrounding transaction commits,
+ * so a rolled-back batch never leaves ids in the cache that the database does not have.
+ */
+export interface Dictionary<K> {
+  resolve(tx: Queryable, keys: Iterable<K>): Promise<Map<string, number>>;
+  /** Make the ids learnt since the last call permanent (call after COMMIT). */
+  commit(): void;
+  /** Forget the ids learnt since the last commit (call after ROLLBACK). */
+  discard(): void;
+}
+
+interface DictionarySpec<K> {
+  table: 'account_dict' | 'msg_type_dict';
+  column: 'account' | 'msg_type';
+  sqlType: 'bytea' | 'text';
+  cacheKey: (key: K) => string;
+  maxCached: number;
+}
+
+export function createDictionary<K>(spec: DictionarySpec<K>): Dictionary<K> {
+  const cache = new Map<string, number>();
+  let pending = new Map<string, number>();
+  // Both branches of the UNION read one snapshot, so a key is returned exactly once: inserted
+  // now (RETURNING) or present before (join).
+  const sql = `
+    WITH input(k) AS (SELECT DISTINCT unnest($1::${spec.sqlType}[])),
+    inserted AS (
+      INSERT INTO ${spec.table} (${spec.column}) SELECT k FROM input
+      ON CONFLICT (${spec.column}) DO NOTHING RETURNING id, ${spec.column} AS k
+    )
+    SELECT id, k FROM inserted
+    UNION ALL
+    SELECT d.id, d.${spec.column} AS k FROM ${spec.table} d JOIN input i ON d.${spec.column} = i.k`;
+
+  return {
+    async resolve(tx, keys) {
+      const ids = new Map<string, number>();
+      const missing = new Map<string, K>();
+      for (const key of keys) {
+        const ck = spec.cacheKey(key);
+        const id = cache.get(ck) ?? pending.get(ck);
+        if (id !== undefined) ids.set(ck, id);
+        else missing.set(ck, key);
+      }
+      if (missing.size > 0) {
+        const { rows } = await tx.query<{ id: number; k: Uint8Array | string }>(sql, [[...missing.values()]]);
+        for (const row of rows) {
+          const ck = typeof row.k === 'string' ? row.k : Buffer.from(row.k).toString('hex');
+          ids.set(ck, row.id);
+          pending.set(ck, row.id);
+        }
+      }
+      return ids;
+    },
+    commit() {
+      for (const [k, v] of pending) {
+        if (cache.size >= spec.maxCached) cache.delete(cache.keys().next().value as string);
+        cache.set(k, v);
+      }
+      pending = new Map();
+    },
+    discard() {
+      pending = new Map();
+    },
+  };
+}
+
+export const hexKey = (bytes: Uint8Array): string => Buffer.from(bytes).toString('hex');

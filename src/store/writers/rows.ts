@@ -1,0 +1,56 @@
+/**
+ * What ingest hands to the store for one block: plain rows, accounts as normalised bytes.
+ * Sequences and dictionary ids are assigned by the writer inside the commit transaction.
+ */
+
+export interface BlockRow {
+  height: number;
+  hash: Uint8Array;
+  /** RFC 3339 (PostgreSQL keeps microseconds). */
+  timestamp: string;
+  blockTimeMs: number;
+  proposer: string;
+  gasUsed: string;
+  gasWanted: string;
+  txCount: number;
+  /** JSON array text of coins. */
+  totalFee: string;
+}
+
+export interface TxRow {
+  hash: Uint8Array;
+  height: number;
+  signer: Uint8Array;
+  /** Distinct accounts, signer included. */
+  accounts: Uint8Array[];
+  /** Distinct message type URLs without the leading '/'. */
+  msgTypes: string[];
+  /** The API's Tx JSON, ready to send. */
+  data: string;
+}
+
+export interface EvmTxRow {
+  hash: Uint8Array;
+  height: number;
+  signer: Uint8Array;
+  accounts: Uint8Array[];
+  /** The API's EvmTx JSON (14 receipt keys), ready to send. */
+  data: string;
+}
+
+export interface BlockRows {
+  block: BlockRow;
+  txs: TxRow[];
+  evmTxs: EvmTxRow[];
+  /** A proposer moniker learnt while preparing this block. */
+  validator?: { operatorAddress: string; moniker: string };
+}
+
+export interface Checkpoint {
+  height: number;
+  blockHash: Uint8Array | null;
+  txSequence: number;
+  evmSequence: number;
+  /** Block time of the checkpoint height, to compute the next block's block_time. */
+  blockTimestamp: string | null;
+}
