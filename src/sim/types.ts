@@ -4,6 +4,8 @@
  * tests; change them only together with those tests.
  */
 
+import type { Logger } from '../shared/logger.js';
+
 export type VmType = 'move' | 'wasm' | 'evm';
 
 export interface SimulatorOptions {
@@ -33,6 +35,8 @@ export interface SimulatorOptions {
    * queries, L1 module store). Tried in order after the simulator's own routes miss.
    */
   extensions?: SimExtension[];
+  /** Where request failures are logged (default: a warn-level JSON logger). */
+  logger?: Logger;
 }
 
 export interface SimHttpRequest {

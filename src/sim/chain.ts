@@ -1,0 +1,241 @@
+import { createHash } from 'node:crypto';
+import { ed25519 } from '@noble/curves/ed25519.js';
+import { event, eventsJson, type SimEvent } from './events.js';
+import { sha256 } from './keys.js';
+import { Lru } from './lru.js';
+import type { VmModel } from './plan.js';
+import { blockTime, rfc3339Nano } from './time.js';
+import { assembleTx, type AssembleContext, type GeneratedTx } from './tx-assemble.js';
+import { coinsText } from './move-workload.js';
+import type { Schedule } from './workload.js';
+import type { BlockTruth, Coin } from './types.js';
+
+export interface ChainConfig {
+  chainId: string;
+  seed: number;
+  prefix: string;
+  blockTimeMs: number;
+  fastSignatures: boolean;
+  schedule: Schedule;
+  model: VmModel;
+  feeCollectorBech32: string;
+  /** Bech32 account the block's fees are paid out to at EndBlock. */
+  rewardsBech32: string;
+}
+
+export interface Validator {
+  /** Upper-case hex, 20 bytes. */
+  address: string;
+  pubKeyB64: string;
+}
+
+/** Everything served about one height, rendered once. */
+export interface GeneratedBlock {
+  height: number;
+  hash: string;
+  time: string;
+  txs: GeneratedTx[];
+  /** cmtjson of the /block result object. */
+  blockJson: string;
+  /** cmtjson of the /block_results result object. */
+  resultsJson: string;
+  header: BlockHeader;
+  truth: BlockTruth;
+}
+
+export interface BlockHeader {
+  height: number;
+  time: string;
+  lastBlockHash: string;
+  lastPartsHash: string;
+  lastCommitHash: string;
+  dataHash: string;
+  validatorsHash: string;
+  consensusHash: string;
+  appHash: string;
+  lastResultsHash: string;
+  evidenceHash: string;
+  proposer: string;
+  partsHash: string;
+  commitSignatureB64: string;
+  commitTime: string;
+}
+
+export interface Chain {
+  readonly validator: Validator;
+  block(height: number): GeneratedBlock;
+  /** The hash of a block without generating its txs. */
+  blockHash(height: number): string;
+  appHash(height: number): string;
+  timeOf(height: number): string;
+}
+
+const EMPTY_SHA256 = 'E3B0C44298FC1C149AFBF4C8996FB92427AE41E4649B934CA495991B7852B855';
+
+/** RFC-6962 Merkle root (CometBFT's merkle.HashFromByteSlices); data_hash uses the tx hashes as leaves. */
+export function merkleRoot(leaves: Buffer[]): Buffer {
+  if (leaves.length === 0) return sha256(new Uint8Array(0));
+  if (leaves.length === 1) return sha256(Buffer.concat([Buffer.from([0]), leaves[0]!]));
+  const split = 2 ** Math.floor(Math.log2(leaves.length - 1));
+  const left = merkleRoot(leaves.slice(0, split));
+  const right = merkleRoot(leaves.slice(split));
+  return sha256(Buffer.concat([Buffer.from([1]), left, right]));
+}
+
+export function createChain(config: ChainConfig): Chain {
+  const { chainId, seed } = config;
+  const derive = (label: string, height: number): string =>
+    sha256(`${chainId}/${seed}/${label}/${height}`).toString('hex').toUpperCase();
+  const valPriv = sha256(`rollup-sim/validator/${seed}`);
+  const valPub = ed25519.getPublicKey(valPriv);
+  const validator: Validator = {
+    address: sha256(valPub).subarray(0, 20).toString('hex').toUpperCase(),
+    pubKeyB64: Buffer.from(valPub).toString('base64'),
+  };
+  const validatorsHash = derive('validators', 0);
+  const consensusHash = derive('consensus', 0);
+  const assembleCtx: AssembleContext = {
+    chainId,
+    prefix: config.prefix,
+    fastSignatures: config.fastSignatures,
+    feeCollectorBech32: config.feeCollectorBech32,
+    model: config.model,
+  };
+  const cache = new Lru<number, GeneratedBlock>(2048);
+  const timeOf = (h: number): string => {
+    const t = blockTime(seed, h, config.blockTimeMs);
+    return rfc3339Nano(t.ms, t.nanos);
+  };
+  const blockHash = (h: number): string => derive('block', h);
+  const appHash = (h: number): string => (h <= 0 ? EMPTY_SHA256 : derive('app', h));
+
+  const generate = (height: number): GeneratedBlock => {
+    const first = config.schedule.firstTx(height);
+    const count = config.schedule.count(height);
+    const txs: GeneratedTx[] = [];
+    for (let i = 0; i < count; i++)
+      txs.push(assembleTx(assembleCtx, config.model.plan(first + i), height, i));
+    const time = timeOf(height);
+    const header: BlockHeader = {
+      height,
+      time,
+      lastBlockHash: height > 1 ? blockHash(height - 1) : '',
+      lastPartsHash: height > 1 ? derive('parts', height - 1) : '',
+      lastCommitHash: height > 1 ? derive('commit', height - 1) : EMPTY_SHA256,
+      dataHash: merkleRoot(txs.map((t) => Buffer.from(t.hash, 'hex')))
+        .toString('hex')
+        .toUpperCase(),
+      validatorsHash,
+      consensusHash,
+      appHash: appHash(height - 1),
+      lastResultsHash: height > 1 ? derive('results', height - 1) : EMPTY_SHA256,
+      evidenceHash: EMPTY_SHA256,
+      proposer: validator.address,
+      partsHash: derive('parts', height),
+      commitSignatureB64: createHash('sha512')
+        .update(`${chainId}/${seed}/vote/${height - 1}`)
+        .digest('base64'),
+      commitTime: time,
+    };
+    const fees = sumFees(txs.map((t) => t.plan.fee));
+    const blockEvents: SimEvent[] =
+      fees.length === 0
+        ? []
+        : [
+            event('coin_spent', [
+              ['spender', config.feeCollectorBech32],
+              ['amount', coinsText(fees)],
+              ['mode', 'EndBlock'],
+            ]),
+            event('coin_received', [
+              ['receiver', config.rewardsBech32],
+              ['amount', coinsText(fees)],
+              ['mode', 'EndBlock'],
+            ]),
+            event('transfer', [
+              ['recipient', config.rewardsBech32],
+              ['sender', config.feeCollectorBech32],
+              ['amount', coinsText(fees)],
+              ['mode', 'EndBlock'],
+            ]),
+          ];
+    const gasUsed = txs.reduce((n, t) => n + t.plan.gasUsed, 0);
+    const gasWanted = txs.reduce((n, t) => n + t.plan.gasLimit, 0);
+    const hash = blockHash(height);
+    return {
+      height,
+      hash,
+      time,
+      txs,
+      header,
+      blockJson: renderBlock(chainId, hash, header, txs, validator.address),
+      resultsJson:
+        `{"height":"${height}","txs_results":` +
+        (txs.length === 0 ? 'null' : '[' + txs.map((t) => t.resultJson).join(',') + ']') +
+        `,"finalize_block_events":${eventsJson(blockEvents)},"validator_updates":null,` +
+        `"consensus_param_updates":null,"app_hash":"${Buffer.from(appHash(height), 'hex').toString('base64')}"}`,
+      truth: {
+        height,
+        hash,
+        time,
+        proposerAddress: validator.address,
+        gasUsed: String(gasUsed),
+        gasWanted: String(gasWanted),
+        txs: txs.map((t) => t.truth),
+      },
+    };
+  };
+
+  return {
+    validator,
+    blockHash,
+    appHash,
+    timeOf,
+    block(height) {
+      let b = cache.get(height);
+      if (!b) cache.set(height, (b = generate(height)));
+      return b;
+    },
+  };
+}
+
+/** sdk.Coins addition: merged by denom, zero amounts dropped, sorted by denom. */
+export function sumFees(fees: Coin[][]): Coin[] {
+  const totals = new Map<string, bigint>();
+  for (const coins of fees)
+    for (const c of coins) totals.set(c.denom, (totals.get(c.denom) ?? 0n) + BigInt(c.amount));
+  return [...totals.entries()]
+    .filter(([, v]) => v > 0n)
+    .sort(([a], [b]) => (a < b ? -1 : 1))
+    .map(([denom, v]) => ({ denom, amount: v.toString() }));
+}
+
+function renderBlock(
+  chainId: string,
+  hash: string,
+  h: BlockHeader,
+  txs: GeneratedTx[],
+  proposer: string,
+): string {
+  const lastBlockId =
+    h.height > 1
+      ? `{"hash":"${h.lastBlockHash}","parts":{"total":1,"hash":"${h.lastPartsHash}"}}`
+      : '{"hash":"","parts":{"total":0,"hash":""}}';
+  const header =
+    `{"version":{"block":"11","app":"0"},"chain_id":"${chainId}","height":"${h.height}","time":"${h.time}",` +
+    `"last_block_id":${lastBlockId},"last_commit_hash":"${h.lastCommitHash}","data_hash":"${h.dataHash}",` +
+    `"validators_hash":"${h.validatorsHash}","next_validators_hash":"${h.validatorsHash}",` +
+    `"consensus_hash":"${h.consensusHash}","app_hash":"${h.appHash}","last_results_hash":"${h.lastResultsHash}",` +
+    `"evidence_hash":"${h.evidenceHash}","proposer_address":"${proposer}"}`;
+  const signatures =
+    h.height > 1
+      ? `[{"block_id_flag":2,"validator_address":"${proposer}","timestamp":"${h.commitTime}",` +
+        `"signature":"${h.commitSignatureB64}"}]`
+      : '[]';
+  const lastCommit = `{"height":"${h.height - 1}","round":0,"block_id":${lastBlockId},"signatures":${signatures}}`;
+  return (
+    `{"block_id":{"hash":"${hash}","parts":{"total":1,"hash":"${h.partsHash}"}},"block":{"header":${header},` +
+    `"data":{"txs":[${txs.map((t) => `"${t.base64}"`).join(',')}]},"evidence":{"evidence":[]},` +
+    `"last_commit":${lastCommit}}}`
+  );
+}

@@ -1,0 +1,200 @@
+import { event, type SimEvent } from './events.js';
+import { sha256, type SimAccount } from './keys.js';
+import { pad32, shortHex } from './move-address.js';
+import { executeEvent, faMoveEvents, sudoTransferEvents, type MoveAddressBook } from './move-model.js';
+import { bcs, msgExecute, msgSend, MSG_EXECUTE, MSG_SEND } from './msgs.js';
+import type { PlannedTx, VmModel } from './plan.js';
+import { pick, Stream } from './prng.js';
+import type { SimSignMode } from './tx-build.js';
+import type { Coin } from './types.js';
+import { toBech32 } from '../shared/address.js';
+
+export interface ModelContext {
+  seed: number;
+  prefix: string;
+  accounts: SimAccount[];
+  feeDenom: string;
+  /** Extra denoms for multi-coin sends (sorted together with feeDenom when rendered). */
+  denoms: string[];
+  feeCollector: Uint8Array;
+}
+
+/** A user address that has never been seen before tx g: its stores do not exist yet. */
+export function freshAddress(seed: number, g: number): Uint8Array {
+  return new Uint8Array(sha256(`rollup-sim/fresh/${seed}/${g}`).subarray(0, 20));
+}
+
+export interface Party {
+  address: Uint8Array;
+  bech32: string;
+  fresh: boolean;
+}
+
+export function recipientOf(ctx: ModelContext, g: number, signer: SimAccount, salt: number): Party {
+  if (pick(ctx.seed, Stream.recipient + 100 * salt, g, 5) === 0) {
+    const address = freshAddress(ctx.seed, g * 8 + salt);
+    return { address, bech32: toBech32(address, ctx.prefix), fresh: true };
+  }
+  const k = ctx.accounts.length;
+  const other = ctx.accounts[(signer.index + 1 + pick(ctx.seed, Stream.recipient, g * 8 + salt, k - 1)) % k]!;
+  return { address: other.address, bech32: other.bech32, fresh: false };
+}
+
+export function signerOf(
+  ctx: ModelContext,
+  g: number,
+): { signer: SimAccount; sequence: number; mode: SimSignMode } {
+  const k = ctx.accounts.length;
+  const signer = ctx.accounts[g % k]!;
+  const mode: SimSignMode =
+    signer.keyType === 'secp256k1' || pick(ctx.seed, Stream.signMode, g, 5) < 2 ? 'DIRECT' : 'EIP_191';
+  return { signer, sequence: Math.floor(g / k), mode };
+}
+
+export function gasOf(
+  ctx: ModelContext,
+  g: number,
+  base: number,
+): { gasLimit: number; gasUsed: number; fee: Coin[] } {
+  const gasLimit = base + pick(ctx.seed, Stream.gas, g, 200) * 1000;
+  const gasUsed = Math.floor((gasLimit * (55 + pick(ctx.seed, Stream.gas + 50, g, 40))) / 100);
+  return {
+    gasLimit,
+    gasUsed,
+    fee: [{ denom: ctx.feeDenom, amount: String(Math.ceil((gasLimit * 15) / 1000)) }],
+  };
+}
+
+export function amountOf(ctx: ModelContext, g: number, salt: number): string {
+  return String(1 + pick(ctx.seed, Stream.amount + 100 * salt, g, 5_000_000));
+}
+
+/** Multi-coin amounts, sorted by denom as sdk.Coins are. */
+export function coinsOf(ctx: ModelContext, g: number, salt: number, many: boolean): Coin[] {
+  const all = [ctx.feeDenom, ...ctx.denoms].sort();
+  const chosen = many ? all : [ctx.feeDenom];
+  return chosen.map((denom, i) => ({ denom, amount: amountOf(ctx, g, salt * 4 + i) }));
+}
+
+export function coinsText(coins: Coin[]): string {
+  return coins.map((c) => c.amount + c.denom).join(',');
+}
+
+export type MoveTxKind = 'send' | 'send-multi-coin' | 'send-multi-msg' | 'send-failed' | 'coin-transfer';
+
+export function moveKindOf(seed: number, g: number): MoveTxKind {
+  const r = pick(seed, Stream.kind, g, 100);
+  if (r < 5) return 'send-failed';
+  if (r < 45) return 'send';
+  if (r < 55) return 'send-multi-coin';
+  if (r < 65) return 'send-multi-msg';
+  return 'coin-transfer';
+}
+
+export function createMoveModel(ctx: ModelContext, book: MoveAddressBook): VmModel {
+  const bankSendEvents = (from: SimAccount, to: Party, coins: Coin[]): SimEvent[] => {
+    const out: SimEvent[] = [
+      event('message', [
+        ['action', MSG_SEND],
+        ['sender', from.bech32],
+        ['module', 'bank'],
+      ]),
+    ];
+    for (const coin of coins) {
+      out.push(
+        ...sudoTransferEvents(book, { from: from.address, to: to.address, coin, createsStore: to.fresh }),
+      );
+    }
+    const amount = coinsText(coins);
+    out.push(
+      event('coin_spent', [
+        ['spender', from.bech32],
+        ['amount', amount],
+      ]),
+      event('coin_received', [
+        ['receiver', to.bech32],
+        ['amount', amount],
+      ]),
+      event('transfer', [
+        ['recipient', to.bech32],
+        ['sender', from.bech32],
+        ['amount', amount],
+      ]),
+      event('message', [['sender', from.bech32]]),
+    );
+    return out;
+  };
+
+  return {
+    plan(g) {
+      const { signer, sequence, mode } = signerOf(ctx, g);
+      const kind = moveKindOf(ctx.seed, g);
+      const gas = gasOf(ctx, g, kind === 'coin-transfer' ? 180_000 : 120_000);
+      const base = { signer, sequence, signMode: mode, memo: '', ...gas };
+      if (kind === 'coin-transfer') {
+        const to = recipientOf(ctx, g, signer, 0);
+        const coin = { denom: ctx.feeDenom, amount: amountOf(ctx, g, 0) };
+        const msg = msgExecute({
+          sender: signer.bech32,
+          moduleAddress: '0x1',
+          moduleName: 'coin',
+          functionName: 'transfer',
+          typeArgs: [],
+          args: [
+            bcs.address(pad32(to.address)),
+            bcs.address(book.metadata(coin.denom)),
+            bcs.u64(BigInt(coin.amount)),
+          ],
+        });
+        const events: SimEvent[] = [
+          event('message', [
+            ['action', MSG_EXECUTE],
+            ['sender', signer.bech32],
+            ['module', 'move'],
+          ]),
+          executeEvent(shortHex(signer.address), '0x1', 'coin', 'transfer'),
+          ...faMoveEvents(book, { from: signer.address, to: to.address, coin, createsStore: to.fresh }),
+        ];
+        return { ...base, msgs: [msg], msgEvents: [events], msgResponseTypes: [MSG_EXECUTE + 'Response'] };
+      }
+      const msgCount = kind === 'send-multi-msg' ? 2 + pick(ctx.seed, Stream.msgs, g, 3) : 1;
+      const msgs = [];
+      const msgEvents = [];
+      const to = recipientOf(ctx, g, signer, 0);
+      for (let i = 0; i < msgCount; i++) {
+        const coins = coinsOf(ctx, g, i, kind === 'send-multi-coin');
+        msgs.push(msgSend(signer.bech32, to.bech32, coins));
+        msgEvents.push(bankSendEvents(signer, { ...to, fresh: to.fresh && i === 0 }, coins));
+      }
+      const planned: PlannedTx = {
+        ...base,
+        msgs,
+        msgEvents,
+        msgResponseTypes: msgs.map(() => MSG_SEND + 'Response'),
+      };
+      if (kind === 'send-failed') {
+        const wanted = msgs.length > 0 ? coinsOf(ctx, g, 0, false)[0]! : { denom: ctx.feeDenom, amount: '1' };
+        const spendable = Math.floor(Number(wanted.amount) / 3);
+        planned.failure = {
+          code: 5,
+          codespace: 'sdk',
+          log:
+            `failed to execute message; message index: 0: ${spendable}${wanted.denom} is smaller than ` +
+            `${wanted.amount}${wanted.denom}: insufficient funds`,
+        };
+        planned.gasUsed = Math.floor(planned.gasUsed / 2);
+      }
+      return planned;
+    },
+    feeEvents(tx) {
+      const from = tx.signer;
+      const coin = tx.fee[0]!;
+      return sudoTransferEvents(book, {
+        from: from.address,
+        to: ctx.feeCollector,
+        coin,
+        createsStore: false,
+      });
+    },
+  };
+}

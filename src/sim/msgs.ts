@@ -1,0 +1,90 @@
+import { MsgSend } from 'cosmjs-types/cosmos/bank/v1beta1/tx';
+import { MsgExecute } from '@initia/initia.proto/initia/move/v1/tx.js';
+import { coinsJson, type EncodedMsg } from './tx-build.js';
+import type { Coin } from './types.js';
+
+export const MSG_SEND = '/cosmos.bank.v1beta1.MsgSend';
+export const MSG_EXECUTE = '/initia.move.v1.MsgExecute';
+
+export function msgSend(from: string, to: string, amount: Coin[]): EncodedMsg {
+  return {
+    typeUrl: MSG_SEND,
+    value: MsgSend.encode({ fromAddress: from, toAddress: to, amount }).finish(),
+    json: `{"@type":"${MSG_SEND}","from_address":"${from}","to_address":"${to}","amount":${coinsJson(amount)}}`,
+    amino: { type: 'cosmos-sdk/MsgSend', value: { from_address: from, to_address: to, amount } },
+  };
+}
+
+export interface MoveCall {
+  sender: string;
+  moduleAddress: string;
+  moduleName: string;
+  functionName: string;
+  typeArgs: string[];
+  /** BCS-encoded arguments. */
+  args: Uint8Array[];
+}
+
+export function msgExecute(call: MoveCall): EncodedMsg {
+  const args = call.args.map((a) => Buffer.from(a).toString('base64'));
+  return {
+    typeUrl: MSG_EXECUTE,
+    value: MsgExecute.encode(call).finish(),
+    json:
+      `{"@type":"${MSG_EXECUTE}","sender":"${call.sender}","module_address":"${call.moduleAddress}",` +
+      `"module_name":"${call.moduleName}","function_name":"${call.functionName}",` +
+      `"type_args":${JSON.stringify(call.typeArgs)},"args":${JSON.stringify(args)}}`,
+    amino: {
+      type: 'move/MsgExecute',
+      value: {
+        sender: call.sender,
+        module_address: call.moduleAddress,
+        module_name: call.moduleName,
+        function_name: call.functionName,
+        type_args: call.typeArgs,
+        args,
+      },
+    },
+  };
+}
+
+/** Minimal BCS encoders for the arguments the workload passes. */
+export const bcs = {
+  u64(value: bigint | number): Uint8Array {
+    const out = new Uint8Array(8);
+    new DataView(out.buffer).setBigUint64(0, BigInt(value), true);
+    return out;
+  },
+  address(bytes32: Uint8Array): Uint8Array {
+    return bytes32;
+  },
+  string(text: string): Uint8Array {
+    const utf8 = new TextEncoder().encode(text);
+    return concatBytes([uleb128(utf8.length), utf8]);
+  },
+  optionNone(): Uint8Array {
+    return Uint8Array.of(0);
+  },
+};
+
+export function uleb128(value: number): Uint8Array {
+  const out: number[] = [];
+  let v = value;
+  do {
+    let byte = v & 0x7f;
+    v = Math.floor(v / 128);
+    if (v > 0) byte |= 0x80;
+    out.push(byte);
+  } while (v > 0);
+  return Uint8Array.from(out);
+}
+
+export function concatBytes(parts: Uint8Array[]): Uint8Array {
+  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
+  let offset = 0;
+  for (const p of parts) {
+    out.set(p, offset);
+    offset += p.length;
+  }
+  return out;
+}

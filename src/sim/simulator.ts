@@ -1,0 +1,234 @@
+import type { Server } from 'node:http';
+import { toBech32 } from '../shared/address.js';
+import { AppError, InputError } from '../shared/errors.js';
+import { createLogger } from '../shared/logger.js';
+import { createChain, type Chain, type GeneratedBlock } from './chain.js';
+import { closeServer, createRawServer, listen, type RawResponse } from './http.js';
+import { fromExtension, handleJsonRpcPost, type Outcome } from './jsonrpc.js';
+import { createKeyring, moduleAddress, sha256 } from './keys.js';
+import { createMoveAddressBook } from './move-model.js';
+import { createMoveModel } from './move-workload.js';
+import { callRpc, normaliseParams, type RpcContext } from './rpc.js';
+import { grpcError, handleBlockRoutes, type RestContext } from './rest.js';
+import type { GeneratedTx } from './tx-assemble.js';
+import type {
+  SimExtension,
+  SimHttpRequest,
+  Simulator,
+  SimulatorOptions,
+  SimulatorTruth,
+  SimulatorUrls,
+} from './types.js';
+import { createSchedule, parseTxsPerBlock } from './workload.js';
+import type { VmModel } from './plan.js';
+
+const PREFIX = 'init';
+const ACCOUNTS = 64;
+const NODE_VERSION = 'v1.1.4';
+const DEFAULT_HEAD = 1000;
+
+interface Resolved {
+  vm: SimulatorOptions['vm'];
+  chainId: string;
+  seed: number;
+  host: string;
+  blockTimeMs: number;
+  fastSignatures: boolean;
+}
+
+function resolve(options: SimulatorOptions): Resolved {
+  if (!['move', 'wasm', 'evm'].includes(options.vm)) {
+    throw new InputError('invalid_vm', `--vm must be move, wasm or evm, got "${options.vm}"`);
+  }
+  const seed = options.seed ?? 1;
+  if (!Number.isSafeInteger(seed) || seed < 0)
+    throw new InputError('invalid_seed', '--seed must be a non-negative integer');
+  return {
+    vm: options.vm,
+    chainId: options.chainId ?? `mini${options.vm}-1`,
+    seed: seed >>> 0,
+    host: options.host ?? '127.0.0.1',
+    blockTimeMs: options.blockTimeMs ?? 500,
+    fastSignatures: options.fastSignatures ?? false,
+  };
+}
+
+function createModel(r: Resolved): VmModel {
+  const accounts = createKeyring(r.seed, ACCOUNTS, PREFIX);
+  const ctx = {
+    seed: r.seed,
+    prefix: PREFIX,
+    accounts,
+    feeDenom: 'umin',
+    denoms: ['uusdc', 'ueth'],
+    feeCollector: moduleAddress('fee_collector'),
+  };
+  return createMoveModel(ctx, createMoveAddressBook());
+}
+
+export function createSimulator(options: SimulatorOptions): Simulator {
+  const r = resolve(options);
+  const logger = options.logger ?? createLogger({ level: 'warn', format: 'json', name: 'sim' });
+  const schedule = createSchedule(r.seed, parseTxsPerBlock(options.txsPerBlock ?? '0-6'));
+  const txIndex = new Map<string, number>();
+  const baseChain = createChain({
+    chainId: r.chainId,
+    seed: r.seed,
+    prefix: PREFIX,
+    blockTimeMs: r.blockTimeMs,
+    fastSignatures: r.fastSignatures,
+    schedule,
+    model: createModel(r),
+    feeCollectorBech32: toBech32(moduleAddress('fee_collector'), PREFIX),
+    rewardsBech32: toBech32(sha256(`rollup-sim/operator/${r.seed}`).subarray(0, 20), PREFIX),
+  });
+  const chain: Chain = {
+    ...baseChain,
+    block(h) {
+      const b = baseChain.block(h);
+      if (txIndex.size > 2_000_000) txIndex.clear();
+      for (const t of b.txs) txIndex.set(t.hash, h);
+      return b;
+    },
+  };
+  const startHead = options.head ?? DEFAULT_HEAD;
+  if (!Number.isSafeInteger(startHead) || startHead < 1)
+    throw new InputError('invalid_head', '--head must be ≥ 1');
+  const startedAt = Date.now();
+  const head = (): number =>
+    options.live ? startHead + Math.floor((Date.now() - startedAt) / r.blockTimeMs) : startHead;
+  const base = (): number => 1;
+  const extensions: SimExtension[] = options.extensions ?? [];
+  let urls: SimulatorUrls | undefined;
+
+  const findTx = (hash: string): { block: GeneratedBlock; tx: GeneratedTx } | undefined => {
+    const known = txIndex.get(hash);
+    const search = known !== undefined ? [known] : [];
+    // Unseen hashes: look through the most recent blocks (sha256 cannot be inverted).
+    if (known === undefined) for (let h = head(); h >= Math.max(base(), head() - 2000); h--) search.push(h);
+    for (const h of search) {
+      const block = chain.block(h);
+      const tx = block.txs.find((t) => t.hash === hash);
+      if (tx) return { block, tx };
+    }
+    return undefined;
+  };
+
+  const rpcCtx: RpcContext = {
+    chain,
+    chainId: r.chainId,
+    head,
+    base,
+    resultsLag: () => 0,
+    nodeVersion: NODE_VERSION,
+    appName: `mini${r.vm}`,
+    rpcListenAddr: () => (urls ? urls.rpc.replace('http://', 'tcp://') : 'tcp://127.0.0.1:26657'),
+    nodeId: sha256(`rollup-sim/node/${r.seed}`).subarray(0, 20).toString('hex'),
+  };
+  const restCtx: RestContext = {
+    chain,
+    chainId: r.chainId,
+    prefix: PREFIX,
+    head,
+    base,
+    nodeVersion: NODE_VERSION,
+    appName: `mini${r.vm}`,
+    findTx,
+    shortPage: () => false,
+  };
+
+  const truth: SimulatorTruth = {
+    block: (h) => chain.block(h).truth,
+    nftCollections: () => notYet('nftCollections'),
+    nftTokens: () => notYet('nftTokens'),
+    holders: () => notYet('holders'),
+    internalTxs: () => notYet('internalTxs'),
+  };
+
+  const callCometRpc = async (method: string, params: unknown): Promise<Outcome | undefined> => {
+    const own = callRpc(rpcCtx, method, normaliseParams(method, params));
+    if (own) return own;
+    const named = normaliseParams(method, params);
+    for (const ext of extensions) {
+      const answer = await ext.rpc?.(method, named);
+      if (answer) return fromExtension(answer);
+    }
+    return undefined;
+  };
+
+  const rpcHandler = async (req: SimHttpRequest): Promise<RawResponse> => {
+    if (req.method === 'POST') {
+      return handleJsonRpcPost(
+        req.body,
+        callCometRpc,
+        () => ({ error: { code: -32601, message: 'Method not found' } }),
+        () => ({
+          status: 500,
+          body: '{"jsonrpc":"2.0","id":-1,"error":{"code":-32700,"message":"Parse error. Invalid JSON","data":"error unmarshaling request"}}',
+        }),
+      );
+    }
+    const method = req.path.slice(1);
+    if (method === '')
+      return {
+        status: 200,
+        body: 'Available endpoints: /abci_info /block /block_results /blockchain /health /status /validators',
+      };
+    const params: Record<string, unknown> = {};
+    for (const [k, v] of req.query) params[k] = v;
+    const outcome = await callCometRpc(method, params);
+    if (!outcome) return { status: 404, body: '404 page not found\n' };
+    if ('error' in outcome)
+      return { status: 500, body: `{"jsonrpc":"2.0","id":-1,"error":${JSON.stringify(outcome.error)}}` };
+    return { status: 200, body: `{"jsonrpc":"2.0","id":-1,"result":${outcome.result}}` };
+  };
+
+  const restHandler = async (req: SimHttpRequest): Promise<RawResponse> => {
+    const truthBlock = /^\/sim\/v1\/truth\/block\/(\d+)$/.exec(req.path);
+    if (truthBlock) {
+      const h = Number(truthBlock[1]);
+      if (h < 1 || h > head()) return grpcError(400, 3, `height ${h} is outside 1..${head()}`);
+      return { status: 200, body: JSON.stringify(truth.block(h)) };
+    }
+    if (req.method === 'GET') {
+      const own = handleBlockRoutes(restCtx, req.path, req.query);
+      if (own) return own;
+    }
+    for (const ext of extensions) {
+      const answer = await ext.rest?.(req);
+      if (answer) {
+        const body = typeof answer.body === 'string' ? answer.body : JSON.stringify(answer.body);
+        return { status: answer.status, body, ...(answer.headers ? { headers: answer.headers } : {}) };
+      }
+    }
+    return grpcError(501, 12, 'Not Implemented');
+  };
+
+  const servers: Server[] = [];
+  const onError = (err: unknown): void => logger.error({ err }, 'simulator request failed');
+
+  return {
+    options: { vm: r.vm, chainId: r.chainId, seed: r.seed },
+    head,
+    truth,
+    async listen() {
+      if (urls) return urls;
+      const rpcServer = createRawServer(rpcHandler, onError);
+      const restServer = createRawServer(restHandler, onError);
+      servers.push(rpcServer, restServer);
+      const rpc = await listen(rpcServer, r.host, options.rpcPort ?? 26657);
+      const rest = await listen(restServer, r.host, options.restPort ?? 1317);
+      urls = { rpc, rest };
+      return urls;
+    },
+    async close() {
+      await Promise.all(servers.map(closeServer));
+      servers.length = 0;
+      urls = undefined;
+    },
+  };
+}
+
+function notYet(what: string): never {
+  throw new AppError('not_implemented', `simulator truth.${what} is not implemented yet`);
+}

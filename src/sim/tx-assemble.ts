@@ -1,0 +1,150 @@
+import { event, eventsJson, withMsgIndex, type SimEvent } from './events.js';
+import type { PlannedTx, VmModel } from './plan.js';
+import { buildTx } from './tx-build.js';
+import { coinsText } from './move-workload.js';
+import { grepAccounts } from './truth-accounts.js';
+import type { TxTruth } from './types.js';
+
+/** One generated tx: raw bytes, its ABCI result, its REST form and its ground truth. */
+export interface GeneratedTx {
+  base64: string;
+  hash: string;
+  /** Base64 of the signature (the REST join key). */
+  signatureB64: string;
+  events: SimEvent[];
+  /** cmtjson of ExecTxResult. */
+  resultJson: string;
+  /** REST tx object (no "@type"). */
+  restTxJson: string;
+  code: number;
+  codespace: string;
+  log: string;
+  /** Upper-case hex TxMsgData ("" on failure). */
+  dataHex: string;
+  truth: TxTruth;
+  plan: PlannedTx;
+}
+
+export interface AssembleContext {
+  chainId: string;
+  prefix: string;
+  fastSignatures: boolean;
+  feeCollectorBech32: string;
+  model: VmModel;
+}
+
+/** TxMsgData{msg_responses: [Any{type_url}]} — the responses here carry no fields. */
+function txMsgData(typeUrls: string[]): Buffer {
+  const parts: Buffer[] = [];
+  for (const url of typeUrls) {
+    const urlBytes = Buffer.from(url);
+    const any = Buffer.concat([Buffer.from([0x0a, urlBytes.length]), urlBytes]);
+    parts.push(Buffer.from([0x12, any.length]), any);
+  }
+  return Buffer.concat(parts);
+}
+
+export function assembleTx(
+  ctx: AssembleContext,
+  plan: PlannedTx,
+  height: number,
+  index: number,
+): GeneratedTx {
+  const built = buildTx({
+    msgs: plan.msgs,
+    memo: plan.memo,
+    fee: plan.fee,
+    gasLimit: plan.gasLimit,
+    signer: plan.signer,
+    sequence: plan.sequence,
+    signMode: plan.signMode,
+    chainId: ctx.chainId,
+    fastSignature: ctx.fastSignatures,
+    ...(plan.presetSignature ? { presetSignature: plan.presetSignature } : {}),
+  });
+  const signer = plan.signer.bech32;
+  const fee = coinsText(plan.fee);
+  const signatureB64 = Buffer.from(built.signature).toString('base64');
+  const events: SimEvent[] = [
+    ...ctx.model.feeEvents(plan),
+    event('coin_spent', [
+      ['spender', signer],
+      ['amount', fee],
+    ]),
+    event('coin_received', [
+      ['receiver', ctx.feeCollectorBech32],
+      ['amount', fee],
+    ]),
+    event('transfer', [
+      ['recipient', ctx.feeCollectorBech32],
+      ['sender', signer],
+      ['amount', fee],
+    ]),
+    event('message', [['sender', signer]]),
+    event('tx', [
+      ['fee', fee],
+      ['fee_payer', signer],
+    ]),
+    event('tx', [['acc_seq', `${signer}/${plan.sequence}`]]),
+    event('tx', [['signature', signatureB64]]),
+  ];
+  if (!plan.failure) plan.msgEvents.forEach((msgEvents, i) => events.push(...withMsgIndex(msgEvents, i)));
+  const data = plan.failure ? Buffer.alloc(0) : txMsgData(plan.msgResponseTypes);
+  const code = plan.failure?.code ?? 0;
+  const codespace = plan.failure?.codespace ?? '';
+  const log = plan.failure?.log ?? '';
+  let resultJson = '{';
+  if (code !== 0) resultJson += `"code":${code},`;
+  if (data.length > 0) resultJson += `"data":"${data.toString('base64')}",`;
+  if (log !== '') resultJson += `"log":${JSON.stringify(log)},`;
+  resultJson += `"gas_wanted":"${plan.gasLimit}","gas_used":"${plan.gasUsed}","events":${eventsJson(events)}`;
+  if (codespace !== '') resultJson += `,"codespace":"${codespace}"`;
+  resultJson += '}';
+  const msgTypes = [...new Set(plan.msgs.map((m) => m.typeUrl.slice(1)))];
+  const truth: TxTruth = {
+    hash: built.hash,
+    height,
+    index,
+    signer,
+    accounts: grepAccounts(events, signer, ctx.prefix),
+    msgTypes,
+    success: code === 0,
+    code,
+    gasWanted: String(plan.gasLimit),
+    gasUsed: String(plan.gasUsed),
+    fee: plan.fee,
+    ...(plan.evmHash !== undefined ? { evmHash: plan.evmHash } : {}),
+  };
+  return {
+    base64: built.base64,
+    hash: built.hash,
+    signatureB64,
+    events,
+    resultJson,
+    restTxJson: built.restJson,
+    code,
+    codespace,
+    log,
+    dataHex: data.toString('hex').toUpperCase(),
+    truth,
+    plan,
+  };
+}
+
+/** REST proto-JSON of events: defaults emitted, so every attribute has key, value and index. */
+export function eventsRestJson(events: SimEvent[]): string {
+  return (
+    '[' +
+    events
+      .map(
+        (e) =>
+          `{"type":${JSON.stringify(e.type)},"attributes":[` +
+          e.attributes
+            .map((a) => `{"key":${JSON.stringify(a.key)},"value":${JSON.stringify(a.value)},"index":true}`)
+            .join(',') +
+          ']}',
+      )
+      .join(',') +
+    ']'
+  );
+}
