@@ -1,0 +1,105 @@
+import compress from '@fastify/compress';
+import swagger from '@fastify/swagger';
+import Fastify, { type FastifyInstance } from 'fastify';
+import type { Registry } from 'prom-client';
+import type { Logger } from '../shared/logger.js';
+import type { Db } from '../store/db.js';
+import { createBlockReader } from '../store/readers/blocks.js';
+import { createDictReader } from '../store/readers/dicts.js';
+import { createEvmTxReader } from '../store/readers/evm-txs.js';
+import { createHealthReader } from '../store/readers/health.js';
+import { createTxReader } from '../store/readers/txs.js';
+import { createResponseCache } from './cache.js';
+import { installCors } from './cors.js';
+import { installErrorHandlers } from './errors.js';
+import { installHttpMetrics } from './http-metrics.js';
+import type { ApiOptions } from './options.js';
+import { parseQueryString } from './params.js';
+import { registerBlockRoutes } from './routes/blocks.js';
+import type { RouteDeps } from './routes/define.js';
+import { registerEvmTxRoutes } from './routes/evm-txs.js';
+import { registerStatusRoutes } from './routes/status.js';
+import { registerSwaggerRoutes } from './routes/swagger.js';
+import { registerSystemRoutes, type ReadinessCheck } from './routes/system.js';
+import { registerTxRoutes } from './routes/txs.js';
+import { registerUnavailableRoutes } from './routes/unavailable.js';
+import { SHARED_SCHEMAS } from './schemas.js';
+
+export interface ApiContext {
+  options: ApiOptions;
+  /** A read-only session (createPostgresDb({ readOnly: true, statementTimeoutMs })) or PGlite. */
+  db: Db;
+  logger: Logger;
+  metrics: Registry;
+  /** Extra readiness condition, e.g. from an ingest pipeline running in the same process. */
+  readiness?: ReadinessCheck;
+}
+
+/** Builds the read API (routes, schemas, OpenAPI, cache, CORS, compression); the caller listens. */
+export async function createApiApp(ctx: ApiContext): Promise<FastifyInstance> {
+  const { options } = ctx;
+  const app = Fastify({
+    logger: false,
+    routerOptions: {
+      caseSensitive: false,
+      ignoreTrailingSlash: true,
+      querystringParser: parseQueryString,
+    },
+    exposeHeadRoutes: true,
+  });
+  // Bodies are assembled as JSON text; objects (errors) go through plain JSON.stringify.
+  app.setSerializerCompiler(() => (data) => JSON.stringify(data));
+  for (const schema of SHARED_SCHEMAS) app.addSchema(schema);
+
+  // The reference sends `application/json` without a charset (spec §1.4).
+  app.addHook('onSend', async (_request, reply, payload) => {
+    if (reply.getHeader('content-type') === 'application/json; charset=utf-8') {
+      void reply.header('content-type', 'application/json');
+    }
+    return payload;
+  });
+  installErrorHandlers(app, ctx.logger);
+  installHttpMetrics(app, ctx.metrics);
+  installCors(app, options.cors);
+  await app.register(compress, { global: true, encodings: ['br', 'gzip'] });
+  await app.register(swagger, {
+    openapi: {
+      openapi: '3.0.3',
+      info: {
+        title: 'Rollytics API',
+        description: `Read API of the rollup indexer for ${options.chainId} (${options.vmType})`,
+        version: options.version,
+      },
+      tags: ['App', 'Block', 'Tx', 'EVM Tx'].map((name) => ({ name })),
+    },
+    refResolver: {
+      // Keep the reference's definition names (status.StatusResponse, tx.TxsResponse, ...).
+      buildLocalReference: (json, _baseUri, _fragment, i) =>
+        typeof json.$id === 'string' ? json.$id : `def-${i}`,
+    },
+  });
+
+  const readerContext = { db: ctx.db, countTimeoutMs: options.countTimeoutMs };
+  const deps: RouteDeps = {
+    options,
+    cache: createResponseCache({ enabled: options.cache, maxEntries: options.cacheMaxEntries }),
+    readers: {
+      blocks: createBlockReader(readerContext),
+      txs: createTxReader(readerContext),
+      evmTxs: createEvmTxReader(readerContext),
+      dicts: createDictReader({ db: ctx.db }),
+      health: createHealthReader(readerContext),
+    },
+  };
+  registerStatusRoutes(app, deps);
+  registerBlockRoutes(app, deps);
+  registerTxRoutes(app, deps);
+  if (options.vmType === 'evm') registerEvmTxRoutes(app, deps);
+  registerUnavailableRoutes(app, options);
+  registerSystemRoutes(app, deps, {
+    metrics: ctx.metrics,
+    ...(ctx.readiness ? { readiness: ctx.readiness } : {}),
+  });
+  registerSwaggerRoutes(app);
+  return app;
+}

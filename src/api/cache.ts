@@ -1,0 +1,63 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
+
+/**
+ * In-process response cache (spec/api.md §1.6): key = method + raw URL (path as sent plus the
+ * raw query string), TTL per route, only successful bodies stored, `X-Cache: hit|miss`.
+ * A request `Cache-Control: no-store` bypasses it (no X-Cache); `no-cache` skips the look-up
+ * but stores the fresh answer.
+ */
+export interface ResponseCache {
+  /** Answers from cache or runs `produce` (a JSON text) and stores it for ttlSeconds. */
+  serve(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    ttlSeconds: number,
+    produce: () => Promise<string>,
+  ): Promise<string>;
+  clear(): void;
+}
+
+interface Entry {
+  body: string;
+  expiresAt: number;
+}
+
+export function createResponseCache(options: {
+  enabled: boolean;
+  maxEntries: number;
+  now?: () => number;
+}): ResponseCache {
+  const now = options.now ?? Date.now;
+  const entries = new Map<string, Entry>();
+
+  const store = (key: string, body: string, ttlSeconds: number) => {
+    entries.delete(key);
+    entries.set(key, { body, expiresAt: now() + ttlSeconds * 1000 });
+    while (entries.size > options.maxEntries) {
+      const oldest = entries.keys().next();
+      if (oldest.done) break;
+      entries.delete(oldest.value);
+    }
+  };
+
+  return {
+    async serve(request, reply, ttlSeconds, produce) {
+      const directive = String(request.headers['cache-control'] ?? '').toLowerCase();
+      if (!options.enabled || directive.includes('no-store')) return produce();
+      const key = `${request.method}:${request.url}`;
+      if (!directive.includes('no-cache')) {
+        const hit = entries.get(key);
+        if (hit && hit.expiresAt > now()) {
+          void reply.header('x-cache', 'hit');
+          return hit.body;
+        }
+        if (hit) entries.delete(key);
+      }
+      const body = await produce();
+      store(key, body, ttlSeconds);
+      void reply.header('x-cache', 'miss');
+      return body;
+    },
+    clear: () => entries.clear(),
+  };
+}

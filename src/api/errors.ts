@@ -1,0 +1,79 @@
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { AppError, InputError, NotFoundError } from '../shared/errors.js';
+import type { Logger } from '../shared/logger.js';
+
+/**
+ * The JSON error model of spec/api.md (decision 1): `{code, message, details}` with gRPC codes
+ * 3 invalid argument (400), 5 not found (404), 12 unimplemented (404/405/501),
+ * 14 unavailable (503), 13 internal (500). 5xx messages are generic; causes go to the log.
+ */
+export const GrpcCode = {
+  invalidArgument: 3,
+  notFound: 5,
+  unimplemented: 12,
+  internal: 13,
+  unavailable: 14,
+} as const;
+
+export interface ErrorBody {
+  code: number;
+  message: string;
+  details: unknown[];
+}
+
+/** An error that already knows its HTTP status and gRPC code. */
+export class HttpError extends AppError {
+  readonly status: number;
+  readonly grpcCode: number;
+  constructor(status: number, grpcCode: number, message: string, code = 'http_error') {
+    super(code, message);
+    this.name = 'HttpError';
+    this.status = status;
+    this.grpcCode = grpcCode;
+  }
+}
+
+export function toErrorResponse(err: unknown): { status: number; body: ErrorBody; log: boolean } {
+  const body = (code: number, message: string): ErrorBody => ({ code, message, details: [] });
+  if (err instanceof HttpError)
+    return { status: err.status, body: body(err.grpcCode, err.message), log: false };
+  if (err instanceof InputError)
+    return { status: 400, body: body(GrpcCode.invalidArgument, err.message), log: false };
+  if (err instanceof NotFoundError)
+    return { status: 404, body: body(GrpcCode.notFound, err.message), log: false };
+  if (err instanceof AppError && (err.code === 'db_unavailable' || err.code === 'db_statement_timeout')) {
+    return { status: 503, body: body(GrpcCode.unavailable, 'Service Unavailable'), log: true };
+  }
+  const status = (err as Partial<FastifyError>).statusCode;
+  // Fastify's own client errors (validation, bad URL, media type): their text names the problem.
+  if (!(err instanceof AppError) && typeof status === 'number' && status >= 400 && status < 500) {
+    const grpc = status === 404 ? GrpcCode.notFound : GrpcCode.invalidArgument;
+    return { status, body: body(grpc, (err as Error).message), log: false };
+  }
+  return { status: 500, body: body(GrpcCode.internal, 'Internal Server Error'), log: true };
+}
+
+function sendError(reply: FastifyReply, status: number, body: ErrorBody): void {
+  void reply.code(status).header('content-type', 'application/json').send(JSON.stringify(body));
+}
+
+/** Installs the error and not-found handlers: every failure is JSON, never a stack trace. */
+export function installErrorHandlers(app: FastifyInstance, logger: Logger): void {
+  app.setErrorHandler((err: unknown, request: FastifyRequest, reply: FastifyReply) => {
+    const { status, body, log } = toErrorResponse(err);
+    if (log) {
+      logger.error({ err, method: request.method, url: request.url, status }, 'request failed');
+    }
+    sendError(reply, status, body);
+  });
+  app.setNotFoundHandler((request, reply) => {
+    const path = request.url.split('?', 1)[0] ?? request.url;
+    sendError(reply, 404, {
+      code: GrpcCode.notFound,
+      message: `Cannot ${request.method} ${path}`,
+      details: [],
+    });
+  });
+}
+
+export const methodNotAllowed = () => new HttpError(405, GrpcCode.unimplemented, 'Method Not Allowed');

@@ -1,0 +1,142 @@
+import { z } from 'zod';
+import { InputError } from '../shared/errors.js';
+
+export type VmType = 'move' | 'wasm' | 'evm';
+
+/** CORS settings of spec/api.md §1.3 (defaults are the reference's). */
+export interface CorsOptions {
+  enabled: boolean;
+  /** Trimmed, lower-cased; `*` or `*.example.com` patterns allowed. */
+  allowOrigins: string[];
+  allowMethods: string;
+  allowHeaders: string;
+  allowCredentials: boolean;
+  exposeHeaders: string;
+  /** Seconds; 0 sends no Access-Control-Max-Age. */
+  maxAge: number;
+}
+
+export interface ApiOptions {
+  port: number;
+  host: string;
+  chainId: string;
+  vmType: VmType;
+  accountPrefix: string;
+  /** In-process response cache (TTL per route). */
+  cache: boolean;
+  cacheMaxEntries: number;
+  cors: CorsOptions;
+  /** Budget for `pagination.total` counts; past it the total is "-1". */
+  countTimeoutMs: number;
+  /** /ready fails when the ingest checkpoint is older than this (0 = not checked). */
+  readyMaxLagSeconds: number;
+  version: string;
+  commit: string;
+}
+
+/** Flags of `rollup-indexer api`; each overrides its env variable. */
+export interface ApiFlags {
+  port?: string;
+  host?: string;
+  chainId?: string;
+  vmType?: string;
+  cache?: boolean;
+}
+
+const boolText = z
+  .enum(['true', 'false', '1', '0'], { message: 'must be true or false' })
+  .transform((v) => v === 'true' || v === '1');
+const intText = (min: number, max: number) =>
+  z
+    .string()
+    .regex(/^\d+$/, 'must be a non-negative integer')
+    .transform(Number)
+    .pipe(z.number().int().min(min).max(max));
+
+const envSchema = z.object({
+  PORT: intText(0, 65_535).default(8080),
+  HOST: z.string().min(1).default('0.0.0.0'),
+  CHAIN_ID: z.string().min(1).optional(),
+  VM_TYPE: z.enum(['move', 'wasm', 'evm']).optional(),
+  ACCOUNT_ADDRESS_PREFIX: z
+    .string()
+    .regex(/^[a-z0-9]+$/, 'must be a lower-case bech32 prefix')
+    .default('init'),
+  API_CACHE: boolText.default(true),
+  API_CACHE_MAX_ENTRIES: intText(1, 10_000_000).default(10_000),
+  CORS_ENABLED: boolText.default(false),
+  CORS_ALLOW_ORIGINS: z.string().default('*'),
+  CORS_ALLOW_METHODS: z.string().default('GET,POST,PUT,DELETE,PATCH,OPTIONS,HEAD'),
+  CORS_ALLOW_HEADERS: z.string().default('Origin, Content-Type, Accept, Authorization, X-Requested-With'),
+  CORS_ALLOW_CREDENTIALS: boolText.default(false),
+  CORS_EXPOSE_HEADERS: z.string().default(''),
+  CORS_MAX_AGE: intText(0, 31_536_000).default(0),
+  API_COUNT_TIMEOUT_MS: intText(1, 600_000).default(5000),
+  READY_MAX_LAG_SECONDS: intText(0, 31_536_000).default(0),
+  APP_VERSION: z.string().default('v0.1.0'),
+  GIT_COMMIT: z.string().default('unknown'),
+});
+
+/**
+ * Env (+ flags) → frozen ApiOptions. CHAIN_ID / VM_TYPE may come from `chainMeta` (what ingest
+ * recorded) when neither env nor flags give them. Errors name the variable.
+ */
+export function loadApiOptions(
+  env: Readonly<Record<string, string | undefined>>,
+  flags: ApiFlags = {},
+  chainMeta?: { chainId: string; vmType: string },
+): ApiOptions {
+  const merged: Record<string, string | undefined> = { ...env };
+  if (flags.port !== undefined) merged.PORT = flags.port;
+  if (flags.host !== undefined) merged.HOST = flags.host;
+  if (flags.chainId !== undefined) merged.CHAIN_ID = flags.chainId;
+  if (flags.vmType !== undefined) merged.VM_TYPE = flags.vmType;
+  if (flags.cache !== undefined) merged.API_CACHE = String(flags.cache);
+  if (merged.CHAIN_ID === undefined && chainMeta) merged.CHAIN_ID = chainMeta.chainId;
+  if (merged.VM_TYPE === undefined && chainMeta) merged.VM_TYPE = chainMeta.vmType;
+  const known = Object.fromEntries(
+    Object.keys(envSchema.shape).flatMap((k) =>
+      merged[k] === undefined || merged[k] === '' ? [] : [[k, merged[k]]],
+    ),
+  );
+  const parsed = envSchema.safeParse(known);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    const name = String(issue?.path[0] ?? 'config');
+    throw new InputError('invalid_config', `${name}: ${issue?.message ?? 'invalid value'}`);
+  }
+  const e = parsed.data;
+  if (e.CHAIN_ID === undefined) {
+    throw new InputError(
+      'invalid_config',
+      'CHAIN_ID is required (or index a chain first so chain_meta records it)',
+    );
+  }
+  if (e.VM_TYPE === undefined) {
+    throw new InputError('invalid_config', 'VM_TYPE is required: move, wasm or evm');
+  }
+  return Object.freeze({
+    port: e.PORT,
+    host: e.HOST,
+    chainId: e.CHAIN_ID,
+    vmType: e.VM_TYPE,
+    accountPrefix: e.ACCOUNT_ADDRESS_PREFIX,
+    cache: e.API_CACHE,
+    cacheMaxEntries: e.API_CACHE_MAX_ENTRIES,
+    cors: {
+      enabled: e.CORS_ENABLED,
+      allowOrigins: e.CORS_ALLOW_ORIGINS.split(',')
+        .map((o) => o.trim().toLowerCase())
+        .filter(Boolean),
+      allowMethods: e.CORS_ALLOW_METHODS,
+      allowHeaders: e.CORS_ALLOW_HEADERS.replace(/\s+/g, ''),
+      allowCredentials: e.CORS_ALLOW_CREDENTIALS,
+      exposeHeaders: e.CORS_EXPOSE_HEADERS,
+      maxAge: e.CORS_MAX_AGE,
+    },
+    countTimeoutMs: e.API_COUNT_TIMEOUT_MS,
+    readyMaxLagSeconds: e.READY_MAX_LAG_SECONDS,
+    version: e.APP_VERSION,
+    commit: e.GIT_COMMIT,
+  });
+}

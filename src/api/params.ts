@@ -1,0 +1,79 @@
+import { accountBytesFromString } from '../shared/address.js';
+import { InputError } from '../shared/errors.js';
+import { atoi } from '../store/pagination.js';
+
+/** Path and filter parameters of spec/api.md §2.5, §2.6, §2.8–§2.10, with the reference's error texts. */
+
+/** Height: base-10 int64 (`+7`, `007` fine), at least 1. Returned as a decimal string. */
+export function parseHeight(raw: string): string {
+  const value = atoi(raw);
+  if (value === undefined) {
+    throw new InputError(
+      'invalid_height',
+      `[INVALID_VALUE] invalid value for height: ${raw} (must be a valid integer)`,
+    );
+  }
+  if (value < 1n) {
+    throw new InputError(
+      'invalid_height',
+      `[INVALID_VALUE] invalid value for height: ${value.toString()} (must be a positive integer)`,
+    );
+  }
+  return value.toString();
+}
+
+/** Account: bech32 with the chain prefix or hex, normalised to 20/32 bytes (§2.6). */
+export function parseAccount(raw: string, prefix: string): Uint8Array {
+  try {
+    return accountBytesFromString(raw, prefix);
+  } catch {
+    throw new InputError(
+      'invalid_account',
+      `[INVALID_VALUE] invalid value for account: ${raw} (invalid address format)`,
+    );
+  }
+}
+
+const HEX_RE = /^[0-9a-fA-F]*$/;
+
+/** Tx hash: one leading lower-case 0x dropped, odd length left-padded, any case; no length check. */
+export function parseTxHash(raw: string): Uint8Array {
+  let digits = raw.startsWith('0x') ? raw.slice(2) : raw;
+  if (!HEX_RE.test(digits)) throw new InputError('invalid_hash', 'invalid hash format');
+  if (digits.length % 2 === 1) digits = `0${digits}`;
+  return Buffer.from(digits, 'hex');
+}
+
+/**
+ * `msgs` (decision 2): repeated and comma-separated values, any mix; a leading '/' ignored;
+ * blanks dropped. undefined = no filter was asked for.
+ */
+export function parseMsgTypes(values: readonly string[] | undefined): string[] | undefined {
+  if (values === undefined) return undefined;
+  const names = values
+    .flatMap((v) => v.split(','))
+    .map((v) => v.trim().replace(/^\//, ''))
+    .filter((v) => v.length > 0);
+  return names.length > 0 ? [...new Set(names)] : undefined;
+}
+
+/** `is_signer`: true only for the exact lower-case string "true" (§2.10). */
+export const parseIsSigner = (raw: string | undefined): boolean => raw === 'true';
+
+/**
+ * Query string → object: `msgs` keeps every value (array); every other parameter keeps its
+ * first value (§2.1). Values are decoded (`%XX`, `+` → space); names are case-sensitive.
+ */
+export function parseQueryString(text: string): Record<string, string | string[]> {
+  const out = Object.create(null) as Record<string, string | string[]>;
+  for (const [name, value] of new URLSearchParams(text)) {
+    if (name === 'msgs') {
+      const list = out.msgs;
+      if (Array.isArray(list)) list.push(value);
+      else out.msgs = [value];
+    } else if (!Object.hasOwn(out, name)) {
+      out[name] = value;
+    }
+  }
+  return out;
+}

@@ -1,0 +1,61 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest, FastifySchema } from 'fastify';
+import type { BlockReader } from '../../store/readers/blocks.js';
+import type { DictReader } from '../../store/readers/dicts.js';
+import type { EvmTxReader } from '../../store/readers/evm-txs.js';
+import type { HealthReader } from '../../store/readers/health.js';
+import type { TxReader } from '../../store/readers/txs.js';
+import type { ResponseCache } from '../cache.js';
+import { methodNotAllowed } from '../errors.js';
+import type { ApiOptions } from '../options.js';
+
+/** Everything a route file needs, passed explicitly. */
+export interface RouteDeps {
+  options: ApiOptions;
+  cache: ResponseCache;
+  readers: {
+    blocks: BlockReader;
+    txs: TxReader;
+    evmTxs: EvmTxReader;
+    dicts: DictReader;
+    health: HealthReader;
+  };
+}
+
+export type Query = Readonly<Record<string, string | undefined>> & { msgs?: readonly string[] };
+export type Params = Readonly<Record<string, string>>;
+
+export interface JsonRoute {
+  url: string;
+  /** Response cache TTL in seconds (spec §1.1); undefined = never cached. */
+  ttlSeconds?: number;
+  schema: FastifySchema;
+  /** Produces the JSON body text; throws typed errors for 4xx/5xx. */
+  handler(input: { query: Query; params: Params; request: FastifyRequest }): Promise<string>;
+}
+
+const OTHER_METHODS = ['POST', 'PUT', 'DELETE', 'PATCH', 'OPTIONS'] as const;
+
+/**
+ * GET (+HEAD) route answering a JSON text, through the response cache when it has a TTL;
+ * other methods on the same path answer 405 JSON like the reference.
+ */
+export function jsonRoute(app: FastifyInstance, deps: RouteDeps, route: JsonRoute): void {
+  app.get(route.url, { schema: route.schema }, async (request: FastifyRequest, reply: FastifyReply) => {
+    const input = { query: request.query as Query, params: request.params as Params, request };
+    const produce = () => route.handler(input);
+    const body =
+      route.ttlSeconds === undefined
+        ? await produce()
+        : await deps.cache.serve(request, reply, route.ttlSeconds, produce);
+    void reply.header('content-type', 'application/json');
+    return body;
+  });
+  app.route({
+    method: [...OTHER_METHODS],
+    url: route.url,
+    schema: { hide: true },
+    handler: async () => {
+      throw methodNotAllowed();
+    },
+  });
+}

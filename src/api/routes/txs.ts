@@ -1,0 +1,121 @@
+import type { FastifyInstance } from 'fastify';
+import { NotFoundError } from '../../shared/errors.js';
+import { buildPagination, parsePagination, planKeyset, type PageRequest } from '../../store/pagination.js';
+import { EMPTY_PAGE, type JsonPage } from '../../store/readers/context.js';
+import type { DictReader } from '../../store/readers/dicts.js';
+import { parseAccount, parseHeight, parseIsSigner, parseMsgTypes, parseTxHash } from '../params.js';
+import { renderList } from '../render.js';
+import {
+  AccountParams,
+  AccountTxsQuery,
+  HashParams,
+  HeightParams,
+  MsgsQuery,
+  errorResponses,
+  ref,
+} from '../schemas.js';
+import { jsonRoute, type Query, type RouteDeps } from './define.js';
+
+/** Resolves `msgs` to ids: undefined = no filter, [] = nothing can match (decision 2). */
+export async function msgTypeFilter(dicts: DictReader, query: Query): Promise<number[] | undefined> {
+  const names = parseMsgTypes(query.msgs);
+  return names === undefined ? undefined : dicts.msgTypeIds(names);
+}
+
+export function renderTxPage(page: PageRequest, result: JsonPage): string {
+  const pagination = buildPagination(page, {
+    column: 'sequence',
+    lastValue: result.lastValue,
+    hasMore: result.hasMore,
+    total: result.total,
+  });
+  return renderList('txs', result.items, pagination);
+}
+
+/** Cosmos tx routes (spec §4.3), with the decisions' msgs and pagination rules. */
+export function registerTxRoutes(app: FastifyInstance, deps: RouteDeps): void {
+  const { txs, dicts } = deps.readers;
+  const prefix = deps.options.accountPrefix;
+  const listResponse = { 200: ref('tx.TxsResponse'), ...errorResponses };
+
+  jsonRoute(app, deps, {
+    url: '/indexer/tx/v1/txs',
+    ttlSeconds: 1,
+    schema: { tags: ['Tx'], summary: 'Transactions', querystring: MsgsQuery, response: listResponse },
+    async handler({ query }) {
+      const page = parsePagination(query, 'sequence');
+      const msgTypeIds = await msgTypeFilter(dicts, query);
+      const result = await txs.list(planKeyset(page, 'sequence'), {
+        msgTypeIds,
+        countTotal: page.countTotal,
+      });
+      return renderTxPage(page, result);
+    },
+  });
+
+  jsonRoute(app, deps, {
+    url: '/indexer/tx/v1/txs/by_account/:account',
+    ttlSeconds: 1,
+    schema: {
+      tags: ['Tx'],
+      summary: 'Transactions involving an account',
+      params: AccountParams,
+      querystring: AccountTxsQuery,
+      response: listResponse,
+    },
+    async handler({ query, params }) {
+      const account = parseAccount(params.account ?? '', prefix);
+      const page = parsePagination(query, 'sequence');
+      const accountId = await dicts.accountId(account);
+      if (accountId === undefined) return renderTxPage(page, EMPTY_PAGE);
+      const msgTypeIds = await msgTypeFilter(dicts, query);
+      const result = await txs.byAccount(planKeyset(page, 'sequence'), {
+        accountId,
+        signerOnly: parseIsSigner(query.is_signer),
+        msgTypeIds,
+        countTotal: page.countTotal,
+      });
+      return renderTxPage(page, result);
+    },
+  });
+
+  jsonRoute(app, deps, {
+    url: '/indexer/tx/v1/txs/by_height/:height',
+    ttlSeconds: 1,
+    schema: {
+      tags: ['Tx'],
+      summary: 'Transactions of one block',
+      params: HeightParams,
+      querystring: MsgsQuery,
+      response: listResponse,
+    },
+    async handler({ query, params }) {
+      const height = parseHeight(params.height ?? '');
+      const page = parsePagination(query, 'sequence');
+      const msgTypeIds = await msgTypeFilter(dicts, query);
+      const result = await txs.byHeight(planKeyset(page, 'sequence'), {
+        height,
+        msgTypeIds,
+        countTotal: page.countTotal,
+      });
+      return renderTxPage(page, result);
+    },
+  });
+
+  jsonRoute(app, deps, {
+    url: '/indexer/tx/v1/txs/:tx_hash',
+    ttlSeconds: 10,
+    schema: {
+      tags: ['Tx'],
+      summary: 'One transaction by hash',
+      params: HashParams,
+      response: { 200: ref('tx.TxResponse'), ...errorResponses },
+    },
+    async handler({ params }) {
+      const hash = parseTxHash(params.tx_hash ?? '');
+      const data = hash.length === 0 ? undefined : await txs.byHash(hash);
+      if (data === undefined) throw new NotFoundError('tx_not_found', '[NOT_FOUND] transaction not found');
+      return `{"tx":${data}}`;
+    },
+  });
+}

@@ -1,0 +1,51 @@
+import type { FastifyInstance } from 'fastify';
+import { GrpcCode, HttpError } from '../errors.js';
+import type { ApiOptions } from '../options.js';
+
+const ALL_METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'DELETE', 'PATCH', 'OPTIONS'] as const;
+
+interface UnavailableFamily {
+  /** Path prefix; both the prefix itself and everything under it answer. */
+  prefix: string;
+  status: number;
+  message: string;
+}
+
+/**
+ * Route families this process does not serve, answered with a clear JSON code-12 error
+ * (decisions 1 and 4). A family leaves this list when its issue lands and registers real routes.
+ */
+export function unavailableFamilies(options: ApiOptions): UnavailableFamily[] {
+  const evm = options.vmType === 'evm';
+  const notOnThisChain = 'evm routes are not available on this chain';
+  const families: UnavailableFamily[] = [
+    evm
+      ? {
+          prefix: '/indexer/tx/v1/evm-internal-txs',
+          status: 501,
+          message: 'evm internal transactions are not indexed yet',
+        }
+      : { prefix: '/indexer/tx/v1/evm-internal-txs', status: 404, message: notOnThisChain },
+    evm
+      ? { prefix: '/indexer/richlist/v1', status: 501, message: 'rich list is not indexed yet' }
+      : {
+          prefix: '/indexer/richlist/v1',
+          status: 501,
+          message: 'rich list is only available on EVM rollups',
+        },
+    { prefix: '/indexer/nft/v1', status: 501, message: 'nft routes are not indexed yet' },
+  ];
+  if (!evm) families.push({ prefix: '/indexer/tx/v1/evm-txs', status: 404, message: notOnThisChain });
+  return families;
+}
+
+export function registerUnavailableRoutes(app: FastifyInstance, options: ApiOptions): void {
+  for (const family of unavailableFamilies(options)) {
+    const handler = async () => {
+      throw new HttpError(family.status, GrpcCode.unimplemented, family.message, 'route_unavailable');
+    };
+    for (const url of [family.prefix, `${family.prefix}/*`]) {
+      app.route({ method: [...ALL_METHODS], url, schema: { hide: true }, exposeHeadRoute: false, handler });
+    }
+  }
+}

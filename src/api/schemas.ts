@@ -1,0 +1,223 @@
+import { Type, type TSchema } from '@sinclair/typebox';
+
+/**
+ * TypeBox schemas shared by route validation and the OpenAPI document. `$id`s are the
+ * reference's definition names (spec/api.md §4.8); routes refer to them with `ref(...)`.
+ * Nullable fields use OpenAPI 3.0 `nullable`, which Ajv also understands.
+ */
+
+const nullableString = (description?: string) =>
+  Type.Unsafe<string | null>({ type: 'string', nullable: true, ...(description ? { description } : {}) });
+
+export const PaginationResponse = Type.Object(
+  {
+    previous_key: nullableString('base64 key of the previous page (offset mode only)'),
+    next_key: nullableString('base64 key of the next page; null when no row follows'),
+    total: Type.String({ description: 'decimal; "-1" when the count timed out' }),
+  },
+  { $id: 'common.PaginationResponse' },
+);
+
+export const ErrorResponse = Type.Object(
+  {
+    code: Type.Integer({
+      description:
+        'gRPC code: 3 invalid argument, 5 not found, 12 unimplemented, 13 internal, 14 unavailable',
+    }),
+    message: Type.String(),
+    details: Type.Array(Type.Unknown()),
+  },
+  { $id: 'common.ErrorResponse' },
+);
+
+export const StatusResponse = Type.Object(
+  {
+    version: Type.String(),
+    commit_hash: Type.String(),
+    chain_id: Type.String(),
+    height: Type.Integer(),
+    internal_tx_height: Type.Optional(Type.Integer()),
+    rich_list_height: Type.Optional(Type.Integer()),
+    evm_ret_cleanup_height: Type.Optional(Type.Integer()),
+    tx_account_cleanup_sequence: Type.Optional(Type.Integer()),
+    tx_account_cleanup_deleted: Type.Optional(Type.Integer()),
+    tx_account_cleanup_inserted: Type.Optional(Type.Integer()),
+  },
+  { $id: 'status.StatusResponse' },
+);
+
+export const AvgBlockTimeResponse = Type.Object(
+  { avg_block_time: Type.Number({ description: 'seconds' }) },
+  { $id: 'block.AvgBlockTimeResponse' },
+);
+
+const Coin = Type.Object({ denom: Type.String(), amount: Type.String() });
+
+export const Block = Type.Object(
+  {
+    chain_id: Type.String(),
+    height: Type.String(),
+    hash: Type.String({ description: 'upper-case hex, no 0x' }),
+    block_time: Type.String({ description: 'ms since the previous block' }),
+    timestamp: Type.String({ description: 'RFC 3339, whole seconds' }),
+    gas_used: Type.String(),
+    gas_wanted: Type.String(),
+    tx_count: Type.String(),
+    total_fee: Type.Array(Coin),
+    proposer: Type.Object({
+      moniker: Type.String({ description: '"" when the validator is not known to the indexer' }),
+      identity: Type.String(),
+      operator_address: Type.String(),
+    }),
+  },
+  { $id: 'block.Block' },
+);
+
+export const BlocksResponse = Type.Object(
+  { blocks: Type.Array(ref('block.Block')), pagination: ref('common.PaginationResponse') },
+  { $id: 'block.BlocksResponse' },
+);
+export const BlockResponse = Type.Object({ block: ref('block.Block') }, { $id: 'block.BlockResponse' });
+
+const Attribute = Type.Object({
+  key: Type.String(),
+  index: Type.Optional(Type.Boolean()),
+  value: Type.Optional(Type.String()),
+});
+const Event = Type.Object({ type: Type.String(), attributes: Type.Optional(Type.Array(Attribute)) });
+
+export const Tx = Type.Object(
+  {
+    txhash: Type.String({ description: 'upper-case hex' }),
+    height: Type.String(),
+    codespace: Type.String(),
+    code: Type.Integer(),
+    data: Type.String({ description: 'upper-case hex' }),
+    raw_log: Type.String(),
+    logs: Type.Array(Type.Object({}, { additionalProperties: true })),
+    info: Type.String(),
+    gas_wanted: Type.String(),
+    gas_used: Type.String(),
+    tx: Type.Object(
+      {
+        body: Type.Object({}, { additionalProperties: true }),
+        auth_info: Type.Object({}, { additionalProperties: true }),
+        signatures: Type.Array(Type.String()),
+      },
+      { additionalProperties: true },
+    ),
+    timestamp: Type.String({ description: 'RFC 3339, nanoseconds' }),
+    events: Type.Array(Event),
+  },
+  { $id: 'tx.Tx' },
+);
+export const TxsResponse = Type.Object(
+  { txs: Type.Array(ref('tx.Tx')), pagination: ref('common.PaginationResponse') },
+  { $id: 'tx.TxsResponse' },
+);
+export const TxResponse = Type.Object({ tx: ref('tx.Tx') }, { $id: 'tx.TxResponse' });
+
+const EvmLog = Type.Object({
+  address: Type.String(),
+  topics: Type.Array(Type.String()),
+  data: Type.String(),
+  blockNumber: Type.String(),
+  transactionHash: Type.String(),
+  transactionIndex: Type.String(),
+  blockHash: Type.String(),
+  logIndex: Type.String(),
+  removed: Type.Boolean(),
+});
+
+export const EvmTx = Type.Object(
+  {
+    blockHash: Type.String(),
+    blockNumber: Type.String(),
+    contractAddress: nullableString(),
+    cumulativeGasUsed: Type.String(),
+    effectiveGasPrice: Type.String(),
+    from: Type.String(),
+    gasUsed: Type.String(),
+    logs: Type.Unsafe<unknown[] | null>({ type: 'array', items: EvmLog, nullable: true }),
+    logsBloom: Type.String(),
+    status: Type.String(),
+    to: Type.String(),
+    transactionHash: Type.String(),
+    transactionIndex: Type.String(),
+    type: Type.String(),
+  },
+  { $id: 'tx.EvmTx' },
+);
+export const EvmTxsResponse = Type.Object(
+  { txs: Type.Array(ref('tx.EvmTx')), pagination: ref('common.PaginationResponse') },
+  { $id: 'tx.EvmTxsResponse' },
+);
+export const EvmTxResponse = Type.Object({ tx: ref('tx.EvmTx') }, { $id: 'tx.EvmTxResponse' });
+
+export const HealthResponse = Type.Object({ status: Type.String() }, { $id: 'health.HealthResponse' });
+
+/** Every shared schema, in dependency order, for `app.addSchema`. */
+export const SHARED_SCHEMAS: TSchema[] = [
+  PaginationResponse,
+  ErrorResponse,
+  StatusResponse,
+  AvgBlockTimeResponse,
+  Block,
+  BlocksResponse,
+  BlockResponse,
+  Tx,
+  TxsResponse,
+  TxResponse,
+  EvmTx,
+  EvmTxsResponse,
+  EvmTxResponse,
+  HealthResponse,
+];
+
+export function ref(id: string): TSchema {
+  return Type.Unsafe({ $ref: `${id}#` });
+}
+
+// Query strings: every value is text (the parsers of §2 decide what it means, and bad
+// numbers fall back to defaults rather than failing validation).
+const paginationProperties = {
+  'pagination.key': Type.Optional(Type.String({ description: 'base64 key from a previous page' })),
+  'pagination.offset': Type.Optional(Type.String({ description: 'integer, default 0' })),
+  'pagination.limit': Type.Optional(Type.String({ description: 'integer 1..1000, default 100' })),
+  'pagination.count_total': Type.Optional(Type.String({ description: 'boolean, default true' })),
+  'pagination.reverse': Type.Optional(Type.String({ description: 'boolean, default true (newest first)' })),
+};
+const msgsProperty = {
+  msgs: Type.Optional(
+    Type.Array(Type.String(), {
+      description: 'message type URLs; repeated and/or comma-separated; OR semantics; leading "/" optional',
+    }),
+  ),
+};
+
+export const PaginationQuery = Type.Object(paginationProperties);
+export const MsgsQuery = Type.Object({ ...paginationProperties, ...msgsProperty });
+export const AccountTxsQuery = Type.Object({
+  ...paginationProperties,
+  ...msgsProperty,
+  is_signer: Type.Optional(Type.String({ description: '"true" keeps only txs the account signed' })),
+});
+export const SignerQuery = Type.Object({
+  ...paginationProperties,
+  is_signer: Type.Optional(Type.String({ description: '"true" keeps only txs the account sent' })),
+});
+
+export const HeightParams = Type.Object({ height: Type.String({ description: 'block height' }) });
+export const AccountParams = Type.Object({
+  account: Type.String({ description: 'bech32 (chain prefix) or hex address, 20 or 32 bytes' }),
+});
+export const HashParams = Type.Object({
+  tx_hash: Type.String({ description: 'hex, 0x optional, any case' }),
+});
+
+export const errorResponses = {
+  400: ref('common.ErrorResponse'),
+  404: ref('common.ErrorResponse'),
+  500: ref('common.ErrorResponse'),
+  503: ref('common.ErrorResponse'),
+};

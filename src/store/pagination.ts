@@ -1,0 +1,200 @@
+import { InputError } from '../shared/errors.js';
+
+/**
+ * Pagination of the read API (spec/api.md §2.1–§2.3 with decision 3): parsing of the
+ * `pagination.*` query parameters, the keyset/offset plan a reader executes, and the
+ * `{previous_key, next_key, total}` object built from the rows it found.
+ */
+
+export const DEFAULT_LIMIT = 100;
+export const MAX_LIMIT = 1000;
+
+/** `offset`: integer keys; the others name the JSON cursor a key carries. */
+export type CursorKind = 'sequence' | 'height' | 'composite' | 'offset';
+
+export interface PageRequest {
+  limit: number;
+  offset: number;
+  reverse: boolean;
+  countTotal: boolean;
+  /** Route default unless a JSON key switched it. */
+  cursorKind: CursorKind;
+  /** The decoded JSON cursor object, when the key was one. */
+  cursor?: Record<string, unknown>;
+}
+
+export type PaginationQuery = Readonly<Record<string, string | undefined>>;
+
+const ATOI_RE = /^[+-]?[0-9]+$/;
+const INT64_MAX = 9223372036854775807n;
+const INT64_MIN = -9223372036854775808n;
+const BASE64_RE = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
+
+/** Go's strconv.Atoi: optional sign, decimal digits, int64 range; anything else is undefined. */
+export function atoi(text: string): bigint | undefined {
+  if (!ATOI_RE.test(text)) return undefined;
+  const value = BigInt(text);
+  return value > INT64_MAX || value < INT64_MIN ? undefined : value;
+}
+
+/** Go's strconv.ParseBool, with a default for anything it does not accept. */
+export function parseGoBool(text: string | undefined, fallback: boolean): boolean {
+  if (text === undefined) return fallback;
+  if (['1', 't', 'T', 'TRUE', 'true', 'True'].includes(text)) return true;
+  if (['0', 'f', 'F', 'FALSE', 'false', 'False'].includes(text)) return false;
+  return fallback;
+}
+
+/** Offsets beyond 2^53 select nothing anyway; keep them exact enough for SQL. */
+function toSafeNumber(value: bigint): number {
+  return value > BigInt(Number.MAX_SAFE_INTEGER) ? Number.MAX_SAFE_INTEGER : Number(value);
+}
+
+/** Parses pagination in the reference's order: limit, offset, then key. */
+export function parsePagination(query: PaginationQuery, defaultCursor: CursorKind): PageRequest {
+  let limit = DEFAULT_LIMIT;
+  const rawLimit = query['pagination.limit'];
+  const parsedLimit = rawLimit === undefined ? undefined : atoi(rawLimit);
+  if (parsedLimit !== undefined) {
+    if (parsedLimit < 1n || parsedLimit > BigInt(MAX_LIMIT)) {
+      throw new InputError('invalid_pagination', `pagination.limit must be between 1 and ${MAX_LIMIT}`);
+    }
+    limit = Number(parsedLimit);
+  }
+
+  let offset = 0;
+  const rawOffset = query['pagination.offset'];
+  const parsedOffset = rawOffset === undefined ? undefined : atoi(rawOffset);
+  if (parsedOffset !== undefined) {
+    if (parsedOffset < 0n) throw new InputError('invalid_pagination', 'pagination.offset cannot be negative');
+    offset = toSafeNumber(parsedOffset);
+  }
+
+  const page: PageRequest = {
+    limit,
+    offset,
+    reverse: parseGoBool(query['pagination.reverse'], true),
+    countTotal: parseGoBool(query['pagination.count_total'], true),
+    cursorKind: defaultCursor,
+  };
+  const rawKey = query['pagination.key'];
+  if (rawKey !== undefined && rawKey !== '') applyKey(page, rawKey);
+  return page;
+}
+
+function applyKey(page: PageRequest, rawKey: string): void {
+  if (!BASE64_RE.test(rawKey)) {
+    throw new InputError('invalid_pagination', 'pagination.key must be a valid base64 encoded string');
+  }
+  const decoded = Buffer.from(rawKey, 'base64').toString('utf8');
+  if (decoded.trim().startsWith('{')) {
+    const cursor = parseJsonObject(decoded);
+    if (cursor === undefined) {
+      // The reference then tries the text as an integer, which a '{' can never be.
+      throw new InputError('invalid_pagination', 'invalid pagination.key format');
+    }
+    page.cursor = cursor;
+    page.cursorKind = cursorKindOf(cursor);
+    return;
+  }
+  const asInteger = atoi(decoded);
+  if (asInteger === undefined || asInteger < 0n) {
+    throw new InputError('invalid_pagination', 'pagination.key must decode to a nonnegative integer');
+  }
+  page.offset = toSafeNumber(asInteger);
+}
+
+function parseJsonObject(text: string): Record<string, unknown> | undefined {
+  try {
+    const value: unknown = JSON.parse(text);
+    if (value === null || typeof value !== 'object' || Array.isArray(value)) return undefined;
+    return value as Record<string, unknown>;
+  } catch {
+    return undefined;
+  }
+}
+
+function cursorKindOf(cursor: Record<string, unknown>): CursorKind {
+  if ('sequence' in cursor) return 'sequence';
+  if ('height' in cursor && 'token_id' in cursor) return 'composite';
+  if ('height' in cursor) return 'height';
+  return 'offset';
+}
+
+/** What a reader runs: rows strictly after `after` (keyset) or from `offset`, fetching limit + 1. */
+export interface KeysetPlan {
+  /** Keyset bound on the route's column; when set, offset is 0. */
+  after?: number;
+  offset: number;
+  limit: number;
+  desc: boolean;
+}
+
+/**
+ * Keyset when the key is a cursor of this column holding a safe integer; otherwise offset
+ * paging (a malformed cursor value quietly falls back, it is never an error).
+ */
+export function planKeyset(page: PageRequest, column: 'sequence' | 'height'): KeysetPlan {
+  const value = page.cursor?.[column];
+  if (page.cursorKind === column && typeof value === 'number' && Number.isSafeInteger(value)) {
+    return { after: value, offset: 0, limit: page.limit, desc: page.reverse };
+  }
+  return { offset: page.offset, limit: page.limit, desc: page.reverse };
+}
+
+export interface PaginationJson {
+  previous_key: string | null;
+  next_key: string | null;
+  total: string;
+}
+
+const toBase64 = (text: string) => Buffer.from(text, 'utf8').toString('base64');
+
+/**
+ * Builder (B) of §2.3 with decision 3: cursor keys on cursor routes, integer keys in offset
+ * mode, and next_key only when another row exists after this page.
+ */
+export function buildPagination(
+  page: PageRequest,
+  result: { column: 'sequence' | 'height'; lastValue: number | undefined; hasMore: boolean; total: string },
+): PaginationJson {
+  if (page.cursorKind !== 'offset' && result.lastValue !== undefined) {
+    return {
+      previous_key: null,
+      next_key: result.hasMore ? toBase64(JSON.stringify({ [result.column]: result.lastValue })) : null,
+      total: result.total,
+    };
+  }
+  return {
+    previous_key:
+      page.offset > 0 && page.offset >= page.limit ? toBase64(String(page.offset - page.limit)) : null,
+    next_key: result.hasMore ? toBase64(String(page.offset + page.limit)) : null,
+    total: result.total,
+  };
+}
+
+/** Splits the limit + 1 fetch into the page and whether more rows exist. */
+export function takePage<Row>(rows: Row[], limit: number): { rows: Row[]; hasMore: boolean } {
+  return rows.length > limit ? { rows: rows.slice(0, limit), hasMore: true } : { rows, hasMore: false };
+}
+
+/** SQL fragments for a keyset plan on `column`; params are appended to `params`. */
+export function keysetSql(
+  plan: KeysetPlan,
+  column: string,
+  params: unknown[],
+): { where: string; tail: string } {
+  const dir = plan.desc ? 'DESC' : 'ASC';
+  let where = '';
+  if (plan.after !== undefined) {
+    params.push(plan.after);
+    where = ` AND ${column} ${plan.desc ? '<' : '>'} $${params.length}`;
+  }
+  params.push(plan.limit + 1);
+  let tail = ` ORDER BY ${column} ${dir} LIMIT $${params.length}`;
+  if (plan.offset > 0) {
+    params.push(plan.offset);
+    tail += ` OFFSET $${params.length}`;
+  }
+  return { where, tail };
+}

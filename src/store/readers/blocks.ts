@@ -1,0 +1,79 @@
+import { keysetSql, takePage, type KeysetPlan } from '../pagination.js';
+import { plainCount, type ReaderContext } from './context.js';
+
+/** One block row with everything the Block object of spec/api.md §4.2 needs, pre-formatted by SQL. */
+export interface BlockRow {
+  height: number;
+  /** Upper-case hex, no 0x. */
+  hash: string;
+  blockTimeMs: number;
+  /** RFC 3339, whole seconds, UTC 'Z'. */
+  timestamp: string;
+  gasUsed: number;
+  gasWanted: number;
+  txCount: number;
+  /** JSON array text `[{"denom","amount"}]`. */
+  totalFee: string;
+  proposer: string;
+  /** "" when no validator row exists for the proposer. */
+  moniker: string;
+}
+
+export interface BlockPage {
+  rows: BlockRow[];
+  hasMore: boolean;
+  /** Latest height (spec §2.4: the blocks total is the head, not a count). */
+  total: string;
+}
+
+const BLOCK_COLUMNS =
+  `b.height, upper(encode(b.hash, 'hex')) AS hash, b.block_time_ms AS "blockTimeMs", ` +
+  `to_char(b."timestamp" AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"') AS "timestamp", ` +
+  `b.gas_used AS "gasUsed", b.gas_wanted AS "gasWanted", b.tx_count AS "txCount", b.total_fee AS "totalFee", ` +
+  `b.proposer, COALESCE(v.moniker, '') AS moniker ` +
+  `FROM block b LEFT JOIN validator v ON v.operator_address = b.proposer`;
+
+export interface BlockReader {
+  list(plan: KeysetPlan): Promise<BlockPage>;
+  byHeight(height: string): Promise<BlockRow | undefined>;
+  latestHeight(): Promise<number | undefined>;
+  /** Mean seconds between the newest 100 blocks; 0 with fewer than two. */
+  averageBlockTime(): Promise<number>;
+}
+
+export function createBlockReader(ctx: ReaderContext): BlockReader {
+  return {
+    async list(plan) {
+      const params: unknown[] = [];
+      const { where, tail } = keysetSql(plan, 'b.height', params);
+      const [rows, total] = await Promise.all([
+        ctx.db.query<BlockRow>(`SELECT ${BLOCK_COLUMNS} WHERE true${where}${tail}`, params),
+        plainCount(ctx, 'SELECT COALESCE(MAX(height), 0) AS n FROM block'),
+      ]);
+      const page = takePage(rows.rows, plan.limit);
+      return { rows: page.rows, hasMore: page.hasMore, total };
+    },
+    async byHeight(height) {
+      const { rows } = await ctx.db.query<BlockRow>(`SELECT ${BLOCK_COLUMNS} WHERE b.height = $1::bigint`, [
+        height,
+      ]);
+      return rows[0];
+    },
+    async latestHeight() {
+      const { rows } = await ctx.db.query<{ height: number }>(
+        'SELECT height FROM block ORDER BY height DESC LIMIT 1',
+      );
+      return rows[0]?.height;
+    },
+    async averageBlockTime() {
+      const { rows } = await ctx.db.query<{ n: number; span: number | null }>(
+        `SELECT count(*)::int AS n, ` +
+          `(extract(epoch FROM max(ts)) - extract(epoch FROM min(ts)))::float8 AS span ` +
+          `FROM (SELECT "timestamp" AS ts FROM block ORDER BY height DESC LIMIT 100) newest`,
+      );
+      const row = rows[0];
+      if (!row || row.n < 2 || row.span === null) return 0;
+      return row.span / (row.n - 1);
+    },
+  };
+}

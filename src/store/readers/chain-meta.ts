@@ -1,0 +1,10 @@
+import type { Db } from '../db.js';
+
+/** The chain identity ingest recorded (`chain_meta`), for an API started without CHAIN_ID/VM_TYPE. */
+export async function readChainMeta(db: Db): Promise<{ chainId: string; vmType: string } | undefined> {
+  const { rows } = await db.query<{ chain_id: string; vm_type: string }>(
+    'SELECT chain_id, vm_type FROM chain_meta LIMIT 1',
+  );
+  const row = rows[0];
+  return row ? { chainId: row.chain_id, vmType: row.vm_type } : undefined;
+}

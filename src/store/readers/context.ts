@@ -1,0 +1,52 @@
+import { AppError } from '../../shared/errors.js';
+import type { Db } from '../db.js';
+
+/** What every reader needs: the (read-only) database and the time budget for totals. */
+export interface ReaderContext {
+  db: Db;
+  /** Statement timeout for `pagination.total` counts; past it the total is "-1" (spec §1.8). */
+  countTimeoutMs: number;
+}
+
+/** A page of stored, already-rendered JSON texts in page order. */
+export interface JsonPage {
+  items: string[];
+  /** Keyset column value of the last item (undefined on an empty page). */
+  lastValue: number | undefined;
+  hasMore: boolean;
+  total: string;
+}
+
+export const EMPTY_PAGE: JsonPage = { items: [], lastValue: undefined, hasMore: false, total: '0' };
+
+/**
+ * Runs a single-value count under its own statement timeout. PostgreSQL: SET LOCAL inside a
+ * transaction, so the session's own timeout is untouched; PGlite (embedded, one process) just counts.
+ */
+export async function countWithTimeout(
+  ctx: ReaderContext,
+  sql: string,
+  params: readonly unknown[],
+): Promise<string> {
+  if (ctx.db.kind === 'pglite') return firstCount(await ctx.db.query<{ n: unknown }>(sql, params));
+  const timeoutMs = Math.max(1, Math.floor(ctx.countTimeoutMs));
+  try {
+    return await ctx.db.transaction(async (tx) => {
+      await tx.query(`SET LOCAL statement_timeout = ${timeoutMs}`);
+      return firstCount(await tx.query<{ n: unknown }>(sql, params));
+    });
+  } catch (err) {
+    if (err instanceof AppError && err.code === 'db_statement_timeout') return '-1';
+    throw err;
+  }
+}
+
+/** A count without timeout (MAX(sequence) and friends are index look-ups). */
+export async function plainCount(ctx: ReaderContext, sql: string, params: readonly unknown[] = []) {
+  return firstCount(await ctx.db.query<{ n: unknown }>(sql, params));
+}
+
+function firstCount(result: { rows: { n: unknown }[] }): string {
+  const value = result.rows[0]?.n;
+  return value === null || value === undefined ? '0' : String(value);
+}

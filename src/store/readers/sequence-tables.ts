@@ -1,0 +1,159 @@
+import { keysetSql, takePage, type KeysetPlan } from '../pagination.js';
+import { countWithTimeout, plainCount, EMPTY_PAGE, type JsonPage, type ReaderContext } from './context.js';
+
+/**
+ * Shared reader for a table of rendered JSON rows keyed by a gapless `sequence`
+ * (Cosmos `tx`, `evm_tx`) with its account edge table and, for Cosmos, its message-type edges.
+ * Lists are keyset scans over (edge key, sequence) indexes; the JSON text is spliced as stored.
+ */
+export interface SequenceTables {
+  main: 'tx' | 'evm_tx';
+  accounts: 'tx_accounts' | 'evm_tx_accounts';
+  /** Only Cosmos txs carry message types. */
+  msgTypes?: 'tx_msg_types';
+}
+
+/** undefined = no filter; [] = a filter nothing can match (decision 2). */
+export type MsgTypeFilter = readonly number[] | undefined;
+
+interface SeqRow {
+  sequence: number;
+  data: string;
+}
+
+function toPage(rows: SeqRow[], limit: number, total: string): JsonPage {
+  const page = takePage(rows, limit);
+  return {
+    items: page.rows.map((r) => r.data),
+    lastValue: page.rows.at(-1)?.sequence,
+    hasMore: page.hasMore,
+    total,
+  };
+}
+
+function msgTypeCondition(tables: SequenceTables, alias: string, params: unknown[], ids: readonly number[]) {
+  if (!tables.msgTypes) throw new Error('message-type filter on a table without message types');
+  params.push(ids);
+  return ` AND EXISTS (SELECT 1 FROM ${tables.msgTypes} m WHERE m.sequence = ${alias}.sequence AND m.msg_type_id = ANY($${params.length}::int[]))`;
+}
+
+/** All rows, newest first by default; optionally only those holding any of the message types. */
+export async function listAll(
+  ctx: ReaderContext,
+  tables: SequenceTables,
+  plan: KeysetPlan,
+  options: { msgTypeIds: MsgTypeFilter; countTotal: boolean },
+): Promise<JsonPage> {
+  const ids = options.msgTypeIds;
+  if (ids !== undefined && ids.length === 0) return EMPTY_PAGE;
+  if (ids === undefined) {
+    const params: unknown[] = [];
+    const { where, tail } = keysetSql(plan, 'sequence', params);
+    const [rows, total] = await Promise.all([
+      ctx.db.query<SeqRow>(`SELECT sequence, data FROM ${tables.main} WHERE true${where}${tail}`, params),
+      options.countTotal
+        ? plainCount(ctx, `SELECT COALESCE(MAX(sequence), 0) AS n FROM ${tables.main}`)
+        : Promise.resolve('0'),
+    ]);
+    return toPage(rows.rows, plan.limit, total);
+  }
+  // One bounded index scan per message type, merged: cheap whatever the types' popularity.
+  const params: unknown[] = [ids];
+  const dir = plan.desc ? 'DESC' : 'ASC';
+  let bound = '';
+  if (plan.after !== undefined) {
+    params.push(plan.after);
+    bound = ` AND sequence ${plan.desc ? '<' : '>'} $${params.length}`;
+  }
+  params.push(plan.offset + plan.limit + 1, plan.limit + 1, plan.offset);
+  const [perType, limit, offset] = [params.length - 2, params.length - 1, params.length];
+  const sql =
+    `SELECT t.sequence, t.data FROM (SELECT DISTINCT s.sequence FROM unnest($1::int[]) AS mt(id) ` +
+    `CROSS JOIN LATERAL (SELECT sequence FROM ${tables.msgTypes} WHERE msg_type_id = mt.id${bound} ` +
+    `ORDER BY sequence ${dir} LIMIT $${perType}) s ORDER BY s.sequence ${dir} LIMIT $${limit} OFFSET $${offset}) q ` +
+    `JOIN ${tables.main} t ON t.sequence = q.sequence ORDER BY t.sequence ${dir}`;
+  const [rows, total] = await Promise.all([
+    ctx.db.query<SeqRow>(sql, params),
+    options.countTotal
+      ? countWithTimeout(
+          ctx,
+          `SELECT count(DISTINCT sequence) AS n FROM ${tables.msgTypes} WHERE msg_type_id = ANY($1::int[])`,
+          [ids],
+        )
+      : Promise.resolve('0'),
+  ]);
+  return toPage(rows.rows, plan.limit, total);
+}
+
+/** Rows the account takes part in (or signed, with signerOnly), through the edge table. */
+export async function listByAccount(
+  ctx: ReaderContext,
+  tables: SequenceTables,
+  plan: KeysetPlan,
+  options: { accountId: number; signerOnly: boolean; msgTypeIds: MsgTypeFilter; countTotal: boolean },
+): Promise<JsonPage> {
+  const ids = options.msgTypeIds;
+  if (ids !== undefined && ids.length === 0) return EMPTY_PAGE;
+  const filterParams: unknown[] = [options.accountId];
+  let filter = `a.account_id = $1${options.signerOnly ? ' AND a.signer' : ''}`;
+  if (ids !== undefined) filter += msgTypeCondition(tables, 'a', filterParams, ids);
+  const params = [...filterParams];
+  const { where, tail } = keysetSql(plan, 'a.sequence', params);
+  const dir = plan.desc ? 'DESC' : 'ASC';
+  const sql =
+    `SELECT t.sequence, t.data FROM (SELECT a.sequence FROM ${tables.accounts} a WHERE ${filter}${where}${tail}) q ` +
+    `JOIN ${tables.main} t ON t.sequence = q.sequence ORDER BY t.sequence ${dir}`;
+  const [rows, total] = await Promise.all([
+    ctx.db.query<SeqRow>(sql, params),
+    options.countTotal
+      ? countWithTimeout(ctx, `SELECT count(*) AS n FROM ${tables.accounts} a WHERE ${filter}`, filterParams)
+      : Promise.resolve('0'),
+  ]);
+  return toPage(rows.rows, plan.limit, total);
+}
+
+/** Rows of one block, in sequence order. `height` is a decimal string (int64 range). */
+export async function listByHeight(
+  ctx: ReaderContext,
+  tables: SequenceTables,
+  plan: KeysetPlan,
+  options: { height: string; msgTypeIds: MsgTypeFilter; countTotal: boolean },
+): Promise<JsonPage> {
+  const ids = options.msgTypeIds;
+  if (ids !== undefined && ids.length === 0) return EMPTY_PAGE;
+  const filterParams: unknown[] = [options.height];
+  let filter = 't.height = $1::bigint';
+  if (ids !== undefined) filter += msgTypeCondition(tables, 't', filterParams, ids);
+  const params = [...filterParams];
+  const { where, tail } = keysetSql(plan, 't.sequence', params);
+  const [rows, total] = await Promise.all([
+    ctx.db.query<SeqRow>(
+      `SELECT t.sequence, t.data FROM ${tables.main} t WHERE ${filter}${where}${tail}`,
+      params,
+    ),
+    options.countTotal
+      ? countWithTimeout(ctx, `SELECT count(*) AS n FROM ${tables.main} t WHERE ${filter}`, filterParams)
+      : Promise.resolve('0'),
+  ]);
+  return toPage(rows.rows, plan.limit, total);
+}
+
+/** The first row with this hash (lowest sequence), as stored JSON text. */
+export async function findByHash(
+  ctx: ReaderContext,
+  tables: SequenceTables,
+  hash: Uint8Array,
+): Promise<string | undefined> {
+  const { rows } = await ctx.db.query<{ data: string }>(
+    `SELECT data FROM ${tables.main} WHERE hash = $1 ORDER BY sequence LIMIT 1`,
+    [Buffer.from(hash)],
+  );
+  return rows[0]?.data;
+}
+
+export const COSMOS_TX_TABLES: SequenceTables = {
+  main: 'tx',
+  accounts: 'tx_accounts',
+  msgTypes: 'tx_msg_types',
+};
+export const EVM_TX_TABLES: SequenceTables = { main: 'evm_tx', accounts: 'evm_tx_accounts' };
