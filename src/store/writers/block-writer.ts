@@ -13,6 +13,8 @@ export interface BlockWriter {
    * transaction: after a crash at any instant, either all of them are stored or none.
    */
   write(blocks: readonly BlockRows[]): Promise<void>;
+  /** On an empty database only: begin at `height` instead of 1 (mid-chain start, pruned node). */
+  startAt(height: number): Promise<void>;
 }
 
 /** Reads the checkpoint (creating it) and returns a writer that continues from it. */
@@ -38,6 +40,16 @@ export async function createBlockWriter(
 
   return {
     checkpoint: () => current,
+    async startAt(height) {
+      if (current.height !== 0 || current.txSequence !== 0) {
+        throw new AppError('not_empty', `cannot start at ${height}: the database already holds blocks`);
+      }
+      await db.query('UPDATE checkpoint SET height = $2 WHERE stream = $1 AND height = 0', [
+        BLOCKS_STREAM,
+        height - 1,
+      ]);
+      current = { ...current, height: height - 1 };
+    },
     async write(blocks) {
       if (blocks.length === 0) return;
       blocks.forEach((b, i) => {

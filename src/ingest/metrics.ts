@@ -1,0 +1,47 @@
+import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
+
+export interface IngestMetrics {
+  height: Gauge;
+  nodeHeight: Gauge;
+  blocks: Counter;
+  txs: Counter;
+  writeSeconds: Histogram;
+  queueDepth: Gauge<'kind'>;
+}
+
+export function createIngestMetrics(registry: Registry): IngestMetrics {
+  return {
+    height: new Gauge({
+      name: 'rollup_indexer_height',
+      help: 'Last committed height',
+      registers: [registry],
+    }),
+    nodeHeight: new Gauge({
+      name: 'rollup_indexer_node_height',
+      help: 'Latest height the node has produced',
+      registers: [registry],
+    }),
+    blocks: new Counter({
+      name: 'rollup_indexer_blocks_total',
+      help: 'Blocks committed',
+      registers: [registry],
+    }),
+    txs: new Counter({
+      name: 'rollup_indexer_txs_total',
+      help: 'Cosmos txs committed',
+      registers: [registry],
+    }),
+    writeSeconds: new Histogram({
+      name: 'rollup_indexer_db_write_seconds',
+      help: 'Duration of one commit (a batch of blocks)',
+      buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
+      registers: [registry],
+    }),
+    queueDepth: new Gauge({
+      name: 'rollup_indexer_queue_depth',
+      help: 'Blocks buffered and chunk requests in flight',
+      labelNames: ['kind'],
+      registers: [registry],
+    }),
+  };
+}

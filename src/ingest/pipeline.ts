@@ -1,0 +1,161 @@
+import type { Logger } from '../shared/logger.js';
+import type { CometClient } from '../node/cometbft.js';
+import type { EvmClient } from '../node/evm.js';
+import type { RestClient } from '../node/rest.js';
+import type { BlockWriter } from '../store/writers/block-writer.js';
+import type { BlockRows } from '../store/writers/rows.js';
+import type { TxDecoder } from './decoder.js';
+import { createFetchWindow } from './fetch-window.js';
+import type { IngestMetrics } from './metrics.js';
+import { prepareBlock, type PreparedBlock } from './prepare.js';
+import { millisBetween } from './time.js';
+
+export interface PipelineDeps {
+  logger: Logger;
+  writer: BlockWriter;
+  comet: CometClient;
+  rest: RestClient;
+  evm: EvmClient | undefined;
+  decoder: TxDecoder;
+  accountPrefix: string;
+  metrics: IngestMetrics;
+}
+
+export interface PipelineTuning {
+  chunkSize: number;
+  maxChunksInFlight: number;
+  maxBufferedTxs: number;
+  maxBlocksPerCommit: number;
+  maxTxsPerCommit: number;
+  headPollMs: number;
+}
+
+export const DEFAULT_TUNING: PipelineTuning = {
+  chunkSize: 20,
+  maxChunksInFlight: 6,
+  maxBufferedTxs: 20_000,
+  maxBlocksPerCommit: 200,
+  maxTxsPerCommit: 5_000,
+  headPollMs: 20,
+};
+
+export interface Progress {
+  height: number;
+  nodeHeight: number;
+  blocks: number;
+  txs: number;
+}
+
+export interface RunOptions {
+  signal: AbortSignal;
+  /** Stop once this height is committed. */
+  untilHeight?: number;
+  tuning?: Partial<PipelineTuning>;
+  onCommit?: (progress: Progress) => void;
+}
+
+/**
+ * Follows the node from the checkpoint: a window of heights is fetched and prepared
+ * concurrently, blocks are committed strictly in order in batches (rows + checkpoint in one
+ * transaction), and while one batch is being written the next one is assembled.
+ */
+export async function runPipeline(deps: PipelineDeps, run: RunOptions): Promise<void> {
+  const tuning = { ...DEFAULT_TUNING, ...run.tuning };
+  const start = deps.writer.checkpoint().height + 1;
+  const prepareCtx = {
+    decoder: deps.decoder,
+    rest: deps.rest,
+    accountPrefix: deps.accountPrefix,
+    monikers: new Map<string, string | undefined>(),
+  };
+  const window = createFetchWindow<PreparedBlock>({
+    start,
+    chunkSize: tuning.chunkSize,
+    maxChunksInFlight: tuning.maxChunksInFlight,
+    maxBufferedWeight: tuning.maxBufferedTxs,
+    pollMs: tuning.headPollMs,
+    weight: (b) => 1 + b.txs.length,
+    logger: deps.logger,
+    signal: run.signal,
+    fetchHead: async () => (await deps.comet.status()).latestHeight,
+    fetchChunk: async (heights) => {
+      const [blocks, receipts] = await Promise.all([
+        deps.comet.fetchBlocks(heights),
+        deps.evm ? deps.evm.receiptsOf(heights) : undefined,
+      ]);
+      return Promise.all(
+        blocks.map((raw, i) => {
+          const r = receipts?.[i];
+          if (raw === undefined || (deps.evm && r === undefined)) return undefined;
+          return prepareBlock(raw, r, prepareCtx);
+        }),
+      );
+    },
+  });
+
+  let previousTime = deps.writer.checkpoint().blockTimestamp;
+  let pendingWrite: Promise<void> = Promise.resolve();
+  const totals = { blocks: 0, txs: 0 };
+  const until = run.untilHeight ?? Number.POSITIVE_INFINITY;
+  let nextHeight = start;
+
+  try {
+    while (nextHeight <= until && !run.signal.aborted) {
+      const batch = await nextBatch(window, tuning, until - nextHeight + 1);
+      if (batch.length === 0) break;
+      nextHeight += batch.length;
+      const rows = batch.map((b) => {
+        const blockTimeMs = previousTime === null ? 0 : millisBetween(previousTime, b.time);
+        previousTime = b.time;
+        return { ...b, block: { ...b.block, blockTimeMs } } satisfies BlockRows;
+      });
+      await pendingWrite;
+      pendingWrite = commit(deps, rows, window.knownHead(), totals, run.onCommit);
+      // Keep a rejected write from surfacing as unhandled while the next batch is assembled.
+      pendingWrite.catch(() => undefined);
+    }
+  } catch (err) {
+    if (!run.signal.aborted) throw err;
+  } finally {
+    await pendingWrite;
+  }
+}
+
+async function nextBatch(
+  window: ReturnType<typeof createFetchWindow<PreparedBlock>>,
+  tuning: PipelineTuning,
+  remaining: number,
+): Promise<PreparedBlock[]> {
+  const first = await window.next();
+  const batch = [first];
+  let txs = first.txs.length;
+  while (batch.length < Math.min(tuning.maxBlocksPerCommit, remaining) && txs < tuning.maxTxsPerCommit) {
+    const more = window.takeReady();
+    if (!more) break;
+    batch.push(more);
+    txs += more.txs.length;
+  }
+  return batch;
+}
+
+async function commit(
+  deps: PipelineDeps,
+  rows: BlockRows[],
+  nodeHeight: number,
+  totals: { blocks: number; txs: number },
+  onCommit: RunOptions['onCommit'],
+): Promise<void> {
+  const stopTimer = deps.metrics.writeSeconds.startTimer();
+  await deps.writer.write(rows);
+  stopTimer();
+  const txCount = rows.reduce((n, r) => n + r.txs.length, 0);
+  const height = rows[rows.length - 1]!.block.height;
+  totals.blocks += rows.length;
+  totals.txs += txCount;
+  deps.metrics.height.set(height);
+  deps.metrics.nodeHeight.set(Math.max(nodeHeight, height));
+  deps.metrics.blocks.inc(rows.length);
+  deps.metrics.txs.inc(txCount);
+  deps.logger.debug({ from: rows[0]!.block.height, to: height, txs: txCount }, 'committed blocks');
+  onCommit?.({ height, nodeHeight: Math.max(nodeHeight, height), ...totals });
+}

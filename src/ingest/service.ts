@@ -1,0 +1,102 @@
+import type { IngestOptions } from '../shared/config.js';
+import type { Logger } from '../shared/logger.js';
+import type { Registry } from '../shared/metrics.js';
+import { createCometClient } from '../node/cometbft.js';
+import { createEvmClient } from '../node/evm.js';
+import { createNodeMetrics } from '../node/metrics.js';
+import { createRestClient } from '../node/rest.js';
+import { createTransport, type Transport } from '../node/transport.js';
+import type { Db } from '../store/db.js';
+import { ensureChainMeta, type ChainMeta } from '../store/chain-meta.js';
+import { createBlockWriter } from '../store/writers/block-writer.js';
+import { discoverChain } from './discover.js';
+import { createIngestMetrics } from './metrics.js';
+import { runPipeline, type PipelineTuning, type Progress } from './pipeline.js';
+import { createIngestDecoder } from './tx-decoder.js';
+
+export interface IngestService {
+  chain: ChainMeta;
+  /** Indexes until aborted (or until `untilHeight` is committed). */
+  run(options: {
+    signal: AbortSignal;
+    untilHeight?: number;
+    tuning?: Partial<PipelineTuning>;
+    onCommit?: (p: Progress) => void;
+  }): Promise<void>;
+  /** Last committed height. */
+  height(): number;
+  close(): Promise<void>;
+}
+
+const NODE_TIMEOUT_MS = 30_000;
+
+/** Wires node clients, decoder and writer; checks the chain against the database. */
+export async function createIngestService(ctx: {
+  options: Pick<
+    IngestOptions,
+    'chainId' | 'vmType' | 'endpoints' | 'maxConcurrentRequests' | 'accountPrefix' | 'startHeight'
+  >;
+  logger: Logger;
+  db: Db;
+  registry: Registry;
+}): Promise<IngestService> {
+  const { options, logger, db } = ctx;
+  const nodeMetrics = createNodeMetrics(ctx.registry);
+  const transport = (name: string, endpoints: string[]): Transport =>
+    createTransport({
+      name,
+      endpoints,
+      timeoutMs: NODE_TIMEOUT_MS,
+      maxConcurrent: options.maxConcurrentRequests,
+      metrics: nodeMetrics,
+    });
+  const transports = [transport('rpc', options.endpoints.rpc), transport('rest', options.endpoints.rest)];
+  const comet = createCometClient(transports[0]!);
+  const rest = createRestClient(transports[1]!);
+  const chain = await discoverChain(options, { comet, rest });
+  const evmTransport = chain.vmType === 'evm' ? transport('jsonrpc', options.endpoints.jsonRpc) : undefined;
+  if (evmTransport) transports.push(evmTransport);
+  await ensureChainMeta(db, chain);
+
+  const writer = await createBlockWriter(db);
+  if (writer.checkpoint().height === 0) {
+    const status = await comet.status();
+    const start = Math.max(options.startHeight ?? 1, status.earliestHeight, 1);
+    if (start > 1) await writer.startAt(start);
+  } else if (options.startHeight !== undefined && options.startHeight !== writer.checkpoint().height + 1) {
+    logger.warn(
+      { startHeight: options.startHeight, resumeAt: writer.checkpoint().height + 1 },
+      'START_HEIGHT ignored: resuming from the checkpoint',
+    );
+  }
+  const metrics = createIngestMetrics(ctx.registry);
+  const decoder = createIngestDecoder({ prefix: options.accountPrefix });
+
+  return {
+    chain,
+    height: () => writer.checkpoint().height,
+    async run(runOptions) {
+      logger.info(
+        { chainId: chain.chainId, vm: chain.vmType, from: writer.checkpoint().height + 1 },
+        'ingest started',
+      );
+      await runPipeline(
+        {
+          logger,
+          writer,
+          comet,
+          rest,
+          evm: evmTransport ? createEvmClient(evmTransport) : undefined,
+          decoder,
+          accountPrefix: options.accountPrefix,
+          metrics,
+        },
+        runOptions,
+      );
+      logger.info({ height: writer.checkpoint().height }, 'ingest stopped');
+    },
+    async close() {
+      await Promise.all(transports.map((t) => t.close()));
+    },
+  };
+}

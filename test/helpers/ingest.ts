@@ -1,0 +1,48 @@
+import type { Db } from '../../src/store/db.js';
+import { silentLogger } from '../../src/shared/logger.js';
+import { createMetricsRegistry } from '../../src/shared/metrics.js';
+import { createIngestService } from '../../src/ingest/service.js';
+import { createSimulator } from '../../src/sim/simulator.js';
+import type { Simulator, SimulatorOptions, SimulatorUrls, VmType } from '../../src/sim/types.js';
+
+export interface IndexedSimulator {
+  sim: Simulator;
+  urls: SimulatorUrls;
+  close(): Promise<void>;
+}
+
+/** Starts an in-process simulator on free ports and indexes heights 1..head into db. */
+export async function indexSimulator(args: {
+  db: Db;
+  vm: VmType;
+  head: number;
+  txsPerBlock?: string;
+  sim?: Partial<SimulatorOptions>;
+}): Promise<IndexedSimulator> {
+  const sim = createSimulator({
+    vm: args.vm,
+    head: args.head,
+    rpcPort: 0,
+    restPort: 0,
+    jsonRpcPort: 0,
+    ...(args.txsPerBlock ? { txsPerBlock: args.txsPerBlock } : {}),
+    ...args.sim,
+  });
+  const urls = await sim.listen();
+  const service = await createIngestService({
+    options: {
+      chainId: undefined,
+      vmType: args.vm,
+      endpoints: { rpc: [urls.rpc], rest: [urls.rest], jsonRpc: urls.jsonRpc ? [urls.jsonRpc] : [] },
+      maxConcurrentRequests: 8,
+      accountPrefix: 'init',
+      startHeight: undefined,
+    },
+    logger: silentLogger(),
+    db: args.db,
+    registry: createMetricsRegistry({ defaultMetrics: false }),
+  });
+  await service.run({ signal: new AbortController().signal, untilHeight: args.head });
+  await service.close();
+  return { sim, urls, close: () => sim.close() };
+}
