@@ -7,6 +7,7 @@ import type { VmModel } from './plan.js';
 import { blockTime, rfc3339Nano } from './time.js';
 import { assembleTx, type AssembleContext, type GeneratedTx } from './tx-assemble.js';
 import { coinsText } from './move-workload.js';
+import { createNormaliser } from './truth-accounts.js';
 import type { Schedule } from './workload.js';
 import type { BlockTruth, Coin } from './types.js';
 
@@ -40,7 +41,7 @@ export interface GeneratedBlock {
   /** cmtjson of the /block_results result object. */
   resultsJson: string;
   header: BlockHeader;
-  truth: BlockTruth;
+  readonly truth: BlockTruth;
 }
 
 export interface BlockHeader {
@@ -100,8 +101,9 @@ export function createChain(config: ChainConfig): Chain {
     fastSignatures: config.fastSignatures,
     feeCollectorBech32: config.feeCollectorBech32,
     model: config.model,
+    normalise: createNormaliser(config.prefix),
   };
-  const cache = new Lru<number, GeneratedBlock>(2048);
+  const cache = new Lru<number, GeneratedBlock>(1024);
   const timeOf = (h: number): string => {
     const t = blockTime(seed, h, config.blockTimeMs);
     return rfc3339Nano(t.ms, t.nanos);
@@ -162,6 +164,7 @@ export function createChain(config: ChainConfig): Chain {
     const gasUsed = txs.reduce((n, t) => n + t.plan.gasUsed, 0);
     const gasWanted = txs.reduce((n, t) => n + t.plan.gasLimit, 0);
     const hash = blockHash(height);
+    let truth: BlockTruth | undefined;
     return {
       height,
       hash,
@@ -174,14 +177,16 @@ export function createChain(config: ChainConfig): Chain {
         (txs.length === 0 ? 'null' : '[' + txs.map((t) => t.resultJson).join(',') + ']') +
         `,"finalize_block_events":${eventsJson(blockEvents)},"validator_updates":null,` +
         `"consensus_param_updates":null,"app_hash":"${Buffer.from(appHash(height), 'hex').toString('base64')}"}`,
-      truth: {
-        height,
-        hash,
-        time,
-        proposerAddress: validator.address,
-        gasUsed: String(gasUsed),
-        gasWanted: String(gasWanted),
-        txs: txs.map((t) => t.truth),
+      get truth() {
+        return (truth ??= {
+          height,
+          hash,
+          time,
+          proposerAddress: validator.address,
+          gasUsed: String(gasUsed),
+          gasWanted: String(gasWanted),
+          txs: txs.map((t) => t.truth),
+        });
       },
     };
   };

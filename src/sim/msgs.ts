@@ -36,13 +36,14 @@ export function msgExecute(call: MoveCall): EncodedMsg {
       `"type_args":${JSON.stringify(call.typeArgs)},"args":${JSON.stringify(args)}}`,
     amino: {
       type: 'move/MsgExecute',
+      // Amino JSON omits empty repeated fields (no dont_omitempty on type_args / args).
       value: {
         sender: call.sender,
         module_address: call.moduleAddress,
         module_name: call.moduleName,
         function_name: call.functionName,
-        type_args: call.typeArgs,
-        args,
+        ...(call.typeArgs.length > 0 ? { type_args: call.typeArgs } : {}),
+        ...(args.length > 0 ? { args } : {}),
       },
     },
   };

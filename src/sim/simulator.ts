@@ -7,7 +7,8 @@ import { closeServer, createRawServer, listen, type RawResponse } from './http.j
 import { fromExtension, handleJsonRpcPost, type Outcome } from './jsonrpc.js';
 import { createKeyring, moduleAddress, sha256 } from './keys.js';
 import { createMoveAddressBook } from './move-model.js';
-import { createMoveModel } from './move-workload.js';
+import { createMoveModel, type ModelContext } from './move-workload.js';
+import { handleStateRoutes, type StateContext } from './rest-state.js';
 import { callRpc, normaliseParams, type RpcContext } from './rpc.js';
 import { grpcError, handleBlockRoutes, type RestContext } from './rest.js';
 import type { GeneratedTx } from './tx-assemble.js';
@@ -53,9 +54,9 @@ function resolve(options: SimulatorOptions): Resolved {
   };
 }
 
-function createModel(r: Resolved): VmModel {
+function createModel(r: Resolved): { model: VmModel; ctx: ModelContext } {
   const accounts = createKeyring(r.seed, ACCOUNTS, PREFIX);
-  const ctx = {
+  const ctx: ModelContext = {
     seed: r.seed,
     prefix: PREFIX,
     accounts,
@@ -63,7 +64,7 @@ function createModel(r: Resolved): VmModel {
     denoms: ['uusdc', 'ueth'],
     feeCollector: moduleAddress('fee_collector'),
   };
-  return createMoveModel(ctx, createMoveAddressBook());
+  return { model: createMoveModel(ctx, createMoveAddressBook()), ctx };
 }
 
 export function createSimulator(options: SimulatorOptions): Simulator {
@@ -71,6 +72,7 @@ export function createSimulator(options: SimulatorOptions): Simulator {
   const logger = options.logger ?? createLogger({ level: 'warn', format: 'json', name: 'sim' });
   const schedule = createSchedule(r.seed, parseTxsPerBlock(options.txsPerBlock ?? '0-6'));
   const txIndex = new Map<string, number>();
+  const { model, ctx: modelCtx } = createModel(r);
   const baseChain = createChain({
     chainId: r.chainId,
     seed: r.seed,
@@ -78,7 +80,7 @@ export function createSimulator(options: SimulatorOptions): Simulator {
     blockTimeMs: r.blockTimeMs,
     fastSignatures: r.fastSignatures,
     schedule,
-    model: createModel(r),
+    model,
     feeCollectorBech32: toBech32(moduleAddress('fee_collector'), PREFIX),
     rewardsBech32: toBech32(sha256(`rollup-sim/operator/${r.seed}`).subarray(0, 20), PREFIX),
   });
@@ -137,6 +139,15 @@ export function createSimulator(options: SimulatorOptions): Simulator {
     shortPage: () => false,
   };
 
+  const stateCtx: StateContext = {
+    seed: r.seed,
+    prefix: PREFIX,
+    accounts: modelCtx.accounts,
+    schedule,
+    head,
+    denoms: [modelCtx.feeDenom, ...modelCtx.denoms],
+  };
+
   const truth: SimulatorTruth = {
     block: (h) => chain.block(h).truth,
     nftCollections: () => notYet('nftCollections'),
@@ -191,7 +202,7 @@ export function createSimulator(options: SimulatorOptions): Simulator {
       return { status: 200, body: JSON.stringify(truth.block(h)) };
     }
     if (req.method === 'GET') {
-      const own = handleBlockRoutes(restCtx, req.path, req.query);
+      const own = handleBlockRoutes(restCtx, req.path, req.query) ?? handleStateRoutes(stateCtx, req);
       if (own) return own;
     }
     for (const ext of extensions) {

@@ -11,10 +11,26 @@ const BECH32_PIECE = /^init1(?:[a-z0-9]{38}|[a-z0-9]{58})$/;
 const HEX_PIECE = /^0x[a-fA-F0-9]{1,64}$/;
 const PADDED_TOPIC = '0x000000000000000000000000';
 
-export function grepAccounts(events: SimEvent[], signer: string, prefix: string): string[] {
+export type Normaliser = (candidate: string) => string | undefined;
+
+/** §6.1 normalisation with a memo: the same stores, metadata and users recur constantly. */
+export function createNormaliser(prefix: string): Normaliser {
+  const memo = new Map<string, string | null>();
+  return (candidate) => {
+    let account = memo.get(candidate);
+    if (account === undefined) {
+      account = tryNormaliseAccount(candidate, prefix) ?? null;
+      if (memo.size > 200_000) memo.clear();
+      memo.set(candidate, account);
+    }
+    return account ?? undefined;
+  };
+}
+
+export function grepAccounts(events: SimEvent[], signer: string, normalise: Normaliser): string[] {
   const found = new Set<string>();
   const add = (candidate: string): void => {
-    const account = tryNormaliseAccount(candidate, prefix);
+    const account = normalise(candidate);
     if (account !== undefined) found.add(account);
   };
   for (const e of events) {

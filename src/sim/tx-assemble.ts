@@ -2,7 +2,7 @@ import { event, eventsJson, withMsgIndex, type SimEvent } from './events.js';
 import type { PlannedTx, VmModel } from './plan.js';
 import { buildTx } from './tx-build.js';
 import { coinsText } from './move-workload.js';
-import { grepAccounts } from './truth-accounts.js';
+import { grepAccounts, type Normaliser } from './truth-accounts.js';
 import type { TxTruth } from './types.js';
 
 /** One generated tx: raw bytes, its ABCI result, its REST form and its ground truth. */
@@ -21,7 +21,8 @@ export interface GeneratedTx {
   log: string;
   /** Upper-case hex TxMsgData ("" on failure). */
   dataHex: string;
-  truth: TxTruth;
+  /** Computed on first access: serving blocks does not need it. */
+  readonly truth: TxTruth;
   plan: PlannedTx;
 }
 
@@ -31,6 +32,7 @@ export interface AssembleContext {
   fastSignatures: boolean;
   feeCollectorBech32: string;
   model: VmModel;
+  normalise: Normaliser;
 }
 
 /** TxMsgData{msg_responses: [Any{type_url}]} — the responses here carry no fields. */
@@ -101,12 +103,12 @@ export function assembleTx(
   if (codespace !== '') resultJson += `,"codespace":"${codespace}"`;
   resultJson += '}';
   const msgTypes = [...new Set(plan.msgs.map((m) => m.typeUrl.slice(1)))];
-  const truth: TxTruth = {
+  const makeTruth = (): TxTruth => ({
     hash: built.hash,
     height,
     index,
     signer,
-    accounts: grepAccounts(events, signer, ctx.prefix),
+    accounts: grepAccounts(events, signer, ctx.normalise),
     msgTypes,
     success: code === 0,
     code,
@@ -114,7 +116,8 @@ export function assembleTx(
     gasUsed: String(plan.gasUsed),
     fee: plan.fee,
     ...(plan.evmHash !== undefined ? { evmHash: plan.evmHash } : {}),
-  };
+  });
+  let truth: TxTruth | undefined;
   return {
     base64: built.base64,
     hash: built.hash,
@@ -126,7 +129,9 @@ export function assembleTx(
     codespace,
     log,
     dataHex: data.toString('hex').toUpperCase(),
-    truth,
+    get truth() {
+      return (truth ??= makeTruth());
+    },
     plan,
   };
 }

@@ -1,0 +1,118 @@
+import { tryAccountBytes } from '../shared/address.js';
+import { PUBKEY_TYPE_URL, type SimAccount } from './keys.js';
+import { pick } from './prng.js';
+import { grpcError, ok, type RestAnswer } from './rest.js';
+import type { Schedule } from './workload.js';
+import type { SimHttpRequest } from './types.js';
+
+/** What state queries need: the keyring, the schedule, the head and the denoms. */
+export interface StateContext {
+  seed: number;
+  prefix: string;
+  accounts: SimAccount[];
+  schedule: Schedule;
+  head(): number;
+  denoms: string[];
+}
+
+const BALANCE_STREAM = 40;
+
+/**
+ * The height a state query reads: the `x-cosmos-block-height` header when present (validated
+ * as the SDK does), else the head.
+ */
+export function queryHeight(ctx: { head(): number }, req: SimHttpRequest): number | RestAnswer {
+  const header = req.headers['x-cosmos-block-height'];
+  if (header === undefined || header === '' || header === '0') return ctx.head();
+  if (!/^\d+$/.test(header)) return grpcError(400, 3, `invalid height header "${header}"`);
+  const h = Number(header);
+  if (h > ctx.head()) {
+    return grpcError(
+      400,
+      3,
+      'cannot query with height in the future; please provide a valid height: invalid height',
+    );
+  }
+  return h;
+}
+
+function accountOf(ctx: StateContext, text: string): SimAccount | undefined {
+  const bytes = tryAccountBytes(text, ctx.prefix);
+  if (!bytes) return undefined;
+  const hex = Buffer.from(bytes).toString('hex');
+  return ctx.accounts.find((a) => Buffer.from(a.address).toString('hex') === hex);
+}
+
+/** Txs signed by account `index` before block `height + 1` (signer of tx g is g mod K). */
+export function sequenceAt(ctx: StateContext, index: number, height: number): number {
+  const n = ctx.schedule.firstTx(height + 1);
+  const k = ctx.accounts.length;
+  return n > index ? Math.floor((n - index - 1) / k) + 1 : 0;
+}
+
+/**
+ * Balances are plausible, not the sum of every transfer (that would need the whole history):
+ * a large genesis grant that drifts deterministically with height.
+ */
+export function balanceAt(ctx: StateContext, address: string, denom: string, height: number): string {
+  const salt = [...(address + denom)].reduce((n, c) => (Math.imul(n, 31) + c.charCodeAt(0)) >>> 0, 7);
+  const base = 1_000_000_000_000n + BigInt(pick(ctx.seed, BALANCE_STREAM, salt, 1_000_000)) * 1_000_000n;
+  return (base - BigInt(height) * BigInt(1 + (salt % 97))).toString();
+}
+
+export function handleStateRoutes(ctx: StateContext, req: SimHttpRequest): RestAnswer | undefined {
+  const accountsPrefix = '/cosmos/auth/v1beta1/accounts/';
+  if (req.path.startsWith(accountsPrefix)) {
+    const h = queryHeight(ctx, req);
+    if (typeof h !== 'number') return h;
+    const address = req.path.slice(accountsPrefix.length);
+    const account = accountOf(ctx, address);
+    if (!account) return grpcError(404, 5, `account ${address} not found`);
+    return ok(
+      JSON.stringify({
+        account: {
+          '@type': '/cosmos.auth.v1beta1.BaseAccount',
+          address: account.bech32,
+          pub_key: {
+            '@type': PUBKEY_TYPE_URL[account.keyType],
+            key: Buffer.from(account.publicKey).toString('base64'),
+          },
+          account_number: String(account.accountNumber),
+          sequence: String(sequenceAt(ctx, account.index, h)),
+        },
+      }),
+    );
+  }
+  if (req.path === '/cosmos/auth/v1beta1/accounts') {
+    const h = queryHeight(ctx, req);
+    if (typeof h !== 'number') return h;
+    const offset = Number(req.query.get('pagination.offset') ?? '0') || 0;
+    const limit = Number(req.query.get('pagination.limit') ?? '100') || 100;
+    const page = ctx.accounts.slice(offset, offset + limit);
+    return ok(
+      JSON.stringify({
+        accounts: page.map((a) => ({
+          '@type': '/cosmos.auth.v1beta1.BaseAccount',
+          address: a.bech32,
+          pub_key: { '@type': PUBKEY_TYPE_URL[a.keyType], key: Buffer.from(a.publicKey).toString('base64') },
+          account_number: String(a.accountNumber),
+          sequence: String(sequenceAt(ctx, a.index, h)),
+        })),
+        pagination: { next_key: null, total: String(ctx.accounts.length) },
+      }),
+    );
+  }
+  const balancesPrefix = '/cosmos/bank/v1beta1/balances/';
+  if (req.path.startsWith(balancesPrefix)) {
+    const h = queryHeight(ctx, req);
+    if (typeof h !== 'number') return h;
+    const address = req.path.slice(balancesPrefix.length);
+    if (!tryAccountBytes(address, ctx.prefix)) return grpcError(400, 3, `invalid address: ${address}`);
+    const known = accountOf(ctx, address) !== undefined;
+    const balances = known
+      ? [...ctx.denoms].sort().map((denom) => ({ denom, amount: balanceAt(ctx, address, denom, h) }))
+      : [];
+    return ok(JSON.stringify({ balances, pagination: { next_key: null, total: String(balances.length) } }));
+  }
+  return undefined;
+}

@@ -1,0 +1,123 @@
+import { describe, expect, it } from 'vitest';
+import { secp256k1 } from '@noble/curves/secp256k1.js';
+import { keccak_256 } from '@noble/hashes/sha3.js';
+import { AuthInfo, SignDoc, TxBody, TxRaw } from 'cosmjs-types/cosmos/tx/v1beta1/tx';
+import { PubKey } from 'cosmjs-types/cosmos/crypto/secp256k1/keys';
+import { MsgSend } from 'cosmjs-types/cosmos/bank/v1beta1/tx';
+import { MsgExecute } from '@initia/initia.proto/initia/move/v1/tx.js';
+import { createHash } from 'node:crypto';
+import { createSimulator } from '../../src/sim/simulator.js';
+import { cosmosAddress, ethAddress } from '../../src/sim/keys.js';
+import { toBech32 } from '../../src/shared/address.js';
+import { sortedJson } from '../../src/sim/tx-build.js';
+
+const sim = createSimulator({ vm: 'move', head: 400, txsPerBlock: '0-6', seed: 7 });
+const sha256 = (b: Uint8Array): Buffer => createHash('sha256').update(b).digest();
+
+interface RestMsg {
+  '@type': string;
+  [k: string]: unknown;
+}
+
+/** The amino form a wallet signs for EIP-191, rebuilt from the REST JSON (not from the generator). */
+function aminoMsg(m: RestMsg): unknown {
+  const { '@type': type, ...rest } = m;
+  // Amino JSON omits empty repeated fields unless marked dont_omitempty (coin amounts are).
+  const value = Object.fromEntries(
+    Object.entries(rest).filter(([k, v]) => k === 'amount' || !(Array.isArray(v) && v.length === 0)),
+  );
+  if (type === '/cosmos.bank.v1beta1.MsgSend') return { type: 'cosmos-sdk/MsgSend', value };
+  if (type === '/initia.move.v1.MsgExecute') return { type: 'move/MsgExecute', value };
+  throw new Error(`no amino name for ${type}`);
+}
+
+describe('simulated tx bytes', () => {
+  it('decode and re-encode byte-identically, hash is upper-case sha256, signatures verify', async () => {
+    const urls = await sim.listen();
+    let checked = 0;
+    const modes = new Set<string>();
+    const keyTypes = new Set<string>();
+    for (let h = 1; h <= 60; h++) {
+      const res = await fetch(`${urls.rpc}/block?height=${h}`);
+      const block = (await res.json()) as { result: { block: { data: { txs: string[] } } } };
+      const rest = (await (
+        await fetch(`${urls.rest}/cosmos/tx/v1beta1/txs/block/${h}?pagination.limit=100`)
+      ).json()) as {
+        txs: Array<{
+          body: { messages: RestMsg[]; memo: string };
+          auth_info: {
+            fee: { amount: unknown[]; gas_limit: string };
+            signer_infos: Array<{ sequence: string; mode_info: { single: { mode: string } } }>;
+          };
+          signatures: string[];
+        }>;
+      };
+      const truth = sim.truth.block(h);
+      for (const [i, b64] of block.result.block.data.txs.entries()) {
+        const bytes = Buffer.from(b64, 'base64');
+        expect(sha256(bytes).toString('hex').toUpperCase()).toBe(truth.txs[i]!.hash);
+        const raw = TxRaw.decode(bytes);
+        expect(Buffer.from(TxRaw.encode(raw).finish()).equals(bytes)).toBe(true);
+        const body = TxBody.decode(raw.bodyBytes);
+        expect(Buffer.from(TxBody.encode(body).finish()).equals(Buffer.from(raw.bodyBytes))).toBe(true);
+        const auth = AuthInfo.decode(raw.authInfoBytes);
+        expect(Buffer.from(AuthInfo.encode(auth).finish()).equals(Buffer.from(raw.authInfoBytes))).toBe(true);
+        for (const any of body.messages) {
+          const codec = any.typeUrl === '/cosmos.bank.v1beta1.MsgSend' ? MsgSend : MsgExecute;
+          const decoded = codec.decode(any.value);
+          expect(
+            Buffer.from((codec.encode as (m: unknown) => { finish(): Uint8Array })(decoded).finish()).equals(
+              Buffer.from(any.value),
+            ),
+          ).toBe(true);
+        }
+        const info = auth.signerInfos[0]!;
+        const pub = PubKey.decode(info.publicKey!.value).key;
+        const isEth = info.publicKey!.typeUrl.includes('ethsecp256k1');
+        keyTypes.add(info.publicKey!.typeUrl);
+        const signer = toBech32(isEth ? ethAddress(pub) : cosmosAddress(pub), 'init');
+        expect(signer).toBe(truth.txs[i]!.signer);
+        const restTx = rest.txs[i]!;
+        expect(restTx.signatures[0]).toBe(Buffer.from(raw.signatures[0]!).toString('base64'));
+        const mode = info.modeInfo!.single!.mode;
+        modes.add(restTx.auth_info.signer_infos[0]!.mode_info.single.mode);
+        let signBytes: Uint8Array;
+        if (mode === 191) {
+          const doc = sortedJson({
+            account_number: String(await accountNumberOf(urls.rest, signer)),
+            chain_id: sim.options.chainId,
+            fee: { amount: restTx.auth_info.fee.amount, gas: restTx.auth_info.fee.gas_limit },
+            memo: restTx.body.memo,
+            msgs: restTx.body.messages.map(aminoMsg),
+            sequence: restTx.auth_info.signer_infos[0]!.sequence,
+          });
+          signBytes = Buffer.concat([
+            Buffer.from(`\x19Ethereum Signed Message:\n${Buffer.byteLength(doc)}`),
+            Buffer.from(doc),
+          ]);
+        } else {
+          expect(mode).toBe(1);
+          signBytes = SignDoc.encode({
+            bodyBytes: raw.bodyBytes,
+            authInfoBytes: raw.authInfoBytes,
+            chainId: sim.options.chainId,
+            accountNumber: BigInt(await accountNumberOf(urls.rest, signer)),
+          }).finish();
+        }
+        const digest = isEth ? keccak_256(signBytes) : sha256(signBytes);
+        expect(secp256k1.verify(raw.signatures[0]!, digest, pub, { prehash: false, lowS: true })).toBe(true);
+        checked++;
+      }
+    }
+    expect(checked).toBeGreaterThan(50);
+    expect([...modes].sort()).toEqual(['SIGN_MODE_DIRECT', 'SIGN_MODE_EIP_191']);
+    expect(keyTypes.size).toBe(2);
+    await sim.close();
+  });
+});
+
+async function accountNumberOf(rest: string, address: string): Promise<number> {
+  const res = await fetch(`${rest}/cosmos/auth/v1beta1/accounts/${address}`);
+  const body = (await res.json()) as { account: { account_number: string } };
+  return Number(body.account.account_number);
+}
