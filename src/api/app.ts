@@ -70,7 +70,7 @@ export async function createApiApp(ctx: ApiContext): Promise<FastifyInstance> {
         description: `Read API of the rollup indexer for ${options.chainId} (${options.vmType})`,
         version: options.version,
       },
-      tags: ['App', 'Block', 'Tx', 'EVM Tx'].map((name) => ({ name })),
+      tags: ['App', 'Block', 'Tx', ...(options.vmType === 'evm' ? ['EVM Tx'] : [])].map((name) => ({ name })),
     },
     refResolver: {
       // Keep the reference's definition names (status.StatusResponse, tx.TxsResponse, ...).

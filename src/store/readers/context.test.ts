@@ -1,0 +1,30 @@
+import { describe, expect, it } from 'vitest';
+import { testDbFactories } from '../../../test/helpers/db.js';
+import { countWithTimeout } from './context.js';
+
+describe.each(testDbFactories())('countWithTimeout on $name', (factory) => {
+  it('returns the count, or "-1" when it exceeds its timeout (PostgreSQL)', async () => {
+    const { db, dispose } = await factory.create();
+    try {
+      expect(
+        await countWithTimeout(
+          { db, countTimeoutMs: 5000 },
+          'SELECT count(*) AS n FROM generate_series(1, $1::int)',
+          [42],
+        ),
+      ).toBe('42');
+      if (db.kind === 'postgres') {
+        const slow = await countWithTimeout(
+          { db, countTimeoutMs: 50 },
+          'SELECT count(*) AS n FROM pg_sleep(1)',
+          [],
+        );
+        expect(slow).toBe('-1');
+        // The session is still usable afterwards.
+        expect((await db.query<{ one: number }>('SELECT 1 AS one')).rows[0]?.one).toBe(1);
+      }
+    } finally {
+      await dispose();
+    }
+  });
+});
