@@ -36,6 +36,42 @@ export interface ExtractAccountsOptions {
    * reproduce rollytics' effective behaviour exactly.
    */
   readonly storeOwners?: ReadonlyMap<string, string>;
+  /** A memoised §6.1 normaliser (createAccountNormaliser) to reuse across txs; optional. */
+  readonly normalise?: (candidate: string) => string | undefined;
+}
+
+/**
+ * §6.1 normalisation to bech32 with a bounded memo: the same addresses recur in every event
+ * of a tx and across txs, and bech32 decode + encode dominates extraction otherwise.
+ */
+export function createAccountNormaliser(
+  prefix: string,
+  limit = 50_000,
+): (candidate: string) => string | undefined {
+  const memo = new Map<string, string | null>();
+  return (candidate) => {
+    const hit = memo.get(candidate);
+    if (hit !== undefined) return hit ?? undefined;
+    const account = tryNormaliseAccount(candidate, prefix);
+    if (memo.size >= limit) memo.clear();
+    memo.set(candidate, account ?? null);
+    return account;
+  };
+}
+
+/** Cheap length/prefix tests before the anchored regexes of §6.2. */
+function isAddressPiece(piece: string): boolean {
+  const len = piece.length;
+  if (len === 43 || len === 63) {
+    if (piece.startsWith('init1') && INIT_BECH32_RE.test(piece)) return true;
+  }
+  return (
+    len >= 3 &&
+    len <= 66 &&
+    piece.charCodeAt(0) === 48 &&
+    piece.charCodeAt(1) === 120 &&
+    HEX_PIECE_RE.test(piece)
+  );
 }
 
 /** Canonical key of a Move store address: lower-case hex, no `0x`, no leading zeros. */
@@ -54,8 +90,9 @@ export function extractAccounts(
   options: ExtractAccountsOptions,
 ): string[] {
   const found = new Set<string>();
+  const normalise = options.normalise ?? ((c: string) => tryNormaliseAccount(c, options.prefix));
   const add = (candidate: string) => {
-    const account = tryNormaliseAccount(candidate, options.prefix);
+    const account = normalise(candidate);
     if (account !== undefined) found.add(account);
   };
   const stores: string[] = [];
@@ -75,9 +112,12 @@ export function extractAccounts(
       } else if (event.type === 'call' && attr.key === 'ret') {
         // Skipped: EVM return data is not an address list (rollytics "ret fix").
       } else {
-        for (const piece of value.split(',')) {
-          if (INIT_BECH32_RE.test(piece) || HEX_PIECE_RE.test(piece)) add(piece);
+        if (value.length < 3) return;
+        if (!value.includes(',')) {
+          if (isAddressPiece(value)) add(value);
+          return;
         }
+        for (const piece of value.split(',')) if (isAddressPiece(piece)) add(piece);
       }
     });
   });

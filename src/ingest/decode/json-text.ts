@@ -13,8 +13,9 @@ const GO_ESCAPE_MAP: Record<string, string> = {
   '\u2028': '\\u2028',
   '\u2029': '\\u2029',
 };
+/** Characters after which JSON.stringify alone is not Go's output (NUL, `\u0000` text, HTML). */
 // eslint-disable-next-line no-control-regex -- U+0000 is exactly what must be found
-const NEEDS_WORK = /[<>&\u2028\u2029\u0000]|\\u0000/;
+const SLOW_PATH = /[<>&\u2028\u2029\u0000\\]/;
 
 export function sanitiseNul(text: string): string {
   if (!text.includes('\u0000') && !text.includes('\\u0000')) return text;
@@ -23,16 +24,28 @@ export function sanitiseNul(text: string): string {
 
 /** A JSON string literal as Go would write it, after NUL sanitisation. */
 export function goString(value: string): string {
-  const quoted = JSON.stringify(NEEDS_WORK.test(value) ? sanitiseNul(value) : value);
-  return NEEDS_WORK.test(quoted) ? quoted.replace(GO_ESCAPES, (c) => GO_ESCAPE_MAP[c] ?? c) : quoted;
+  if (!SLOW_PATH.test(value)) return JSON.stringify(value);
+  return JSON.stringify(sanitiseNul(value)).replace(GO_ESCAPES, (c) => GO_ESCAPE_MAP[c] ?? c);
 }
 
-/** jsonb orders object keys by length, then bytewise (UTF-8); ASCII keys compare as strings. */
+/** jsonb orders object keys by length, then bytewise (UTF-8). */
 export function compareJsonbKeys(a: string, b: string): number {
   const la = Buffer.byteLength(a);
   const lb = Buffer.byteLength(b);
   if (la !== lb) return la - lb;
   return Buffer.compare(Buffer.from(a), Buffer.from(b));
+}
+
+/** For ASCII keys UTF-16 length and order equal UTF-8 byte length and order. */
+function compareAsciiKeys(a: string, b: string): number {
+  return a.length - b.length || (a < b ? -1 : a > b ? 1 : 0);
+}
+
+function allAscii(keys: string[]): boolean {
+  for (const k of keys) {
+    for (let i = 0; i < k.length; i++) if (k.charCodeAt(i) > 0x7f) return false;
+  }
+  return true;
 }
 
 export function jsonbText(value: unknown): string {
@@ -49,16 +62,20 @@ export function jsonbText(value: unknown): string {
     default:
       break;
   }
-  if (Array.isArray(value)) return `[${value.map(jsonbText).join(',')}]`;
+  if (Array.isArray(value)) {
+    let out = '[';
+    for (let i = 0; i < value.length; i++) out += (i === 0 ? '' : ',') + jsonbText(value[i]);
+    return `${out}]`;
+  }
   const obj = value as Record<string, unknown>;
   const keys = Object.keys(obj);
-  const ascii = keys.every((k) => /^[\x20-\x7e]*$/.test(k));
-  keys.sort(ascii ? (a, b) => a.length - b.length || (a < b ? -1 : a > b ? 1 : 0) : compareJsonbKeys);
-  const parts: string[] = [];
+  if (keys.length > 1) keys.sort(allAscii(keys) ? compareAsciiKeys : compareJsonbKeys);
+  let out = '{';
   for (const k of keys) {
     const v = obj[k];
     if (v === undefined) continue;
-    parts.push(`${goString(k)}:${jsonbText(v)}`);
+    if (out.length > 1) out += ',';
+    out += `${goString(k)}:${jsonbText(v)}`;
   }
-  return `{${parts.join(',')}}`;
+  return `${out}}`;
 }

@@ -28,8 +28,15 @@ interface CodecRef {
   readonly exportName: string;
 }
 
+export interface GeneratedCodec {
+  encode(message: unknown): { finish(): Uint8Array };
+  decode(input: Uint8Array): unknown;
+}
+
 export interface ReflectResult {
   readonly messages: Map<string, MessageSchema>;
+  /** The generated codec behind each schema (tests cross-check the schemas against them). */
+  readonly codecs: Map<string, GeneratedCodec>;
   /** Codecs whose encode body could not be read, by full name (for diagnostics). */
   readonly skipped: string[];
 }
@@ -114,13 +121,16 @@ export function reflectPackages(roots: string[] = packageRoots()): ReflectResult
   }
   const ctx: ExtractContext = { modulesByFile, nameOfCodec };
   const messages = new Map<string, MessageSchema>();
+  const codecs = new Map<string, GeneratedCodec>();
   const skipped: string[] = [];
   for (const [fullName, ref] of byName) {
     const schema = extractSchema(fullName, ref, ctx);
-    if (schema) messages.set(fullName, schema);
-    else skipped.push(fullName);
+    if (schema) {
+      messages.set(fullName, schema);
+      codecs.set(fullName, ref.module.exports[ref.exportName] as GeneratedCodec);
+    } else skipped.push(fullName);
   }
-  return { messages, skipped };
+  return { messages, codecs, skipped };
 }
 
 interface ExtractContext {
@@ -218,7 +228,8 @@ function fieldFromMatch(
     const typeName = ctx.nameOfCodec.get(resolveRef(g['sC'] ?? '', mod, ctx));
     if (!typeName) return undefined;
     const oneof = ONEOF_MESSAGE_FIELDS.has(`${fullName}.${g['sF']}`);
-    return { ...field(g['sT'], g['sF'], 'message', false, { ...common, oneof }), typeName };
+    const nonNullable = !oneof && NON_NULLABLE_TYPES.has(typeName);
+    return { ...field(g['sT'], g['sF'], 'message', false, { ...common, oneof, nonNullable }), typeName };
   }
   const kind = scalarKind(g['aK'], g['aF'], toJsonSrc, mod, ctx);
   if (!kind) return undefined;
@@ -324,7 +335,19 @@ const ONEOF_MESSAGE_FIELDS = new Set<string>([
   'tendermint.types.Evidence.lightClientAttackEvidence',
 ]);
 
+/**
+ * gogoproto `nullable=false` is invisible in generated JS. Singular fields of these types are
+ * declared non-nullable throughout the SDK and IBC tx messages, so when a (JS) client leaves
+ * them out the gateway still writes their zero value (e.g. MsgTransfer.timeout_height), not null.
+ */
+const NON_NULLABLE_TYPES = new Set([
+  'cosmos.base.v1beta1.Coin',
+  'cosmos.base.v1beta1.DecCoin',
+  'ibc.core.client.v1.Height',
+]);
+
 /** cosmwasm `RawContractMessage` fields: bytes that the REST gateway writes as inline JSON. */
 function isRawJson(fullName: string, prop: string | undefined): boolean {
-  return fullName.startsWith('cosmwasm.wasm.v1.') && prop === 'msg';
+  if (!fullName.startsWith('cosmwasm.wasm.v1.')) return false;
+  return prop === 'msg' || (fullName === 'cosmwasm.wasm.v1.AcceptedMessagesFilter' && prop === 'messages');
 }

@@ -1,3 +1,4 @@
+import type { ReflectResult } from './reflect.js';
 import { reflectPackages } from './reflect.js';
 import type { MessageSchema } from './schema.js';
 import { extraSchemas } from './extra-schemas.js';
@@ -16,8 +17,8 @@ export interface ProtoRegistry {
   readonly size: number;
 }
 
-export function createProtoRegistry(): ProtoRegistry {
-  const { messages } = reflectPackages();
+export function createProtoRegistry(reflected: ReflectResult = reflectPackages()): ProtoRegistry {
+  const messages = new Map(reflected.messages);
   for (const schema of extraSchemas()) {
     if (!messages.has(schema.fullName)) messages.set(schema.fullName, schema);
   }

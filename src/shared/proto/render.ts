@@ -55,54 +55,49 @@ function renderFields(
   end: number,
   problems: RenderProblems,
 ): JsonObject {
-  const values = new Map<FieldSchema, JsonValue>();
+  const fields = schema.fields;
+  const values: (JsonValue | undefined)[] = new Array<JsonValue | undefined>(fields.length);
   const reader = new WireReader(buf, start, end);
   while (reader.pos < end) {
     const tag = reader.uint32();
     const no = tag >>> 3;
     const wireType = tag & 7;
-    const field = schema.byNumber.get(no);
-    if (!field) {
+    const pos = schema.positionOf.get(no);
+    if (pos === undefined) {
       problems.unknownFields.add(`${schema.fullName}#${no}`);
       reader.skip(wireType);
       continue;
     }
-    readField(registry, field, wireType, reader, values, problems);
+    values[pos] = readField(registry, fields[pos] as FieldSchema, wireType, reader, values[pos], problems);
   }
   const out: JsonObject = {};
-  for (const field of schema.fields) {
-    const value = values.get(field);
+  for (let i = 0; i < fields.length; i++) {
+    const field = fields[i] as FieldSchema;
+    const value = values[i];
     if (value !== undefined) out[field.name] = value;
     else if (!field.oneof) out[field.name] = defaultValue(registry, field, problems);
   }
   return out;
 }
 
+/** Reads one occurrence of a field and returns the field's accumulated value. */
 function readField(
   registry: ProtoRegistry,
   field: FieldSchema,
   wireType: number,
   reader: WireReader,
-  values: Map<FieldSchema, JsonValue>,
+  current: JsonValue | undefined,
   problems: RenderProblems,
-): void {
+): JsonValue {
   if (field.kind === 'map') {
     const [s, e] = reader.lengthDelimited();
-    const obj = (values.get(field) as JsonObject | undefined) ?? {};
+    const obj = (current as JsonObject | undefined) ?? {};
     const [key, value] = readMapEntry(registry, field, reader.buf, s, e, problems);
     obj[key] = value;
-    values.set(field, obj);
-    return;
+    return obj;
   }
-  if (!field.repeated) {
-    values.set(field, readSingle(registry, field, wireType, reader, problems));
-    return;
-  }
-  let list = values.get(field) as JsonValue[] | undefined;
-  if (!list) {
-    list = [];
-    values.set(field, list);
-  }
+  if (!field.repeated) return readSingle(registry, field, wireType, reader, problems);
+  const list = (current as JsonValue[] | undefined) ?? [];
   const packable = field.kind !== 'string' && field.kind !== 'bytes' && field.kind !== 'message';
   if (packable && wireType === 2) {
     const [s, e] = reader.lengthDelimited();
@@ -110,9 +105,10 @@ function readField(
     const innerWire =
       field.kind === 'double' || field.kind.endsWith('fixed64') ? 1 : isFixed32(field.kind) ? 5 : 0;
     while (inner.pos < e) list.push(readSingle(registry, field, innerWire, inner, problems));
-    return;
+    return list;
   }
   list.push(readSingle(registry, field, wireType, reader, problems));
+  return list;
 }
 
 function isFixed32(kind: string): boolean {

@@ -56,6 +56,8 @@ export interface MessageSchema {
   readonly fields: readonly FieldSchema[];
   readonly byNumber: ReadonlyMap<number, FieldSchema>;
   readonly byName: ReadonlyMap<string, FieldSchema>;
+  /** Field number → position in `fields`. */
+  readonly positionOf: ReadonlyMap<number, number>;
 }
 
 export const WIRE_VARINT = 0;
@@ -90,6 +92,7 @@ export function makeMessageSchema(fullName: string, fields: FieldSchema[]): Mess
     fields,
     byNumber: new Map(fields.map((f) => [f.no, f])),
     byName: new Map(fields.map((f) => [f.name, f])),
+    positionOf: new Map(fields.map((f, i) => [f.no, i])),
   };
 }
 

@@ -128,10 +128,18 @@ export function sint64String(lo: number, hi: number): string {
   return ((v >> 1n) ^ -(v & 1n)).toString();
 }
 
-const utf8Decoder = new TextDecoder('utf-8');
-
+/** Short ASCII strings (addresses, denoms, type URLs) skip the decoder's per-call overhead. */
 export function utf8(buf: Uint8Array, start: number, end: number): string {
-  return utf8Decoder.decode(buf.subarray(start, end));
+  if (end - start <= 96) {
+    let ascii = '';
+    for (let i = start; i < end; i++) {
+      const c = buf[i] as number;
+      if (c >= 0x80) return Buffer.from(buf.buffer, buf.byteOffset + start, end - start).toString('utf8');
+      ascii += String.fromCharCode(c);
+    }
+    return ascii;
+  }
+  return Buffer.from(buf.buffer, buf.byteOffset + start, end - start).toString('utf8');
 }
 
 export function base64(buf: Uint8Array, start = 0, end = buf.length): string {

@@ -1,0 +1,66 @@
+import { describe, expect, it } from 'vitest';
+import { renderEventsJson, renderTxResponseJson, rfc3339Nano } from './tx-response.js';
+
+describe('renderTxResponseJson', () => {
+  it('builds the API object from pieces, with defaults for omitted ExecTxResult fields', () => {
+    const text = renderTxResponseJson({
+      hash: 'AB',
+      height: 7n,
+      result: { data: 'EgA=', gas_wanted: '10', gas_used: 9 },
+      restTxJson: '{"body":{},"auth_info":{},"signatures":[]}',
+      blockTime: '2025-06-01T12:00:00.123000000Z',
+    });
+    expect(text).toBe(
+      '{"txhash":"AB","height":"7","codespace":"","code":0,"data":"1200","raw_log":"","logs":[],"info":"",' +
+        '"gas_wanted":"10","gas_used":"9","tx":{"body":{},"auth_info":{},"signatures":[]},' +
+        '"timestamp":"2025-06-01T12:00:00.123Z","events":[]}',
+    );
+  });
+
+  it('keeps a failed tx code, codespace and log; legacy JSON logs are parsed, others give []', () => {
+    const failed = JSON.parse(
+      renderTxResponseJson({
+        hash: 'AB',
+        height: 1,
+        result: { code: 5, codespace: 'sdk', log: 'insufficient funds: <x>' },
+        restTxJson: '{}',
+        blockTime: '2025-06-01T12:00:00Z',
+      }),
+    ) as Record<string, unknown>;
+    expect(failed).toMatchObject({ code: 5, codespace: 'sdk', raw_log: 'insufficient funds: <x>', logs: [] });
+    const legacy = JSON.parse(
+      renderTxResponseJson({
+        hash: 'AB',
+        height: 1,
+        result: { log: '[{"msg_index":0,"events":[]}]' },
+        restTxJson: '{}',
+        blockTime: '2025-06-01T12:00:00Z',
+      }),
+    ) as Record<string, unknown>;
+    expect(legacy['logs']).toEqual([{ msg_index: 0, events: [] }]);
+  });
+
+  it('renders events with omitempty attributes and NUL sanitised', () => {
+    expect(
+      renderEventsJson([
+        {
+          type: 'tx',
+          attributes: [
+            { key: 'fee', value: '', index: true },
+            { key: 'memo', value: 'a\u0000', index: false },
+          ],
+        },
+        { type: 'bare' },
+      ]),
+    ).toBe(
+      '[{"type":"tx","attributes":[{"key":"fee","index":true},{"key":"memo","value":"a\uFFFD"}]},{"type":"bare"}]',
+    );
+  });
+
+  it('writes block times as RFC 3339 nano in UTC with trailing zeros dropped', () => {
+    expect(rfc3339Nano('2025-06-01T12:00:00.100000000Z')).toBe('2025-06-01T12:00:00.1Z');
+    expect(rfc3339Nano('2025-06-01T12:00:00.000Z')).toBe('2025-06-01T12:00:00Z');
+    expect(rfc3339Nano('2025-06-01T14:00:00.5+02:00')).toBe('2025-06-01T12:00:00.5Z');
+    expect(() => rfc3339Nano('yesterday')).toThrow(/RFC 3339/);
+  });
+});
