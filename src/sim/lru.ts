@@ -1,7 +1,15 @@
-/** A small LRU map (Map keeps insertion order; a hit is moved to the end). */
+/**
+ * An LRU map bounded by entry count and by total weight (Map keeps insertion order; a hit is
+ * moved to the end).
+ */
 export class Lru<K, V> {
   private readonly map = new Map<K, V>();
-  constructor(private readonly capacity: number) {}
+  private weight = 0;
+  constructor(
+    private readonly capacity: number,
+    private readonly maxWeight = Number.POSITIVE_INFINITY,
+    private readonly weigh: (value: V) => number = () => 1,
+  ) {}
 
   get(key: K): V | undefined {
     const value = this.map.get(key);
@@ -13,11 +21,18 @@ export class Lru<K, V> {
   }
 
   set(key: K, value: V): void {
-    this.map.delete(key);
+    const previous = this.map.get(key);
+    if (previous !== undefined) {
+      this.weight -= this.weigh(previous);
+      this.map.delete(key);
+    }
     this.map.set(key, value);
-    if (this.map.size > this.capacity) {
-      const oldest = this.map.keys().next();
-      if (!oldest.done) this.map.delete(oldest.value);
+    this.weight += this.weigh(value);
+    while (this.map.size > 1 && (this.map.size > this.capacity || this.weight > this.maxWeight)) {
+      const oldest = this.map.entries().next();
+      if (oldest.done) break;
+      this.weight -= this.weigh(oldest.value[1]);
+      this.map.delete(oldest.value[0]);
     }
   }
 }

@@ -21,6 +21,7 @@ import type {
   SimulatorUrls,
 } from './types.js';
 import { createSchedule, parseTxsPerBlock } from './workload.js';
+import { createFaultInjector, parseFaults, type Surface } from './faults.js';
 import type { VmModel } from './plan.js';
 
 const PREFIX = 'init';
@@ -88,7 +89,7 @@ export function createSimulator(options: SimulatorOptions): Simulator {
     ...baseChain,
     block(h) {
       const b = baseChain.block(h);
-      if (txIndex.size > 2_000_000) txIndex.clear();
+      if (txIndex.size > 500_000) txIndex.clear();
       for (const t of b.txs) txIndex.set(t.hash, h);
       return b;
     },
@@ -99,7 +100,8 @@ export function createSimulator(options: SimulatorOptions): Simulator {
   const startedAt = Date.now();
   const head = (): number =>
     options.live ? startHead + Math.floor((Date.now() - startedAt) / r.blockTimeMs) : startHead;
-  const base = (): number => 1;
+  const faults = createFaultInjector(parseFaults(options.faults), r.seed);
+  const base = (): number => Math.min(faults.spec.pruned, head());
   const extensions: SimExtension[] = options.extensions ?? [];
   let urls: SimulatorUrls | undefined;
 
@@ -107,7 +109,7 @@ export function createSimulator(options: SimulatorOptions): Simulator {
     const known = txIndex.get(hash);
     const search = known !== undefined ? [known] : [];
     // Unseen hashes: look through the most recent blocks (sha256 cannot be inverted).
-    if (known === undefined) for (let h = head(); h >= Math.max(base(), head() - 2000); h--) search.push(h);
+    if (known === undefined) for (let h = head(); h >= Math.max(base(), head() - 100); h--) search.push(h);
     for (const h of search) {
       const block = chain.block(h);
       const tx = block.txs.find((t) => t.hash === hash);
@@ -121,7 +123,7 @@ export function createSimulator(options: SimulatorOptions): Simulator {
     chainId: r.chainId,
     head,
     base,
-    resultsLag: () => 0,
+    resultsLag: () => faults.spec.lag,
     nodeVersion: NODE_VERSION,
     appName: `mini${r.vm}`,
     rpcListenAddr: () => (urls ? urls.rpc.replace('http://', 'tcp://') : 'tcp://127.0.0.1:26657'),
@@ -136,7 +138,7 @@ export function createSimulator(options: SimulatorOptions): Simulator {
     nodeVersion: NODE_VERSION,
     appName: `mini${r.vm}`,
     findTx,
-    shortPage: () => false,
+    shortPage: () => faults.shortPage(),
   };
 
   const stateCtx: StateContext = {
@@ -215,6 +217,16 @@ export function createSimulator(options: SimulatorOptions): Simulator {
     return grpcError(501, 12, 'Not Implemented');
   };
 
+  /** Faults apply to the node surfaces, never to the simulator's own /sim/ routes. */
+  const withFaults =
+    (surface: Surface, handler: (req: SimHttpRequest) => Promise<RawResponse>) =>
+    async (req: SimHttpRequest): Promise<RawResponse> => {
+      if (req.path.startsWith('/sim/')) return handler(req);
+      const fault = faults.next(surface);
+      const out = fault ?? (await handler(req));
+      return faults.spec.latencyMs > 0 ? { ...out, delayMs: faults.spec.latencyMs } : out;
+    };
+
   const servers: Server[] = [];
   const onError = (err: unknown): void => logger.error({ err }, 'simulator request failed');
 
@@ -224,8 +236,8 @@ export function createSimulator(options: SimulatorOptions): Simulator {
     truth,
     async listen() {
       if (urls) return urls;
-      const rpcServer = createRawServer(rpcHandler, onError);
-      const restServer = createRawServer(restHandler, onError);
+      const rpcServer = createRawServer(withFaults('rpc', rpcHandler), onError);
+      const restServer = createRawServer(withFaults('rest', restHandler), onError);
       servers.push(rpcServer, restServer);
       const rpc = await listen(rpcServer, r.host, options.rpcPort ?? 26657);
       const rest = await listen(restServer, r.host, options.restPort ?? 1317);

@@ -11,7 +11,15 @@ import { cosmosAddress, ethAddress } from '../../src/sim/keys.js';
 import { toBech32 } from '../../src/shared/address.js';
 import { sortedJson } from '../../src/sim/tx-build.js';
 
-const sim = createSimulator({ vm: 'move', head: 400, txsPerBlock: '0-6', seed: 7 });
+const sim = createSimulator({
+  vm: 'move',
+  head: 400,
+  txsPerBlock: '0-6',
+  seed: 7,
+  rpcPort: 0,
+  restPort: 0,
+  jsonRpcPort: 0,
+});
 const sha256 = (b: Uint8Array): Buffer => createHash('sha256').update(b).digest();
 
 interface RestMsg {
