@@ -3,7 +3,8 @@ import { toBech32 } from '../../shared/address.js';
 import { AppError } from '../../shared/errors.js';
 import type { ProtoRegistry } from '../../shared/proto/registry.js';
 import type { JsonObject, JsonValue } from '../../shared/proto/render.js';
-import { createSignerCache } from '../../shared/proto/signer.js';
+import type { MultisigKey } from '../../shared/proto/signer.js';
+import { MULTISIG_PUBKEY, createSignerCache, multisigAddress } from '../../shared/proto/signer.js';
 import type { RestTx } from '../../shared/proto/tx.js';
 import { renderRestTx } from '../../shared/proto/tx.js';
 import { jsonbText } from './json-text.js';
@@ -105,7 +106,8 @@ function toBytes(input: string | Uint8Array): Uint8Array {
   return new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.length);
 }
 
-function messageTypes(body: JsonObject): string[] {
+/** Message types of a REST tx (also for txs fetched through the REST fallback). */
+export function messageTypes(body: JsonObject): string[] {
   const seen = new Set<string>();
   const messages = Array.isArray(body['messages']) ? body['messages'] : [];
   for (const msg of messages) {
@@ -115,7 +117,8 @@ function messageTypes(body: JsonObject): string[] {
   return [...seen];
 }
 
-function feeCoins(authInfo: JsonObject): Coin[] {
+/** auth_info.fee.amount of a REST tx. */
+export function feeCoins(authInfo: JsonObject): Coin[] {
   const fee = authInfo['fee'] as JsonObject | null | undefined;
   const amount = fee?.['amount'];
   if (!Array.isArray(amount)) return [];
@@ -123,6 +126,20 @@ function feeCoins(authInfo: JsonObject): Coin[] {
     const coin = c as JsonObject;
     return { denom: String(coin['denom'] ?? ''), amount: String(coin['amount'] ?? '') };
   });
+}
+
+function multisigKey(publicKey: JsonObject): MultisigKey {
+  const members = Array.isArray(publicKey['public_keys']) ? publicKey['public_keys'] : [];
+  return {
+    threshold: Number(publicKey['threshold'] ?? 0),
+    members: members.map((m) => {
+      const member = m as JsonObject;
+      return {
+        typeUrl: String(member['@type'] ?? ''),
+        key: Buffer.from(String(member['key'] ?? ''), 'base64'),
+      };
+    }),
+  };
 }
 
 function deriveSigner(
@@ -136,12 +153,15 @@ function deriveSigner(
   const publicKey = first?.['public_key'] as JsonObject | null | undefined;
   if (publicKey) {
     const typeUrl = String(publicKey['@type'] ?? '');
-    const key = publicKey['key'];
-    if (typeof key !== 'string') {
-      throw new TxDecodeError(`tx ${hash}: signer public key ${typeUrl} has no key bytes`);
-    }
+    const singleKeyAddress = () => {
+      const key = publicKey['key'];
+      if (typeof key !== 'string') throw new TxDecodeError(`signer public key ${typeUrl} has no key bytes`);
+      return signerAddress(typeUrl, key);
+    };
     try {
-      return { signer: toBech32(signerAddress(typeUrl, key), prefix), signerSource: 'public_key' };
+      const address =
+        typeUrl === MULTISIG_PUBKEY ? multisigAddress(multisigKey(publicKey)) : singleKeyAddress();
+      return { signer: toBech32(address, prefix), signerSource: 'public_key' };
     } catch (cause) {
       if (cause instanceof AppError) {
         throw new AppError(cause.code, `tx ${hash}: ${cause.message}`, { cause });

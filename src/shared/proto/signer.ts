@@ -6,8 +6,9 @@ import { AppError } from '../errors.js';
 
 /**
  * Account address (20 bytes) of a tx signer's public key, per the Cosmos SDK / Initia rules
- * (spec/indexer.md §3.4). Multisig (LegacyAminoPubKey) needs amino encoding of every member key
- * and is not supported: it raises `unsupported_pubkey` like any other unknown key type.
+ * (spec/indexer.md §3.4): secp256k1, ethsecp256k1, ed25519, and multisig (LegacyAminoPubKey)
+ * whose members are secp256k1 or ed25519 keys. Other types (secp256r1, multisig with
+ * ethsecp256k1 members) raise `unsupported_pubkey`.
  */
 
 export class PubKeyError extends AppError {
@@ -20,6 +21,48 @@ export class PubKeyError extends AppError {
 export const SECP256K1_PUBKEY = '/cosmos.crypto.secp256k1.PubKey';
 export const ETHSECP256K1_PUBKEY = '/initia.crypto.v1beta1.ethsecp256k1.PubKey';
 export const ED25519_PUBKEY = '/cosmos.crypto.ed25519.PubKey';
+export const MULTISIG_PUBKEY = '/cosmos.crypto.multisig.LegacyAminoPubKey';
+
+/** Amino type prefixes: sha256(name), skip zero bytes, skip 3, skip zero bytes, take 4. */
+const AMINO_PREFIX: Record<string, Uint8Array> = {
+  [SECP256K1_PUBKEY]: Uint8Array.from([0xeb, 0x5a, 0xe9, 0x87]),
+  [ED25519_PUBKEY]: Uint8Array.from([0x16, 0x24, 0xde, 0x64]),
+  [MULTISIG_PUBKEY]: Uint8Array.from([0x22, 0xc1, 0xf7, 0xe2]),
+};
+
+/** Decoded multisig key: threshold and member keys (type URL + raw key bytes). */
+export interface MultisigKey {
+  readonly threshold: number;
+  readonly members: readonly { readonly typeUrl: string; readonly key: Uint8Array }[];
+}
+
+/**
+ * The SDK's LegacyAminoPubKey.Address(): sha256 of the amino binary encoding, first 20 bytes.
+ * Amino: prefix ‖ 0x08 uvarint(threshold) ‖ (0x12 len(member) member)*, member = prefix ‖ len ‖ key.
+ */
+export function multisigAddress(multisig: MultisigKey): Uint8Array {
+  const parts: number[] = [...(AMINO_PREFIX[MULTISIG_PUBKEY] ?? []), 0x08, ...uvarint(multisig.threshold)];
+  for (const member of multisig.members) {
+    const prefix = AMINO_PREFIX[member.typeUrl];
+    if (!prefix || member.typeUrl === MULTISIG_PUBKEY) {
+      throw new PubKeyError('unsupported_pubkey', `unsupported multisig member key type ${member.typeUrl}`);
+    }
+    const encoded = [...prefix, ...uvarint(member.key.length), ...member.key];
+    parts.push(0x12, ...uvarint(encoded.length), ...encoded);
+  }
+  return sha256(Uint8Array.from(parts)).subarray(0, 20);
+}
+
+function uvarint(value: number): number[] {
+  const out: number[] = [];
+  let v = value >>> 0;
+  while (v > 0x7f) {
+    out.push((v & 0x7f) | 0x80);
+    v >>>= 7;
+  }
+  out.push(v);
+  return out;
+}
 
 export function addressFromPubKey(typeUrl: string, key: Uint8Array): Uint8Array {
   switch (typeUrl) {
