@@ -140,3 +140,49 @@ export function loadApiOptions(
     commit: e.GIT_COMMIT,
   });
 }
+
+/** How an API process reaches its database: a read replica first, else the primary, else PGlite. */
+export interface ApiDatabaseOptions {
+  target: { kind: 'postgres'; url: string } | { kind: 'pglite'; dataDir: string };
+  maxConnections: number;
+  /** Session statement timeout for every query (counts use their own, shorter one). */
+  statementTimeoutMs: number;
+}
+
+const dbEnvSchema = z.object({
+  DB_MAX_CONNS: intText(1, 1000).default(20),
+  DB_STATEMENT_TIMEOUT_MS: intText(0, 3_600_000).default(30_000),
+});
+
+export function loadApiDatabaseOptions(
+  env: Readonly<Record<string, string | undefined>>,
+): ApiDatabaseOptions {
+  const url = [env.DATABASE_READ_URL, env.DATABASE_URL, env.DB_DSN].find(
+    (u) => u !== undefined && u.trim() !== '',
+  );
+  if (url !== undefined && !/^postgres(ql)?:\/\//.test(url)) {
+    throw new InputError(
+      'invalid_config',
+      'DATABASE_READ_URL / DATABASE_URL must be a postgres:// or postgresql:// URL',
+    );
+  }
+  const known = Object.fromEntries(
+    Object.keys(dbEnvSchema.shape).flatMap((k) =>
+      env[k] === undefined || env[k] === '' ? [] : [[k, env[k]]],
+    ),
+  );
+  const parsed = dbEnvSchema.safeParse(known);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    throw new InputError(
+      'invalid_config',
+      `${String(issue?.path[0] ?? 'config')}: ${issue?.message ?? 'invalid value'}`,
+    );
+  }
+  return {
+    target:
+      url !== undefined ? { kind: 'postgres', url } : { kind: 'pglite', dataDir: env.DATA_DIR ?? './data' },
+    maxConnections: parsed.data.DB_MAX_CONNS,
+    statementTimeoutMs: parsed.data.DB_STATEMENT_TIMEOUT_MS,
+  };
+}

@@ -1,5 +1,98 @@
 import type { Command } from 'commander';
+import { createApiApp } from '../../api/app.js';
+import { loadApiDatabaseOptions, loadApiOptions, type ApiDatabaseOptions } from '../../api/options.js';
+import { redactUrl } from '../../shared/config.js';
+import { AppError } from '../../shared/errors.js';
+import { createLogger, defaultLogFormat, type LogFormat } from '../../shared/logger.js';
+import { createMetricsRegistry } from '../../shared/metrics.js';
+import { createPostgresDb, type Db } from '../../store/db.js';
+import { createPgliteDb } from '../../store/pglite.js';
+import { readChainMeta } from '../../store/readers/chain-meta.js';
 
+interface ApiCommandFlags {
+  port?: string;
+  host?: string;
+  chainId?: string;
+  vmType?: string;
+  cache?: boolean;
+}
+
+async function openReadDb(db: ApiDatabaseOptions): Promise<Db> {
+  if (db.target.kind === 'postgres') {
+    return createPostgresDb({
+      url: db.target.url,
+      readOnly: true,
+      statementTimeoutMs: db.statementTimeoutMs,
+      maxConnections: db.maxConnections,
+      applicationName: 'rollup-indexer-api',
+    });
+  }
+  // PGlite: one process owns the directory, so this only works while no indexer runs on it.
+  return createPgliteDb({ dataDir: db.target.dataDir });
+}
+
+async function chainMetaOrUndefined(db: Db) {
+  try {
+    return await readChainMeta(db);
+  } catch (err) {
+    if (err instanceof AppError && err.code === 'db_unavailable') throw err;
+    return undefined; // no chain_meta table yet: CHAIN_ID / VM_TYPE must then be given
+  }
+}
+
+/** `rollup-indexer api`: the read-only HTTP API alone (stateless; run as many as you like). */
 export function registerApi(program: Command): void {
-  program.command('api').description('(in progress)');
+  program
+    .command('api')
+    .description(
+      'Serve the read-only HTTP API (DATABASE_READ_URL, else DATABASE_URL, else PGlite in DATA_DIR)',
+    )
+    .option('--port <port>', 'listen port (env PORT, default 8080)')
+    .option('--host <host>', 'listen address (env HOST, default 0.0.0.0)')
+    .option('--chain-id <id>', 'chain id (env CHAIN_ID; default: what ingest recorded)')
+    .option('--vm-type <vm>', 'move | wasm | evm (env VM_TYPE; default: what ingest recorded)')
+    .option('--no-cache', 'disable the in-process response cache (env API_CACHE=false)')
+    .action(async (flags: ApiCommandFlags) => {
+      const env = process.env;
+      const logger = createLogger({
+        level: (env.LOG_LEVEL as 'info' | undefined) ?? 'info',
+        format: (env.LOG_FORMAT as LogFormat | undefined) ?? defaultLogFormat(),
+        name: 'api',
+      });
+      const dbOptions = loadApiDatabaseOptions(env);
+      const db = await openReadDb(dbOptions);
+      const meta = env.CHAIN_ID && env.VM_TYPE ? undefined : await chainMetaOrUndefined(db);
+      const options = loadApiOptions(
+        env,
+        {
+          ...(flags.port !== undefined ? { port: flags.port } : {}),
+          ...(flags.host !== undefined ? { host: flags.host } : {}),
+          ...(flags.chainId !== undefined ? { chainId: flags.chainId } : {}),
+          ...(flags.vmType !== undefined ? { vmType: flags.vmType } : {}),
+          ...(flags.cache === false ? { cache: false } : {}),
+        },
+        meta,
+      );
+      const app = await createApiApp({ options, db, logger, metrics: createMetricsRegistry() });
+      const address = await app.listen({ port: options.port, host: options.host });
+      logger.info(
+        {
+          address,
+          chainId: options.chainId,
+          vmType: options.vmType,
+          database:
+            dbOptions.target.kind === 'postgres' ? redactUrl(dbOptions.target.url) : dbOptions.target.dataDir,
+          cache: options.cache,
+        },
+        'api listening',
+      );
+      await new Promise<void>((resolve) => {
+        const stop = () => resolve();
+        process.once('SIGINT', stop);
+        process.once('SIGTERM', stop);
+      });
+      logger.info('api shutting down');
+      await app.close();
+      await db.close();
+    });
 }
