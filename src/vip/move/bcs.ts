@@ -1,0 +1,40 @@
+/** The few BCS encodings the vip_score entry and view functions take (scoring.md §5.3). */
+
+export function bcsU64(value: bigint): Uint8Array {
+  const out = new Uint8Array(8);
+  new DataView(out.buffer).setBigUint64(0, BigInt.asUintN(64, value), true);
+  return out;
+}
+
+export function bcsU16(value: number): Uint8Array {
+  return Uint8Array.of(value & 0xff, (value >> 8) & 0xff);
+}
+
+export function uleb128(n: number): Uint8Array {
+  const bytes: number[] = [];
+  let v = n;
+  do {
+    let b = v & 0x7f;
+    v = Math.floor(v / 128);
+    if (v > 0) b |= 0x80;
+    bytes.push(b);
+  } while (v > 0);
+  return Uint8Array.from(bytes);
+}
+
+/** 32 raw bytes of a `0x` + 64-hex address. */
+export function bcsAddress(hex64: string): Uint8Array {
+  const digits = hex64.startsWith('0x') ? hex64.slice(2) : hex64;
+  if (!/^[0-9a-f]{64}$/.test(digits)) throw new Error(`not a 32-byte hex address: ${hex64}`);
+  return Uint8Array.from(Buffer.from(digits, 'hex'));
+}
+
+export function bcsVector(items: Uint8Array[]): Uint8Array {
+  return Buffer.concat([uleb128(items.length), ...items]);
+}
+
+export function bcsOptionAddress(hex64: string | undefined): Uint8Array {
+  return hex64 === undefined ? Uint8Array.of(0) : Buffer.concat([Uint8Array.of(1), bcsAddress(hex64)]);
+}
+
+export const b64 = (bytes: Uint8Array): string => Buffer.from(bytes).toString('base64');

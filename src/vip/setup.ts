@@ -1,0 +1,160 @@
+import type { Account, Hex } from 'viem';
+import { privateKeyToAccount } from 'viem/accounts';
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+import { InputError } from '../shared/errors.js';
+import type { Logger } from '../shared/logger.js';
+import type { ActionContext } from './actions/context.js';
+import { createCosmosCore } from './cosmos/core.js';
+import { createCosmosRest } from './cosmos/rest.js';
+import { createEvmBackend } from './evm/backend.js';
+import { createLedgerEvmAccount, type ApduTransport } from './ledger.js';
+import { createMoveBackend } from './move/backend.js';
+import { createLocalSigner, loadPrivateKey, type CosmosSigner, type KeyAlgo } from './signer.js';
+import type { VipBackend, VmType } from './types.js';
+import { createWasmBackend } from './wasm/backend.js';
+
+export interface VipOptions {
+  vm: VmType;
+  rest?: string;
+  jsonRpc?: string;
+  rpc?: string;
+  chainId?: string;
+  gasPrices?: string;
+  gasAdjustment: number;
+  contract?: string;
+  keyEnv?: string;
+  keyFile?: string;
+  keyIndex: number;
+  keyType: KeyAlgo;
+  ledger: boolean;
+  dryRun: boolean;
+  prefix: string;
+  maxTxGas?: bigint;
+  maxTxBytes: number;
+  maxBatch?: number;
+  confirmTimeoutMs: number;
+  pollMs: number;
+}
+
+export interface VipDeps {
+  env: NodeJS.ProcessEnv;
+  logger: Logger;
+  out: (record: Record<string, unknown>) => void;
+  /** Opens the Ledger transport (USB HID in production; a recorded transport in tests). */
+  openLedger?: () => Promise<ApduTransport>;
+}
+
+const DEFAULT_MAX_TX_GAS: Record<VmType, bigint> = { evm: 10_000_000n, move: 5_000_000n, wasm: 5_000_000n };
+
+function need(value: string | undefined, flag: string): string {
+  if (!value) throw new InputError('missing_option', `${flag} is required`);
+  return value;
+}
+
+async function evmAccount(o: VipOptions, deps: VipDeps) {
+  if (o.ledger) {
+    if (!deps.openLedger)
+      throw new InputError('ledger_unavailable', 'no Ledger transport available in this build');
+    return createLedgerEvmAccount(await deps.openLedger(), o.keyIndex);
+  }
+  // The reference Foundry script reads PRIVATE_KEY from the environment; accept it the same way.
+  const keyEnv = o.keyEnv ?? (o.keyFile === undefined && deps.env.PRIVATE_KEY ? 'PRIVATE_KEY' : undefined);
+  const key = await loadPrivateKey(
+    {
+      ...(keyEnv ? { keyEnv } : {}),
+      ...(o.keyFile ? { keyFile: o.keyFile } : {}),
+      index: o.keyIndex,
+      algo: 'eth_secp256k1',
+    },
+    deps.env,
+  );
+  return privateKeyToAccount(`0x${Buffer.from(key).toString('hex')}` as Hex);
+}
+
+async function cosmosSigner(o: VipOptions, deps: VipDeps): Promise<CosmosSigner> {
+  if (o.ledger) {
+    throw new InputError(
+      'ledger_unsupported',
+      'Ledger signing is implemented for EVM only (Move/Wasm need SIGN_MODE_EIP_191)',
+    );
+  }
+  const key = await loadPrivateKey(
+    {
+      ...(o.keyEnv ? { keyEnv: o.keyEnv } : {}),
+      ...(o.keyFile ? { keyFile: o.keyFile } : {}),
+      index: o.keyIndex,
+      algo: o.keyType,
+    },
+    deps.env,
+  );
+  return createLocalSigner(key, o.keyType);
+}
+
+/** Builds the VM backend plus a way to re-bind it to another contract address (after deploy). */
+export async function createBackend(
+  o: VipOptions,
+  deps: VipDeps,
+): Promise<{ backend: VipBackend; bind: (c: string) => VipBackend }> {
+  const maxTxGas = o.maxTxGas ?? DEFAULT_MAX_TX_GAS[o.vm];
+  if (o.vm === 'evm') {
+    const rpcUrl = need(o.jsonRpc ?? deps.env.JSON_RPC_URL, '--json-rpc (or JSON_RPC_URL)');
+    const account = (await evmAccount(o, deps)) as Account & {
+      signTransaction: NonNullable<Account['signTransaction']>;
+    };
+    const artifact = JSON.parse(await readFile(artifactPath(), 'utf8')) as { bytecode: Hex };
+    const make = (contract: string | undefined) =>
+      createEvmBackend({
+        rpcUrl,
+        account,
+        bytecode: artifact.bytecode,
+        gasAdjustment: o.gasAdjustment,
+        ...(contract ? { contract: contract as Hex } : {}),
+      });
+    return { backend: make(o.contract), bind: (c) => make(c) };
+  }
+  const rest = createCosmosRest({ baseUrl: need(o.rest, '--rest'), timeoutMs: 15_000 });
+  const core = createCosmosCore({
+    rest,
+    signer: await cosmosSigner(o, deps),
+    chainId: need(o.chainId, '--chain-id'),
+    gasPrice: need(o.gasPrices, '--gas-prices'),
+    gasAdjustment: o.gasAdjustment,
+    maxTxGas,
+    prefix: o.prefix,
+  });
+  if (o.vm === 'move') {
+    const make = (c: string | undefined) =>
+      createMoveBackend({ core, rest, prefix: o.prefix, ...(c ? { moduleAddress: c } : {}) });
+    return { backend: make(o.contract), bind: (c) => make(c) };
+  }
+  const make = (c: string | undefined) =>
+    createWasmBackend({ core, rest, prefix: o.prefix, ...(c ? { contract: c } : {}) });
+  return { backend: make(o.contract), bind: (c) => make(c) };
+}
+
+export function artifactPath(): string {
+  // src/vip/setup.ts and dist/src/vip/setup.js both sit two levels below the package root's src.
+  const here = path.dirname(new URL(import.meta.url).pathname);
+  const root = here.includes(`${path.sep}dist${path.sep}`)
+    ? path.resolve(here, '..', '..', '..')
+    : path.resolve(here, '..', '..');
+  return path.join(root, 'contracts', 'VipScore.json');
+}
+
+export function actionContext(o: VipOptions, deps: VipDeps, backend: VipBackend): ActionContext {
+  return {
+    backend,
+    logger: deps.logger,
+    dryRun: o.dryRun,
+    out: deps.out,
+    contractId: o.contract ?? 'new',
+    send: { confirmTimeoutMs: o.confirmTimeoutMs, pollMs: o.pollMs, rebroadcasts: 2 },
+    limits: {
+      maxTxGas: o.maxTxGas ?? DEFAULT_MAX_TX_GAS[o.vm],
+      maxTxBytes: o.maxTxBytes,
+      gasAdjustment: o.gasAdjustment,
+      ...(o.maxBatch === undefined ? {} : { maxBatch: o.maxBatch }),
+    },
+  };
+}
