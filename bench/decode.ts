@@ -66,10 +66,23 @@ function run(set: Item[], budgetMs: number): { txs: number; ms: number } {
   return { txs, ms: performance.now() - start };
 }
 
+function runDecodeOnly(set: Item[], budgetMs: number): { txs: number; ms: number } {
+  const start = performance.now();
+  let txs = 0;
+  while (performance.now() - start < budgetMs) {
+    for (const item of set) {
+      decoder.decodeTx(item.base64);
+      txs++;
+    }
+  }
+  return { txs, ms: performance.now() - start };
+}
+
 run(items, 500); // warm-up
 const all = run(items, seconds * 1000);
 const small = items.filter((i) => !i.ibc);
 const smallRun = run(small, seconds * 1000);
+const decodeOnly = runDecodeOnly(small, seconds * 1000);
 
 console.log(
   JSON.stringify(
@@ -81,6 +94,7 @@ console.log(
       mix_avg_bytes: Math.round(items.reduce((a, i) => a + i.bytes, 0) / items.length),
       mix_txs_per_s: Math.round((all.txs / all.ms) * 1000),
       without_ibc_update_client_txs_per_s: Math.round((smallRun.txs / smallRun.ms) * 1000),
+      without_ibc_decode_tx_only_per_s: Math.round((decodeOnly.txs / decodeOnly.ms) * 1000),
       without_ibc_avg_bytes: Math.round(small.reduce((a, i) => a + i.bytes, 0) / small.length),
       note: 'single core; includes decode, REST render, API JSON text, signer (cached), accounts, tx response JSON',
     },
