@@ -6,9 +6,10 @@ const ANY = 'google.protobuf.Any';
 
 /**
  * Hand-written schemas for OPinit messages, which neither npm package carries. Field numbers
- * follow initia-labs/OPinit proto/opinit/{opchild,ophost}/v1/tx.proto. Only the messages a
- * rollup (or the L1 side, for the recorded withdrawal sample) carries in user txs are listed;
- * anything else stays unknown and goes to the REST fallback.
+ * follow initia-labs/OPinit proto/opinit/{opchild,ophost}/v1/tx.proto (older and newer
+ * releases; a field number is never reused there). Messages that need the module's own types
+ * (MsgSetBridgeInfo, MsgUpdateParams, migration messages) are not listed: they stay unknown and
+ * go to the REST fallback, as does anything else.
  */
 export function extraSchemas(): MessageSchema[] {
   const coin = (no: number, name: string) => ({ ...messageField(no, name, COIN), nonNullable: true });
@@ -47,6 +48,38 @@ export function extraSchemas(): MessageSchema[] {
       scalarField(2, 'recipient', 'string'),
       messageField(3, 'amount', COIN, true),
     ]),
+    makeMessageSchema('opinit.opchild.v1.MsgUpdateOracle', [
+      scalarField(1, 'sender', 'string'),
+      scalarField(2, 'height', 'uint64'),
+      scalarField(3, 'data', 'bytes'),
+    ]),
+    ...keyedValidatorMsgs(
+      ['MsgUpdateSequencer', 'sequencer_address'],
+      ['MsgAddAttestor', 'attestor_address'],
+    ),
+    makeMessageSchema('opinit.opchild.v1.MsgRemoveAttestor', [
+      scalarField(1, 'authority', 'string'),
+      scalarField(2, 'attestor_address', 'string'),
+    ]),
+    ...[
+      'MsgAddFeeWhitelistAddresses',
+      'MsgRemoveFeeWhitelistAddresses',
+      'MsgAddBridgeExecutor',
+      'MsgRemoveBridgeExecutor',
+    ].map((name) =>
+      makeMessageSchema(`opinit.opchild.v1.${name}`, [
+        scalarField(1, 'authority', 'string'),
+        scalarField(2, 'addresses', 'string', true),
+      ]),
+    ),
+    makeMessageSchema('opinit.opchild.v1.MsgUpdateMinGasPrices', [
+      scalarField(1, 'authority', 'string'),
+      messageField(2, 'min_gas_prices', 'cosmos.base.v1beta1.DecCoin', true),
+    ]),
+    makeMessageSchema('opinit.opchild.v1.MsgUpdateAdmin', [
+      scalarField(1, 'authority', 'string'),
+      scalarField(2, 'new_admin', 'string'),
+    ]),
     makeMessageSchema('opinit.ophost.v1.MsgInitiateTokenDeposit', [
       scalarField(1, 'sender', 'string'),
       scalarField(2, 'bridge_id', 'uint64'),
@@ -68,6 +101,18 @@ export function extraSchemas(): MessageSchema[] {
       scalarField(11, 'last_block_hash', 'bytes'),
     ]),
   ];
+}
+
+/** authority, moniker, <address field>, pubkey (Any) — the opchild validator-set messages. */
+function keyedValidatorMsgs(...specs: [string, string][]): MessageSchema[] {
+  return specs.map(([name, addressField]) =>
+    makeMessageSchema(`opinit.opchild.v1.${name}`, [
+      scalarField(1, 'authority', 'string'),
+      scalarField(2, 'moniker', 'string'),
+      scalarField(3, addressField, 'string'),
+      messageField(4, 'pubkey', ANY),
+    ]),
+  );
 }
 
 export function scalarField(

@@ -120,3 +120,17 @@ describe('REST rendering of nested and special types', () => {
     expect(formatTimestamp(1748779200n, 123456789)).toBe('2025-06-01T12:00:00.123456789Z');
   });
 });
+
+describe('hand-written OPinit schemas', () => {
+  it('round-trips MsgUpdateOracle and a validator-set message', () => {
+    const oracle = { sender: 'init1s', height: '123', data: 'AQI=' };
+    expect(roundTrip('opinit.opchild.v1.MsgUpdateOracle', oracle)).toEqual(oracle);
+    const attestor = {
+      authority: 'init1gov',
+      moniker: 'a',
+      attestor_address: 'initvaloper1x',
+      pubkey: { '@type': '/cosmos.crypto.ed25519.PubKey', key: Buffer.alloc(32, 1).toString('base64') },
+    };
+    expect(roundTrip('opinit.opchild.v1.MsgAddAttestor', attestor)).toEqual(attestor);
+  });
+});
