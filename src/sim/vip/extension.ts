@@ -29,6 +29,18 @@ function txResponse(r: TxRecord) {
   };
 }
 
+function broadcastFields(r: { code: number; codespace: string; log: string; txhash: string }) {
+  return {
+    txhash: r.txhash,
+    codespace: r.codespace,
+    code: r.code,
+    raw_log: r.log,
+    data: '',
+    logs: [],
+    info: '',
+  };
+}
+
 function txBytesOf(body: unknown): Uint8Array | undefined {
   const b = body as { tx_bytes?: unknown } | undefined;
   return typeof b?.tx_bytes === 'string' ? Buffer.from(b.tx_bytes, 'base64') : undefined;
@@ -47,7 +59,7 @@ export function createVipExtension(chain: VipChain): SimExtension & { dropNextBr
         status: 200,
         body: {
           tx_response: {
-            ...chain.broadcastSync(bytes),
+            ...broadcastFields(chain.broadcastSync(bytes)),
             height: '0',
             gas_wanted: '0',
             gas_used: '0',

@@ -3,7 +3,7 @@
  * and a quoted number stays a string so type errors surface like serde's), and bigint prints as
  * bare digits.
  */
-const MARK = '\u0000n:';
+const MARK = '@@u64:';
 
 export function parseJsonWithBigInts(text: string): unknown {
   let out = '';
@@ -45,7 +45,7 @@ export function parseJsonWithBigInts(text: string): unknown {
 
 export function stringifyWithBigInts(value: unknown): string {
   return JSON.stringify(value, (_k, v: unknown) => (typeof v === 'bigint' ? `${MARK}${v}` : v)).replace(
-    /"\\u0000n:(-?\d+)"/g,
+    /"@@u64:(-?\d+)"/g,
     '$1',
   );
 }

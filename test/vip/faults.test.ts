@@ -1,0 +1,379 @@
+import { readFile } from 'node:fs/promises';
+import { Command } from 'commander';
+import { pino } from 'pino';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { MsgExecute } from '@initia/initia.proto/initia/move/v1/tx.js';
+import { registerVip } from '../../src/bin/commands/vip.js';
+import { runCli } from '../../src/bin/run.js';
+import { createCosmosCore } from '../../src/vip/cosmos/core.js';
+import { createCosmosRest } from '../../src/vip/cosmos/rest.js';
+import { signCosmosTx } from '../../src/vip/cosmos/tx.js';
+import { b64, bcsAddress, bcsU64, bcsVector } from '../../src/vip/move/bcs.js';
+import { createBackend, type VipOptions } from '../../src/vip/setup.js';
+import { createLocalSigner } from '../../src/vip/signer.js';
+import type { Progress } from '../../src/vip/progress.js';
+import { bech32Of, FAKE_MOVE_MODULE, KEYS, scoresCsv, startHarness, type Harness } from './harness.js';
+
+let h: Harness;
+let pub: string;
+
+function options(key: 'deployer' | 'other' = 'deployer', extra: Partial<VipOptions> = {}): VipOptions {
+  return {
+    vm: 'move',
+    rest: h.server.url,
+    chainId: h.chain.options.chainId,
+    gasPrices: '0.015umin',
+    gasAdjustment: 1.4,
+    contract: pub,
+    keyEnv: key === 'deployer' ? 'DEPLOYER_KEY' : 'OTHER_KEY',
+    keyIndex: 0,
+    keyType: 'eth_secp256k1',
+    ledger: false,
+    dryRun: false,
+    prefix: 'init',
+    maxTxBytes: 1_048_576,
+    confirmTimeoutMs: 2000,
+    pollMs: 5,
+    ...extra,
+  };
+}
+const deps = {
+  env: { DEPLOYER_KEY: KEYS.deployer, OTHER_KEY: KEYS.other },
+  logger: pino({ level: 'silent' }),
+  out: () => undefined,
+};
+const backend = async (key: 'deployer' | 'other' = 'deployer', extra: Partial<VipOptions> = {}) =>
+  (await createBackend(options(key, extra), deps)).backend;
+
+beforeAll(async () => {
+  h = await startHarness('move');
+  const mv = await h.file('m.mv', FAKE_MOVE_MODULE);
+  await h.vip([
+    'deploy',
+    ...h.baseArgs(),
+    '--module',
+    mv,
+    '--init-stage',
+    '1',
+    '--record',
+    `${h.dir}/r.json`,
+  ]);
+  pub = h.chain.moveModules.keys().next().value as string;
+});
+afterAll(async () => h?.close());
+
+const A = `0x${'0'.repeat(24)}${'ab'.repeat(20)}`;
+
+describe('Move error paths decode to the module abort codes', () => {
+  it('not permitted (EUNAUTHORIZED 0x10001), publisher-only (0x50001)', async () => {
+    const other = await backend('other');
+    await expect(
+      other.plan({ kind: 'updateScores', stage: 1n, entries: [{ addr: A, amount: 1n }] }),
+    ).rejects.toMatchObject({ reason: 'EUNAUTHORIZED' });
+    await expect(other.plan({ kind: 'addDeployer', addr: A })).rejects.toMatchObject({
+      reason: 'EUNAUTHORIZED(publisher)',
+    });
+    await expect(
+      (await backend()).plan({
+        kind: 'addDeployer',
+        addr: (await backend()).normaliseAddress(bech32Of(KEYS.deployer)),
+      }),
+    ).rejects.toMatchObject({ reason: 'EDEPLOYER_ALREADY_ADDED' });
+    await expect((await backend()).plan({ kind: 'setInitStage', stage: 2n })).rejects.toMatchObject({
+      reason: 'EALREADY_SET',
+    });
+  });
+
+  it('stage missing (0x10003), length mismatch (0x10006)', async () => {
+    const b = await backend();
+    await expect(
+      b.plan({ kind: 'updateScores', stage: 7n, entries: [{ addr: A, amount: 1n }] }),
+    ).rejects.toMatchObject({ reason: 'EINVALID_STAGE' });
+    const signer = createLocalSigner(Buffer.from(KEYS.deployer.slice(2), 'hex'), 'eth_secp256k1');
+    const core = createCosmosCore({
+      rest: createCosmosRest({ baseUrl: h.server.url, timeoutMs: 5000 }),
+      signer,
+      chainId: h.chain.options.chainId,
+      gasPrice: '0.015umin',
+      gasAdjustment: 1.4,
+      maxTxGas: 10_000_000n,
+      prefix: 'init',
+    });
+    const msg = MsgExecute.encode({
+      sender: await core.senderBech32(),
+      moduleAddress: pub,
+      moduleName: 'vip_score',
+      functionName: 'update_score_script',
+      typeArgs: [],
+      args: [bcsU64(1n), bcsVector([bcsAddress(A)]), bcsVector([])],
+    }).finish();
+    await expect(
+      core.simulate([{ typeUrl: '/initia.move.v1.MsgExecute', value: msg }]),
+    ).rejects.toMatchObject({ reason: 'ENOT_MATCH_LENGTH' });
+    expect(b64(bcsU64(5n))).toBe('BQAAAAAAAAA=');
+  });
+
+  it('bad address rows are refused before anything is signed', async () => {
+    const file = await h.file(
+      'bad.csv',
+      `${A},1\nnot-an-address,2\n0x${'1'.repeat(70)},3\n${A.slice(0, 10)},abc\n`,
+    );
+    const before = h.chain.stats.includedTxs;
+    const err = (await h
+      .vip(['update-scores', ...h.baseArgs(), '--contract', pub, '--stage', '1', '--scores', file])
+      .catch((e: unknown) => e)) as { code: string; details: { problems: string[] } };
+    expect(err.code).toBe('invalid_scores');
+    expect(err.details.problems).toHaveLength(3);
+    expect(h.chain.stats.includedTxs).toBe(before);
+  });
+});
+
+describe('signatures are verified as a node would', () => {
+  it('wrong chain id → signature verification failed (code 4) at broadcast; CLI exits non-zero', async () => {
+    const program = new Command('rollup-indexer').exitOverride();
+    registerVip(program, { ...deps, out: () => undefined });
+    const errors: string[] = [];
+    const spy = vi.spyOn(console, 'error').mockImplementation((m: string) => void errors.push(m));
+    const file = await h.file('one.csv', `${A},1\n`);
+    const argv = [
+      'node',
+      'x',
+      'vip',
+      'update-scores',
+      '--vm',
+      'move',
+      '--rest',
+      h.server.url,
+      '--chain-id',
+      'wrong-chain',
+      '--gas-prices',
+      '0.015umin',
+      '--key-env',
+      'DEPLOYER_KEY',
+      '--contract',
+      pub,
+      '--stage',
+      '1',
+      '--scores',
+      file,
+      '--progress',
+      `${h.dir}/w.json`,
+    ];
+    await runCli(program, argv);
+    spy.mockRestore();
+    expect(process.exitCode).toBe(2);
+    process.exitCode = 0;
+    expect(errors.join('\n')).toMatch(/code 4.*signature verification failed/);
+  });
+
+  it('tampered bytes and replayed sequences are rejected', async () => {
+    const b = await backend();
+    const planned = await b.plan({ kind: 'updateScores', stage: 1n, entries: [{ addr: A, amount: 3n }] });
+    const signed = await b.sign(planned);
+    const tampered = Uint8Array.from(signed.raw);
+    tampered[tampered.length - 1] ^= 1;
+    expect(await b.broadcast({ ...signed, raw: tampered })).toMatchObject({ accepted: false, code: 4 });
+    expect(await b.broadcast(signed)).toMatchObject({ accepted: true });
+    const signer = createLocalSigner(Buffer.from(KEYS.deployer.slice(2), 'hex'), 'eth_secp256k1');
+    const replay = await signCosmosTx(
+      {
+        messages: (planned.request as { messages: never[] }).messages,
+        memo: 'x',
+        gasLimit: planned.gasLimit,
+        fee: [{ denom: 'umin', amount: '999999' }],
+        chainId: h.chain.options.chainId,
+        accountNumber: 1n,
+        sequence: 0n,
+        publicKey: await signer.publicKey(),
+        algo: 'eth_secp256k1',
+      },
+      signer,
+    );
+    expect(await b.broadcast({ ...signed, raw: replay.raw, hash: replay.hash })).toMatchObject({
+      accepted: false,
+      code: 32,
+    });
+  });
+});
+
+describe('broadcast faults', () => {
+  it('a rejected broadcast (non-zero code) fails the command with that code', async () => {
+    h.chain.faults.rejectNextBroadcast = {
+      code: 13,
+      log: 'insufficient fees; got: 1umin required: 2umin: insufficient fee',
+    };
+    const file = await h.file('f.csv', `${A},4\n`);
+    await expect(
+      h.vip([
+        'update-scores',
+        ...h.baseArgs(),
+        '--contract',
+        pub,
+        '--stage',
+        '1',
+        '--scores',
+        file,
+        '--progress',
+        `${h.dir}/f.json`,
+      ]),
+    ).rejects.toMatchObject({ chainCode: 13 });
+  });
+
+  it('confirmation timeout, tx lands later: same bytes re-checked, executed exactly once', async () => {
+    h.chain.faults.delayNextInclusionMs = 300;
+    const file = await h.file('t.csv', `${A},5\n`);
+    const before = h.chain.stats.includedTxs;
+    const out = await h.vip([
+      'update-scores',
+      ...h.baseArgs(),
+      '--contract',
+      pub,
+      '--stage',
+      '1',
+      '--scores',
+      file,
+      '--progress',
+      `${h.dir}/t.json`,
+      '--confirm-timeout-ms',
+      '100',
+    ]);
+    expect(out).toMatchObject({ txs: 1 });
+    expect(h.chain.stats.includedTxs - before).toBe(1);
+    expect(h.logs.join('')).toMatch(/not confirmed in time/);
+  });
+
+  it('HTTP answer lost after the node accepted the tx: found by hash, not re-sent as a new tx', async () => {
+    h.chain.faults.failNextBroadcastResponse = true;
+    const file = await h.file('l.csv', `${A},6\n`);
+    const before = h.chain.stats.includedTxs;
+    await h.vip([
+      'update-scores',
+      ...h.baseArgs(),
+      '--contract',
+      pub,
+      '--stage',
+      '1',
+      '--scores',
+      file,
+      '--progress',
+      `${h.dir}/l.json`,
+    ]);
+    expect(h.chain.stats.includedTxs - before).toBe(1);
+  });
+});
+
+describe('interrupted update-scores', () => {
+  it('resumes after a failed batch and sends only the missing batches', async () => {
+    const { csv, total } = scoresCsv(3000, 50_000);
+    const file = await h.file('big.csv', csv);
+    const progress = `${h.dir}/big.json`;
+    const cli = [
+      'update-scores',
+      ...h.baseArgs(),
+      '--contract',
+      pub,
+      '--stage',
+      '2',
+      '--scores',
+      file,
+      '--progress',
+      progress,
+      '--max-batch',
+      '300',
+    ];
+    await h.vip(['finalize', ...h.baseArgs(), '--contract', pub, '--stage', '1']);
+    h.chain.faults.rejectAfter = { after: 2, code: 5, log: 'connection reset' };
+    await expect(h.vip(cli)).rejects.toMatchObject({ chainCode: 5 });
+    const p = JSON.parse(await readFile(progress, 'utf8')) as Progress;
+    expect(p.batches).toHaveLength(10);
+    expect(p.done.map((d) => d.index)).toEqual([0, 1]);
+    const before = h.chain.stats.includedTxs;
+    const out = await h.vip(cli);
+    expect(h.chain.stats.includedTxs - before).toBe(8);
+    expect(out).toMatchObject({ txs: 10, onChainTotal: String(total), totalsChecked: true });
+  });
+
+  it('a signed batch left pending by a crash is found on chain at resume, not sent twice', async () => {
+    const { csv, total } = scoresCsv(1000, 90_000);
+    const file = await h.file('crash.csv', csv);
+    const progress = `${h.dir}/crash.json`;
+    const cli = [
+      'update-scores',
+      ...h.baseArgs(),
+      '--contract',
+      pub,
+      '--stage',
+      '3',
+      '--scores',
+      file,
+      '--progress',
+      progress,
+      '--max-batch',
+      '250',
+    ];
+    await h.vip(['finalize', ...h.baseArgs(), '--contract', pub, '--stage', '2']);
+    // The first batch is accepted but included only after the tool gave up waiting.
+    h.chain.faults.delayNextInclusionMs = 400;
+    await expect(h.vip([...cli, '--confirm-timeout-ms', '30'])).rejects.toMatchObject({
+      code: 'tx_unconfirmed',
+    });
+    const p = JSON.parse(await readFile(progress, 'utf8')) as Progress;
+    expect(p.pending?.index).toBe(0);
+    await new Promise((r) => setTimeout(r, 500));
+    const before = h.chain.stats.includedTxs;
+    const out = await h.vip(cli);
+    expect(h.chain.stats.includedTxs - before).toBe(3);
+    expect(out).toMatchObject({ txs: 4, onChainTotal: String(total) });
+  });
+
+  it('a progress file that disagrees with the chain is refused', async () => {
+    const { csv } = scoresCsv(10, 95_000);
+    const file = await h.file('m.csv', csv);
+    const progress = `${h.dir}/mismatch.json`;
+    const cli = [
+      'update-scores',
+      ...h.baseArgs(),
+      '--contract',
+      pub,
+      '--stage',
+      '3',
+      '--scores',
+      file,
+      '--progress',
+      progress,
+      '--max-batch',
+      '5',
+    ];
+    await h.vip([
+      'update-scores',
+      ...h.baseArgs(),
+      '--contract',
+      pub,
+      '--stage',
+      '3',
+      '--scores',
+      file,
+      '--progress',
+      progress,
+      '--max-batch',
+      '5',
+      '--dry-run',
+    ]);
+    const { writeFile } = await import('node:fs/promises');
+    const fake: Progress = {
+      version: 1,
+      vm: 'move',
+      contract: pub,
+      stage: '3',
+      fileHash: (await import('node:crypto')).createHash('sha256').update(csv).digest('hex'),
+      totalBefore: '0',
+      batches: [
+        [0, 5],
+        [5, 10],
+      ],
+      done: [{ index: 0, txHash: 'AB'.repeat(32) }],
+    };
+    await writeFile(progress, JSON.stringify(fake));
+    await expect(h.vip(cli)).rejects.toMatchObject({ code: 'progress_mismatch' });
+  });
+});
