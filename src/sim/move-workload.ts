@@ -8,6 +8,8 @@ import { pick, Stream } from './prng.js';
 import type { SimSignMode } from './tx-build.js';
 import type { Coin } from './types.js';
 import { toBech32 } from '../shared/address.js';
+import { moveNftParts, type MoveNftContext } from './move-nft.js';
+import { nftOpAt } from './nft-lifecycle.js';
 
 export interface ModelContext {
   seed: number;
@@ -91,7 +93,7 @@ export function moveKindOf(seed: number, g: number): MoveTxKind {
   return 'coin-transfer';
 }
 
-export function createMoveModel(ctx: ModelContext, book: MoveAddressBook): VmModel {
+export function createMoveModel(ctx: ModelContext, book: MoveAddressBook, nftCtx: MoveNftContext): VmModel {
   const bankSendEvents = (from: SimAccount, to: Party, coins: Coin[]): SimEvent[] => {
     const out: SimEvent[] = [
       event('message', [
@@ -128,6 +130,20 @@ export function createMoveModel(ctx: ModelContext, book: MoveAddressBook): VmMod
   return {
     plan(g) {
       const { signer, sequence, mode } = signerOf(ctx, g);
+      const nftOp = nftOpAt(nftCtx.plan, g);
+      if (nftOp) {
+        const parts = moveNftParts(nftCtx, nftOp, signer, g);
+        return {
+          signer,
+          sequence,
+          signMode: parts.direct ? 'DIRECT' : mode,
+          memo: '',
+          ...gasOf(ctx, g, parts.gasBase),
+          msgs: parts.msgs,
+          msgEvents: [parts.events],
+          msgResponseTypes: parts.responseTypes,
+        };
+      }
       const kind = moveKindOf(ctx.seed, g);
       const gas = gasOf(ctx, g, kind === 'coin-transfer' ? 180_000 : 120_000);
       const base = { signer, sequence, signMode: mode, memo: '', ...gas };

@@ -1,7 +1,10 @@
 import type { SimEvent } from './events.js';
 import type { SimAccount } from './keys.js';
 import type { EncodedMsg, SimSignMode } from './tx-build.js';
-import type { Coin } from './types.js';
+import type { Coin, HolderTruth, InternalTxTruth, SimHttpRequest } from './types.js';
+import type { NftNaming } from './truth-nft.js';
+import type { RestAnswer } from './rest.js';
+import type { Outcome } from './jsonrpc.js';
 
 /** What a VM model decides for one global tx index; chain.ts turns it into bytes and JSON. */
 export interface PlannedTx {
@@ -27,4 +30,16 @@ export interface VmModel {
   plan(g: number): PlannedTx;
   /** Ante-handler fee events (between the VM-specific fee transfer and `tx{signature}`). */
   feeEvents(tx: PlannedTx): SimEvent[];
+}
+
+/** Everything one VM contributes: its tx model, NFT naming and VM-specific routes. */
+export interface VmSetup {
+  model: VmModel;
+  naming: NftNaming;
+  /** VM-specific REST state routes (answer undefined to pass). */
+  rest?(req: SimHttpRequest): RestAnswer | undefined;
+  /** EVM JSON-RPC (EVM only). */
+  jsonRpc?(method: string, params: unknown): Outcome | undefined;
+  holders?(denom: string, atHeight: number): HolderTruth[];
+  internalTxs?(evmTxHash: string): InternalTxTruth[];
 }

@@ -6,8 +6,10 @@ import { createChain, type Chain, type GeneratedBlock } from './chain.js';
 import { closeServer, createRawServer, listen, type RawResponse } from './http.js';
 import { fromExtension, handleJsonRpcPost, type Outcome } from './jsonrpc.js';
 import { createKeyring, moduleAddress, sha256 } from './keys.js';
-import { createMoveAddressBook } from './move-model.js';
-import { createMoveModel, type ModelContext } from './move-workload.js';
+import type { ModelContext } from './move-workload.js';
+import { createMoveVm, type VmDeps } from './vm-move.js';
+import { handleTruthRoute } from './truth-routes.js';
+import { nftCollectionsTruth, nftTokensTruth } from './truth-nft.js';
 import { handleStateRoutes, type StateContext } from './rest-state.js';
 import { callRpc, normaliseParams, type RpcContext } from './rpc.js';
 import { grpcError, handleBlockRoutes, type RestContext } from './rest.js';
@@ -22,7 +24,7 @@ import type {
 } from './types.js';
 import { createSchedule, parseTxsPerBlock } from './workload.js';
 import { createFaultInjector, parseFaults, type Surface } from './faults.js';
-import type { VmModel } from './plan.js';
+import type { VmSetup } from './plan.js';
 
 const PREFIX = 'init';
 const ACCOUNTS = 64;
@@ -55,17 +57,24 @@ function resolve(options: SimulatorOptions): Resolved {
   };
 }
 
-function createModel(r: Resolved): { model: VmModel; ctx: ModelContext } {
-  const accounts = createKeyring(r.seed, ACCOUNTS, PREFIX);
-  const ctx: ModelContext = {
+function modelContext(r: Resolved): ModelContext {
+  return {
     seed: r.seed,
     prefix: PREFIX,
-    accounts,
+    accounts: createKeyring(r.seed, ACCOUNTS, PREFIX),
     feeDenom: 'umin',
     denoms: ['uusdc', 'ueth'],
     feeCollector: moduleAddress('fee_collector'),
   };
-  return { model: createMoveModel(ctx, createMoveAddressBook()), ctx };
+}
+
+function createVm(r: Resolved, deps: VmDeps): VmSetup {
+  switch (r.vm) {
+    case 'move':
+      return createMoveVm(deps);
+    default:
+      throw new InputError('unsupported_vm', `--vm ${r.vm} is not implemented yet`);
+  }
 }
 
 export function createSimulator(options: SimulatorOptions): Simulator {
@@ -73,7 +82,15 @@ export function createSimulator(options: SimulatorOptions): Simulator {
   const logger = options.logger ?? createLogger({ level: 'warn', format: 'json', name: 'sim' });
   const schedule = createSchedule(r.seed, parseTxsPerBlock(options.txsPerBlock ?? '0-6'));
   const txIndex = new Map<string, number>();
-  const { model, ctx: modelCtx } = createModel(r);
+  const modelCtx = modelContext(r);
+  const lastTxAt = (h: number): number => schedule.firstTx(h + 1) - 1;
+  const startHead = options.head ?? DEFAULT_HEAD;
+  if (!Number.isSafeInteger(startHead) || startHead < 1)
+    throw new InputError('invalid_head', '--head must be ≥ 1');
+  const startedAt = Date.now();
+  const head = (): number =>
+    options.live ? startHead + Math.floor((Date.now() - startedAt) / r.blockTimeMs) : startHead;
+  const vm = createVm(r, { ctx: modelCtx, head, lastTxAt });
   const baseChain = createChain({
     chainId: r.chainId,
     seed: r.seed,
@@ -81,7 +98,7 @@ export function createSimulator(options: SimulatorOptions): Simulator {
     blockTimeMs: r.blockTimeMs,
     fastSignatures: r.fastSignatures,
     schedule,
-    model,
+    model: vm.model,
     feeCollectorBech32: toBech32(moduleAddress('fee_collector'), PREFIX),
     rewardsBech32: toBech32(sha256(`rollup-sim/operator/${r.seed}`).subarray(0, 20), PREFIX),
   });
@@ -94,12 +111,6 @@ export function createSimulator(options: SimulatorOptions): Simulator {
       return b;
     },
   };
-  const startHead = options.head ?? DEFAULT_HEAD;
-  if (!Number.isSafeInteger(startHead) || startHead < 1)
-    throw new InputError('invalid_head', '--head must be ≥ 1');
-  const startedAt = Date.now();
-  const head = (): number =>
-    options.live ? startHead + Math.floor((Date.now() - startedAt) / r.blockTimeMs) : startHead;
   const faults = createFaultInjector(parseFaults(options.faults), r.seed);
   const base = (): number => Math.min(faults.spec.pruned, head());
   const extensions: SimExtension[] = options.extensions ?? [];
@@ -150,12 +161,18 @@ export function createSimulator(options: SimulatorOptions): Simulator {
     denoms: [modelCtx.feeDenom, ...modelCtx.denoms],
   };
 
+  const checkHeight = (h: number): number => {
+    if (!Number.isSafeInteger(h) || h < 1 || h > head()) {
+      throw new InputError('invalid_height', `height ${h} is outside 1..${head()}`);
+    }
+    return h;
+  };
   const truth: SimulatorTruth = {
-    block: (h) => chain.block(h).truth,
-    nftCollections: () => notYet('nftCollections'),
-    nftTokens: () => notYet('nftTokens'),
-    holders: () => notYet('holders'),
-    internalTxs: () => notYet('internalTxs'),
+    block: (h) => chain.block(checkHeight(h)).truth,
+    nftCollections: (h) => nftCollectionsTruth(vm.naming, lastTxAt(checkHeight(h))),
+    nftTokens: (h) => nftTokensTruth(vm.naming, lastTxAt(checkHeight(h))),
+    holders: (denom, h) => (vm.holders ? vm.holders(denom, checkHeight(h)) : notYet('holders (EVM only)')),
+    internalTxs: (hash) => (vm.internalTxs ? vm.internalTxs(hash) : notYet('internalTxs (EVM only)')),
   };
 
   const callCometRpc = async (method: string, params: unknown): Promise<Outcome | undefined> => {
@@ -197,14 +214,11 @@ export function createSimulator(options: SimulatorOptions): Simulator {
   };
 
   const restHandler = async (req: SimHttpRequest): Promise<RawResponse> => {
-    const truthBlock = /^\/sim\/v1\/truth\/block\/(\d+)$/.exec(req.path);
-    if (truthBlock) {
-      const h = Number(truthBlock[1]);
-      if (h < 1 || h > head()) return grpcError(400, 3, `height ${h} is outside 1..${head()}`);
-      return { status: 200, body: JSON.stringify(truth.block(h)) };
-    }
+    const truthAnswer = handleTruthRoute(truth, head, req);
+    if (truthAnswer) return truthAnswer;
     if (req.method === 'GET') {
-      const own = handleBlockRoutes(restCtx, req.path, req.query) ?? handleStateRoutes(stateCtx, req);
+      const own =
+        handleBlockRoutes(restCtx, req.path, req.query) ?? handleStateRoutes(stateCtx, req) ?? vm.rest?.(req);
       if (own) return own;
     }
     for (const ext of extensions) {
@@ -253,5 +267,5 @@ export function createSimulator(options: SimulatorOptions): Simulator {
 }
 
 function notYet(what: string): never {
-  throw new AppError('not_implemented', `simulator truth.${what} is not implemented yet`);
+  throw new AppError('not_available', `simulator truth.${what} is not available on this VM`);
 }

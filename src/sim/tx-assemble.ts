@@ -35,12 +35,22 @@ export interface AssembleContext {
   normalise: Normaliser;
 }
 
-/** TxMsgData{msg_responses: [Any{type_url}]} — the responses here carry no fields. */
+/** Encoded response bodies that are not empty (MsgRecvPacketResponse{result: SUCCESS}). */
+const RESPONSE_VALUES: Record<string, Buffer> = {
+  '/ibc.core.channel.v1.MsgRecvPacketResponse': Buffer.from([0x08, 0x02]),
+};
+
+/** TxMsgData{msg_responses: [Any{type_url, value}]}. */
 function txMsgData(typeUrls: string[]): Buffer {
   const parts: Buffer[] = [];
   for (const url of typeUrls) {
     const urlBytes = Buffer.from(url);
-    const any = Buffer.concat([Buffer.from([0x0a, urlBytes.length]), urlBytes]);
+    const value = RESPONSE_VALUES[url];
+    const any = Buffer.concat([
+      Buffer.from([0x0a, urlBytes.length]),
+      urlBytes,
+      ...(value ? [Buffer.from([0x12, value.length]), value] : []),
+    ]);
     parts.push(Buffer.from([0x12, any.length]), any);
   }
   return Buffer.concat(parts);

@@ -1,0 +1,234 @@
+import { event, type SimEvent } from './events.js';
+import { ibcClassName, msgRecvPacket, recvPacketEvents, MSG_RECV_PACKET } from './ibc.js';
+import type { SimAccount } from './keys.js';
+import { collectionAddress, nftAddress, pad32, shortHex } from './move-address.js';
+import { executeEvent, moveEvent } from './move-model.js';
+import { bcs, concatBytes, msgExecute, MSG_EXECUTE } from './msgs.js';
+import { collectionCreator, collectionName, IBC, type NftOp, type NftPlanContext } from './nft-lifecycle.js';
+import type { EncodedMsg } from './tx-build.js';
+
+/** Move NFT operations: `0x1::simple_nft` calls and their `0x1::collection` / object events. */
+export interface MoveNftParts {
+  msgs: EncodedMsg[];
+  events: SimEvent[];
+  responseTypes: string[];
+  gasBase: number;
+  /** IBC relays are signed in DIRECT mode, as relayers do. */
+  direct: boolean;
+}
+
+const MOVE_STD = Uint8Array.of(1);
+
+export interface MoveNftContext {
+  plan: NftPlanContext;
+  accounts: SimAccount[];
+}
+
+export function moveCollectionAddress(ctx: MoveNftContext, c: number): Uint8Array {
+  return collectionAddress(ctx.accounts[collectionCreator(ctx.plan, c)]!.address, collectionName(c));
+}
+
+export function moveNftAddress(ctx: MoveNftContext, c: number, tokenId: string): Uint8Array {
+  return nftAddress(ctx.accounts[collectionCreator(ctx.plan, c)]!.address, collectionName(c), tokenId);
+}
+
+export const moveIbcClassName = (): string => ibcClassName(IBC.classIdOnL1);
+export const moveIbcCollectionAddress = (): Uint8Array => collectionAddress(MOVE_STD, moveIbcClassName());
+export const moveIbcNftAddress = (tokenId: string): Uint8Array =>
+  nftAddress(MOVE_STD, moveIbcClassName(), tokenId);
+
+function call(
+  signer: SimAccount,
+  moduleName: string,
+  fn: string,
+  args: Uint8Array[],
+  typeArgs: string[] = [],
+): EncodedMsg {
+  return msgExecute({
+    sender: signer.bech32,
+    moduleAddress: '0x1',
+    moduleName,
+    functionName: fn,
+    typeArgs,
+    args,
+  });
+}
+
+const messageEvent = (signer: SimAccount): SimEvent =>
+  event('message', [
+    ['action', MSG_EXECUTE],
+    ['sender', signer.bech32],
+    ['module', 'move'],
+  ]);
+
+export function moveNftParts(ctx: MoveNftContext, op: NftOp, signer: SimAccount, g: number): MoveNftParts {
+  const acct = (i: number): SimAccount => ctx.accounts[i]!;
+  const user = shortHex(signer.address);
+  const single = (msg: EncodedMsg, events: SimEvent[], gasBase: number): MoveNftParts => ({
+    msgs: [msg],
+    events: [messageEvent(signer), ...events],
+    responseTypes: [MSG_EXECUTE + 'Response'],
+    gasBase,
+    direct: false,
+  });
+  switch (op.kind) {
+    case 'create-collection': {
+      const name = collectionName(op.collection);
+      const coll = shortHex(moveCollectionAddress(ctx, op.collection));
+      const msg = call(signer, 'simple_nft', 'create_collection', [
+        bcs.string(`Simulated collection ${op.collection}`),
+        concatBytes([Uint8Array.of(1), bcs.u64(1_000_000)]),
+        bcs.string(name),
+        bcs.string(`ipfs://bafysim${op.collection}`),
+      ]);
+      return single(
+        msg,
+        [
+          executeEvent(user, '0x1', 'simple_nft', 'create_collection'),
+          moveEvent('0x1::object::CreateEvent', `{"object":"${coll}","owner":"${user}","version":"1"}`),
+          moveEvent(
+            '0x1::collection::CreateCollectionEvent',
+            `{"collection":"${coll}","creator":"${user}","name":"${name}"}`,
+          ),
+        ],
+        220_000,
+      );
+    }
+    case 'mint': {
+      const creator = shortHex(acct(collectionCreator(ctx.plan, op.collection)).address);
+      const coll = shortHex(moveCollectionAddress(ctx, op.collection));
+      const nft = shortHex(moveNftAddress(ctx, op.collection, op.tokenId));
+      const to = shortHex(acct(op.to).address);
+      const msg = call(signer, 'simple_nft', 'mint', [
+        pad32(moveCollectionAddress(ctx, op.collection)),
+        bcs.string(''),
+        bcs.string(op.tokenId),
+        bcs.string(op.uri),
+        concatBytes([Uint8Array.of(1), pad32(acct(op.to).address)]),
+      ]);
+      const events = [
+        executeEvent(user, '0x1', 'simple_nft', 'mint'),
+        moveEvent('0x1::object::CreateEvent', `{"object":"${nft}","owner":"${creator}","version":"1"}`),
+        moveEvent(
+          '0x1::collection::MintEvent',
+          `{"collection":"${coll}","token_id":"${op.tokenId}","nft":"${nft}"}`,
+        ),
+      ];
+      if (to !== creator)
+        events.push(
+          moveEvent('0x1::object::TransferEvent', `{"object":"${nft}","from":"${creator}","to":"${to}"}`),
+        );
+      return single(msg, events, 260_000);
+    }
+    case 'transfer': {
+      const nftBytes = moveNftAddress(ctx, op.collection, op.tokenId);
+      const nft = shortHex(nftBytes);
+      const msg = call(signer, 'object', 'transfer_call', [pad32(nftBytes), pad32(acct(op.to).address)]);
+      const events = [executeEvent(user, '0x1', 'object', 'transfer_call')];
+      if (op.from !== op.to) {
+        events.push(
+          moveEvent(
+            '0x1::object::TransferEvent',
+            `{"object":"${nft}","from":"${shortHex(acct(op.from).address)}","to":"${shortHex(acct(op.to).address)}"}`,
+          ),
+        );
+      }
+      return single(msg, events, 150_000);
+    }
+    case 'mutate-uri': {
+      const nftBytes = moveNftAddress(ctx, op.collection, op.tokenId);
+      const msg = call(
+        signer,
+        'simple_nft',
+        'set_uri',
+        [pad32(nftBytes), bcs.string(op.newUri)],
+        ['0x1::simple_nft::SimpleNft'],
+      );
+      return single(
+        msg,
+        [
+          executeEvent(user, '0x1', 'simple_nft', 'set_uri'),
+          moveEvent(
+            '0x1::nft::MutationEvent',
+            JSON.stringify({
+              nft: shortHex(nftBytes),
+              mutated_field_name: 'uri',
+              old_value: op.oldUri,
+              new_value: op.newUri,
+            }),
+          ),
+        ],
+        160_000,
+      );
+    }
+    case 'burn': {
+      const nftBytes = moveNftAddress(ctx, op.collection, op.tokenId);
+      const coll = shortHex(moveCollectionAddress(ctx, op.collection));
+      const msg = call(signer, 'simple_nft', 'burn', [pad32(nftBytes)], ['0x1::simple_nft::SimpleNft']);
+      return single(
+        msg,
+        [
+          executeEvent(user, '0x1', 'simple_nft', 'burn'),
+          moveEvent(
+            '0x1::collection::BurnEvent',
+            `{"collection":"${coll}","token_id":"${op.tokenId}","nft":"${shortHex(nftBytes)}"}`,
+          ),
+        ],
+        170_000,
+      );
+    }
+    case 'ibc-receive':
+      return moveIbcReceive(ctx, op, signer, g);
+  }
+}
+
+function moveIbcReceive(
+  ctx: MoveNftContext,
+  op: Extract<NftOp, { kind: 'ibc-receive' }>,
+  relayer: SimAccount,
+  g: number,
+): MoveNftParts {
+  const receiver = ctx.accounts[op.to]!;
+  const className = moveIbcClassName();
+  const coll = shortHex(moveIbcCollectionAddress());
+  const nft = shortHex(moveIbcNftAddress(op.tokenId));
+  const packet = {
+    sequence: op.index + 1,
+    classId: IBC.classIdOnL1,
+    tokenIds: [op.tokenId],
+    tokenUris: [op.uri],
+    sender: receiver.bech32,
+    receiver: receiver.bech32,
+    timeoutNs: String(1_767_225_600_000_000_000 + op.index * 1_000_000_000),
+  };
+  const classEvents: SimEvent[] = [];
+  if (op.first) {
+    classEvents.push(
+      executeEvent('0x1', '0x1', 'initia_nft', 'create_collection'),
+      moveEvent('0x1::object::CreateEvent', `{"object":"${coll}","owner":"0x1","version":"1"}`),
+      moveEvent(
+        '0x1::collection::CreateCollectionEvent',
+        `{"collection":"${coll}","creator":"0x1","name":"${className}"}`,
+      ),
+    );
+  }
+  classEvents.push(
+    executeEvent('0x1', '0x1', 'initia_nft', 'mint'),
+    moveEvent('0x1::object::CreateEvent', `{"object":"${nft}","owner":"0x1","version":"1"}`),
+    moveEvent(
+      '0x1::collection::MintEvent',
+      `{"collection":"${coll}","token_id":"${op.tokenId}","nft":"${nft}"}`,
+    ),
+    moveEvent(
+      '0x1::object::TransferEvent',
+      `{"object":"${nft}","from":"0x1","to":"${shortHex(receiver.address)}"}`,
+    ),
+  );
+  return {
+    msgs: [msgRecvPacket(packet, relayer.bech32, 1000 + g)],
+    events: recvPacketEvents(packet, relayer.bech32, classEvents, className),
+    responseTypes: [MSG_RECV_PACKET + 'Response'],
+    gasBase: 300_000,
+    direct: true,
+  };
+}

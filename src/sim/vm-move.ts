@@ -1,0 +1,58 @@
+import { toBech32 } from '../shared/address.js';
+import { createMoveAddressBook } from './move-model.js';
+import {
+  moveCollectionAddress,
+  moveIbcClassName,
+  moveIbcCollectionAddress,
+  type MoveNftContext,
+} from './move-nft.js';
+import { createMoveRest } from './move-rest.js';
+import { createMoveModel, type ModelContext } from './move-workload.js';
+import { collectionCreator, collectionName } from './nft-lifecycle.js';
+import type { VmSetup } from './plan.js';
+import { pad32 } from './move-address.js';
+
+export interface VmDeps {
+  ctx: ModelContext;
+  head(): number;
+  lastTxAt(height: number): number;
+}
+
+const hex32 = (b: Uint8Array): string => '0x' + Buffer.from(pad32(b)).toString('hex');
+
+export function createMoveVm(deps: VmDeps): VmSetup {
+  const { ctx } = deps;
+  const book = createMoveAddressBook();
+  const nft: MoveNftContext = {
+    plan: { seed: ctx.seed, accounts: ctx.accounts.length, uriMutation: true },
+    accounts: ctx.accounts,
+  };
+  const account = (i: number): string => ctx.accounts[i]!.bech32;
+  return {
+    model: createMoveModel(ctx, book, nft),
+    naming: {
+      plan: nft.plan,
+      collectionAddr: (c) => hex32(moveCollectionAddress(nft, c)),
+      collectionName,
+      creator: (c) => account(collectionCreator(nft.plan, c)),
+      ibcCollectionAddr: hex32(moveIbcCollectionAddress()),
+      ibcName: moveIbcClassName(),
+      ibcCreator: toBech32(pad20(Uint8Array.of(1)), ctx.prefix),
+      holder: account,
+    },
+    rest: createMoveRest({
+      nft,
+      book,
+      accounts: ctx.accounts,
+      denoms: [ctx.feeDenom, ...ctx.denoms],
+      head: deps.head,
+      lastTxAt: deps.lastTxAt,
+    }),
+  };
+}
+
+function pad20(b: Uint8Array): Uint8Array {
+  const out = new Uint8Array(20);
+  out.set(b, 20 - b.length);
+  return out;
+}
