@@ -171,7 +171,7 @@ describe('signatures are verified as a node would', () => {
     const planned = await b.plan({ kind: 'updateScores', stage: 1n, entries: [{ addr: A, amount: 3n }] });
     const signed = await b.sign(planned);
     const tampered = Uint8Array.from(signed.raw);
-    tampered[tampered.length - 1] ^= 1;
+    tampered[tampered.length - 1] = (tampered[tampered.length - 1] ?? 0) ^ 1;
     expect(await b.broadcast({ ...signed, raw: tampered })).toMatchObject({ accepted: false, code: 4 });
     expect(await b.broadcast(signed)).toMatchObject({ accepted: true });
     const signer = createLocalSigner(Buffer.from(KEYS.deployer.slice(2), 'hex'), 'eth_secp256k1');
