@@ -267,6 +267,7 @@ export function createVipChain(options: VipChainOptions) {
     wasm,
     l1,
     height: () => height,
+    now,
     fundAccount,
     account: (address: string) => accounts.get(key(accountBytesFromString(address, prefix))),
     accountKey: key,

@@ -144,7 +144,7 @@ export function createVipExtension(chain: VipChain): SimExtension & { dropNextBr
       const addr = safeMoveAddress(res[1]);
       const tag = req.query.get('struct_tag') ?? '';
       if (chain.l1 && addr === chain.l1.packageAddress && tag === `${addr}::vip::ModuleStore`) {
-        return { status: 200, body: { resource: chain.l1.resource(Date.now()) } };
+        return { status: 200, body: { resource: chain.l1.resource(chain.now()) } };
       }
       const m = addr ? chain.moveModules.get(addr) : undefined;
       if (!m || tag !== `${addr}::vip_score::ModuleStore`)
