@@ -14,6 +14,8 @@ export interface NftPacket {
   sender: string;
   receiver: string;
   timeoutNs: string;
+  /** "nft-transfer" (Move, EVM) or "wasm.<ics721 contract>" (Wasm). */
+  dstPort: string;
 }
 
 /** ICS-721 packet data as the L1 Move nft-transfer module writes it (keys sorted). */
@@ -45,7 +47,7 @@ export function msgRecvPacket(p: NftPacket, relayer: string, proofHeight: number
     sequence: BigInt(p.sequence),
     sourcePort: 'nft-transfer',
     sourceChannel: IBC.srcChannel,
-    destinationPort: 'nft-transfer',
+    destinationPort: p.dstPort,
     destinationChannel: IBC.dstChannel,
     data,
     timeoutHeight: { revisionNumber: 0n, revisionHeight: 0n },
@@ -59,7 +61,7 @@ export function msgRecvPacket(p: NftPacket, relayer: string, proofHeight: number
   }).finish();
   const json =
     `{"@type":"${MSG_RECV_PACKET}","packet":{"sequence":"${p.sequence}","source_port":"nft-transfer",` +
-    `"source_channel":"${IBC.srcChannel}","destination_port":"nft-transfer","destination_channel":"${IBC.dstChannel}",` +
+    `"source_channel":"${IBC.srcChannel}","destination_port":"${p.dstPort}","destination_channel":"${IBC.dstChannel}",` +
     `"data":"${data.toString('base64')}","timeout_height":{"revision_number":"0","revision_height":"0"},` +
     `"timeout_timestamp":"${p.timeoutNs}"},"proof_commitment":"${proof.toString('base64')}",` +
     `"proof_height":{"revision_number":"1","revision_height":"${proofHeight}"},"signer":"${relayer}"}`;
@@ -84,7 +86,7 @@ function packetAttributes(p: NftPacket): Array<[string, string]> {
     ['packet_sequence', String(p.sequence)],
     ['packet_src_port', 'nft-transfer'],
     ['packet_src_channel', IBC.srcChannel],
-    ['packet_dst_port', 'nft-transfer'],
+    ['packet_dst_port', p.dstPort],
     ['packet_dst_channel', IBC.dstChannel],
     ['packet_channel_ordering', 'ORDER_UNORDERED'],
     ['packet_connection', 'connection-3'],
@@ -92,7 +94,10 @@ function packetAttributes(p: NftPacket): Array<[string, string]> {
   ];
 }
 
-/** Events of MsgRecvPacket around the VM-specific class creation / mint events. */
+/**
+ * Events of MsgRecvPacket around the VM-specific class creation / mint events. The nft-transfer
+ * module (Move, EVM) adds class_trace and non_fungible_token_packet; ics721 (Wasm) does not.
+ */
 export function recvPacketEvents(
   p: NftPacket,
   relayer: string,
@@ -102,6 +107,16 @@ export function recvPacketEvents(
   const trace = className.startsWith('ibc/')
     ? className.slice(4)
     : sha256(className).toString('hex').toUpperCase();
+  const nftTransferModule = p.dstPort === 'nft-transfer';
+  const moduleEvent = event('non_fungible_token_packet', [
+    ['module', 'nonfungibletokentransfer'],
+    ['sender', p.sender],
+    ['receiver', p.receiver],
+    ['class_id', p.classId],
+    ['token_ids', p.tokenIds.join(',')],
+    ['memo', ''],
+    ['success', 'true'],
+  ]);
   return [
     event('message', [
       ['action', MSG_RECV_PACKET],
@@ -109,20 +124,16 @@ export function recvPacketEvents(
     ]),
     event('recv_packet', packetAttributes(p)),
     event('message', [['module', 'ibc_channel']]),
-    event('class_trace', [
-      ['trace_hash', trace],
-      ['class_id', className],
-    ]),
+    ...(nftTransferModule
+      ? [
+          event('class_trace', [
+            ['trace_hash', trace],
+            ['class_id', className],
+          ]),
+        ]
+      : []),
     ...classEvents,
-    event('non_fungible_token_packet', [
-      ['module', 'nonfungibletokentransfer'],
-      ['sender', p.sender],
-      ['receiver', p.receiver],
-      ['class_id', p.classId],
-      ['token_ids', p.tokenIds.join(',')],
-      ['memo', ''],
-      ['success', 'true'],
-    ]),
+    ...(nftTransferModule ? [moduleEvent] : []),
     event('write_acknowledgement', [
       ...packetAttributes(p).slice(0, 9),
       ['packet_ack', '{"result":"AQ=="}'],
@@ -131,4 +142,9 @@ export function recvPacketEvents(
     ]),
     event('message', [['module', 'ibc_channel']]),
   ];
+}
+
+/** Packet timeout timestamps (ns): 2026-01-01 plus one second per packet. */
+export function ibcTimeout(index: number): string {
+  return (1_767_225_600_000_000_000n + BigInt(index) * 1_000_000_000n).toString();
 }

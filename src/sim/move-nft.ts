@@ -1,10 +1,18 @@
 import { event, type SimEvent } from './events.js';
-import { ibcClassName, msgRecvPacket, recvPacketEvents, MSG_RECV_PACKET } from './ibc.js';
-import type { SimAccount } from './keys.js';
+import { ibcClassName, ibcTimeout, msgRecvPacket, recvPacketEvents, MSG_RECV_PACKET } from './ibc.js';
+import { sha256, type SimAccount } from './keys.js';
 import { collectionAddress, nftAddress, pad32, shortHex } from './move-address.js';
 import { executeEvent, moveEvent } from './move-model.js';
 import { bcs, concatBytes, msgExecute, MSG_EXECUTE } from './msgs.js';
-import { collectionCreator, collectionName, IBC, type NftOp, type NftPlanContext } from './nft-lifecycle.js';
+import {
+  collectionCreator,
+  collectionName,
+  ESCROW,
+  IBC,
+  type Holder,
+  type NftOp,
+  type NftPlanContext,
+} from './nft-lifecycle.js';
 import type { EncodedMsg } from './tx-build.js';
 
 /** Move NFT operations: `0x1::simple_nft` calls and their `0x1::collection` / object events. */
@@ -22,6 +30,13 @@ const MOVE_STD = Uint8Array.of(1);
 export interface MoveNftContext {
   plan: NftPlanContext;
   accounts: SimAccount[];
+}
+
+/** A marketplace-like object that NFT "sends" deliver to (32-byte address). */
+export const MOVE_ESCROW = new Uint8Array(sha256('rollup-sim/move/escrow'));
+
+export function moveHolderAddress(ctx: MoveNftContext, h: Holder): Uint8Array {
+  return h === ESCROW ? MOVE_ESCROW : ctx.accounts[h]!.address;
 }
 
 export function moveCollectionAddress(ctx: MoveNftContext, c: number): Uint8Array {
@@ -98,13 +113,13 @@ export function moveNftParts(ctx: MoveNftContext, op: NftOp, signer: SimAccount,
       const creator = shortHex(acct(collectionCreator(ctx.plan, op.collection)).address);
       const coll = shortHex(moveCollectionAddress(ctx, op.collection));
       const nft = shortHex(moveNftAddress(ctx, op.collection, op.tokenId));
-      const to = shortHex(acct(op.to).address);
+      const to = shortHex(moveHolderAddress(ctx, op.to));
       const msg = call(signer, 'simple_nft', 'mint', [
         pad32(moveCollectionAddress(ctx, op.collection)),
         bcs.string(''),
         bcs.string(op.tokenId),
         bcs.string(op.uri),
-        concatBytes([Uint8Array.of(1), pad32(acct(op.to).address)]),
+        concatBytes([Uint8Array.of(1), pad32(moveHolderAddress(ctx, op.to))]),
       ]);
       const events = [
         executeEvent(user, '0x1', 'simple_nft', 'mint'),
@@ -123,13 +138,16 @@ export function moveNftParts(ctx: MoveNftContext, op: NftOp, signer: SimAccount,
     case 'transfer': {
       const nftBytes = moveNftAddress(ctx, op.collection, op.tokenId);
       const nft = shortHex(nftBytes);
-      const msg = call(signer, 'object', 'transfer_call', [pad32(nftBytes), pad32(acct(op.to).address)]);
+      const msg = call(signer, 'object', 'transfer_call', [
+        pad32(nftBytes),
+        pad32(moveHolderAddress(ctx, op.to)),
+      ]);
       const events = [executeEvent(user, '0x1', 'object', 'transfer_call')];
       if (op.from !== op.to) {
         events.push(
           moveEvent(
             '0x1::object::TransferEvent',
-            `{"object":"${nft}","from":"${shortHex(acct(op.from).address)}","to":"${shortHex(acct(op.to).address)}"}`,
+            `{"object":"${nft}","from":"${shortHex(acct(op.from).address)}","to":"${shortHex(moveHolderAddress(ctx, op.to))}"}`,
           ),
         );
       }
@@ -199,7 +217,8 @@ function moveIbcReceive(
     tokenUris: [op.uri],
     sender: receiver.bech32,
     receiver: receiver.bech32,
-    timeoutNs: String(1_767_225_600_000_000_000 + op.index * 1_000_000_000),
+    timeoutNs: ibcTimeout(op.index),
+    dstPort: 'nft-transfer',
   };
   const classEvents: SimEvent[] = [];
   if (op.first) {

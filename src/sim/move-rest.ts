@@ -10,6 +10,7 @@ import {
   moveIbcNftAddress,
   moveNftAddress,
   type MoveNftContext,
+  moveHolderAddress,
 } from './move-nft.js';
 import { bcs, concatBytes } from './msgs.js';
 import {
@@ -60,7 +61,7 @@ function objectsAt(ctx: MoveRestContext, lastG: number): Map<string, MoveObject>
     counts.set(hex(coll), (counts.get(hex(coll)) ?? 0) + 1);
     objects.set(hex(moveNftAddress(ctx.nft, t.collection, t.tokenId)), {
       kind: 'nft',
-      owner: ctx.accounts[t.owner]!.address,
+      owner: moveHolderAddress(ctx.nft, t.owner),
       collection: coll,
       tokenId: t.tokenId,
       uri: t.uri,
@@ -73,7 +74,7 @@ function objectsAt(ctx: MoveRestContext, lastG: number): Map<string, MoveObject>
   for (const t of ibc) {
     objects.set(hex(moveIbcNftAddress(t.tokenId)), {
       kind: 'nft',
-      owner: ctx.accounts[t.owner]!.address,
+      owner: moveHolderAddress(ctx.nft, t.owner),
       collection: ibcColl,
       tokenId: t.tokenId,
       uri: t.uri,

@@ -2,12 +2,13 @@ import { event, type SimEvent } from './events.js';
 import { sha256, type SimAccount } from './keys.js';
 import { pad32, shortHex } from './move-address.js';
 import { executeEvent, faMoveEvents, sudoTransferEvents, type MoveAddressBook } from './move-model.js';
-import { bcs, msgExecute, msgSend, MSG_EXECUTE, MSG_SEND } from './msgs.js';
+import { bcs, msgExecute, MSG_EXECUTE, MSG_SEND } from './msgs.js';
 import type { PlannedTx, VmModel } from './plan.js';
 import { pick, Stream } from './prng.js';
 import type { SimSignMode } from './tx-build.js';
 import type { Coin } from './types.js';
 import { toBech32 } from '../shared/address.js';
+import { bankKindOf, planBankSend, type BankKind } from './cosmos-bank.js';
 import { moveNftParts, type MoveNftContext } from './move-nft.js';
 import { nftOpAt } from './nft-lifecycle.js';
 
@@ -82,15 +83,10 @@ export function coinsText(coins: Coin[]): string {
   return coins.map((c) => c.amount + c.denom).join(',');
 }
 
-export type MoveTxKind = 'send' | 'send-multi-coin' | 'send-multi-msg' | 'send-failed' | 'coin-transfer';
+export type MoveTxKind = BankKind | 'coin-transfer';
 
 export function moveKindOf(seed: number, g: number): MoveTxKind {
-  const r = pick(seed, Stream.kind, g, 100);
-  if (r < 5) return 'send-failed';
-  if (r < 45) return 'send';
-  if (r < 55) return 'send-multi-coin';
-  if (r < 65) return 'send-multi-msg';
-  return 'coin-transfer';
+  return bankKindOf(pick(seed, Stream.kind, g, 100)) ?? 'coin-transfer';
 }
 
 export function createMoveModel(ctx: ModelContext, book: MoveAddressBook, nftCtx: MoveNftContext): VmModel {
@@ -173,34 +169,7 @@ export function createMoveModel(ctx: ModelContext, book: MoveAddressBook, nftCtx
         ];
         return { ...base, msgs: [msg], msgEvents: [events], msgResponseTypes: [MSG_EXECUTE + 'Response'] };
       }
-      const msgCount = kind === 'send-multi-msg' ? 2 + pick(ctx.seed, Stream.msgs, g, 3) : 1;
-      const msgs = [];
-      const msgEvents = [];
-      const to = recipientOf(ctx, g, signer, 0);
-      for (let i = 0; i < msgCount; i++) {
-        const coins = coinsOf(ctx, g, i, kind === 'send-multi-coin');
-        msgs.push(msgSend(signer.bech32, to.bech32, coins));
-        msgEvents.push(bankSendEvents(signer, { ...to, fresh: to.fresh && i === 0 }, coins));
-      }
-      const planned: PlannedTx = {
-        ...base,
-        msgs,
-        msgEvents,
-        msgResponseTypes: msgs.map(() => MSG_SEND + 'Response'),
-      };
-      if (kind === 'send-failed') {
-        const wanted = msgs.length > 0 ? coinsOf(ctx, g, 0, false)[0]! : { denom: ctx.feeDenom, amount: '1' };
-        const spendable = Math.floor(Number(wanted.amount) / 3);
-        planned.failure = {
-          code: 5,
-          codespace: 'sdk',
-          log:
-            `failed to execute message; message index: 0: ${spendable}${wanted.denom} is smaller than ` +
-            `${wanted.amount}${wanted.denom}: insufficient funds`,
-        };
-        planned.gasUsed = Math.floor(planned.gasUsed / 2);
-      }
-      return planned;
+      return planBankSend(ctx, g, kind, { signer, sequence, signMode: mode }, bankSendEvents);
     },
     feeEvents(tx) {
       const from = tx.signer;

@@ -34,8 +34,11 @@ export type NftOp =
   | { kind: 'burn'; slot: number; collection: number; tokenId: string; from: Holder }
   | { kind: 'ibc-receive'; index: number; tokenId: string; to: Holder; uri: string; first: boolean };
 
-/** A holder is a keyring account index. */
+/** A holder is a keyring account index, or ESCROW: the contract a `send` delivers to. */
 export type Holder = number;
+export const ESCROW: Holder = -1;
+/** Phase-3 transfers of even slots are sends (cw721 send_nft / ERC721 safeTransferFrom to a contract). */
+const sendsAtEnd = (slot: number): boolean => slot % 2 === 0;
 
 export interface NftPlanContext {
   seed: number;
@@ -70,7 +73,7 @@ export function holdersOf(
   const s = (p: number): Holder => signerOfG(ctx, gOfSlotPhase(slot, p));
   const afterT1 = mutates(ctx, slot) ? s(3) : s(2);
   const afterT2 = mutates(ctx, slot) ? afterT1 : s(3);
-  const final = pick(ctx.seed, NFT_STREAM, slot, ctx.accounts);
+  const final = sendsAtEnd(slot) ? ESCROW : pick(ctx.seed, NFT_STREAM, slot, ctx.accounts);
   return { afterMint: s(1), afterT1, afterT2, final };
 }
 

@@ -8,6 +8,7 @@ import { fromExtension, handleJsonRpcPost, type Outcome } from './jsonrpc.js';
 import { createKeyring, moduleAddress, sha256 } from './keys.js';
 import type { ModelContext } from './move-workload.js';
 import { createMoveVm, type VmDeps } from './vm-move.js';
+import { createWasmVm } from './vm-wasm.js';
 import { handleTruthRoute } from './truth-routes.js';
 import { nftCollectionsTruth, nftTokensTruth } from './truth-nft.js';
 import { handleStateRoutes, type StateContext } from './rest-state.js';
@@ -72,6 +73,8 @@ function createVm(r: Resolved, deps: VmDeps): VmSetup {
   switch (r.vm) {
     case 'move':
       return createMoveVm(deps);
+    case 'wasm':
+      return createWasmVm(deps);
     default:
       throw new InputError('unsupported_vm', `--vm ${r.vm} is not implemented yet`);
   }
@@ -90,7 +93,16 @@ export function createSimulator(options: SimulatorOptions): Simulator {
   const startedAt = Date.now();
   const head = (): number =>
     options.live ? startHead + Math.floor((Date.now() - startedAt) / r.blockTimeMs) : startHead;
-  const vm = createVm(r, { ctx: modelCtx, head, lastTxAt });
+  const stateCtx: StateContext = {
+    seed: r.seed,
+    prefix: PREFIX,
+    accounts: modelCtx.accounts,
+    schedule,
+    head,
+    denoms: [modelCtx.feeDenom, ...modelCtx.denoms],
+  };
+
+  const vm = createVm(r, { ctx: modelCtx, state: stateCtx, head, lastTxAt });
   const baseChain = createChain({
     chainId: r.chainId,
     seed: r.seed,
@@ -150,15 +162,6 @@ export function createSimulator(options: SimulatorOptions): Simulator {
     appName: `mini${r.vm}`,
     findTx,
     shortPage: () => faults.shortPage(),
-  };
-
-  const stateCtx: StateContext = {
-    seed: r.seed,
-    prefix: PREFIX,
-    accounts: modelCtx.accounts,
-    schedule,
-    head,
-    denoms: [modelCtx.feeDenom, ...modelCtx.denoms],
   };
 
   const checkHeight = (h: number): number => {

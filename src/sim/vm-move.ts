@@ -5,15 +5,18 @@ import {
   moveIbcClassName,
   moveIbcCollectionAddress,
   type MoveNftContext,
+  moveHolderAddress,
 } from './move-nft.js';
 import { createMoveRest } from './move-rest.js';
 import { createMoveModel, type ModelContext } from './move-workload.js';
 import { collectionCreator, collectionName } from './nft-lifecycle.js';
 import type { VmSetup } from './plan.js';
+import type { StateContext } from './rest-state.js';
 import { pad32 } from './move-address.js';
 
 export interface VmDeps {
   ctx: ModelContext;
+  state: StateContext;
   head(): number;
   lastTxAt(height: number): number;
 }
@@ -38,7 +41,7 @@ export function createMoveVm(deps: VmDeps): VmSetup {
       ibcCollectionAddr: hex32(moveIbcCollectionAddress()),
       ibcName: moveIbcClassName(),
       ibcCreator: toBech32(pad20(Uint8Array.of(1)), ctx.prefix),
-      holder: account,
+      holder: (h) => toBech32(moveHolderAddress(nft, h), ctx.prefix),
     },
     rest: createMoveRest({
       nft,

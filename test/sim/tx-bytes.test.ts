@@ -5,11 +5,18 @@ import { AuthInfo, SignDoc, TxBody, TxRaw } from 'cosmjs-types/cosmos/tx/v1beta1
 import { PubKey } from 'cosmjs-types/cosmos/crypto/secp256k1/keys';
 import { MsgSend } from 'cosmjs-types/cosmos/bank/v1beta1/tx';
 import { MsgExecute } from '@initia/initia.proto/initia/move/v1/tx.js';
+import { MsgRecvPacket } from '@initia/initia.proto/ibc/core/channel/v1/tx.js';
 import { createHash } from 'node:crypto';
 import { createSimulator } from '../../src/sim/simulator.js';
 import { cosmosAddress, ethAddress } from '../../src/sim/keys.js';
 import { toBech32 } from '../../src/shared/address.js';
 import { sortedJson } from '../../src/sim/tx-build.js';
+
+const CODECS: Record<string, { decode(b: Uint8Array): unknown; encode(m: never): { finish(): Uint8Array } }> = {
+  '/cosmos.bank.v1beta1.MsgSend': MsgSend,
+  '/initia.move.v1.MsgExecute': MsgExecute,
+  '/ibc.core.channel.v1.MsgRecvPacket': MsgRecvPacket,
+};
 
 const sim = createSimulator({
   vm: 'move',
@@ -71,10 +78,11 @@ describe('simulated tx bytes', () => {
         const auth = AuthInfo.decode(raw.authInfoBytes);
         expect(Buffer.from(AuthInfo.encode(auth).finish()).equals(Buffer.from(raw.authInfoBytes))).toBe(true);
         for (const any of body.messages) {
-          const codec = any.typeUrl === '/cosmos.bank.v1beta1.MsgSend' ? MsgSend : MsgExecute;
+          const codec = CODECS[any.typeUrl];
+          if (!codec) throw new Error(`no codec for ${any.typeUrl}`);
           const decoded = codec.decode(any.value);
           expect(
-            Buffer.from((codec.encode as (m: unknown) => { finish(): Uint8Array })(decoded).finish()).equals(
+            Buffer.from(codec.encode(decoded as never).finish()).equals(
               Buffer.from(any.value),
             ),
           ).toBe(true);
