@@ -10,6 +10,8 @@ export interface SendOptions {
   pollMs: number;
   /** How many times the identical signed bytes may be re-broadcast after a timeout. */
   rebroadcasts: number;
+  /** Extra gas factor (raised after out-of-gas failures). */
+  gasMultiplier?: number;
   /** Called once the tx is signed, before the first broadcast (e.g. to persist the hash). */
   onSigned?: (tx: SignedTx) => Promise<void> | void;
 }
@@ -22,7 +24,7 @@ export const DEFAULT_SEND: Omit<SendOptions, 'logger'> = {
 
 /** Plans (simulates), signs, broadcasts and confirms one operation. */
 export async function sendOp(backend: VipBackend, op: VipOp, options: SendOptions): Promise<TxResult> {
-  const planned = await backend.plan(op);
+  const planned = await backend.plan(op, { gasMultiplier: options.gasMultiplier ?? 1 });
   const signed = await backend.sign(planned);
   await options.onSigned?.(signed);
   return confirmSigned(backend, signed, options);

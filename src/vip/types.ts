@@ -72,6 +72,14 @@ export interface TxResult {
   codeId?: bigint;
 }
 
+/** Extra gas on top of the configured adjustment, raised after out-of-gas failures. */
+export interface PlanTuning {
+  gasMultiplier?: number;
+}
+
+/** Cosmos SDK out-of-gas code; EVM out-of-gas receipts are reported with the same code. */
+export const OUT_OF_GAS_CODE = 11;
+
 /** One VM's view of a deployed score contract plus a way to send operations to it. */
 export interface VipBackend {
   readonly vm: VmType;
@@ -85,7 +93,7 @@ export interface VipBackend {
   writers(): Promise<string[] | undefined>;
   isWriter(addr: string): Promise<boolean | undefined>;
   /** Simulates and prices an operation; throws ChainError with the decoded contract error. */
-  plan(op: VipOp): Promise<PlannedTx>;
+  plan(op: VipOp, tuning?: PlanTuning): Promise<PlannedTx>;
   sign(planned: PlannedTx): Promise<SignedTx>;
   broadcast(tx: SignedTx): Promise<BroadcastAck>;
   lookup(hash: string): Promise<TxResult | undefined>;

@@ -377,3 +377,35 @@ describe('interrupted update-scores', () => {
     await expect(h.vip(cli)).rejects.toMatchObject({ code: 'progress_mismatch' });
   });
 });
+
+describe('out of gas after CheckTx', () => {
+  it('a simulation that under-estimates: the failed tx is final, gas is raised ×1.2 and the batch re-sent', async () => {
+    await h.vip(['finalize', ...h.baseArgs(), '--contract', pub, '--stage', '3']);
+    const { csv, total } = scoresCsv(600, 120_000);
+    const file = await h.file('oog.csv', csv);
+    h.chain.faults.simulateGasFactor = 0.6;
+    const failedBefore = h.chain.stats.failedTxs;
+    try {
+      const out = await h.vip([
+        'update-scores',
+        ...h.baseArgs(),
+        '--contract',
+        pub,
+        '--stage',
+        '4',
+        '--scores',
+        file,
+        '--progress',
+        `${h.dir}/oog.json`,
+        '--max-batch',
+        '200',
+      ]);
+      expect(out).toMatchObject({ onChainTotal: String(total), totalsChecked: true });
+    } finally {
+      delete h.chain.faults.simulateGasFactor;
+    }
+    // 0.6 × 1.4 = 0.84 of the need: fails; ×1.2 = 1.008: enough, kept for the later batches.
+    expect(h.chain.stats.failedTxs - failedBefore).toBe(1);
+    expect(h.logs.join('')).toMatch(/out of gas; retrying with more gas/);
+  });
+});

@@ -49,6 +49,8 @@ export interface VipChainFaults {
   failNextBroadcastResponse?: boolean;
   /** Reject the next broadcast at CheckTx with this code and log. */
   rejectNextBroadcast?: { code: number; log: string };
+  /** Multiply simulated gas by this factor (< 1 makes simulations under-estimate, as on Initia). */
+  simulateGasFactor?: number;
   /** Accept `after` more txs, then reject one broadcast with this code (an interruption). */
   rejectAfter?: { after: number; code: number; log: string };
 }
@@ -66,7 +68,7 @@ export function createVipChain(options: VipChainOptions) {
   const moveModules = new Map<string, MoveVipScore>();
   const wasm: WasmState = { codes: new Map(), contracts: new Map(), nextCodeId: 1n, instances: 0n };
   const faults: VipChainFaults = {};
-  const stats = { includedTxs: 0, executedMsgs: 0 };
+  const stats = { includedTxs: 0, executedMsgs: 0, failedTxs: 0 };
   const l1: L1Vip | undefined = options.l1 ? createL1Vip(options.l1, now) : undefined;
   let height = 1;
   let nextAccountNumber = 1n;
@@ -176,7 +178,8 @@ export function createVipChain(options: VipChainOptions) {
     // Messages that depend on each other's effects are simulated one by one on the live state
     // without committing, which is exact for the single-message txs the VIP tool sends.
     const out = runMsgs(tx, false);
-    return { gasUsed: out.gas, events: out.events };
+    const factor = faults.simulateGasFactor ?? 1;
+    return { gasUsed: BigInt(Math.floor(Number(out.gas) * factor)), events: out.events };
   }
 
   /** Block execution: sequence and fee are consumed even when the messages fail. */
@@ -220,6 +223,7 @@ export function createVipChain(options: VipChainOptions) {
       record.gasUsed = TX_BASE_GAS;
     }
     stats.includedTxs += 1;
+    if (record.code !== 0) stats.failedTxs += 1;
     txs.set(tx.hash, record);
   }
 

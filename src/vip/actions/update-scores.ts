@@ -5,7 +5,7 @@ import { ChainError } from '../chain-error.js';
 import { readProgress, writeProgress, type Progress } from '../progress.js';
 import { loadScores, type DuplicatePolicy } from '../scores-file.js';
 import { confirmSigned, sendOp } from '../send.js';
-import type { ScoreEntry, VipBackend } from '../types.js';
+import { OUT_OF_GAS_CODE, type ScoreEntry, type VipBackend } from '../types.js';
 import { BYTES_PER_ENTRY, type ActionContext } from './context.js';
 
 export interface UpdateScoresInput {
@@ -185,6 +185,13 @@ async function checkDoneOnChain(
   }
 }
 
+const MAX_GAS_MULTIPLIER = 4;
+
+/**
+ * Sends the remaining batches one by one, each confirmed before the next. Too-big batches are
+ * split; an out-of-gas failure (sequence consumed, fee burnt) raises the gas factor ×1.2 (cap ×4)
+ * for the rest of the run, since later batches have the same shape.
+ */
 async function sendBatches(
   ctx: ActionContext,
   stage: bigint,
@@ -193,6 +200,7 @@ async function sendBatches(
   progressPath: string,
 ) {
   const { backend, logger } = ctx;
+  let gasMultiplier = 1;
   for (let index = 0; index < progress.batches.length; index++) {
     if (progress.done.some((d) => d.index === index)) continue;
     const [from, to] = progress.batches[index] as [number, number];
@@ -202,22 +210,18 @@ async function sendBatches(
       result = await sendOp(backend, op, {
         ...ctx.send,
         logger,
+        gasMultiplier,
         onSigned: async (tx) => {
           progress.pending = { index, txHash: tx.hash, raw: Buffer.from(tx.raw).toString('base64') };
           await writeProgress(progressPath, progress);
         },
       });
     } catch (err) {
-      if (err instanceof ChainError && err.reason === 'gas_limit' && to - from > 1 && !progress.pending) {
-        // Simulation says the batch is too big: split it and retry the first half.
-        const mid = from + Math.ceil((to - from) / 2);
-        progress.batches.splice(index, 1, [from, mid], [mid, to]);
-        progress.done = progress.done.map((d) => (d.index > index ? { ...d, index: d.index + 1 } : d));
-        await writeProgress(progressPath, progress);
-        index -= 1;
-        continue;
-      }
-      throw err;
+      const retry = await recoverBatch(err, { index, from, to, gasMultiplier, progress, progressPath, ctx });
+      if (retry === undefined) throw err;
+      gasMultiplier = retry;
+      index -= 1;
+      continue;
     }
     progress.done.push({ index, txHash: result.hash });
     delete progress.pending;
@@ -227,6 +231,42 @@ async function sendBatches(
       'batch confirmed',
     );
   }
+}
+
+/** Answers the gas factor to retry the batch with, or undefined when the error must stop the run. */
+async function recoverBatch(
+  err: unknown,
+  s: {
+    index: number;
+    from: number;
+    to: number;
+    gasMultiplier: number;
+    progress: Progress;
+    progressPath: string;
+    ctx: ActionContext;
+  },
+): Promise<number | undefined> {
+  if (!(err instanceof ChainError)) return undefined;
+  if (err.reason === 'gas_limit' && s.to - s.from > 1 && !s.progress.pending) {
+    // Simulation says the batch is too big: split it and retry the first half.
+    const mid = s.from + Math.ceil((s.to - s.from) / 2);
+    s.progress.batches.splice(s.index, 1, [s.from, mid], [mid, s.to]);
+    s.progress.done = s.progress.done.map((d) => (d.index > s.index ? { ...d, index: d.index + 1 } : d));
+    await writeProgress(s.progressPath, s.progress);
+    return s.gasMultiplier;
+  }
+  if (err.chainCode === OUT_OF_GAS_CODE && s.gasMultiplier < MAX_GAS_MULTIPLIER) {
+    // The failed tx is final on chain (it consumed its sequence): nothing is pending any more.
+    delete s.progress.pending;
+    await writeProgress(s.progressPath, s.progress);
+    const next = Math.min(MAX_GAS_MULTIPLIER, s.gasMultiplier * 1.2);
+    s.ctx.logger.warn(
+      { batch: s.index, hash: err.txHash, gasMultiplier: next },
+      'out of gas; retrying with more gas',
+    );
+    return next;
+  }
+  return undefined;
 }
 
 const SAMPLE = 20;

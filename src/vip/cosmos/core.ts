@@ -21,7 +21,7 @@ export interface CosmosCoreOptions {
 
 export interface CosmosCore {
   senderBech32(): Promise<string>;
-  plan(messages: Any[], printable: unknown[]): Promise<PlannedTx>;
+  plan(messages: Any[], printable: unknown[], gasMultiplier?: number): Promise<PlannedTx>;
   sign(planned: PlannedTx): Promise<SignedTx>;
   broadcast(tx: SignedTx): Promise<BroadcastAck>;
   lookup(hash: string): Promise<TxResult | undefined>;
@@ -81,9 +81,9 @@ export function createCosmosCore(options: CosmosCoreOptions): CosmosCore {
   return {
     senderBech32: sender,
     simulate,
-    async plan(messages, printable) {
+    async plan(messages, printable, gasMultiplier = 1) {
       const gasUsed = await simulate(messages);
-      const gasLimit = BigInt(Math.ceil(Number(gasUsed) * options.gasAdjustment));
+      const gasLimit = BigInt(Math.ceil(Number(gasUsed) * options.gasAdjustment * gasMultiplier));
       if (gasLimit > options.maxTxGas) {
         throw new ChainError(`tx needs ${gasLimit} gas, above the limit ${options.maxTxGas}`, {
           reason: 'gas_limit',

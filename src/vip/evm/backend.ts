@@ -15,7 +15,17 @@ import {
 } from 'viem';
 import { InputError } from '../../shared/errors.js';
 import { ChainError } from '../chain-error.js';
-import type { BroadcastAck, PlannedTx, SignedTx, StageInfo, TxResult, VipBackend, VipOp } from '../types.js';
+import {
+  OUT_OF_GAS_CODE,
+  type BroadcastAck,
+  type PlannedTx,
+  type PlanTuning,
+  type SignedTx,
+  type StageInfo,
+  type TxResult,
+  type VipBackend,
+  type VipOp,
+} from '../types.js';
 import { VIP_SCORE_ABI } from './abi.js';
 
 export interface EvmBackendOptions {
@@ -86,7 +96,7 @@ export function createEvmBackend(options: EvmBackendOptions): VipBackend & { cli
     return { to: contract(), data, printable: { to: contract(), function: functionName, args: shown, data } };
   }
 
-  async function plan(op: VipOp): Promise<PlannedTx> {
+  async function plan(op: VipOp, tuning: PlanTuning = {}): Promise<PlannedTx> {
     const { to, data, printable } = await callData(op);
     let estimate: bigint;
     try {
@@ -94,7 +104,8 @@ export function createEvmBackend(options: EvmBackendOptions): VipBackend & { cli
     } catch (err) {
       throw decodeRevert(err);
     }
-    const gas = (estimate * BigInt(Math.round(options.gasAdjustment * 1000))) / 1000n;
+    const factor = options.gasAdjustment * (tuning.gasMultiplier ?? 1);
+    const gas = (estimate * BigInt(Math.round(factor * 1000))) / 1000n;
     const fees = await client.estimateFeesPerGas();
     const request: EvmRequest = { ...(to ? { to } : {}), data, gas };
     return {
@@ -145,12 +156,20 @@ export function createEvmBackend(options: EvmBackendOptions): VipBackend & { cli
     const receipt = await client.getTransactionReceipt({ hash: hash as Hex }).catch(() => undefined);
     if (!receipt) return undefined;
     let log = '';
-    if (receipt.status !== 'success') log = await revertReason(hash as Hex, receipt.blockNumber);
+    let code = receipt.status === 'success' ? 0 : 1;
+    if (receipt.status !== 'success') {
+      const tx = await client.getTransaction({ hash: hash as Hex });
+      // A revert that used every unit of gas ran out of gas; the call itself would succeed.
+      if (receipt.gasUsed >= tx.gas) {
+        code = OUT_OF_GAS_CODE;
+        log = `out of gas: gasUsed ${receipt.gasUsed} of ${tx.gas}`;
+      } else log = await revertReason(hash as Hex, receipt.blockNumber);
+    }
     return {
       hash,
       height: Number(receipt.blockNumber),
       success: receipt.status === 'success',
-      code: receipt.status === 'success' ? 0 : 1,
+      code,
       log,
       gasUsed: receipt.gasUsed,
       ...(receipt.contractAddress ? { contractAddress: getAddress(receipt.contractAddress) } : {}),

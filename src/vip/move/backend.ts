@@ -148,9 +148,9 @@ export function createMoveBackend(options: MoveBackendOptions): VipBackend {
       if (!store) return undefined;
       return store.deployers.data.some((d) => d.value && normaliseMoveAddress(d.key, prefix) === addr);
     },
-    async plan(op): Promise<PlannedTx> {
+    async plan(op, tuning): Promise<PlannedTx> {
       const { any, printable } = await message(op);
-      return core.plan([any], [printable]);
+      return core.plan([any], [printable], tuning?.gasMultiplier);
     },
     sign: (planned) => core.sign(planned),
     broadcast: (tx) => core.broadcast(tx),

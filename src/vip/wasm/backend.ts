@@ -169,9 +169,9 @@ export function createWasmBackend(options: WasmBackendOptions): VipBackend {
         () => false,
       );
     },
-    plan: async (op) => {
+    plan: async (op, tuning) => {
       const { any, printable } = await message(op);
-      return core.plan([any], [printable]);
+      return core.plan([any], [printable], tuning?.gasMultiplier);
     },
     sign: (planned) => core.sign(planned),
     broadcast: (tx) => core.broadcast(tx),
