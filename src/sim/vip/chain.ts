@@ -15,6 +15,8 @@ export interface VipChainOptions {
   /** Rollup binary version served by /abci_info. */
   version?: string;
   maxTxBytes?: number;
+  /** Create unknown accounts on first use (a faucet), for interactive `sim --vip` sessions. */
+  autoFund?: boolean;
   /** Serve the L1 VIP module store as well (an L1 chain model). */
   l1?: L1VipOptions;
   now?: () => number;
@@ -98,7 +100,7 @@ export function createVipChain(options: VipChainOptions) {
         );
       }
     }
-    const account = accounts.get(signer);
+    const account = accounts.get(signer) ?? (options.autoFund ? fundAccount(signer) : undefined);
     if (!account) throw new TxReject(9, `account ${signer} not found: unknown address`);
     const expected = account.sequence + (simulate ? 0n : BigInt(pendingOf(signer)));
     if (tx.sequence !== expected) {
@@ -273,7 +275,10 @@ export function createVipChain(options: VipChainOptions) {
     height: () => height,
     now,
     fundAccount,
-    account: (address: string) => accounts.get(key(accountBytesFromString(address, prefix))),
+    account: (address: string) => {
+      const k = key(accountBytesFromString(address, prefix));
+      return accounts.get(k) ?? (options.autoFund ? fundAccount(k) : undefined);
+    },
     accountKey: key,
     simulate,
     broadcastSync,

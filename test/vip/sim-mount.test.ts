@@ -1,0 +1,126 @@
+import { mkdtemp, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { Command } from 'commander';
+import { pino } from 'pino';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { registerVip } from '../../src/bin/commands/vip.js';
+import { createVipSimExtension, TESTNET_VIP_PACKAGE } from '../../src/sim/vip/mount.js';
+import { serveExtensions, type ExtensionServer } from '../../src/sim/vip/server.js';
+import { FAKE_WASM } from './harness.js';
+
+let server: ExtensionServer;
+let clock = 1_760_000_000_000;
+
+beforeAll(async () => {
+  const { extension } = createVipSimExtension({
+    vm: 'wasm',
+    chainId: 'miniwasm-1',
+    l1StageSeconds: 60,
+    l1InitialStage: 10n,
+    now: () => clock,
+  });
+  server = await serveExtensions([extension]);
+});
+afterAll(async () => server?.close());
+
+async function vip(args: string[]) {
+  const out: Record<string, unknown>[] = [];
+  const program = new Command('x').exitOverride();
+  // A key the chain has never seen: the sim --vip chain funds accounts on first use.
+  registerVip(program, {
+    env: { K: `0x${'42'.repeat(32)}` },
+    logger: pino({ level: 'silent' }),
+    out: (r) => out.push(r),
+  });
+  await program.parseAsync(['node', 'x', 'vip', ...args]);
+  return out[out.length - 1] as Record<string, unknown>;
+}
+
+describe('sim --vip mount (rollup chain model + L1 module store)', () => {
+  it('serves the L1 stage, advancing with time, and a fresh operator can deploy and score', async () => {
+    expect(
+      await vip(['l1-stage', '--l1-rest', server.url, '--vip-package', TESTNET_VIP_PACKAGE]),
+    ).toMatchObject({ stage: '10' });
+    clock += 61_000;
+    expect(await vip(['l1-stage', '--l1-rest', server.url, '--network', 'testnet'])).toMatchObject({
+      stage: '11',
+    });
+    const dir = await mkdtemp(path.join(tmpdir(), 'vip-mount-'));
+    const wasm = path.join(dir, 'c.wasm');
+    await writeFile(wasm, FAKE_WASM);
+    const base = [
+      '--vm',
+      'wasm',
+      '--rest',
+      server.url,
+      '--chain-id',
+      'miniwasm-1',
+      '--gas-prices',
+      '0.015umin',
+      '--key-env',
+      'K',
+      '--poll-ms',
+      '5',
+    ];
+    const d = await vip([
+      'deploy',
+      ...base,
+      '--wasm',
+      wasm,
+      '--init-stage',
+      '11',
+      '--record',
+      path.join(dir, 'r.json'),
+    ]);
+    const contract = (d.record as { contractAddress: string }).contractAddress;
+    const scores = path.join(dir, 's.json');
+    await writeFile(
+      scores,
+      JSON.stringify([{ address: `0x${'ab'.repeat(20)}`, amount: 5 }, [`0x${'cd'.repeat(20)}`, '7']]),
+    );
+    expect(
+      await vip([
+        'update-scores',
+        ...base,
+        '--contract',
+        contract,
+        '--stage',
+        '11',
+        '--scores',
+        scores,
+        '--progress',
+        path.join(dir, 'p.json'),
+      ]),
+    ).toMatchObject({ onChainTotal: '12' });
+    await expect(
+      vip([
+        'finalize',
+        ...base,
+        '--contract',
+        contract,
+        '--stage',
+        '11',
+        '--l1-rest',
+        server.url,
+        '--network',
+        'testnet',
+      ]),
+    ).rejects.toMatchObject({ code: 'stage_not_over' });
+    clock += 60_000;
+    expect(
+      await vip([
+        'finalize',
+        ...base,
+        '--contract',
+        contract,
+        '--stage',
+        '11',
+        '--l1-rest',
+        server.url,
+        '--network',
+        'testnet',
+      ]),
+    ).toMatchObject({ finalized: [{ stage: '11' }] });
+  });
+});
