@@ -139,3 +139,97 @@ describe('vip CLI on a Wasm rollup (chain model)', () => {
     expect(h.chain.account(bech32Of(KEYS.deployer))?.sequence).toBe(seq);
   });
 });
+
+describe('Wasm contract errors decode from the chain (simulation and DeliverTx)', () => {
+  it('not allowed, stage not found (panic in update_scores), finalized stage', async () => {
+    const { createBackend } = await import('../../src/vip/setup.js');
+    const { pino } = await import('pino');
+    const deps = {
+      env: { D: KEYS.deployer, O: KEYS.other },
+      logger: pino({ level: 'silent' }),
+      out: () => undefined,
+    };
+    const opts = (key: string) => ({
+      vm: 'wasm' as const,
+      rest: h.server.url,
+      chainId: h.chain.options.chainId,
+      gasPrices: '0.015umin',
+      gasAdjustment: 1.4,
+      contract,
+      keyEnv: key,
+      keyIndex: 0,
+      keyType: 'eth_secp256k1' as const,
+      ledger: false,
+      dryRun: false,
+      prefix: 'init',
+      maxTxBytes: 1_048_576,
+      confirmTimeoutMs: 2000,
+      pollMs: 5,
+    });
+    const owner = (await createBackend(opts('D'), deps)).backend;
+    const other = (await createBackend(opts('O'), deps)).backend;
+    const entry = [{ addr: bech32Of(KEYS.other), amount: 1n }];
+    await expect(other.plan({ kind: 'updateScores', stage: 4n, entries: entry })).rejects.toMatchObject({
+      reason: 'Address is not allowed',
+    });
+    await expect(owner.plan({ kind: 'updateScores', stage: 40n, entries: entry })).rejects.toMatchObject({
+      reason: 'Stage not found',
+    });
+    await expect(owner.plan({ kind: 'updateScores', stage: 3n, entries: entry })).rejects.toMatchObject({
+      reason: 'Stage finalized',
+      message: expect.stringMatching(/panicked/),
+    });
+    await expect(owner.plan({ kind: 'finalize', stage: 40n })).rejects.toMatchObject({
+      reason: 'Stage not found',
+    });
+    expect(await other.isWriter(await other.senderAddress())).toBe(false);
+    expect(await owner.isWriter(await owner.senderAddress())).toBe(true);
+  });
+
+  it('a secp256k1 (coin type 118) key signs accepted txs too, read from --key-file', async () => {
+    const keyFile = await h.file('k.txt', 'test test test test test test test test test test test junk\n');
+    const { privateKeyFromSecret, createLocalSigner, addressOfPublicKey } =
+      await import('../../src/vip/signer.js');
+    const { toBech32 } = await import('../../src/shared/address.js');
+    const signer = createLocalSigner(
+      privateKeyFromSecret('test test test test test test test test test test test junk', 'secp256k1', 0),
+      'secp256k1',
+    );
+    const addr = toBech32(addressOfPublicKey(await signer.publicKey(), 'secp256k1'), 'init');
+    h.chain.fundAccount(addr);
+    await h.vip(['allow', addr, ...args()]);
+    const file = await h.file('k.csv', `${bech32Of(KEYS.deployer)},11\n`);
+    const base = [
+      '--vm',
+      'wasm',
+      '--rest',
+      h.server.url,
+      '--chain-id',
+      h.chain.options.chainId,
+      '--gas-prices',
+      '0.015umin',
+      '--key-file',
+      keyFile,
+      '--key-type',
+      'secp256k1',
+      '--poll-ms',
+      '5',
+    ];
+    const out = await h.vip([
+      'update-scores',
+      ...base,
+      '--contract',
+      contract,
+      '--stage',
+      '4',
+      '--scores',
+      file,
+      '--progress',
+      `${h.dir}/k.json`,
+    ]);
+    expect(out).toMatchObject({ txs: 1 });
+    expect(h.chain.account(addr)?.algo).toBe('secp256k1');
+    expect(h.chain.wasmContract(contract)?.model.scores.get(`4|${bech32Of(KEYS.deployer)}`)).toBe(11n);
+    expect(h.logs.join('')).not.toContain('junk');
+  });
+});
