@@ -63,7 +63,7 @@ async function prepareDatabase(): Promise<{ url: string; synthetic: boolean }> {
       log(`seeding ${want} synthetic txs (existing: ${have}) ...`);
       const started = Date.now();
       await db.exec(
-        'TRUNCATE chain_meta, checkpoint, block, validator, account_dict, msg_type_dict, tx, tx_accounts, tx_msg_types',
+        'TRUNCATE chain_meta, checkpoint, block, validator, account_dict, msg_type_dict, tx, tx_accounts, tx_msg_types RESTART IDENTITY',
       );
       await seedSyntheticChain(db, want);
       log(`seeded in ${((Date.now() - started) / 1000).toFixed(1)} s`);

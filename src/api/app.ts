@@ -1,6 +1,6 @@
 import compress from '@fastify/compress';
 import swagger from '@fastify/swagger';
-import Fastify, { type FastifyInstance } from 'fastify';
+import Fastify, { type FastifyInstance, type FastifyReply } from 'fastify';
 import type { Registry } from 'prom-client';
 import type { Logger } from '../shared/logger.js';
 import type { Db } from '../store/db.js';
@@ -43,9 +43,18 @@ export async function createApiApp(ctx: ApiContext): Promise<FastifyInstance> {
     routerOptions: {
       caseSensitive: false,
       ignoreTrailingSlash: true,
+      // Long bad input (addresses, hashes) must reach the parsers and get their 400, not a 414.
+      maxParamLength: 2048,
       querystringParser: parseQueryString,
     },
     exposeHeadRoutes: true,
+    // Malformed URLs (bad percent-encoding) get the JSON error body too.
+    frameworkErrors: (error, _request, reply: FastifyReply) => {
+      void reply
+        .code(400)
+        .header('content-type', 'application/json')
+        .send(JSON.stringify({ code: 3, message: error.message, details: [] }));
+    },
   });
   // Bodies are assembled as JSON text; objects (errors) go through plain JSON.stringify.
   app.setSerializerCompiler(() => (data) => JSON.stringify(data));

@@ -178,6 +178,14 @@ describe.each(testDbFactories())('read API input matrix on $name', (factory) => 
 
   it('answers unknown routes, wrong methods and other VMs’ routes with JSON', async () => {
     await expectError('/nope', 404, 5, 'Cannot GET /nope');
+    await expectError(`${TXS}/%zz`, 400, 3, "'/indexer/tx/v1/txs/%zz' is not a valid url component");
+    const long = `0x${'a'.repeat(300)}`;
+    await expectError(
+      `${ACCOUNT}/${long}`,
+      400,
+      3,
+      `[INVALID_VALUE] invalid value for account: ${long} (invalid address format)`,
+    );
     await expectError(TXS, 405, 12, 'Method Not Allowed', 'POST');
     await expectError('/indexer/tx/v1/evm-txs', 404, 12, 'evm routes are not available on this chain');
     await expectError(
