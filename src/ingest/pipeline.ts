@@ -61,6 +61,9 @@ export interface RunOptions {
  */
 export async function runPipeline(deps: PipelineDeps, run: RunOptions): Promise<void> {
   const tuning = { ...DEFAULT_TUNING, ...run.tuning };
+  // Stops the fetch window's in-flight requests and retries when this run ends for any reason.
+  const stopFetching = new AbortController();
+  const signal = AbortSignal.any([run.signal, stopFetching.signal]);
   const start = deps.writer.checkpoint().height + 1;
   const prepareCtx = {
     decoder: deps.decoder,
@@ -76,7 +79,7 @@ export async function runPipeline(deps: PipelineDeps, run: RunOptions): Promise<
     pollMs: tuning.headPollMs,
     weight: (b) => 1 + b.txs.length,
     logger: deps.logger,
-    signal: run.signal,
+    signal,
     fetchHead: async () => (await deps.comet.status()).latestHeight,
     fetchChunk: async (heights) => {
       const [blocks, receipts] = await Promise.all([
@@ -117,6 +120,7 @@ export async function runPipeline(deps: PipelineDeps, run: RunOptions): Promise<
   } catch (err) {
     if (!run.signal.aborted) throw err;
   } finally {
+    stopFetching.abort();
     await pendingWrite;
   }
 }

@@ -1,3 +1,4 @@
+import { mkdir } from 'node:fs/promises';
 import { PGlite, types } from '@electric-sql/pglite';
 import type { Db, Queryable } from './db.js';
 import { mapPostgresError } from './db.js';
@@ -11,6 +12,7 @@ export async function createPgliteDb(options: { dataDir?: string }): Promise<Db>
     [types.INT8]: (value: string) => Number(value),
     [types.NUMERIC]: (value: string) => value,
   };
+  if (options.dataDir !== undefined) await mkdir(options.dataDir, { recursive: true });
   const pglite =
     options.dataDir === undefined
       ? await PGlite.create({ parsers })
