@@ -1,7 +1,7 @@
 // VIP scoring throughput: time and tx count to score 10k / 100k addresses per VM (Move and Wasm
 // through the chain model, EVM on anvil), and EVM gas per address. Prints one JSON document.
 import { spawn } from 'node:child_process';
-import { mkdtemp, writeFile } from 'node:fs/promises';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -194,4 +194,5 @@ async function evm() {
 
 const started = new Date().toISOString();
 const results = [await cosmosVm('move'), await cosmosVm('wasm'), await evm()];
+await rm(await dirP, { recursive: true, force: true });
 console.log(JSON.stringify({ bench: 'vip', started, node: process.version, sizes: SIZES, results }, null, 2));

@@ -1,5 +1,5 @@
 import { readFile } from 'node:fs/promises';
-import { mkdtemp, writeFile } from 'node:fs/promises';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Writable } from 'node:stream';
@@ -22,7 +22,10 @@ beforeAll(async () => {
   anvil = await startAnvil(1982194020580198);
   dir = await mkdtemp(path.join(tmpdir(), 'vip-evm-'));
 });
-afterAll(async () => anvil?.stop());
+afterAll(async () => {
+  await anvil?.stop();
+  if (dir) await rm(dir, { recursive: true, force: true });
+});
 
 async function vip(args: string[], env: Record<string, string> = {}): Promise<Record<string, unknown>> {
   const program = new Command('rollup-indexer').exitOverride();

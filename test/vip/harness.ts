@@ -1,4 +1,4 @@
-import { mkdtemp, writeFile } from 'node:fs/promises';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Writable } from 'node:stream';
@@ -105,7 +105,10 @@ export async function startHarness(
       await writeFile(p, content);
       return p;
     },
-    close: () => server.close(),
+    close: async () => {
+      await server.close();
+      await rm(dir, { recursive: true, force: true });
+    },
   };
   return h;
 }

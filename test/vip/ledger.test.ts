@@ -1,6 +1,7 @@
-import { readFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, onTestFinished } from 'vitest';
 import { Command } from 'commander';
 import { pino } from 'pino';
 import { mnemonicToAccount } from 'viem/accounts';
@@ -56,10 +57,9 @@ describe('Ledger signer (Ethereum app APDUs, recorded transport, no device)', ()
         out: (r) => outputs.push(r),
         openLedger: async () => createEthAppEmulator(LEDGER_MNEMONIC),
       });
-      const record = path.join(
-        await (await import('node:fs/promises')).mkdtemp('/tmp/vip-ledger-'),
-        'r.json',
-      );
+      const dir = await mkdtemp(path.join(tmpdir(), 'vip-ledger-'));
+      onTestFinished(() => rm(dir, { recursive: true, force: true }));
+      const record = path.join(dir, 'r.json');
       await program.parseAsync([
         'node',
         'x',

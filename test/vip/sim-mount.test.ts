@@ -1,9 +1,9 @@
-import { mkdtemp, writeFile } from 'node:fs/promises';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Command } from 'commander';
 import { pino } from 'pino';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { registerVip } from '../../src/bin/commands/vip.js';
 import { createVipSimExtension, TESTNET_VIP_PACKAGE } from '../../src/sim/vip/mount.js';
 import { serveExtensions, type ExtensionServer } from '../../src/sim/vip/server.js';
@@ -47,6 +47,7 @@ describe('sim --vip mount (rollup chain model + L1 module store)', () => {
       stage: '11',
     });
     const dir = await mkdtemp(path.join(tmpdir(), 'vip-mount-'));
+    onTestFinished(() => rm(dir, { recursive: true, force: true }));
     const wasm = path.join(dir, 'c.wasm');
     await writeFile(wasm, FAKE_WASM);
     const base = [
