@@ -53,7 +53,8 @@ export async function createApiApp(ctx: ApiContext): Promise<FastifyInstance> {
       void reply
         .code(400)
         .header('content-type', 'application/json')
-        .send(JSON.stringify({ code: 3, message: error.message, details: [] }));
+        // A Buffer keeps the bare `application/json` (onSend hooks do not run on this path).
+        .send(Buffer.from(JSON.stringify({ code: 3, message: error.message, details: [] })));
     },
   });
   // Bodies are assembled as JSON text; objects (errors) go through plain JSON.stringify.
