@@ -92,7 +92,7 @@ export async function createApiApp(ctx: ApiContext): Promise<FastifyInstance> {
   const readerContext = { db: ctx.db, countTimeoutMs: options.countTimeoutMs };
   const deps: RouteDeps = {
     options,
-    cache: createResponseCache({ enabled: options.cache, maxEntries: options.cacheMaxEntries }),
+    cache: createResponseCache({ enabled: options.cache, maxBytes: options.cacheMaxBytes }),
     readers: {
       blocks: createBlockReader(readerContext),
       txs: createTxReader(readerContext),

@@ -24,19 +24,29 @@ interface Entry {
 
 export function createResponseCache(options: {
   enabled: boolean;
-  maxEntries: number;
+  /** Budget for stored bodies (UTF-16 code units, about bytes for JSON); oldest entries go first. */
+  maxBytes: number;
   now?: () => number;
 }): ResponseCache {
   const now = options.now ?? Date.now;
   const entries = new Map<string, Entry>();
+  let bytes = 0;
 
-  const store = (key: string, body: string, ttlSeconds: number) => {
+  const remove = (key: string) => {
+    const entry = entries.get(key);
+    if (!entry) return;
+    bytes -= entry.body.length;
     entries.delete(key);
+  };
+  const store = (key: string, body: string, ttlSeconds: number) => {
+    remove(key);
+    if (body.length > options.maxBytes) return;
     entries.set(key, { body, expiresAt: now() + ttlSeconds * 1000 });
-    while (entries.size > options.maxEntries) {
+    bytes += body.length;
+    while (bytes > options.maxBytes) {
       const oldest = entries.keys().next();
       if (oldest.done) break;
-      entries.delete(oldest.value);
+      remove(oldest.value);
     }
   };
 
@@ -51,13 +61,16 @@ export function createResponseCache(options: {
           void reply.header('x-cache', 'hit');
           return hit.body;
         }
-        if (hit) entries.delete(key);
+        if (hit) remove(key);
       }
       const body = await produce();
       store(key, body, ttlSeconds);
       void reply.header('x-cache', 'miss');
       return body;
     },
-    clear: () => entries.clear(),
+    clear() {
+      entries.clear();
+      bytes = 0;
+    },
   };
 }

@@ -24,7 +24,8 @@ export interface ApiOptions {
   accountPrefix: string;
   /** In-process response cache (TTL per route). */
   cache: boolean;
-  cacheMaxEntries: number;
+  /** Memory budget of the response cache. */
+  cacheMaxBytes: number;
   cors: CorsOptions;
   /** Budget for `pagination.total` counts; past it the total is "-1". */
   countTimeoutMs: number;
@@ -63,7 +64,7 @@ const envSchema = z.object({
     .regex(/^[a-z0-9]+$/, 'must be a lower-case bech32 prefix')
     .default('init'),
   API_CACHE: boolText.default(true),
-  API_CACHE_MAX_ENTRIES: intText(1, 10_000_000).default(10_000),
+  API_CACHE_MAX_BYTES: intText(0, 68_719_476_736).default(64 * 1024 * 1024),
   CORS_ENABLED: boolText.default(false),
   CORS_ALLOW_ORIGINS: z.string().default('*'),
   CORS_ALLOW_METHODS: z.string().default('GET,POST,PUT,DELETE,PATCH,OPTIONS,HEAD'),
@@ -122,7 +123,7 @@ export function loadApiOptions(
     vmType: e.VM_TYPE,
     accountPrefix: e.ACCOUNT_ADDRESS_PREFIX,
     cache: e.API_CACHE,
-    cacheMaxEntries: e.API_CACHE_MAX_ENTRIES,
+    cacheMaxBytes: e.API_CACHE_MAX_BYTES,
     cors: {
       enabled: e.CORS_ENABLED,
       allowOrigins: e.CORS_ALLOW_ORIGINS.split(',')
