@@ -28,8 +28,19 @@ function parseStage(value: unknown, flag: string): bigint {
   return BigInt(text);
 }
 
-function intOpt(value: unknown, fallback: number): number {
-  return value === undefined ? fallback : Number(value);
+function intOpt(value: unknown, fallback: number, flag: string): number {
+  if (value === undefined) return fallback;
+  if (!/^\d+$/.test(String(value))) {
+    throw new InputError('invalid_option', `${flag} expects a whole number, got "${String(value)}"`);
+  }
+  return Number(value);
+}
+
+function positive(value: unknown, fallback: number, flag: string): number {
+  const n = value === undefined ? fallback : Number(value);
+  if (!Number.isFinite(n) || n <= 0)
+    throw new InputError('invalid_option', `${flag} expects a positive number, got "${String(value)}"`);
+  return n;
 }
 
 function vipOptions(raw: Raw, env: NodeJS.ProcessEnv): VipOptions {
@@ -48,17 +59,25 @@ function vipOptions(raw: Raw, env: NodeJS.ProcessEnv): VipOptions {
     ...opt('contract', str('contract', 'VIP_CONTRACT')),
     ...opt('keyEnv', str('keyEnv')),
     ...opt('keyFile', str('keyFile')),
-    gasAdjustment: Number(raw.gasAdjustment ?? 1.4),
-    keyIndex: intOpt(raw.keyIndex, 0),
+    gasAdjustment: positive(raw.gasAdjustment, 1.4, '--gas-adjustment'),
+    keyIndex: intOpt(raw.keyIndex, 0, '--key-index'),
     keyType: (raw.keyType as VipOptions['keyType'] | undefined) ?? 'eth_secp256k1',
     ledger: raw.ledger === true,
     dryRun: raw.dryRun === true,
     prefix: String(raw.prefix ?? 'init'),
-    ...opt('maxTxGas', raw.maxTxGas === undefined ? undefined : BigInt(String(raw.maxTxGas))),
-    maxTxBytes: intOpt(raw.maxTxBytes, 1_048_576),
-    ...opt('maxBatch', raw.maxBatch === undefined ? undefined : Number(raw.maxBatch)),
-    confirmTimeoutMs: intOpt(raw.confirmTimeoutMs, 30_000),
-    pollMs: intOpt(raw.pollMs, 500),
+    ...opt(
+      'maxTxGas',
+      raw.maxTxGas === undefined ? undefined : BigInt(intOpt(raw.maxTxGas, 0, '--max-tx-gas')),
+    ),
+    maxTxBytes: intOpt(raw.maxTxBytes, 1_048_576, '--max-tx-bytes'),
+    ...opt(
+      'maxBatch',
+      raw.maxBatch === undefined
+        ? undefined
+        : positive(intOpt(raw.maxBatch, 1, '--max-batch'), 1, '--max-batch'),
+    ),
+    confirmTimeoutMs: intOpt(raw.confirmTimeoutMs, 30_000, '--confirm-timeout-ms'),
+    pollMs: intOpt(raw.pollMs, 500, '--poll-ms'),
   };
 }
 
