@@ -22,6 +22,8 @@ export interface ChainConfig {
   feeCollectorBech32: string;
   /** Bech32 account the block's fees are paid out to at EndBlock. */
   rewardsBech32: string;
+  /** Called once per generated (not cached) block. */
+  onGenerate?(block: GeneratedBlock): void;
 }
 
 export interface Validator {
@@ -198,7 +200,10 @@ export function createChain(config: ChainConfig): Chain {
     timeOf,
     block(height) {
       let b = cache.get(height);
-      if (!b) cache.set(height, (b = generate(height)));
+      if (!b) {
+        cache.set(height, (b = generate(height)));
+        config.onGenerate?.(b);
+      }
       return b;
     },
   };

@@ -3,7 +3,7 @@ import { sha256, type SimAccount } from './keys.js';
 import { pad32, shortHex } from './move-address.js';
 import { executeEvent, faMoveEvents, sudoTransferEvents, type MoveAddressBook } from './move-model.js';
 import { bcs, msgExecute, MSG_EXECUTE, MSG_SEND } from './msgs.js';
-import type { PlannedTx, VmModel } from './plan.js';
+import type { VmModel } from './plan.js';
 import { pick, Stream } from './prng.js';
 import type { SimSignMode } from './tx-build.js';
 import type { Coin } from './types.js';

@@ -5,6 +5,7 @@ import type { Coin, HolderTruth, InternalTxTruth, SimHttpRequest } from './types
 import type { NftNaming } from './truth-nft.js';
 import type { RestAnswer } from './rest.js';
 import type { Outcome } from './jsonrpc.js';
+import type { GeneratedBlock } from './chain.js';
 
 /** What a VM model decides for one global tx index; chain.ts turns it into bytes and JSON. */
 export interface PlannedTx {
@@ -21,6 +22,8 @@ export interface PlannedTx {
   /** Type URLs of the Msg responses packed into TxMsgData. */
   msgResponseTypes: string[];
   failure?: { code: number; codespace: string; log: string };
+  /** Events after the messages, without msg_index (post handler, e.g. minievm gas refunds); success only. */
+  postEvents?: SimEvent[];
   /** EVM-wrapped txs: the 65-byte signature and the Ethereum tx hash. */
   presetSignature?: Uint8Array;
   evmHash?: string;
@@ -41,5 +44,7 @@ export interface VmSetup {
   /** EVM JSON-RPC (EVM only). */
   jsonRpc?(method: string, params: unknown): Outcome | undefined;
   holders?(denom: string, atHeight: number): HolderTruth[];
+  /** Called for every generated block (e.g. to index Ethereum hashes). */
+  onBlock?(block: GeneratedBlock): void;
   internalTxs?(evmTxHash: string): InternalTxTruth[];
 }

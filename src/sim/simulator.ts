@@ -9,6 +9,8 @@ import { createKeyring, moduleAddress, sha256 } from './keys.js';
 import type { ModelContext } from './move-workload.js';
 import { createMoveVm, type VmDeps } from './vm-move.js';
 import { createWasmVm } from './vm-wasm.js';
+import { createEvmVm } from './vm-evm.js';
+import { createEvmContracts, type EvmContracts } from './evm-contracts.js';
 import { handleTruthRoute } from './truth-routes.js';
 import { nftCollectionsTruth, nftTokensTruth } from './truth-nft.js';
 import { handleStateRoutes, type StateContext } from './rest-state.js';
@@ -58,26 +60,38 @@ function resolve(options: SimulatorOptions): Resolved {
   };
 }
 
-function modelContext(r: Resolved): ModelContext {
+const OTHER_DENOMS = ['uusdc', 'ueth'];
+const FEE_COLLECTOR = moduleAddress('fee_collector');
+
+function modelContext(r: Resolved, evm: EvmContracts | undefined): ModelContext {
   return {
     seed: r.seed,
     prefix: PREFIX,
     accounts: createKeyring(r.seed, ACCOUNTS, PREFIX),
-    feeDenom: 'umin',
-    denoms: ['uusdc', 'ueth'],
-    feeCollector: moduleAddress('fee_collector'),
+    feeDenom: evm ? evm.feeDenom : 'umin',
+    denoms: OTHER_DENOMS,
+    feeCollector: FEE_COLLECTOR,
   };
 }
 
-function createVm(r: Resolved, deps: VmDeps): VmSetup {
-  switch (r.vm) {
-    case 'move':
-      return createMoveVm(deps);
-    case 'wasm':
-      return createWasmVm(deps);
-    default:
-      throw new InputError('unsupported_vm', `--vm ${r.vm} is not implemented yet`);
-  }
+function createVm(
+  r: Resolved,
+  deps: VmDeps,
+  evm: EvmContracts | undefined,
+  chain: () => Chain,
+  base: () => number,
+): VmSetup {
+  if (r.vm === 'move') return createMoveVm(deps);
+  if (r.vm === 'wasm') return createWasmVm(deps);
+  return createEvmVm({
+    ...deps,
+    chainId: r.chainId,
+    contracts: evm!,
+    fastSignatures: r.fastSignatures,
+    feeCollectorHex: '0x' + Buffer.from(FEE_COLLECTOR).toString('hex'),
+    chain,
+    base,
+  });
 }
 
 export function createSimulator(options: SimulatorOptions): Simulator {
@@ -85,7 +99,8 @@ export function createSimulator(options: SimulatorOptions): Simulator {
   const logger = options.logger ?? createLogger({ level: 'warn', format: 'json', name: 'sim' });
   const schedule = createSchedule(r.seed, parseTxsPerBlock(options.txsPerBlock ?? '0-6'));
   const txIndex = new Map<string, number>();
-  const modelCtx = modelContext(r);
+  const evmContracts = r.vm === 'evm' ? createEvmContracts(r.seed, OTHER_DENOMS) : undefined;
+  const modelCtx = modelContext(r, evmContracts);
   const lastTxAt = (h: number): number => schedule.firstTx(h + 1) - 1;
   const startHead = options.head ?? DEFAULT_HEAD;
   if (!Number.isSafeInteger(startHead) || startHead < 1)
@@ -102,8 +117,17 @@ export function createSimulator(options: SimulatorOptions): Simulator {
     denoms: [modelCtx.feeDenom, ...modelCtx.denoms],
   };
 
-  const vm = createVm(r, { ctx: modelCtx, state: stateCtx, head, lastTxAt });
-  const baseChain = createChain({
+  const faults = createFaultInjector(parseFaults(options.faults), r.seed);
+  const base = (): number => Math.min(faults.spec.pruned, head());
+  const chainRef: { current?: Chain } = {};
+  const vm = createVm(
+    r,
+    { ctx: modelCtx, state: stateCtx, head, lastTxAt },
+    evmContracts,
+    () => chainRef.current!,
+    base,
+  );
+  const chain: Chain = createChain({
     chainId: r.chainId,
     seed: r.seed,
     prefix: PREFIX,
@@ -111,20 +135,15 @@ export function createSimulator(options: SimulatorOptions): Simulator {
     fastSignatures: r.fastSignatures,
     schedule,
     model: vm.model,
-    feeCollectorBech32: toBech32(moduleAddress('fee_collector'), PREFIX),
+    feeCollectorBech32: toBech32(FEE_COLLECTOR, PREFIX),
     rewardsBech32: toBech32(sha256(`rollup-sim/operator/${r.seed}`).subarray(0, 20), PREFIX),
-  });
-  const chain: Chain = {
-    ...baseChain,
-    block(h) {
-      const b = baseChain.block(h);
+    onGenerate(b) {
       if (txIndex.size > 500_000) txIndex.clear();
-      for (const t of b.txs) txIndex.set(t.hash, h);
-      return b;
+      for (const t of b.txs) txIndex.set(t.hash, b.height);
+      vm.onBlock?.(b);
     },
-  };
-  const faults = createFaultInjector(parseFaults(options.faults), r.seed);
-  const base = (): number => Math.min(faults.spec.pruned, head());
+  });
+  chainRef.current = chain;
   const extensions: SimExtension[] = options.extensions ?? [];
   let urls: SimulatorUrls | undefined;
 
@@ -219,11 +238,13 @@ export function createSimulator(options: SimulatorOptions): Simulator {
   const restHandler = async (req: SimHttpRequest): Promise<RawResponse> => {
     const truthAnswer = handleTruthRoute(truth, head, req);
     if (truthAnswer) return truthAnswer;
-    if (req.method === 'GET') {
-      const own =
-        handleBlockRoutes(restCtx, req.path, req.query) ?? handleStateRoutes(stateCtx, req) ?? vm.rest?.(req);
-      if (own) return own;
-    }
+    const own =
+      req.method === 'GET'
+        ? (handleBlockRoutes(restCtx, req.path, req.query) ??
+          handleStateRoutes(stateCtx, req) ??
+          vm.rest?.(req))
+        : vm.rest?.(req);
+    if (own) return own;
     for (const ext of extensions) {
       const answer = await ext.rest?.(req);
       if (answer) {
@@ -244,6 +265,30 @@ export function createSimulator(options: SimulatorOptions): Simulator {
       return faults.spec.latencyMs > 0 ? { ...out, delayMs: faults.spec.latencyMs } : out;
     };
 
+  const callEvm = async (method: string, params: unknown): Promise<Outcome | undefined> => {
+    const own = vm.jsonRpc?.(method, params);
+    if (own) return own;
+    const list = Array.isArray(params) ? (params as unknown[]) : [];
+    for (const ext of extensions) {
+      const answer = await ext.jsonRpc?.(method, list);
+      if (answer) return fromExtension(answer);
+    }
+    return undefined;
+  };
+  /** geth-style framing: errors answer HTTP 200; an unknown method is -32601. */
+  const evmHandler = async (req: SimHttpRequest): Promise<RawResponse> => {
+    if (req.method !== 'POST') return { status: 405, body: 'method not allowed\n' };
+    return handleJsonRpcPost(
+      req.body,
+      callEvm,
+      (m) => ({ error: { code: -32601, message: `the method ${m} does not exist/is not available` } }),
+      () => ({
+        status: 200,
+        body: '{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"parse error"}}',
+      }),
+    );
+  };
+
   const servers: Server[] = [];
   const onError = (err: unknown): void => logger.error({ err }, 'simulator request failed');
 
@@ -259,6 +304,11 @@ export function createSimulator(options: SimulatorOptions): Simulator {
       const rpc = await listen(rpcServer, r.host, options.rpcPort ?? 26657);
       const rest = await listen(restServer, r.host, options.restPort ?? 1317);
       urls = { rpc, rest };
+      if (r.vm === 'evm') {
+        const evmServer = createRawServer(withFaults('jsonrpc', evmHandler), onError);
+        servers.push(evmServer);
+        urls.jsonRpc = await listen(evmServer, r.host, options.jsonRpcPort ?? 8545);
+      }
       return urls;
     },
     async close() {

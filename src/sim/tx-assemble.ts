@@ -100,7 +100,10 @@ export function assembleTx(
     event('tx', [['acc_seq', `${signer}/${plan.sequence}`]]),
     event('tx', [['signature', signatureB64]]),
   ];
-  if (!plan.failure) plan.msgEvents.forEach((msgEvents, i) => events.push(...withMsgIndex(msgEvents, i)));
+  if (!plan.failure) {
+    plan.msgEvents.forEach((msgEvents, i) => events.push(...withMsgIndex(msgEvents, i)));
+    if (plan.postEvents) events.push(...plan.postEvents);
+  }
   const data = plan.failure ? Buffer.alloc(0) : txMsgData(plan.msgResponseTypes);
   const code = plan.failure?.code ?? 0;
   const codespace = plan.failure?.codespace ?? '';

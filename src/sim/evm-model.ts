@@ -1,0 +1,544 @@
+import { bankKindOf, planBankSend } from './cosmos-bank.js';
+import { event, type SimEvent } from './events.js';
+import {
+  abiString,
+  addressWord,
+  checksum,
+  hexQuantity,
+  logJson,
+  NONEXISTENT_TOKEN,
+  OWNERSHIP_TOPIC,
+  SELECTOR,
+  addressTopic,
+  transferLog,
+  word,
+  ZERO_ADDRESS,
+  type EvmLog,
+} from './evm-abi.js';
+import type { EvmContracts } from './evm-contracts.js';
+import { msgCall, MSG_CALL, signEthTx, type EthTx } from './evm-ethtx.js';
+import { ibcTimeout, msgRecvPacket, recvPacketEvents, MSG_RECV_PACKET } from './ibc.js';
+import type { SimAccount } from './keys.js';
+import {
+  amountOf,
+  coinsOf,
+  coinsText,
+  gasOf,
+  recipientOf,
+  signerOf,
+  type ModelContext,
+  type Party,
+} from './move-workload.js';
+import {
+  ESCROW,
+  IBC,
+  nftOpAt,
+  collectionName,
+  type Holder,
+  type NftOp,
+  type NftPlanContext,
+} from './nft-lifecycle.js';
+import type { PlannedTx, VmModel } from './plan.js';
+import { pick, Stream } from './prng.js';
+import type { Coin } from './types.js';
+
+/** A callTracer frame. */
+export interface EvmFrame {
+  type: 'CALL' | 'CREATE' | 'STATICCALL';
+  from: string;
+  to: string;
+  value: string;
+  gas: string;
+  gasUsed: string;
+  input: string;
+  output?: string;
+  error?: string;
+  calls?: EvmFrame[];
+}
+
+export interface TokenDelta {
+  token: string;
+  from: string;
+  to: string;
+  amount: bigint;
+}
+
+/** What the EVM surfaces need to know about one Cosmos tx. */
+export interface EvmTxData {
+  eth?: EthTx;
+  gasPrice: bigint;
+  status: 0 | 1;
+  /** Logs of the message execution (an Ethereum tx's receipt logs). */
+  msgLogs: EvmLog[];
+  trace?: EvmFrame;
+  transfers: TokenDelta[];
+  /** Gas refund paid back to the sender after a successful Ethereum tx. */
+  refund: bigint;
+}
+
+export interface EvmModelContext {
+  model: ModelContext;
+  contracts: EvmContracts;
+  plan: NftPlanContext;
+  chainId: bigint;
+  fastSignatures: boolean;
+  feeCollectorHex: string;
+}
+
+const GAS_FEE_CAP = 1000n;
+const GAS_TIP_CAP = 1n;
+
+interface CallSpec {
+  to: string;
+  input: string;
+  output: string;
+  logs: EvmLog[];
+  children: EvmFrame[];
+  transfers: TokenDelta[];
+  extraEvents?: SimEvent[];
+  revert?: string;
+  gasBase: number;
+}
+
+export function evmHolder(k: EvmContracts, accounts: SimAccount[], h: Holder): string {
+  return h === ESCROW ? k.escrow : accounts[h]!.hex;
+}
+
+const frame = (
+  type: EvmFrame['type'],
+  from: string,
+  to: string,
+  input: string,
+  output: string,
+  gas: number,
+  used: number,
+): EvmFrame => ({
+  type,
+  from,
+  to,
+  value: '0x0',
+  gas: hexQuantity(gas),
+  gasUsed: hexQuantity(used),
+  input,
+  output,
+});
+
+function nftCall(
+  ctx: EvmModelContext,
+  op: Exclude<NftOp, { kind: 'ibc-receive' | 'mutate-uri' }>,
+  signer: SimAccount,
+): CallSpec {
+  const k = ctx.contracts;
+  const holder = (h: Holder): string => evmHolder(k, ctx.model.accounts, h);
+  if (op.kind === 'create-collection') {
+    const coll = k.collection(op.collection);
+    const name = abiString(collectionName(op.collection)).slice(2);
+    return {
+      to: k.factory,
+      input: SELECTOR.createCollection + word(32) + name.slice(64),
+      output: '0x' + addressWord(coll),
+      logs: [
+        {
+          address: checksum(coll),
+          topics: [OWNERSHIP_TOPIC, addressTopic(ZERO_ADDRESS), addressTopic(signer.hex)],
+          data: '0x',
+        },
+      ],
+      children: [
+        frame('CREATE', k.factory, coll, '0x6080604052348015600e575f5ffd5b50', '0x', 900_000, 600_000),
+      ],
+      transfers: [],
+      extraEvents: [event('contract_created', [['contract', checksum(coll)]])],
+      gasBase: 900_000,
+    };
+  }
+  const coll = k.collection(op.collection);
+  const id = BigInt(op.tokenId);
+  if (op.kind === 'mint') {
+    return {
+      to: coll,
+      input: SELECTOR.mint + addressWord(holder(op.to)) + word(id),
+      output: '0x',
+      logs: [transferLog(coll, ZERO_ADDRESS, holder(op.to), id, true)],
+      children: [],
+      transfers: [],
+      gasBase: 160_000,
+    };
+  }
+  if (op.kind === 'burn') {
+    return {
+      to: coll,
+      input: SELECTOR.burn + word(id),
+      output: '0x',
+      logs: [transferLog(coll, holder(op.from), ZERO_ADDRESS, id, true)],
+      children: [],
+      transfers: [],
+      gasBase: 90_000,
+    };
+  }
+  const from = holder(op.from);
+  const to = holder(op.to);
+  const args = addressWord(from) + addressWord(to) + word(id);
+  if (op.send) {
+    const received =
+      SELECTOR.onERC721Received +
+      addressWord(signer.hex) +
+      addressWord(from) +
+      word(id) +
+      word(128) +
+      word(0);
+    return {
+      to: coll,
+      input: SELECTOR.safeTransferFrom + args,
+      output: '0x',
+      logs: [transferLog(coll, from, to, id, true)],
+      children: [
+        frame('CALL', coll, to, received, SELECTOR.onERC721Received + '0'.repeat(56), 60_000, 4_000),
+      ],
+      transfers: [],
+      gasBase: 120_000,
+    };
+  }
+  return {
+    to: coll,
+    input: SELECTOR.transferFrom + args,
+    output: '0x',
+    logs: [transferLog(coll, from, to, id, true)],
+    children: [],
+    transfers: [],
+    gasBase: 100_000,
+  };
+}
+
+function fungibleCall(ctx: EvmModelContext, g: number, signer: SimAccount, r: number): CallSpec {
+  const k = ctx.contracts;
+  const token = k.tokenOf('uusdc')!;
+  const to = recipientOf(ctx.model, g, signer, 0);
+  const toHex = '0x' + Buffer.from(to.address).toString('hex');
+  const amount = BigInt(amountOf(ctx.model, g, 0));
+  if (r < 80) {
+    return {
+      to: token,
+      input: SELECTOR.transfer + addressWord(toHex) + word(amount),
+      output: '0x' + word(1),
+      logs: [transferLog(token, signer.hex, toHex, amount, false)],
+      children: [],
+      transfers: [{ token, from: signer.hex, to: toHex, amount }],
+      gasBase: 60_000,
+    };
+  }
+  if (r < 90) {
+    const router = k.router;
+    return {
+      to: router,
+      input: SELECTOR.forward + addressWord(token) + addressWord(toHex) + word(amount),
+      output: '0x',
+      logs: [
+        transferLog(token, signer.hex, router, amount, false),
+        transferLog(token, router, toHex, amount, false),
+      ],
+      children: [
+        frame(
+          'CALL',
+          router,
+          token,
+          SELECTOR.transferFrom + addressWord(signer.hex) + addressWord(router) + word(amount),
+          '0x' + word(1),
+          80_000,
+          30_000,
+        ),
+        frame(
+          'CALL',
+          router,
+          token,
+          SELECTOR.transfer + addressWord(toHex) + word(amount),
+          '0x' + word(1),
+          50_000,
+          25_000,
+        ),
+      ],
+      transfers: [
+        { token, from: signer.hex, to: router, amount },
+        { token, from: router, to: toHex, amount },
+      ],
+      gasBase: 140_000,
+    };
+  }
+  const missing = 1_000_000_000n + BigInt(g);
+  const coll = k.collection(g % 3);
+  return {
+    to: coll,
+    input: SELECTOR.transferFrom + addressWord(signer.hex) + addressWord(toHex) + word(missing),
+    output: '0x',
+    logs: [],
+    children: [],
+    transfers: [],
+    revert: NONEXISTENT_TOKEN + word(missing),
+    gasBase: 50_000,
+  };
+}
+
+export function createEvmModel(
+  ctx: EvmModelContext,
+): VmModel & { evmData(tx: PlannedTx): EvmTxData | undefined } {
+  const k = ctx.contracts;
+  const data = new WeakMap<PlannedTx, EvmTxData>();
+  const feeLog = (from: string, amount: string): SimEvent[] => [
+    event('call', [
+      ['contract', checksum(k.feeToken)],
+      ['ret', '0x'],
+    ]),
+    event('evm', [
+      ['log', logJson(transferLog(k.feeToken, from, ctx.feeCollectorHex, BigInt(amount), false))],
+    ]),
+  ];
+  const coinEvents = (from: SimAccount, to: Party, coins: Coin[]): SimEvent[] => {
+    const amount = coinsText(coins);
+    const toHex = '0x' + Buffer.from(to.address).toString('hex');
+    const out: SimEvent[] = [
+      event('message', [
+        ['action', '/cosmos.bank.v1beta1.MsgSend'],
+        ['sender', from.bech32],
+        ['module', 'bank'],
+      ]),
+    ];
+    for (const c of coins) {
+      const token = k.tokenOf(c.denom)!;
+      out.push(
+        event('call', [
+          ['contract', checksum(token)],
+          ['ret', '0x'],
+        ]),
+        event('evm', [['log', logJson(transferLog(token, from.hex, toHex, BigInt(c.amount), false))]]),
+      );
+    }
+    out.push(
+      event('coin_spent', [
+        ['spender', from.bech32],
+        ['amount', amount],
+      ]),
+      event('coin_received', [
+        ['receiver', to.bech32],
+        ['amount', amount],
+      ]),
+      event('transfer', [
+        ['recipient', to.bech32],
+        ['sender', from.bech32],
+        ['amount', amount],
+      ]),
+      event('message', [['sender', from.bech32]]),
+    );
+    return out;
+  };
+
+  const callTx = (g: number, spec: CallSpec): PlannedTx => {
+    const { signer, sequence, mode } = signerOf(ctx.model, g);
+    const gas = gasOf(ctx.model, g, spec.gasBase);
+    const wrapped =
+      signer.keyType === 'ethsecp256k1' && pick(ctx.model.seed, Stream.signMode + 7, g, 4) !== 0;
+    const contract = checksum(spec.to);
+    const msg = msgCall(signer.bech32, contract, spec.input);
+    const reverted = spec.revert !== undefined;
+    const msgEvents: SimEvent[] = [
+      event('message', [
+        ['action', MSG_CALL],
+        ['sender', signer.bech32],
+        ['module', 'evm'],
+      ]),
+      ...(spec.extraEvents ?? []),
+      event('call', [
+        ['contract', contract],
+        ['ret', spec.output],
+      ]),
+      event(
+        'evm',
+        spec.logs.map((l) => ['log', logJson(l)] as [string, string]),
+      ),
+    ];
+    const trace: EvmFrame = {
+      ...frame(
+        'CALL',
+        signer.hex,
+        spec.to,
+        spec.input,
+        reverted ? spec.revert! : spec.output,
+        gas.gasLimit,
+        gas.gasUsed,
+      ),
+      ...(reverted ? { error: 'execution reverted' } : {}),
+      ...(spec.children.length > 0 ? { calls: spec.children } : {}),
+    };
+    let planned: PlannedTx;
+    let eth: EthTx | undefined;
+    if (wrapped) {
+      eth = signEthTx({
+        chainId: ctx.chainId,
+        signer,
+        to: spec.to,
+        nonce: sequence,
+        gas: gas.gasLimit,
+        maxFeePerGas: GAS_FEE_CAP,
+        maxPriorityFeePerGas: GAS_TIP_CAP,
+        input: spec.input,
+        fastSignature: ctx.fastSignatures,
+      });
+      const fee = [{ denom: k.feeDenom, amount: String(GAS_FEE_CAP * BigInt(gas.gasLimit)) }];
+      const refund = (GAS_FEE_CAP * BigInt(gas.gasLimit - gas.gasUsed)).toString();
+      planned = {
+        signer,
+        sequence,
+        signMode: 'ETHEREUM',
+        memo: `{"type":2,"gas_fee_cap":"${GAS_FEE_CAP}","gas_tip_cap":"${GAS_TIP_CAP}"}`,
+        fee,
+        gasLimit: gas.gasLimit,
+        gasUsed: gas.gasUsed,
+        msgs: [msg],
+        msgEvents: [msgEvents],
+        msgResponseTypes: [MSG_CALL + 'Response'],
+        presetSignature: eth.signature65,
+        evmHash: eth.hash,
+        ...(reverted
+          ? {}
+          : {
+              postEvents: [
+                event('gas_refund', [
+                  ['gas', String(gas.gasLimit - gas.gasUsed)],
+                  ['coins', `${refund}${k.feeDenom}`],
+                ]),
+                event('call', [
+                  ['contract', checksum(k.feeToken)],
+                  ['ret', '0x'],
+                ]),
+                event('evm', [
+                  [
+                    'log',
+                    logJson(transferLog(k.feeToken, ctx.feeCollectorHex, signer.hex, BigInt(refund), false)),
+                  ],
+                ]),
+              ],
+            }),
+      };
+    } else {
+      planned = {
+        signer,
+        sequence,
+        signMode: mode,
+        memo: '',
+        ...gas,
+        msgs: [msg],
+        msgEvents: [msgEvents],
+        msgResponseTypes: [MSG_CALL + 'Response'],
+      };
+    }
+    if (reverted) {
+      planned.failure = {
+        code: 4,
+        codespace: 'evm',
+        log: `failed to execute message; message index: 0: execution reverted: ret: ${spec.revert}: evm call failed`,
+      };
+    }
+    data.set(planned, {
+      ...(eth ? { eth } : {}),
+      gasPrice: eth ? GAS_FEE_CAP : 0n,
+      status: reverted ? 0 : 1,
+      msgLogs: reverted ? [] : spec.logs,
+      ...(eth ? { trace } : {}),
+      transfers: reverted ? [] : spec.transfers,
+      refund: eth && !reverted ? GAS_FEE_CAP * BigInt(gas.gasLimit - gas.gasUsed) : 0n,
+    });
+    return planned;
+  };
+
+  const ibcTx = (g: number, op: Extract<NftOp, { kind: 'ibc-receive' }>): PlannedTx => {
+    const { signer, sequence } = signerOf(ctx.model, g);
+    const receiver = ctx.model.accounts[op.to]!;
+    const coll = k.ibcCollection;
+    const packet = {
+      sequence: op.index + 1,
+      classId: IBC.classIdOnL1,
+      tokenIds: [op.tokenId],
+      tokenUris: [op.uri],
+      sender: receiver.bech32,
+      receiver: receiver.bech32,
+      timeoutNs: ibcTimeout(op.index),
+      dstPort: 'nft-transfer',
+    };
+    const mintLog = transferLog(coll, ZERO_ADDRESS, receiver.hex, BigInt(op.tokenId), true);
+    const inner: SimEvent[] = [
+      ...(op.first
+        ? [
+            event('contract_created', [['contract', checksum(coll)]]),
+            event('erc721_created', [
+              ['class_id', k.ibcName],
+              ['contract', checksum(coll)],
+            ]),
+          ]
+        : []),
+      event('call', [
+        ['contract', checksum(coll)],
+        ['ret', '0x'],
+      ]),
+      event('evm', [['log', logJson(mintLog)]]),
+      event('erc721_minted', [
+        ['contract', checksum(coll)],
+        ['token_id', op.tokenId],
+        ['token_origin_id', op.tokenId],
+      ]),
+    ];
+    const planned: PlannedTx = {
+      signer,
+      sequence,
+      signMode: 'DIRECT',
+      memo: '',
+      ...gasOf(ctx.model, g, 400_000),
+      msgs: [msgRecvPacket(packet, signer.bech32, 1000 + g)],
+      msgEvents: [recvPacketEvents(packet, signer.bech32, inner, k.ibcName)],
+      msgResponseTypes: [MSG_RECV_PACKET + 'Response'],
+    };
+    data.set(planned, { gasPrice: 0n, status: 1, msgLogs: [mintLog], transfers: [], refund: 0n });
+    return planned;
+  };
+
+  return {
+    evmData: (tx) => data.get(tx),
+    plan(g) {
+      const op = nftOpAt(ctx.plan, g);
+      if (op?.kind === 'ibc-receive') return ibcTx(g, op);
+      if (op && op.kind !== 'mutate-uri') return callTx(g, nftCall(ctx, op, signerOf(ctx.model, g).signer));
+      const r = pick(ctx.model.seed, Stream.kind, g, 100);
+      const kind = bankKindOf(r);
+      if (kind) {
+        const { signer, sequence, mode } = signerOf(ctx.model, g);
+        const planned = planBankSend(ctx.model, g, kind, { signer, sequence, signMode: mode }, coinEvents);
+        const transfers: TokenDelta[] = [];
+        if (!planned.failure) {
+          const to = recipientOf(ctx.model, g, signer, 0);
+          const toHex = '0x' + Buffer.from(to.address).toString('hex');
+          planned.msgEvents.forEach((_, i) => {
+            for (const c of bankCoins(ctx, g, i, kind))
+              transfers.push({
+                token: k.tokenOf(c.denom)!,
+                from: signer.hex,
+                to: toHex,
+                amount: BigInt(c.amount),
+              });
+          });
+        }
+        data.set(planned, {
+          gasPrice: 0n,
+          status: planned.failure ? 0 : 1,
+          msgLogs: [],
+          transfers,
+          refund: 0n,
+        });
+        return planned;
+      }
+      return callTx(g, fungibleCall(ctx, g, signerOf(ctx.model, g).signer, r));
+    },
+    feeEvents: (tx) => feeLog(tx.signer.hex, tx.fee[0]!.amount),
+  };
+}
+
+function bankCoins(ctx: EvmModelContext, g: number, i: number, kind: string): Coin[] {
+  return coinsOf(ctx.model, g, i, kind === 'send-multi-coin');
+}

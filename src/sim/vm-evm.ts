@@ -1,0 +1,136 @@
+import { toBech32 } from '../shared/address.js';
+import type { Chain, GeneratedBlock } from './chain.js';
+import { evmChainId } from './evm-abi.js';
+import type { EvmContracts } from './evm-contracts.js';
+import { fakeEthTxHash } from './evm-ethtx.js';
+import { createEvmLedger } from './evm-ledger.js';
+import { createEvmModel, evmHolder } from './evm-model.js';
+import { createEvmRest } from './evm-rest.js';
+import { createEvmRpc, type EvmRpcContext } from './evm-rpc.js';
+import { collectionCreator, collectionName, COLLECTIONS, type NftPlanContext } from './nft-lifecycle.js';
+import type { VmSetup } from './plan.js';
+import type { VmDeps } from './vm-move.js';
+import type { InternalTxTruth } from './types.js';
+import type { EvmFrame } from './evm-model.js';
+
+export interface EvmVmDeps extends VmDeps {
+  chainId: string;
+  contracts: EvmContracts;
+  fastSignatures: boolean;
+  feeCollectorHex: string;
+  chain(): Chain;
+  base(): number;
+}
+
+/** The gas index of the first IBC receipt (its relayer deploys the IBC ERC721). */
+const FIRST_IBC_OP_G = (COLLECTIONS + 4) * 5 + 4;
+
+export function createEvmVm(deps: EvmVmDeps): VmSetup {
+  const { ctx } = deps;
+  const plan: NftPlanContext = { seed: ctx.seed, accounts: ctx.accounts.length, uriMutation: false };
+  const k = deps.contracts;
+  const chainId = evmChainId(deps.chainId);
+  const model = createEvmModel({
+    model: ctx,
+    contracts: k,
+    plan,
+    chainId,
+    fastSignatures: deps.fastSignatures,
+    feeCollectorHex: deps.feeCollectorHex,
+  });
+  const ledger = createEvmLedger({
+    contracts: k,
+    accountsHex: ctx.accounts.map((a) => a.hex),
+    feeCollectorHex: deps.feeCollectorHex,
+    plan: (g) => model.plan(g),
+    evmData: (tx) => model.evmData(tx),
+  });
+  const ethIndex = new Map<string, number>();
+  const onBlock = (b: GeneratedBlock): void => {
+    if (ethIndex.size > 500_000) ethIndex.clear();
+    for (const t of b.txs) ethIndex.set(t.plan.evmHash ?? fakeEthTxHash(t.hash), b.height);
+  };
+  const holderHex = (h: number): string => evmHolder(k, ctx.accounts, h);
+  const rpcCtx: EvmRpcContext = {
+    get chain() {
+      return deps.chain();
+    },
+    chainId,
+    contracts: k,
+    plan,
+    ledger,
+    evmData: (tx) => model.evmData(tx),
+    holderHex,
+    head: deps.head,
+    base: deps.base,
+    lastTxAt: deps.lastTxAt,
+    findEth(hash) {
+      const known = ethIndex.get(hash);
+      const heights = known !== undefined ? [known] : [];
+      if (known === undefined)
+        for (let h = deps.head(); h >= Math.max(deps.base(), deps.head() - 100); h--) heights.push(h);
+      for (const h of heights) {
+        const block = deps.chain().block(h);
+        const index = block.txs.findIndex((t) => (t.plan.evmHash ?? fakeEthTxHash(t.hash)) === hash);
+        if (index >= 0) return { block, index };
+      }
+      return undefined;
+    },
+  };
+  const bech = (hex: string): string => toBech32(Buffer.from(hex.slice(2), 'hex'), ctx.prefix);
+  return {
+    model,
+    onBlock,
+    naming: {
+      plan,
+      collectionAddr: (c) => k.collection(c),
+      collectionName,
+      creator: (c) => ctx.accounts[collectionCreator(plan, c)]!.bech32,
+      ibcCollectionAddr: k.ibcCollection,
+      ibcName: k.ibcName,
+      ibcCreator: ctx.accounts[FIRST_IBC_OP_G % ctx.accounts.length]!.bech32,
+      holder: (h) => bech(holderHex(h)),
+    },
+    rest: createEvmRest(rpcCtx),
+    jsonRpc: createEvmRpc(rpcCtx),
+    holders(denom, atHeight) {
+      const token = k.tokenOf(denom);
+      if (!token) return [];
+      return ledger
+        .holders(token, deps.lastTxAt(atHeight))
+        .map((x) => ({ account: bech(x.address), amount: x.amount.toString() }));
+    },
+    internalTxs(evmTxHash) {
+      const found = rpcCtx.findEth(evmTxHash.toLowerCase());
+      const data = found ? model.evmData(found.block.txs[found.index]!.plan) : undefined;
+      return data?.trace ? flattenCalls(evmTxHash.toLowerCase(), data.trace) : [];
+    },
+  };
+}
+
+/** Depth-first pre-order numbering as the indexer stores it (root = 0, excluded here). */
+export function flattenCalls(txHash: string, root: EvmFrame): InternalTxTruth[] {
+  const out: InternalTxTruth[] = [];
+  let next = 1;
+  const walk = (f: EvmFrame, parent: number): void => {
+    for (const child of f.calls ?? []) {
+      const index = next++;
+      out.push({
+        txHash,
+        index,
+        parentIndex: parent,
+        type: child.type,
+        from: child.from,
+        to: child.to,
+        value: child.value,
+        input: child.input,
+        output: child.output ?? '0x',
+        gas: child.gas,
+        gasUsed: child.gasUsed,
+      });
+      walk(child, index);
+    }
+  };
+  walk(root, 0);
+  return out;
+}
