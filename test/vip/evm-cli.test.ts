@@ -158,6 +158,43 @@ describe('vip CLI on a real EVM (anvil)', () => {
     ).toBe('9');
   });
 
+  it('a tx mined only after the confirmation timeout is found by hash, not sent twice', async () => {
+    const rpc = (method: string, params: unknown[] = []) =>
+      fetch(anvil.url, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
+      }).then((r) => r.json() as Promise<{ result: unknown }>);
+    const owner = privateKeyToAccount(ANVIL_KEYS[0]).address;
+    const nonceBefore = Number((await rpc('eth_getTransactionCount', [owner, 'latest'])).result);
+    await rpc('evm_setAutomine', [false]);
+    const mined = new Promise<void>((resolve) =>
+      setTimeout(
+        () =>
+          void rpc('evm_mine')
+            .then(() => rpc('evm_setAutomine', [true]))
+            .then(() => resolve()),
+        400,
+      ),
+    );
+    try {
+      const out = await vip([
+        'allow',
+        `0x${'77'.repeat(20)}`,
+        ...base(),
+        '--contract',
+        contract,
+        '--confirm-timeout-ms',
+        '150',
+      ]);
+      expect(out).toMatchObject({ op: 'allow' });
+    } finally {
+      await mined;
+    }
+    expect(Number((await rpc('eth_getTransactionCount', [owner, 'latest'])).result)).toBe(nonceBefore + 1);
+    expect(logs.join('')).toMatch(/not confirmed in time/);
+  });
+
   it('never logs the private key', () => {
     const all = logs.join('');
     for (const k of ANVIL_KEYS) expect(all).not.toContain(k.slice(2));

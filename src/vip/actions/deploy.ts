@@ -84,6 +84,11 @@ export async function deploy(ctx: ActionContext, input: DeployInput): Promise<Re
     txs.push(stored, inst);
   }
   await checkDeployed(input, contractAddress);
+  if (input.rollupVersion === undefined) {
+    ctx.logger.warn(
+      'no --rpc given: the deploy record has no rollup version (the whitelist proposal needs it)',
+    );
+  }
   const record: DeployRecord = {
     vm: input.vm,
     chainId: input.chainId,
