@@ -85,16 +85,20 @@ export function merkleRoot(leaves: Buffer[]): Buffer {
   return sha256(Buffer.concat([Buffer.from([1]), left, right]));
 }
 
+/** The single sequencer: an ed25519 key from the seed; address = sha256(pubkey)[:20]. */
+export function deriveValidator(seed: number): Validator {
+  const valPub = ed25519.getPublicKey(sha256(`rollup-sim/validator/${seed}`));
+  return {
+    address: sha256(valPub).subarray(0, 20).toString('hex').toUpperCase(),
+    pubKeyB64: Buffer.from(valPub).toString('base64'),
+  };
+}
+
 export function createChain(config: ChainConfig): Chain {
   const { chainId, seed } = config;
   const derive = (label: string, height: number): string =>
     sha256(`${chainId}/${seed}/${label}/${height}`).toString('hex').toUpperCase();
-  const valPriv = sha256(`rollup-sim/validator/${seed}`);
-  const valPub = ed25519.getPublicKey(valPriv);
-  const validator: Validator = {
-    address: sha256(valPub).subarray(0, 20).toString('hex').toUpperCase(),
-    pubKeyB64: Buffer.from(valPub).toString('base64'),
-  };
+  const validator = deriveValidator(seed);
   const validatorsHash = derive('validators', 0);
   const consensusHash = derive('consensus', 0);
   const assembleCtx: AssembleContext = {

@@ -44,6 +44,8 @@ export interface VmSetup {
   /** EVM JSON-RPC (EVM only). */
   jsonRpc?(method: string, params: unknown): Outcome | undefined;
   holders?(denom: string, atHeight: number): HolderTruth[];
+  /** Exact bank balance (EVM: ERC20 ledger), or undefined to use the plausible default. */
+  balanceOf?(address: string, denom: string, height: number): string | undefined;
   /** Called for every generated block (e.g. to index Ethereum hashes). */
   onBlock?(block: GeneratedBlock): void;
   internalTxs?(evmTxHash: string): InternalTxTruth[];

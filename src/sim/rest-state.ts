@@ -1,4 +1,4 @@
-import { tryAccountBytes } from '../shared/address.js';
+import { toBech32, tryAccountBytes } from '../shared/address.js';
 import { PUBKEY_TYPE_URL, type SimAccount } from './keys.js';
 import { pick } from './prng.js';
 import { grpcError, ok, type RestAnswer } from './rest.js';
@@ -13,6 +13,10 @@ export interface StateContext {
   schedule: Schedule;
   head(): number;
   denoms: string[];
+  /** The single opchild validator (proposer). */
+  validator: { addressHex: string; pubKeyB64: string };
+  /** Exact balances where the VM keeps them (EVM: the ERC20 ledger); else plausible ones. */
+  balanceOf?(address: string, denom: string, height: number): string | undefined;
 }
 
 const BALANCE_STREAM = 40;
@@ -110,9 +114,28 @@ export function handleStateRoutes(ctx: StateContext, req: SimHttpRequest): RestA
     if (!tryAccountBytes(address, ctx.prefix)) return grpcError(400, 3, `invalid address: ${address}`);
     const known = accountOf(ctx, address) !== undefined;
     const balances = known
-      ? [...ctx.denoms].sort().map((denom) => ({ denom, amount: balanceAt(ctx, address, denom, h) }))
+      ? [...ctx.denoms].sort().map((denom) => ({
+          denom,
+          amount: ctx.balanceOf?.(address, denom, h) ?? balanceAt(ctx, address, denom, h),
+        }))
       : [];
     return ok(JSON.stringify({ balances, pagination: { next_key: null, total: String(balances.length) } }));
+  }
+  const validatorPrefix = '/opinit/opchild/v1/validator/';
+  if (req.path.startsWith(validatorPrefix)) {
+    const valoper = toBech32(Buffer.from(ctx.validator.addressHex, 'hex'), ctx.prefix + 'valoper');
+    const asked = req.path.slice(validatorPrefix.length);
+    if (asked !== valoper) return grpcError(404, 5, `validator ${asked} not found: not found`);
+    return ok(
+      JSON.stringify({
+        validator: {
+          moniker: 'rollup-sim-operator',
+          operator_address: valoper,
+          consensus_pubkey: { '@type': '/cosmos.crypto.ed25519.PubKey', key: ctx.validator.pubKeyB64 },
+          cons_power: '1',
+        },
+      }),
+    );
   }
   return undefined;
 }

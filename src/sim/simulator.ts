@@ -2,7 +2,7 @@ import type { Server } from 'node:http';
 import { toBech32 } from '../shared/address.js';
 import { AppError, InputError } from '../shared/errors.js';
 import { createLogger } from '../shared/logger.js';
-import { createChain, type Chain, type GeneratedBlock } from './chain.js';
+import { createChain, deriveValidator, type Chain, type GeneratedBlock } from './chain.js';
 import { closeServer, createRawServer, listen, type RawResponse } from './http.js';
 import { fromExtension, handleJsonRpcPost, type Outcome } from './jsonrpc.js';
 import { createKeyring, moduleAddress, sha256 } from './keys.js';
@@ -115,7 +115,10 @@ export function createSimulator(options: SimulatorOptions): Simulator {
     schedule,
     head,
     denoms: [modelCtx.feeDenom, ...modelCtx.denoms],
+    validator: { addressHex: deriveValidator(r.seed).address, pubKeyB64: deriveValidator(r.seed).pubKeyB64 },
+    balanceOf: (address, denom, h) => vmRef.current?.balanceOf?.(address, denom, h),
   };
+  const vmRef: { current?: VmSetup } = {};
 
   const faults = createFaultInjector(parseFaults(options.faults), r.seed);
   const base = (): number => Math.min(faults.spec.pruned, head());
@@ -127,6 +130,7 @@ export function createSimulator(options: SimulatorOptions): Simulator {
     () => chainRef.current!,
     base,
   );
+  vmRef.current = vm;
   const chain: Chain = createChain({
     chainId: r.chainId,
     seed: r.seed,

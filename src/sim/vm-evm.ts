@@ -1,4 +1,4 @@
-import { toBech32 } from '../shared/address.js';
+import { toBech32, tryAccountBytes } from '../shared/address.js';
 import type { Chain, GeneratedBlock } from './chain.js';
 import { evmChainId } from './evm-abi.js';
 import type { EvmContracts } from './evm-contracts.js';
@@ -93,6 +93,12 @@ export function createEvmVm(deps: EvmVmDeps): VmSetup {
     },
     rest: createEvmRest(rpcCtx),
     jsonRpc: createEvmRpc(rpcCtx),
+    balanceOf(address, denom, height) {
+      const token = k.tokenOf(denom);
+      const bytes = tryAccountBytes(address, ctx.prefix);
+      if (!token || !bytes || bytes.length !== 20) return undefined;
+      return ledger.balanceOf(token, '0x' + Buffer.from(bytes).toString('hex'), deps.lastTxAt(height)).toString();
+    },
     holders(denom, atHeight) {
       const token = k.tokenOf(denom);
       if (!token) return [];

@@ -12,11 +12,12 @@ import { cosmosAddress, ethAddress } from '../../src/sim/keys.js';
 import { toBech32 } from '../../src/shared/address.js';
 import { sortedJson } from '../../src/sim/tx-build.js';
 
-const CODECS: Record<string, { decode(b: Uint8Array): unknown; encode(m: never): { finish(): Uint8Array } }> = {
-  '/cosmos.bank.v1beta1.MsgSend': MsgSend,
-  '/initia.move.v1.MsgExecute': MsgExecute,
-  '/ibc.core.channel.v1.MsgRecvPacket': MsgRecvPacket,
-};
+const CODECS: Record<string, { decode(b: Uint8Array): unknown; encode(m: never): { finish(): Uint8Array } }> =
+  {
+    '/cosmos.bank.v1beta1.MsgSend': MsgSend,
+    '/initia.move.v1.MsgExecute': MsgExecute,
+    '/ibc.core.channel.v1.MsgRecvPacket': MsgRecvPacket,
+  };
 
 const sim = createSimulator({
   vm: 'move',
@@ -81,11 +82,9 @@ describe('simulated tx bytes', () => {
           const codec = CODECS[any.typeUrl];
           if (!codec) throw new Error(`no codec for ${any.typeUrl}`);
           const decoded = codec.decode(any.value);
-          expect(
-            Buffer.from(codec.encode(decoded as never).finish()).equals(
-              Buffer.from(any.value),
-            ),
-          ).toBe(true);
+          expect(Buffer.from(codec.encode(decoded as never).finish()).equals(Buffer.from(any.value))).toBe(
+            true,
+          );
         }
         const info = auth.signerInfos[0]!;
         const pub = PubKey.decode(info.publicKey!.value).key;
