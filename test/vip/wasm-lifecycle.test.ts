@@ -100,6 +100,44 @@ describe('vip CLI on a Wasm rollup (chain model)', () => {
     expect(model?.stages.get(4n)?.totalScore).toBe(5n);
   });
 
+  it('status reads init stage (raw state), stages, totals; writers are not listable on Wasm', async () => {
+    const out = await h.vip(['status', ...args()]);
+    expect(out).toMatchObject({
+      initStage: '3',
+      openStage: '4',
+      finalizedStages: ['3'],
+      writers: null,
+      senderMayWrite: true,
+    });
+    expect((out.stages as { stage: string; totalScore: string }[])[1]).toEqual({
+      stage: '4',
+      totalScore: '5',
+      isFinalized: false,
+    });
+  });
+
+  it('deploy --dry-run prints the store message and signs nothing', async () => {
+    const wasm = await h.file('dry.wasm', FAKE_WASM);
+    const before = h.chain.stats.includedTxs;
+    const out = await h.vip([
+      'deploy',
+      ...h.baseArgs(),
+      '--dry-run',
+      '--wasm',
+      wasm,
+      '--init-stage',
+      '3',
+      '--record',
+      `${h.dir}/dry.json`,
+    ]);
+    expect(out).toMatchObject({
+      dryRun: true,
+      thenSends: ['instantiate'],
+      messages: [{ '@type': '/cosmwasm.wasm.v1.MsgStoreCode' }],
+    });
+    expect(h.chain.stats.includedTxs).toBe(before);
+  });
+
   it('allow / disallow another member; a non-member is refused before signing', async () => {
     const other = bech32Of(KEYS.other);
     await h.vip(['allow', other, ...args()]);
