@@ -39,6 +39,8 @@ export interface EvmRpcContext {
   head(): number;
   base(): number;
   lastTxAt(height: number): number;
+  /** Height of a Cosmos tx (upper-case hex) the simulator has generated, if any. */
+  findCosmos(hash: string): number | undefined;
   /** Locate a tx by its 0x Ethereum hash (real or fake). */
   findEth(hash: string): { block: GeneratedBlock; index: number } | undefined;
 }
@@ -279,7 +281,8 @@ export function createEvmRpc(ctx: EvmRpcContext): (method: string, params: unkno
       }
       case 'cosmos_txHashByCosmosTxHash': {
         const hash = typeof p[0] === 'string' ? p[0].replace(/^0x/, '').toUpperCase() : '';
-        for (const h of candidateHeights(ctx)) {
+        const known = ctx.findCosmos(hash);
+        for (const h of known !== undefined ? [known] : candidateHeights(ctx)) {
           const b = ctx.chain.block(h);
           const i = b.txs.findIndex((t) => t.hash === hash);
           if (i >= 0) return ok(view(h).ethHashes[i]);

@@ -46,9 +46,14 @@ export function createEvmVm(deps: EvmVmDeps): VmSetup {
     evmData: (tx) => model.evmData(tx),
   });
   const ethIndex = new Map<string, number>();
+  const cosmosIndex = new Map<string, number>();
   const onBlock = (b: GeneratedBlock): void => {
     if (ethIndex.size > 500_000) ethIndex.clear();
-    for (const t of b.txs) ethIndex.set(t.plan.evmHash ?? fakeEthTxHash(t.hash), b.height);
+    if (cosmosIndex.size > 500_000) cosmosIndex.clear();
+    for (const t of b.txs) {
+      ethIndex.set(t.plan.evmHash ?? fakeEthTxHash(t.hash), b.height);
+      cosmosIndex.set(t.hash, b.height);
+    }
   };
   const holderHex = (h: number): string => evmHolder(k, ctx.accounts, h);
   const rpcCtx: EvmRpcContext = {
@@ -64,6 +69,7 @@ export function createEvmVm(deps: EvmVmDeps): VmSetup {
     head: deps.head,
     base: deps.base,
     lastTxAt: deps.lastTxAt,
+    findCosmos: (hash) => cosmosIndex.get(hash),
     findEth(hash) {
       const known = ethIndex.get(hash);
       const heights = known !== undefined ? [known] : [];
@@ -97,7 +103,9 @@ export function createEvmVm(deps: EvmVmDeps): VmSetup {
       const token = k.tokenOf(denom);
       const bytes = tryAccountBytes(address, ctx.prefix);
       if (!token || !bytes || bytes.length !== 20) return undefined;
-      return ledger.balanceOf(token, '0x' + Buffer.from(bytes).toString('hex'), deps.lastTxAt(height)).toString();
+      return ledger
+        .balanceOf(token, '0x' + Buffer.from(bytes).toString('hex'), deps.lastTxAt(height))
+        .toString();
     },
     holders(denom, atHeight) {
       const token = k.tokenOf(denom);
