@@ -248,7 +248,9 @@ export function createSimulator(options: SimulatorOptions): Simulator {
           handleStateRoutes(stateCtx, req) ??
           vm.rest?.(req))
         : vm.rest?.(req);
-    if (own) return own;
+    // A record the generated chain does not know (404) may belong to an extension's state, e.g.
+    // the VIP chain model's accounts, txs and module resources.
+    if (own && own.status !== 404) return own;
     for (const ext of extensions) {
       const answer = await ext.rest?.(req);
       if (answer) {
@@ -256,7 +258,7 @@ export function createSimulator(options: SimulatorOptions): Simulator {
         return { status: answer.status, body, ...(answer.headers ? { headers: answer.headers } : {}) };
       }
     }
-    return grpcError(501, 12, 'Not Implemented');
+    return own ?? grpcError(501, 12, 'Not Implemented');
   };
 
   /** Faults apply to the node surfaces, never to the simulator's own /sim/ routes. */

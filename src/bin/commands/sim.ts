@@ -2,6 +2,7 @@ import type { Command } from 'commander';
 import { InputError } from '../../shared/errors.js';
 import { createLogger } from '../../shared/logger.js';
 import { createSimulator } from '../../sim/simulator.js';
+import { createVipSimExtension } from '../../sim/vip/mount.js';
 import type { SimulatorOptions, VmType } from '../../sim/types.js';
 
 function intOption(name: string): (value: string) => number {
@@ -27,6 +28,7 @@ interface SimFlags {
   faults?: string;
   replay?: string;
   fastSignatures?: boolean;
+  vip?: boolean;
 }
 
 export function registerSim(program: Command): void {
@@ -50,6 +52,10 @@ export function registerSim(program: Command): void {
     )
     .option('--replay <dir>', 'build the chain from recorded REST tx_response JSON files')
     .option('--fast-signatures', 'skip real signing (signatures are unique but do not verify)')
+    .option(
+      '--vip',
+      'serve the VIP chain model (score contracts, broadcast, simulate) and an L1 vip::ModuleStore',
+    )
     .action(async (flags: SimFlags) => {
       if (!['move', 'wasm', 'evm'].includes(flags.vm)) {
         throw new InputError('invalid_vm', `--vm must be move, wasm or evm, got "${flags.vm}"`);
@@ -70,6 +76,16 @@ export function registerSim(program: Command): void {
         ...(flags.faults !== undefined ? { faults: flags.faults } : {}),
         ...(flags.replay !== undefined ? { replay: flags.replay } : {}),
         ...(flags.fastSignatures ? { fastSignatures: true } : {}),
+        ...(flags.vip
+          ? {
+              extensions: [
+                createVipSimExtension({
+                  vm: flags.vm as VmType,
+                  chainId: flags.chainId ?? `mini${flags.vm}-1`,
+                }).extension,
+              ],
+            }
+          : {}),
       };
       const sim = createSimulator(options);
       const urls = await sim.listen();

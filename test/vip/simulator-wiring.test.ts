@@ -1,0 +1,98 @@
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { Command } from 'commander';
+import { pino } from 'pino';
+import { describe, expect, it, onTestFinished } from 'vitest';
+import { registerVip } from '../../src/bin/commands/vip.js';
+import { createSimulator } from '../../src/sim/simulator.js';
+import { createVipSimExtension } from '../../src/sim/vip/mount.js';
+import { FAKE_MOVE_MODULE, FAKE_WASM, KEYS, scoresCsv } from './harness.js';
+
+async function vip(args: string[]) {
+  const out: Record<string, unknown>[] = [];
+  const program = new Command('x').exitOverride();
+  registerVip(program, {
+    env: { K: KEYS.deployer },
+    logger: pino({ level: 'silent' }),
+    out: (r) => out.push(r),
+  });
+  await program.parseAsync(['node', 'x', 'vip', ...args]);
+  return out[out.length - 1] as Record<string, unknown>;
+}
+
+describe('the VIP chain model mounted in the main simulator (what `sim --vip` does)', () => {
+  it.each(['move', 'wasm'] as const)(
+    '%s: deploy, score, finalize through the simulator ports',
+    async (vm) => {
+      const chainId = `mini${vm}-1`;
+      const { chain, extension } = createVipSimExtension({ vm, chainId });
+      const sim = createSimulator({
+        vm,
+        chainId,
+        rpcPort: 0,
+        restPort: 0,
+        head: 50,
+        extensions: [extension],
+      });
+      const urls = await sim.listen();
+      const dir = await mkdtemp(path.join(tmpdir(), 'vip-sim-'));
+      onTestFinished(async () => {
+        await sim.close();
+        await rm(dir, { recursive: true, force: true });
+      });
+      const code = path.join(dir, 'code');
+      await writeFile(code, vm === 'move' ? FAKE_MOVE_MODULE : FAKE_WASM);
+      const base = [
+        '--vm',
+        vm,
+        '--rest',
+        urls.rest,
+        '--rpc',
+        urls.rpc,
+        '--chain-id',
+        chainId,
+        '--gas-prices',
+        '0.015umin',
+        '--key-env',
+        'K',
+        '--poll-ms',
+        '5',
+      ];
+      const d = await vip([
+        'deploy',
+        ...base,
+        vm === 'move' ? '--module' : '--wasm',
+        code,
+        '--init-stage',
+        '2',
+        '--record',
+        path.join(dir, 'r.json'),
+      ]);
+      const record = d.record as { contractAddress: string; rollupVersion: string };
+      expect(record.rollupVersion).toBeTruthy();
+      const file = path.join(dir, 's.csv');
+      const { csv, total } = scoresCsv(500);
+      await writeFile(file, csv);
+      const args = [...base, '--contract', record.contractAddress];
+      expect(
+        await vip([
+          'update-scores',
+          ...args,
+          '--stage',
+          '2',
+          '--scores',
+          file,
+          '--progress',
+          path.join(dir, 'p.json'),
+        ]),
+      ).toMatchObject({ onChainTotal: String(total) });
+      await vip(['finalize', ...args, '--stage', '2']);
+      expect(await vip(['status', ...args])).toMatchObject({ openStage: '3', finalizedStages: ['2'] });
+      expect(chain.stats.includedTxs).toBeGreaterThan(3);
+      expect(await vip(['l1-stage', '--l1-rest', urls.rest, '--network', 'testnet'])).toMatchObject({
+        stage: '1',
+      });
+    },
+  );
+});
