@@ -24,6 +24,8 @@ export interface ChainConfig {
   rewardsBech32: string;
   /** Called once per generated (not cached) block. */
   onGenerate?(block: GeneratedBlock): void;
+  /** Replay: the txs of a height come from recordings instead of the model. */
+  txsAt?(height: number): GeneratedTx[];
 }
 
 export interface Validator {
@@ -118,11 +120,13 @@ export function createChain(config: ChainConfig): Chain {
   const appHash = (h: number): string => (h <= 0 ? EMPTY_SHA256 : derive('app', h));
 
   const generate = (height: number): GeneratedBlock => {
-    const first = config.schedule.firstTx(height);
-    const count = config.schedule.count(height);
-    const txs: GeneratedTx[] = [];
-    for (let i = 0; i < count; i++)
-      txs.push(assembleTx(assembleCtx, config.model.plan(first + i), height, i));
+    const txs: GeneratedTx[] = config.txsAt ? config.txsAt(height) : [];
+    if (!config.txsAt) {
+      const first = config.schedule.firstTx(height);
+      const count = config.schedule.count(height);
+      for (let i = 0; i < count; i++)
+        txs.push(assembleTx(assembleCtx, config.model.plan(first + i), height, i));
+    }
     const time = timeOf(height);
     const header: BlockHeader = {
       height,
@@ -145,7 +149,7 @@ export function createChain(config: ChainConfig): Chain {
         .digest('base64'),
       commitTime: time,
     };
-    const fees = sumFees(txs.map((t) => t.plan.fee));
+    const fees = sumFees(txs.map((t) => t.fee));
     const blockEvents: SimEvent[] =
       fees.length === 0
         ? []
@@ -167,8 +171,8 @@ export function createChain(config: ChainConfig): Chain {
               ['mode', 'EndBlock'],
             ]),
           ];
-    const gasUsed = txs.reduce((n, t) => n + t.plan.gasUsed, 0);
-    const gasWanted = txs.reduce((n, t) => n + t.plan.gasLimit, 0);
+    const gasUsed = txs.reduce((n, t) => n + t.gasUsed, 0);
+    const gasWanted = txs.reduce((n, t) => n + t.gasWanted, 0);
     const hash = blockHash(height);
     let truth: BlockTruth | undefined;
     return {

@@ -97,12 +97,12 @@ function buildView(ctx: EvmRpcContext, b: GeneratedBlock): EthView {
   let cumulative = 0;
   let logIndex = 0;
   b.txs.forEach((tx, index) => {
-    const data = ctx.evmData(tx.plan);
+    const data = tx.plan ? ctx.evmData(tx.plan) : undefined;
     const eth = data?.eth;
     const logs = eth ? data.msgLogs : eventLogs(tx);
     const hash = eth ? eth.hash : fakeEthTxHash(tx.hash);
     ethHashes.push(hash);
-    const gasUsed = tx.plan.gasUsed;
+    const gasUsed = tx.gasUsed;
     cumulative += gasUsed;
     const ti = hexQuantity(index);
     const rlogs = logs.map((l) => ({

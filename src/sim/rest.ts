@@ -140,7 +140,7 @@ export function txResponseJson(b: GeneratedBlock, t: GeneratedTx): string {
   return (
     `{"height":"${b.height}","txhash":"${t.hash}","codespace":"${t.codespace}","code":${t.code},` +
     `"data":"${t.dataHex}","raw_log":${JSON.stringify(t.log)},"logs":[],"info":"",` +
-    `"gas_wanted":"${t.plan.gasLimit}","gas_used":"${t.plan.gasUsed}","tx":${tx},"timestamp":"${b.time}",` +
+    `"gas_wanted":"${t.gasWanted}","gas_used":"${t.gasUsed}","tx":${tx},"timestamp":"${b.time}",` +
     `"events":${eventsRestJson(t.events)}}`
   );
 }

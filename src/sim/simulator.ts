@@ -10,6 +10,7 @@ import type { ModelContext } from './move-workload.js';
 import { createMoveVm, type VmDeps } from './vm-move.js';
 import { createWasmVm } from './vm-wasm.js';
 import { createEvmVm } from './vm-evm.js';
+import { loadReplay } from './replay.js';
 import { createEvmContracts, type EvmContracts } from './evm-contracts.js';
 import { handleTruthRoute } from './truth-routes.js';
 import { nftCollectionsTruth, nftTokensTruth } from './truth-nft.js';
@@ -102,12 +103,13 @@ export function createSimulator(options: SimulatorOptions): Simulator {
   const evmContracts = r.vm === 'evm' ? createEvmContracts(r.seed, OTHER_DENOMS) : undefined;
   const modelCtx = modelContext(r, evmContracts);
   const lastTxAt = (h: number): number => schedule.firstTx(h + 1) - 1;
-  const startHead = options.head ?? DEFAULT_HEAD;
+  const replay = options.replay !== undefined ? loadReplay(options.replay, PREFIX, logger) : undefined;
+  const startHead = replay ? replay.count : (options.head ?? DEFAULT_HEAD);
   if (!Number.isSafeInteger(startHead) || startHead < 1)
     throw new InputError('invalid_head', '--head must be ≥ 1');
   const startedAt = Date.now();
   const head = (): number =>
-    options.live ? startHead + Math.floor((Date.now() - startedAt) / r.blockTimeMs) : startHead;
+    options.live && !replay ? startHead + Math.floor((Date.now() - startedAt) / r.blockTimeMs) : startHead;
   const stateCtx: StateContext = {
     seed: r.seed,
     prefix: PREFIX,
@@ -141,6 +143,7 @@ export function createSimulator(options: SimulatorOptions): Simulator {
     model: vm.model,
     feeCollectorBech32: toBech32(FEE_COLLECTOR, PREFIX),
     rewardsBech32: toBech32(sha256(`rollup-sim/operator/${r.seed}`).subarray(0, 20), PREFIX),
+    ...(replay ? { txsAt: (h: number) => replay.txsAt(h) } : {}),
     onGenerate(b) {
       if (txIndex.size > 500_000) txIndex.clear();
       for (const t of b.txs) txIndex.set(t.hash, b.height);

@@ -3,7 +3,7 @@ import type { PlannedTx, VmModel } from './plan.js';
 import { buildTx } from './tx-build.js';
 import { coinsText } from './move-workload.js';
 import { grepAccounts, type Normaliser } from './truth-accounts.js';
-import type { TxTruth } from './types.js';
+import type { Coin, TxTruth } from './types.js';
 
 /** One generated tx: raw bytes, its ABCI result, its REST form and its ground truth. */
 export interface GeneratedTx {
@@ -23,7 +23,11 @@ export interface GeneratedTx {
   dataHex: string;
   /** Computed on first access: serving blocks does not need it. */
   readonly truth: TxTruth;
-  plan: PlannedTx;
+  gasWanted: number;
+  gasUsed: number;
+  fee: Coin[];
+  /** The model's plan (absent for replayed txs). */
+  plan?: PlannedTx;
 }
 
 export interface AssembleContext {
@@ -145,6 +149,9 @@ export function assembleTx(
     get truth() {
       return (truth ??= makeTruth());
     },
+    gasWanted: plan.gasLimit,
+    gasUsed: plan.gasUsed,
+    fee: plan.fee,
     plan,
   };
 }

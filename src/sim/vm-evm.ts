@@ -51,7 +51,7 @@ export function createEvmVm(deps: EvmVmDeps): VmSetup {
     if (ethIndex.size > 500_000) ethIndex.clear();
     if (cosmosIndex.size > 500_000) cosmosIndex.clear();
     for (const t of b.txs) {
-      ethIndex.set(t.plan.evmHash ?? fakeEthTxHash(t.hash), b.height);
+      ethIndex.set(t.plan?.evmHash ?? fakeEthTxHash(t.hash), b.height);
       cosmosIndex.set(t.hash, b.height);
     }
   };
@@ -77,7 +77,7 @@ export function createEvmVm(deps: EvmVmDeps): VmSetup {
         for (let h = deps.head(); h >= Math.max(deps.base(), deps.head() - 100); h--) heights.push(h);
       for (const h of heights) {
         const block = deps.chain().block(h);
-        const index = block.txs.findIndex((t) => (t.plan.evmHash ?? fakeEthTxHash(t.hash)) === hash);
+        const index = block.txs.findIndex((t) => (t.plan?.evmHash ?? fakeEthTxHash(t.hash)) === hash);
         if (index >= 0) return { block, index };
       }
       return undefined;
@@ -116,7 +116,8 @@ export function createEvmVm(deps: EvmVmDeps): VmSetup {
     },
     internalTxs(evmTxHash) {
       const found = rpcCtx.findEth(evmTxHash.toLowerCase());
-      const data = found ? model.evmData(found.block.txs[found.index]!.plan) : undefined;
+      const plan = found?.block.txs[found.index]!.plan;
+      const data = plan ? model.evmData(plan) : undefined;
       return data?.trace ? flattenCalls(evmTxHash.toLowerCase(), data.trace) : [];
     },
   };

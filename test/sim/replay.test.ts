@@ -1,0 +1,48 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createHash } from 'node:crypto';
+import path from 'node:path';
+import { createSimulator } from '../../src/sim/simulator.js';
+import type { SimulatorUrls } from '../../src/sim/types.js';
+import type { Ev } from './helpers/events.js';
+
+const DIR = path.resolve('..', 'shared', 'chain-samples', 'real-tx-decoder');
+const sim = createSimulator({ vm: 'move', replay: DIR, rpcPort: 0, restPort: 0, jsonRpcPort: 0 });
+let urls: SimulatorUrls;
+beforeAll(async () => {
+  urls = await sim.listen();
+});
+afterAll(() => sim.close());
+
+describe('--replay of recorded tx_responses', () => {
+  it('serves each recorded tx in its own block with its exact events and tx JSON', async () => {
+    expect(sim.head()).toBeGreaterThan(30);
+    for (let h = 1; h <= sim.head(); h++) {
+      const block = (await (await fetch(`${urls.rpc}/block?height=${h}`)).json()) as {
+        result: { block: { data: { txs: string[] } } };
+      };
+      const results = (await (await fetch(`${urls.rpc}/block_results?height=${h}`)).json()) as {
+        result: { txs_results: Array<{ events: Ev[] }> };
+      };
+      const rest = (await (await fetch(`${urls.rest}/cosmos/tx/v1beta1/txs/block/${h}`)).json()) as {
+        txs: unknown[];
+      };
+      expect(block.result.block.data.txs).toHaveLength(1);
+      const raw = Buffer.from(block.result.block.data.txs[0]!, 'base64');
+      const truth = sim.truth.block(h).txs[0]!;
+      expect(createHash('sha256').update(raw).digest('hex').toUpperCase()).toBe(truth.hash);
+      const byHash = (await (await fetch(`${urls.rest}/cosmos/tx/v1beta1/txs/${truth.hash}`)).json()) as {
+        tx_response: {
+          events: Array<{ type: string; attributes: Array<{ key: string; value: string }> }>;
+          tx: Record<string, unknown>;
+        };
+      };
+      const { '@type': type, ...tx } = byHash.tx_response.tx;
+      expect(type).toBe('/cosmos.tx.v1beta1.Tx');
+      expect(rest.txs[0]).toEqual(tx);
+      const simple = (events: Ev[]): unknown =>
+        events.map((e) => [e.type, (e.attributes ?? []).map((a) => [a.key, a.value ?? ''])]);
+      expect(simple(results.result.txs_results[0]!.events)).toEqual(simple(byHash.tx_response.events));
+      expect(truth.accounts).toContain(truth.signer);
+    }
+  });
+});
