@@ -1,0 +1,71 @@
+import { expect } from 'vitest';
+import { toBech32 } from '../../src/shared/address.js';
+import type { Db } from '../../src/store/db.js';
+import type { Simulator } from '../../src/sim/types.js';
+
+/** Everything ingest stored, per tx, in the truth's shape. */
+async function storedTxs(db: Db) {
+  const { rows } = await db.query<{
+    sequence: number;
+    hash: Uint8Array;
+    height: number;
+    signer: Uint8Array;
+    data: string;
+    accounts: Uint8Array[];
+    signer_flags: boolean[];
+    msg_types: string[];
+  }>(`
+    SELECT t.sequence, t.hash, t.height, s.account AS signer, t.data,
+           array(SELECT d.account FROM tx_accounts a JOIN account_dict d ON d.id = a.account_id
+                  WHERE a.sequence = t.sequence ORDER BY d.account) AS accounts,
+           array(SELECT a.signer FROM tx_accounts a JOIN account_dict d ON d.id = a.account_id
+                  WHERE a.sequence = t.sequence ORDER BY d.account) AS signer_flags,
+           array(SELECT m.msg_type FROM tx_msg_types x JOIN msg_type_dict m ON m.id = x.msg_type_id
+                  WHERE x.sequence = t.sequence ORDER BY m.msg_type) AS msg_types
+      FROM tx t JOIN account_dict s ON s.id = t.signer_id ORDER BY t.sequence`);
+  return rows;
+}
+
+/**
+ * The database holds exactly heights 1..head of the simulator's chain: every block once, every
+ * tx once with a gapless sequence, its accounts, signer flag and message types as the truth says.
+ */
+export async function expectIngestMatchesTruth(db: Db, sim: Simulator, head: number): Promise<void> {
+  const txs = await storedTxs(db);
+  const truthTxs = Array.from({ length: head }, (_, i) => sim.truth.block(i + 1).txs).flat();
+  expect(txs.length).toBe(truthTxs.length);
+  txs.forEach((row, i) => {
+    const truth = truthTxs[i]!;
+    const where = `tx ${i + 1} (height ${truth.height})`;
+    expect(row.sequence, where).toBe(i + 1);
+    expect(Buffer.from(row.hash).toString('hex').toUpperCase(), where).toBe(truth.hash);
+    expect(row.height, where).toBe(truth.height);
+    expect(toBech32(row.signer, 'init'), where).toBe(truth.signer);
+    const accounts = row.accounts.map((a) => toBech32(a, 'init'));
+    expect([...accounts].sort(), where).toEqual([...truth.accounts].sort());
+    expect(row.signer_flags, where).toEqual(accounts.map((a) => a === truth.signer));
+    expect([...row.msg_types].sort(), where).toEqual([...truth.msgTypes].sort());
+    const data = JSON.parse(row.data) as { txhash: string; code: number; height: string; gas_used: string };
+    expect(data, where).toMatchObject({
+      txhash: truth.hash,
+      code: truth.code,
+      height: String(truth.height),
+      gas_used: truth.gasUsed,
+    });
+  });
+
+  const blocks = await db.query<{ height: number; hash: Uint8Array; gas_used: number; tx_count: number }>(
+    'SELECT height, hash, gas_used, tx_count FROM block ORDER BY height',
+  );
+  expect(blocks.rows.map((b) => b.height)).toEqual(Array.from({ length: head }, (_, i) => i + 1));
+  for (const b of blocks.rows) {
+    const truth = sim.truth.block(b.height);
+    expect(Buffer.from(b.hash).toString('hex').toUpperCase(), `block ${b.height}`).toBe(truth.hash);
+    expect(String(b.gas_used), `block ${b.height}`).toBe(truth.gasUsed);
+    expect(b.tx_count, `block ${b.height}`).toBe(truth.txs.length);
+  }
+  const checkpoint = await db.query<{ height: number; tx_sequence: number }>(
+    "SELECT height, tx_sequence FROM checkpoint WHERE stream = 'blocks'",
+  );
+  expect(checkpoint.rows[0]).toEqual({ height: head, tx_sequence: truthTxs.length });
+}
