@@ -44,6 +44,9 @@ export interface GeneratedBlock {
   blockJson: string;
   /** cmtjson of the /block_results result object. */
   resultsJson: string;
+  /** The same two texts as UTF-8, encoded once on first use. */
+  readonly blockBytes: Buffer;
+  readonly resultsBytes: Buffer;
   header: BlockHeader;
   readonly truth: BlockTruth;
 }
@@ -175,6 +178,8 @@ export function createChain(config: ChainConfig): Chain {
     const gasWanted = txs.reduce((n, t) => n + t.gasWanted, 0);
     const hash = blockHash(height);
     let truth: BlockTruth | undefined;
+    let blockBytes: Buffer | undefined;
+    let resultsBytes: Buffer | undefined;
     return {
       height,
       hash,
@@ -187,6 +192,12 @@ export function createChain(config: ChainConfig): Chain {
         (txs.length === 0 ? 'null' : '[' + txs.map((t) => t.resultJson).join(',') + ']') +
         `,"finalize_block_events":${eventsJson(blockEvents)},"validator_updates":null,` +
         `"consensus_param_updates":null,"app_hash":"${Buffer.from(appHash(height), 'hex').toString('base64')}"}`,
+      get blockBytes() {
+        return (blockBytes ??= Buffer.from(this.blockJson));
+      },
+      get resultsBytes() {
+        return (resultsBytes ??= Buffer.from(this.resultsJson));
+      },
       get truth() {
         return (truth ??= {
           height,

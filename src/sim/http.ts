@@ -2,10 +2,10 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import type { SimHttpRequest } from './types.js';
 
-/** A handler's answer: the body is already JSON (or plain) text. */
+/** A handler's answer: the body is already JSON (or plain) text, or its UTF-8 bytes. */
 export interface RawResponse {
   status: number;
-  body: string;
+  body: string | Buffer;
   headers?: Record<string, string>;
   /** Fault injection: destroy the socket instead of answering. */
   reset?: boolean;
@@ -43,7 +43,8 @@ function send(res: ServerResponse, out: RawResponse): void {
   }
   if (out.hang) return;
   const write = (): void => {
-    const isJson = out.body.startsWith('{') || out.body.startsWith('[');
+    const first = typeof out.body === 'string' ? out.body.charCodeAt(0) : out.body[0];
+    const isJson = first === 0x7b || first === 0x5b;
     res.writeHead(out.status, {
       'content-type': isJson ? 'application/json' : 'text/plain; charset=utf-8',
       'content-length': Buffer.byteLength(out.body),

@@ -1,8 +1,12 @@
 import type { RawResponse } from './http.js';
 import type { SimRpcResult } from './types.js';
 
-/** A method's outcome; `result` is raw JSON text. */
-export type Outcome = { result: string } | { error: { code: number; message: string; data?: string } };
+/**
+ * A method's outcome; `result` is raw JSON text. `resultBytes`, when present, is the same text
+ * as UTF-8 (cached blocks), so large answers are not re-encoded per request.
+ */
+export type Outcome =
+  { result: string; resultBytes?: Buffer } | { error: { code: number; message: string; data?: string } };
 
 export type MethodCall = (method: string, params: unknown) => Promise<Outcome | undefined>;
 
@@ -19,6 +23,16 @@ export function envelope(id: string, outcome: Outcome): string {
   return `{"jsonrpc":"2.0","id":${id},"error":${JSON.stringify(outcome.error)}}`;
 }
 
+/** The envelope of one answer as byte chunks (reusing cached result bytes). */
+function envelopeChunks(id: string, outcome: Outcome): Buffer[] {
+  if ('result' in outcome && outcome.resultBytes) {
+    return [Buffer.from(`{"jsonrpc":"2.0","id":${id},"result":`), outcome.resultBytes, CLOSE];
+  }
+  return [Buffer.from(envelope(id, outcome))];
+}
+const CLOSE = Buffer.from('}');
+const COMMA = Buffer.from(',');
+
 /**
  * POST framing shared by CometBFT and the EVM server: single or batch; notifications (no id)
  * are skipped; a body that is not JSON is a parse error.
@@ -32,17 +46,25 @@ export async function handleJsonRpcPost(
   if (body === undefined || body === null || typeof body !== 'object') return parseError();
   const batch = Array.isArray(body);
   const requests = (batch ? body : [body]) as Array<Record<string, unknown>>;
-  const answers: string[] = [];
+  const chunks: Buffer[] = [];
+  let answers = 0;
   for (const request of requests) {
+    if (answers > 0) chunks.push(COMMA);
     if (request === null || typeof request !== 'object') {
-      answers.push(envelope('null', { error: { code: -32600, message: 'Invalid Request' } }));
+      chunks.push(Buffer.from(envelope('null', { error: { code: -32600, message: 'Invalid Request' } })));
+      answers++;
       continue;
     }
-    if (!('id' in request)) continue;
+    if (!('id' in request)) {
+      if (answers > 0) chunks.pop();
+      continue;
+    }
     const method = typeof request.method === 'string' ? request.method : '';
     const outcome = (await call(method, request.params)) ?? notFound(method);
-    answers.push(envelope(idText(request.id), outcome));
+    chunks.push(...envelopeChunks(idText(request.id), outcome));
+    answers++;
   }
-  if (answers.length === 0) return { status: 200, body: batch ? '[]' : '' };
-  return { status: 200, body: batch ? `[${answers.join(',')}]` : answers[0]! };
+  if (answers === 0) return { status: 200, body: batch ? '[]' : '' };
+  if (batch) return { status: 200, body: Buffer.concat([Buffer.from('['), ...chunks, Buffer.from(']')]) };
+  return { status: 200, body: Buffer.concat(chunks) };
 }

@@ -1,10 +1,11 @@
 import type { Chain } from './chain.js';
+import type { Outcome } from './jsonrpc.js';
 
 /**
  * CometBFT 0.38 RPC methods over the generated chain. Results are raw JSON text so cached
  * blocks are spliced into responses without re-serialising.
  */
-export type RpcOutcome = { result: string } | { error: { code: number; message: string; data?: string } };
+export type RpcOutcome = Outcome;
 
 export interface RpcContext {
   chain: Chain;
@@ -88,13 +89,16 @@ export function callRpc(
       };
     case 'block': {
       const h = resolveHeight(ctx, params.height, head);
-      return typeof h === 'number' ? { result: ctx.chain.block(h).blockJson } : h;
+      if (typeof h !== 'number') return h;
+      const b = ctx.chain.block(h);
+      return { result: b.blockJson, resultBytes: b.blockBytes };
     }
     case 'block_results': {
       const h = resolveHeight(ctx, params.height, head);
       if (typeof h !== 'number') return h;
       if (h > head - ctx.resultsLag()) return internalError(`could not find results for height #${h}`);
-      return { result: ctx.chain.block(h).resultsJson };
+      const b = ctx.chain.block(h);
+      return { result: b.resultsJson, resultBytes: b.resultsBytes };
     }
     case 'validators': {
       const h = resolveHeight(ctx, params.height, head);

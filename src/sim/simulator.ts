@@ -31,6 +31,7 @@ import { createFaultInjector, parseFaults, type Surface } from './faults.js';
 import type { VmSetup } from './plan.js';
 
 const PREFIX = 'init';
+const URI_PREFIX = Buffer.from('{"jsonrpc":"2.0","id":-1,"result":');
 const ACCOUNTS = 64;
 const NODE_VERSION = 'v1.1.4';
 const DEFAULT_HEAD = 1000;
@@ -239,6 +240,9 @@ export function createSimulator(options: SimulatorOptions): Simulator {
     if (!outcome) return { status: 404, body: '404 page not found\n' };
     if ('error' in outcome)
       return { status: 500, body: `{"jsonrpc":"2.0","id":-1,"error":${JSON.stringify(outcome.error)}}` };
+    if (outcome.resultBytes) {
+      return { status: 200, body: Buffer.concat([URI_PREFIX, outcome.resultBytes, Buffer.from('}')]) };
+    }
     return { status: 200, body: `{"jsonrpc":"2.0","id":-1,"result":${outcome.result}}` };
   };
 
