@@ -1,5 +1,5 @@
 import type { EvmContracts } from './evm-contracts.js';
-import type { EvmTxData } from './evm-model.js';
+import type { EvmTxData } from './evm-types.js';
 import { Lru } from './lru.js';
 import type { PlannedTx } from './plan.js';
 

@@ -12,7 +12,7 @@ import {
 import type { EvmContracts } from './evm-contracts.js';
 import { fakeEthTxHash } from './evm-ethtx.js';
 import type { EvmLedger } from './evm-ledger.js';
-import type { EvmFrame, EvmTxData } from './evm-model.js';
+import type { EvmFrame, EvmTxData } from './evm-types.js';
 import type { Outcome } from './jsonrpc.js';
 import { Lru } from './lru.js';
 import {

@@ -4,14 +4,15 @@ import { evmChainId } from './evm-abi.js';
 import type { EvmContracts } from './evm-contracts.js';
 import { fakeEthTxHash } from './evm-ethtx.js';
 import { createEvmLedger } from './evm-ledger.js';
-import { createEvmModel, evmHolder } from './evm-model.js';
+import { createEvmModel } from './evm-model.js';
+import { evmHolder } from './evm-calls.js';
 import { createEvmRest } from './evm-rest.js';
 import { createEvmRpc, type EvmRpcContext } from './evm-rpc.js';
 import { collectionCreator, collectionName, COLLECTIONS, type NftPlanContext } from './nft-lifecycle.js';
 import type { VmSetup } from './plan.js';
 import type { VmDeps } from './vm-move.js';
 import type { InternalTxTruth } from './types.js';
-import type { EvmFrame } from './evm-model.js';
+import type { EvmFrame } from './evm-types.js';
 
 export interface EvmVmDeps extends VmDeps {
   chainId: string;
