@@ -5,6 +5,7 @@ import type { Registry } from 'prom-client';
 import type { Logger } from '../shared/logger.js';
 import type { Db } from '../store/db.js';
 import { createBlockReader } from '../store/readers/blocks.js';
+import { createTotalsCache } from '../store/readers/context.js';
 import { createDictReader } from '../store/readers/dicts.js';
 import { createEvmTxReader } from '../store/readers/evm-txs.js';
 import { createHealthReader } from '../store/readers/health.js';
@@ -89,7 +90,12 @@ export async function createApiApp(ctx: ApiContext): Promise<FastifyInstance> {
     },
   });
 
-  const readerContext = { db: ctx.db, countTimeoutMs: options.countTimeoutMs };
+  const readerContext = {
+    db: ctx.db,
+    countTimeoutMs: options.countTimeoutMs,
+    // Identical concurrent counts always share one query; with the cache on they live 1 s.
+    totals: createTotalsCache({ ttlMs: options.cache ? 1000 : 0 }),
+  };
   const deps: RouteDeps = {
     options,
     cache: createResponseCache({ enabled: options.cache, maxBytes: options.cacheMaxBytes }),

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { testDbFactories } from '../../../test/helpers/db.js';
-import { countWithTimeout } from './context.js';
+import { countWithTimeout, createTotalsCache } from './context.js';
 
 describe.each(testDbFactories())('countWithTimeout on $name', (factory) => {
   it('returns the count, or "-1" when it exceeds its timeout (PostgreSQL)', async () => {
@@ -26,5 +26,25 @@ describe.each(testDbFactories())('countWithTimeout on $name', (factory) => {
     } finally {
       await dispose();
     }
+  });
+});
+
+describe('createTotalsCache', () => {
+  it('shares concurrent computations and keeps results for its TTL only', async () => {
+    let clock = 0;
+    let runs = 0;
+    const cache = createTotalsCache({ ttlMs: 1000, now: () => clock });
+    const compute = async () => {
+      runs += 1;
+      await new Promise((r) => setTimeout(r, 5));
+      return String(runs);
+    };
+    expect(await Promise.all([cache.get('k', compute), cache.get('k', compute)])).toEqual(['1', '1']);
+    expect(await cache.get('k', compute)).toBe('1');
+    clock = 1001;
+    expect(await cache.get('k', compute)).toBe('2');
+    const noTtl = createTotalsCache({ ttlMs: 0 });
+    expect(await noTtl.get('k', compute)).toBe('3');
+    expect(await noTtl.get('k', compute)).toBe('4');
   });
 });

@@ -6,6 +6,48 @@ export interface ReaderContext {
   db: Db;
   /** Statement timeout for `pagination.total` counts; past it the total is "-1" (spec §1.8). */
   countTimeoutMs: number;
+  /** Shares identical counts between concurrent requests (and for a short TTL when set). */
+  totals?: TotalsCache;
+}
+
+/**
+ * Counts are per filter, not per page: concurrent requests for the same filter (an account's
+ * pages, a polling client) share one query, and with a TTL the result is reused briefly,
+ * like a cached response would be.
+ */
+export interface TotalsCache {
+  get(key: string, compute: () => Promise<string>): Promise<string>;
+}
+
+export function createTotalsCache(options: {
+  ttlMs: number;
+  maxEntries?: number;
+  now?: () => number;
+}): TotalsCache {
+  const now = options.now ?? Date.now;
+  const maxEntries = options.maxEntries ?? 10_000;
+  const inflight = new Map<string, Promise<string>>();
+  const stored = new Map<string, { value: string; expiresAt: number }>();
+  return {
+    async get(key, compute) {
+      const hit = stored.get(key);
+      if (hit && hit.expiresAt > now()) return hit.value;
+      const running = inflight.get(key);
+      if (running) return running;
+      const promise = compute().finally(() => inflight.delete(key));
+      inflight.set(key, promise);
+      const value = await promise;
+      if (options.ttlMs > 0) {
+        stored.delete(key);
+        stored.set(key, { value, expiresAt: now() + options.ttlMs });
+        if (stored.size > maxEntries) {
+          const oldest = stored.keys().next();
+          if (!oldest.done) stored.delete(oldest.value);
+        }
+      }
+      return value;
+    },
+  };
 }
 
 /** A page of stored, already-rendered JSON texts in page order. */
@@ -24,6 +66,15 @@ export const EMPTY_PAGE: JsonPage = { items: [], lastValue: undefined, hasMore: 
  * transaction, so the session's own timeout is untouched; PGlite (embedded, one process) just counts.
  */
 export async function countWithTimeout(
+  ctx: ReaderContext,
+  sql: string,
+  params: readonly unknown[],
+): Promise<string> {
+  if (!ctx.totals) return runCountWithTimeout(ctx, sql, params);
+  return ctx.totals.get(`${sql}\u0000${JSON.stringify(params)}`, () => runCountWithTimeout(ctx, sql, params));
+}
+
+async function runCountWithTimeout(
   ctx: ReaderContext,
   sql: string,
   params: readonly unknown[],
