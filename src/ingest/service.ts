@@ -35,7 +35,10 @@ export async function createIngestService(ctx: {
   options: Pick<
     IngestOptions,
     'chainId' | 'vmType' | 'endpoints' | 'maxConcurrentRequests' | 'accountPrefix' | 'startHeight'
-  >;
+  > & {
+    /** Per-request timeout towards the node (default 30 s). */
+    requestTimeoutMs?: number;
+  };
   logger: Logger;
   db: Db;
   registry: Registry;
@@ -46,7 +49,7 @@ export async function createIngestService(ctx: {
     createTransport({
       name,
       endpoints,
-      timeoutMs: NODE_TIMEOUT_MS,
+      timeoutMs: options.requestTimeoutMs ?? NODE_TIMEOUT_MS,
       maxConcurrent: options.maxConcurrentRequests,
       metrics: nodeMetrics,
     });

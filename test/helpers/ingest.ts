@@ -1,5 +1,5 @@
 import type { Db } from '../../src/store/db.js';
-import { silentLogger } from '../../src/shared/logger.js';
+import { silentLogger, type Logger } from '../../src/shared/logger.js';
 import { createMetricsRegistry } from '../../src/shared/metrics.js';
 import { createIngestService } from '../../src/ingest/service.js';
 import { createSimulator } from '../../src/sim/simulator.js';
@@ -18,6 +18,9 @@ export async function indexSimulator(args: {
   head: number;
   txsPerBlock?: string;
   sim?: Partial<SimulatorOptions>;
+  /** Heights to index; defaults to head. */
+  untilHeight?: number;
+  logger?: Logger;
 }): Promise<IndexedSimulator> {
   const sim = createSimulator({
     vm: args.vm,
@@ -37,12 +40,13 @@ export async function indexSimulator(args: {
       maxConcurrentRequests: 8,
       accountPrefix: 'init',
       startHeight: undefined,
+      requestTimeoutMs: 2_000,
     },
-    logger: silentLogger(),
+    logger: args.logger ?? silentLogger(),
     db: args.db,
     registry: createMetricsRegistry({ defaultMetrics: false }),
   });
-  await service.run({ signal: new AbortController().signal, untilHeight: args.head });
+  await service.run({ signal: new AbortController().signal, untilHeight: args.untilHeight ?? args.head });
   await service.close();
   return { sim, urls, close: () => sim.close() };
 }

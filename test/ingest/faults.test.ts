@@ -1,0 +1,57 @@
+import { describe, expect, it } from 'vitest';
+import { testDbFactories } from '../helpers/db.js';
+import { indexSimulator } from '../helpers/ingest.js';
+import { expectIngestMatchesTruth } from '../helpers/truth.js';
+
+const [pglite] = testDbFactories();
+
+describe('ingest against a faulty node', () => {
+  it('completes with exactly the ground truth through 5xx, 429, timeouts, resets, lagging block_results and short REST pages', async () => {
+    const { db, dispose } = await pglite!.create();
+    const head = 80;
+    const indexed = await indexSimulator({
+      db,
+      vm: 'move',
+      head,
+      txsPerBlock: '0-6',
+      sim: {
+        faults: '5xx=0.08,429=0.05,timeout=0.02,reset=0.03,latency=3,lag=2,shortpage=0.3',
+        fastSignatures: true,
+      },
+      // block_results lags /block by 2: the top two heights of a fixed head never complete.
+      untilHeight: head - 2,
+    });
+    try {
+      await expectIngestMatchesTruth(db, indexed.sim, head - 2);
+    } finally {
+      await indexed.close();
+      await dispose();
+    }
+  });
+
+  it('starts at the lowest available height of a pruned node, with block_time 0 for the first block', async () => {
+    const { db, dispose } = await pglite!.create();
+    const indexed = await indexSimulator({
+      db,
+      vm: 'move',
+      head: 40,
+      sim: { faults: 'pruned=25', fastSignatures: true },
+    });
+    try {
+      const { rows } = await db.query<{ height: number; block_time_ms: number }>(
+        'SELECT height, block_time_ms FROM block ORDER BY height',
+      );
+      expect(rows.map((r) => r.height)).toEqual(Array.from({ length: 16 }, (_, i) => 25 + i));
+      expect(rows[0]?.block_time_ms).toBe(0);
+      expect(rows[1]?.block_time_ms).toBeGreaterThan(0);
+      const txs = await db.query<{ min: number; heights: number }>(
+        'SELECT min(sequence) AS min, min(height) AS heights FROM tx',
+      );
+      expect(txs.rows[0]).toEqual({ min: 1, heights: expect.any(Number) });
+      expect(txs.rows[0]!.heights).toBeGreaterThanOrEqual(25);
+    } finally {
+      await indexed.close();
+      await dispose();
+    }
+  });
+});
