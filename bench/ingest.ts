@@ -1,0 +1,210 @@
+/**
+ * Ingest throughput, fetch-only ceiling, live head lag and peak RSS (issue 3 figures).
+ *   npx tsx bench/ingest.ts [--scenario NAME] [--db postgres|pglite|both]
+ * Scenarios: small (20,000 blocks x 3 txs), large (2,000 blocks x 100 txs), live (head lag).
+ * Prints one JSON object per measurement. Needs TEST_DATABASE_URL (or defaults to local postgres).
+ */
+import { parseArgs } from 'node:util';
+import { createIngestService } from '../src/ingest/service.js';
+import { silentLogger } from '../src/shared/logger.js';
+import { createMetricsRegistry } from '../src/shared/metrics.js';
+import { createCometClient } from '../src/node/cometbft.js';
+import { createTransport } from '../src/node/transport.js';
+import { createPgliteDb } from '../src/store/pglite.js';
+import { migrate } from '../src/store/migrate.js';
+import type { Db } from '../src/store/db.js';
+import { createPostgresTestDb } from '../test/helpers/db.js';
+import { peakRssMb, percentile, startSimProcess } from './lib.js';
+
+const { values } = parseArgs({
+  options: {
+    scenario: { type: 'string', default: 'all' },
+    db: { type: 'string', default: 'both' },
+    blocks: { type: 'string' },
+  },
+});
+const baseUrl = process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
+
+const SCENARIOS = {
+  small: { blocks: 20_000, txs: '3' },
+  large: { blocks: 2_000, txs: '100' },
+} as const;
+
+async function freshDb(kind: 'postgres' | 'pglite'): Promise<{ db: Db; dispose(): Promise<void> }> {
+  if (kind === 'postgres') return createPostgresTestDb(baseUrl);
+  const db = await createPgliteDb({});
+  await migrate(db);
+  return { db, dispose: () => db.close() };
+}
+
+async function ingestRun(kind: 'postgres' | 'pglite', name: string, blocks: number, txs: string) {
+  const sim = await startSimProcess([
+    '--vm',
+    'move',
+    '--head',
+    String(blocks),
+    '--txs-per-block',
+    txs,
+    '--fast-signatures',
+  ]);
+  const { db, dispose } = await freshDb(kind);
+  try {
+    const service = await createIngestService({
+      options: {
+        chainId: undefined,
+        vmType: 'move',
+        endpoints: { rpc: [sim.rpc], rest: [sim.rest], jsonRpc: [] },
+        maxConcurrentRequests: 16,
+        accountPrefix: 'init',
+        startHeight: undefined,
+      },
+      logger: silentLogger(),
+      db,
+      registry: createMetricsRegistry({ defaultMetrics: false }),
+    });
+    let txCount = 0;
+    const started = performance.now();
+    await service.run({
+      signal: new AbortController().signal,
+      untilHeight: blocks,
+      onCommit: (p) => (txCount = p.txs),
+    });
+    const seconds = (performance.now() - started) / 1000;
+    await service.close();
+    return {
+      bench: 'ingest',
+      scenario: name,
+      db: kind,
+      blocks,
+      txs: txCount,
+      seconds: round(seconds),
+      blocksPerSec: Math.round(blocks / seconds),
+      txsPerSec: Math.round(txCount / seconds),
+      peakRssMb: peakRssMb(),
+    };
+  } finally {
+    await dispose();
+    await sim.stop();
+  }
+}
+
+/** The raw limit: the same heights fetched (block + block_results batches), nothing decoded or written. */
+async function fetchOnly(name: string, blocks: number, txs: string) {
+  const sim = await startSimProcess([
+    '--vm',
+    'move',
+    '--head',
+    String(blocks),
+    '--txs-per-block',
+    txs,
+    '--fast-signatures',
+  ]);
+  const transport = createTransport({
+    name: 'rpc',
+    endpoints: [sim.rpc],
+    timeoutMs: 30_000,
+    maxConcurrent: 16,
+  });
+  const comet = createCometClient(transport);
+  try {
+    const chunk = 20;
+    const started = performance.now();
+    let next = 1;
+    const worker = async () => {
+      while (next <= blocks) {
+        const from = next;
+        next += chunk;
+        const heights = Array.from({ length: Math.min(chunk, blocks - from + 1) }, (_, i) => from + i);
+        await comet.fetchBlocks(heights);
+      }
+    };
+    await Promise.all(Array.from({ length: 6 }, worker));
+    const seconds = (performance.now() - started) / 1000;
+    return {
+      bench: 'fetch-only',
+      scenario: name,
+      blocks,
+      seconds: round(seconds),
+      blocksPerSec: Math.round(blocks / seconds),
+    };
+  } finally {
+    await transport.close();
+    await sim.stop();
+  }
+}
+
+/** Head lag: time from a block's availability at the node to its commit, with the node producing every 200 ms. */
+async function liveLag(kind: 'postgres' | 'pglite', seconds: number) {
+  const blockMs = 200;
+  const sim = await startSimProcess([
+    '--vm',
+    'move',
+    '--head',
+    '1',
+    '--live',
+    '--block-time-ms',
+    String(blockMs),
+    '--txs-per-block',
+    '3',
+    '--fast-signatures',
+  ]);
+  const { db, dispose } = await freshDb(kind);
+  const simStartedAt = Date.now();
+  try {
+    const service = await createIngestService({
+      options: {
+        chainId: undefined,
+        vmType: 'move',
+        endpoints: { rpc: [sim.rpc], rest: [sim.rest], jsonRpc: [] },
+        maxConcurrentRequests: 16,
+        accountPrefix: 'init',
+        startHeight: undefined,
+      },
+      logger: silentLogger(),
+      db,
+      registry: createMetricsRegistry({ defaultMetrics: false }),
+    });
+    const lags: number[] = [];
+    const controller = new AbortController();
+    setTimeout(() => controller.abort(), seconds * 1000);
+    await service.run({
+      signal: controller.signal,
+      onCommit: (p) => {
+        // The simulator's head reaches h at simStart + (h - 1) * blockMs (head starts at 1).
+        const availableAt = simStartedAt + (p.height - 1) * blockMs;
+        if (p.height > 5) lags.push(Date.now() - availableAt);
+      },
+    });
+    await service.close();
+    lags.sort((a, b) => a - b);
+    return {
+      bench: 'live-head-lag',
+      db: kind,
+      blockTimeMs: blockMs,
+      commits: lags.length,
+      p50Ms: percentile(lags, 50),
+      p99Ms: percentile(lags, 99),
+      maxMs: lags[lags.length - 1],
+    };
+  } finally {
+    await dispose();
+    await sim.stop();
+  }
+}
+
+function round(n: number) {
+  return Math.round(n * 100) / 100;
+}
+
+const dbs: ('postgres' | 'pglite')[] =
+  values.db === 'both' ? ['postgres', 'pglite'] : [values.db as 'postgres' | 'pglite'];
+const scenario = values.scenario;
+for (const [name, s] of Object.entries(SCENARIOS)) {
+  if (scenario !== 'all' && scenario !== name) continue;
+  const blocks = values.blocks ? Number(values.blocks) : s.blocks;
+  console.log(JSON.stringify(await fetchOnly(name, blocks, s.txs)));
+  for (const kind of dbs) console.log(JSON.stringify(await ingestRun(kind, name, blocks, s.txs)));
+}
+if (scenario === 'all' || scenario === 'live') {
+  for (const kind of dbs) console.log(JSON.stringify(await liveLag(kind, 20)));
+}

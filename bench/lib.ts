@@ -1,0 +1,59 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createInterface } from 'node:readline';
+
+export interface SimProcess {
+  rpc: string;
+  rest: string;
+  jsonRpc: string | undefined;
+  stop(): Promise<void>;
+}
+
+/** Starts `rollup-indexer sim` in its own process (so it does not share our event loop) and waits for its ready line. */
+export async function startSimProcess(args: string[]): Promise<SimProcess> {
+  const child: ChildProcess = spawn(
+    process.execPath,
+    [
+      '--import',
+      'tsx',
+      'src/bin/cli.ts',
+      'sim',
+      '--rpc-port',
+      '0',
+      '--rest-port',
+      '0',
+      '--json-rpc-port',
+      '0',
+      ...args,
+    ],
+    { stdio: ['ignore', 'pipe', 'inherit'] },
+  );
+  const line = await new Promise<string>((resolve, reject) => {
+    const rl = createInterface({ input: child.stdout! });
+    rl.on('line', (l) => {
+      if (l.startsWith('sim ready')) resolve(l);
+    });
+    child.once('exit', (code) => reject(new Error(`sim exited with ${code}`)));
+  });
+  const field = (name: string) => new RegExp(`${name}=(\\S+)`).exec(line)?.[1];
+  const jsonRpc = field('json-rpc');
+  return {
+    rpc: field('rpc')!,
+    rest: field('rest')!,
+    jsonRpc: jsonRpc && jsonRpc !== '-' ? jsonRpc : undefined,
+    stop: () =>
+      new Promise<void>((resolve) => {
+        child.once('exit', () => resolve());
+        child.kill('SIGTERM');
+      }),
+  };
+}
+
+/** Peak resident set size of this process so far, in MB. */
+export function peakRssMb(): number {
+  return Math.round(process.resourceUsage().maxRSS / 1024);
+}
+
+export function percentile(sorted: number[], p: number): number {
+  if (sorted.length === 0) return NaN;
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
+}
