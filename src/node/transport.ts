@@ -96,7 +96,7 @@ export function createTransport(options: TransportOptions): Transport {
       try {
         const res = await ep.pool.request({
           method: req.method,
-          path: ep.basePath + req.path,
+          path: ep.basePath + req.path || '/',
           headers: { 'content-type': 'application/json', ...req.headers },
           ...(req.body === undefined ? {} : { body: req.body }),
           headersTimeout: options.timeoutMs,
@@ -105,6 +105,9 @@ export function createTransport(options: TransportOptions): Transport {
         status = res.statusCode;
         text = await res.body.text();
       } catch (err) {
+        if (err instanceof undiciErrors.InvalidArgumentError) {
+          throw new AppError('invalid_request', `${options.name}: ${err.message}`, { cause: err });
+        }
         const timeout =
           err instanceof undiciErrors.HeadersTimeoutError || err instanceof undiciErrors.BodyTimeoutError;
         return fail(ep, timeout ? 'node_timeout' : 'node_unreachable', (err as Error).message, err);

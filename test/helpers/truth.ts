@@ -64,6 +64,14 @@ export async function expectIngestMatchesTruth(db: Db, sim: Simulator, head: num
     expect(String(b.gas_used), `block ${b.height}`).toBe(truth.gasUsed);
     expect(b.tx_count, `block ${b.height}`).toBe(truth.txs.length);
   }
+  const evm = await db.query<{ sequence: number; hash: Uint8Array; height: number }>(
+    'SELECT sequence, hash, height FROM evm_tx ORDER BY sequence',
+  );
+  expect(evm.rows.map((r) => r.sequence)).toEqual(evm.rows.map((_, i) => i + 1));
+  const storedEvm = new Map(evm.rows.map((r) => ['0x' + Buffer.from(r.hash).toString('hex'), r.height]));
+  for (const t of truthTxs) {
+    if (t.evmHash !== undefined) expect(storedEvm.get(t.evmHash), `evm tx ${t.evmHash}`).toBe(t.height);
+  }
   const checkpoint = await db.query<{ height: number; tx_sequence: number }>(
     "SELECT height, tx_sequence FROM checkpoint WHERE stream = 'blocks'",
   );

@@ -6,7 +6,7 @@ import { expectIngestMatchesTruth } from '../helpers/truth.js';
 const HEAD = 60;
 
 describe.each(testDbFactories())('ingest end to end on $name', (factory) => {
-  for (const vm of ['move', 'wasm'] as const) {
+  for (const vm of ['move', 'wasm', 'evm'] as const) {
     it(`indexes ${HEAD} ${vm} blocks exactly as the simulator's ground truth`, async () => {
       const { db, dispose } = await factory.create();
       const indexed = await indexSimulator({ db, vm, head: HEAD, txsPerBlock: '0-8' });
