@@ -114,7 +114,7 @@ export function createChain(config: ChainConfig): Chain {
     model: config.model,
     normalise: createNormaliser(config.prefix),
   };
-  const cache = new Lru<number, GeneratedBlock>(4096, 40_000, (b) => 1 + b.txs.length);
+  const cache = new Lru<number, GeneratedBlock>(4096, 12_000, (b) => 1 + b.txs.length);
   const timeOf = (h: number): string => {
     const t = blockTime(seed, h, config.blockTimeMs);
     return rfc3339Nano(t.ms, t.nanos);
