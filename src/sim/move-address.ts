@@ -51,8 +51,19 @@ export function nftAddress(creator: Uint8Array, collectionName: string, tokenId:
   );
 }
 
+/**
+ * Short forms of addresses the generator reuses (keyring, stores, metadata), by identity. A pure
+ * memo: entries hold no state of their own and disappear with their key.
+ */
+const shortForms = new WeakMap<Uint8Array, string>();
+
 /** Move's short form: 0x + hex with leading zeros trimmed ("0x0" stays "0x0"). */
 export function shortHex(address: Uint8Array): string {
-  const trimmed = Buffer.from(address).toString('hex').replace(/^0+/, '');
-  return '0x' + (trimmed === '' ? '0' : trimmed);
+  let text = shortForms.get(address);
+  if (text === undefined) {
+    const trimmed = Buffer.from(address).toString('hex').replace(/^0+/, '');
+    text = '0x' + (trimmed === '' ? '0' : trimmed);
+    shortForms.set(address, text);
+  }
+  return text;
 }

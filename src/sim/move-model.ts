@@ -15,7 +15,7 @@ export interface MoveAddressBook {
 
 export function createMoveAddressBook(): MoveAddressBook {
   const metadataCache = new Map<string, Uint8Array>();
-  const storeCache = new Map<string, Uint8Array>();
+  const storeCache = new WeakMap<Uint8Array, Map<string, Uint8Array>>();
   const metadata = (denom: string): Uint8Array => {
     let m = metadataCache.get(denom);
     if (!m) metadataCache.set(denom, (m = coinMetadata(denom)));
@@ -24,13 +24,11 @@ export function createMoveAddressBook(): MoveAddressBook {
   return {
     metadata,
     store(owner, denom) {
-      const key = Buffer.from(owner).toString('hex') + '/' + denom;
-      let s = storeCache.get(key);
-      if (!s) {
-        s = primaryStore(owner, metadata(denom));
-        if (storeCache.size > 50_000) storeCache.clear();
-        storeCache.set(key, s);
-      }
+      // Keyed by the owner's bytes object: keyring addresses are shared, fresh ones die young.
+      let byDenom = storeCache.get(owner);
+      if (!byDenom) storeCache.set(owner, (byDenom = new Map()));
+      let s = byDenom.get(denom);
+      if (!s) byDenom.set(denom, (s = primaryStore(owner, metadata(denom))));
       return s;
     },
   };
