@@ -135,6 +135,10 @@ export function assembleTx(
     ...(plan.evmHash !== undefined ? { evmHash: plan.evmHash } : {}),
   });
   let truth: TxTruth | undefined;
+  // The cached block keeps the plan only for the EVM data keyed by it: drop what is rendered.
+  plan.msgs = [];
+  plan.msgEvents = [];
+  delete plan.postEvents;
   return {
     base64: built.base64,
     hash: built.hash,
