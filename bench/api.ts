@@ -10,6 +10,7 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createRequire } from 'node:module';
+import { cpus, loadavg } from 'node:os';
 import { parseArgs } from 'node:util';
 import pg from 'pg';
 import { createPostgresDb, type Db } from '../src/store/db.js';
@@ -225,6 +226,7 @@ async function main(): Promise<void> {
   const only = args.routes?.split(',');
   const specs = routes(fixtures).filter((r) => !only || only.includes(r.name));
   const port = Number(args.port);
+  const loadBefore = loadavg()[0] ?? 0;
   const results: Record<string, unknown>[] = [];
   for (const cache of [false, true]) {
     const child = await startApi(url, cache, port);
@@ -255,6 +257,8 @@ async function main(): Promise<void> {
       busyCountMs: Math.round(fixtures.busyCountMs),
     },
     settings: { connections, durationSeconds: seconds },
+    // Client, API and PostgreSQL share these cores (and with anything else running).
+    machine: { cpus: cpus().length, loadAvg1mBefore: loadBefore, loadAvg1mAfter: loadavg()[0] ?? 0 },
     results,
     targets: {
       singleRecordP99Under20ms: singles.every((p) => p < 20),

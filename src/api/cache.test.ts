@@ -23,26 +23,28 @@ describe('createResponseCache', () => {
   it('expires entries after their TTL and keeps within its byte budget', async () => {
     let clock = 0;
     const cache = createResponseCache({ enabled: true, maxBytes: 10, now: () => clock });
+    const serve = async (...args: Parameters<typeof cache.serve>): Promise<string> =>
+      String(await cache.serve(...args));
     let runs = 0;
     const produce = (body: string) => async () => {
       runs += 1;
       return body;
     };
     const a = fakeReply();
-    expect(await cache.serve(request('/a'), a.reply, 1, produce('aaaa'))).toBe('aaaa');
+    expect(await serve(request('/a'), a.reply, 1, produce('aaaa'))).toBe('aaaa');
     expect(a.headers['x-cache']).toBe('miss');
     const b = fakeReply();
-    expect(await cache.serve(request('/a'), b.reply, 1, produce('zzzz'))).toBe('aaaa');
+    expect(await serve(request('/a'), b.reply, 1, produce('zzzz'))).toBe('aaaa');
     expect(b.headers['x-cache']).toBe('hit');
     clock = 1000;
-    expect(await cache.serve(request('/a'), fakeReply().reply, 1, produce('bbbb'))).toBe('bbbb');
-    await cache.serve(request('/c'), fakeReply().reply, 10, produce('cccccccc')); // evicts /a (4 + 8 > 10)
-    expect(await cache.serve(request('/a'), fakeReply().reply, 10, produce('dddd'))).toBe('dddd');
+    expect(await serve(request('/a'), fakeReply().reply, 1, produce('bbbb'))).toBe('bbbb');
+    await serve(request('/c'), fakeReply().reply, 10, produce('cccccccc')); // evicts /a (4 + 8 > 10)
+    expect(await serve(request('/a'), fakeReply().reply, 10, produce('dddd'))).toBe('dddd');
     expect(runs).toBe(4);
     const big = fakeReply();
-    await cache.serve(request('/big'), big.reply, 10, produce('x'.repeat(11)));
+    await serve(request('/big'), big.reply, 10, produce('x'.repeat(11)));
     const again = fakeReply();
-    await cache.serve(request('/big'), again.reply, 10, produce('x'.repeat(11)));
+    await serve(request('/big'), again.reply, 10, produce('x'.repeat(11)));
     expect(again.headers['x-cache']).toBe('miss'); // larger than the whole budget: never stored
   });
 });

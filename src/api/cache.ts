@@ -13,18 +13,19 @@ export interface ResponseCache {
     reply: FastifyReply,
     ttlSeconds: number,
     produce: () => Promise<string>,
-  ): Promise<string>;
+  ): Promise<string | Buffer>;
   clear(): void;
 }
 
 interface Entry {
-  body: string;
+  /** Encoded once, so hits skip the UTF-8 encoding of large pages. */
+  body: Buffer;
   expiresAt: number;
 }
 
 export function createResponseCache(options: {
   enabled: boolean;
-  /** Budget for stored bodies (UTF-16 code units, about bytes for JSON); oldest entries go first. */
+  /** Budget for stored bodies (bytes); oldest entries go first. */
   maxBytes: number;
   now?: () => number;
 }): ResponseCache {
@@ -38,7 +39,7 @@ export function createResponseCache(options: {
     bytes -= entry.body.length;
     entries.delete(key);
   };
-  const store = (key: string, body: string, ttlSeconds: number) => {
+  const store = (key: string, body: Buffer, ttlSeconds: number) => {
     remove(key);
     if (body.length > options.maxBytes) return;
     entries.set(key, { body, expiresAt: now() + ttlSeconds * 1000 });
@@ -63,7 +64,7 @@ export function createResponseCache(options: {
         }
         if (hit) remove(key);
       }
-      const body = await produce();
+      const body = Buffer.from(await produce(), 'utf8');
       store(key, body, ttlSeconds);
       void reply.header('x-cache', 'miss');
       return body;
