@@ -1,5 +1,5 @@
 import { toBech32, tryAccountBytes } from '../shared/address.js';
-import { PUBKEY_TYPE_URL, type SimAccount } from './keys.js';
+import { moduleAddress, PUBKEY_TYPE_URL, type SimAccount } from './keys.js';
 import { pick } from './prng.js';
 import { grpcError, ok, type RestAnswer } from './rest.js';
 import type { Schedule } from './workload.js';
@@ -120,6 +120,24 @@ export function handleStateRoutes(ctx: StateContext, req: SimHttpRequest): RestA
         }))
       : [];
     return ok(JSON.stringify({ balances, pagination: { next_key: null, total: String(balances.length) } }));
+  }
+  if (req.path === '/cosmos/auth/v1beta1/module_accounts') {
+    const modules = ['fee_collector', 'opchild', 'nft-transfer', 'transfer'];
+    return ok(
+      JSON.stringify({
+        accounts: modules.map((name, i) => ({
+          '@type': '/cosmos.auth.v1beta1.ModuleAccount',
+          base_account: {
+            address: toBech32(moduleAddress(name), ctx.prefix),
+            pub_key: null,
+            account_number: String(i + 1),
+            sequence: '0',
+          },
+          name,
+          permissions: name === 'opchild' ? ['minter', 'burner'] : [],
+        })),
+      }),
+    );
   }
   const validatorPrefix = '/opinit/opchild/v1/validator/';
   if (req.path.startsWith(validatorPrefix)) {

@@ -119,6 +119,7 @@ export interface BlockTruth {
 }
 
 export interface NftTokenTruth {
+  /** 0x + lower-case hex of the collection's account bytes: 32 bytes (Move object, Wasm contract) or 20 (EVM). */
   collectionAddr: string;
   tokenId: string;
   owner: string;
@@ -126,6 +127,7 @@ export interface NftTokenTruth {
 }
 
 export interface NftCollectionTruth {
+  /** Same form as NftTokenTruth.collectionAddr. */
   addr: string;
   name: string;
   creator: string;
@@ -159,7 +161,10 @@ export interface SimulatorTruth {
   nftTokens(atHeight: number): NftTokenTruth[];
   /** EVM: holder balances of a denom at a height, largest first. */
   holders(denom: string, atHeight: number): HolderTruth[];
-  /** EVM: internal calls of one EVM tx (depth-first, root excluded). */
+  /**
+   * EVM: internal calls of one EVM tx (depth-first, root excluded). Indexes follow the indexer's
+   * pre-order numbering (root = 0, so the first row is index 1 with parentIndex 0).
+   */
   internalTxs(evmTxHash: string): InternalTxTruth[];
 }
 
