@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { hash as oneShotHash } from 'node:crypto';
 import { secp256k1 } from '@noble/curves/secp256k1.js';
 import { keccak_256 } from '@noble/hashes/sha3.js';
 import { ripemd160 } from '@noble/hashes/legacy.js';
@@ -26,7 +26,7 @@ export interface SimAccount {
 }
 
 export function sha256(data: Uint8Array | string): Buffer {
-  return createHash('sha256').update(data).digest();
+  return oneShotHash('sha256', data, 'buffer');
 }
 
 /** Cosmos secp256k1 address: ripemd160(sha256(compressed pubkey)). */

@@ -1,10 +1,18 @@
 import { createHash } from 'node:crypto';
 import { secp256k1 } from '@noble/curves/secp256k1.js';
 import { keccak_256 } from '@noble/hashes/sha3.js';
-import { AuthInfo, SignDoc, TxBody, TxRaw } from 'cosmjs-types/cosmos/tx/v1beta1/tx';
-import { PubKey } from 'cosmjs-types/cosmos/crypto/secp256k1/keys';
 import { PUBKEY_TYPE_URL, sha256, type SimAccount } from './keys.js';
 import type { Coin } from './types.js';
+import { anyBytes, authInfoBytes, lenField, signDocBytes, txBodyBytes, txRawBytes } from './tx-wire.js';
+
+/** Any{PubKey{key}} per signer, encoded once (same wire form for both key types). */
+const pubKeyAnys = new WeakMap<SimAccount, Buffer>();
+function pubKeyAnyOf(signer: SimAccount): Buffer {
+  let any = pubKeyAnys.get(signer);
+  if (!any)
+    pubKeyAnys.set(signer, (any = anyBytes(PUBKEY_TYPE_URL[signer.keyType], lenField(1, signer.publicKey))));
+  return any;
+}
 
 /** Sign modes the simulator emits; 9999 is minievm's SIGN_MODE_ETHEREUM (unknown to the SDK enum). */
 export type SimSignMode = 'DIRECT' | 'EIP_191' | 'ETHEREUM';
@@ -52,29 +60,16 @@ export interface BuiltTx {
 }
 
 export function buildTx(input: TxInput): BuiltTx {
-  const bodyBytes = TxBody.encode(
-    TxBody.fromPartial({
-      messages: input.msgs.map((m) => ({ typeUrl: m.typeUrl, value: m.value })),
-      memo: input.memo,
-    }),
-  ).finish();
-  const authInfoBytes = AuthInfo.encode(
-    AuthInfo.fromPartial({
-      signerInfos: [
-        {
-          publicKey: {
-            typeUrl: PUBKEY_TYPE_URL[input.signer.keyType],
-            value: PubKey.encode({ key: input.signer.publicKey }).finish(),
-          },
-          modeInfo: { single: { mode: SIGN_MODE_NUMBER[input.signMode] } },
-          sequence: BigInt(input.sequence),
-        },
-      ],
-      fee: { amount: input.fee, gasLimit: BigInt(input.gasLimit) },
-    }),
-  ).finish();
-  const signature = input.presetSignature ?? signTx(input, bodyBytes, authInfoBytes);
-  const bytes = TxRaw.encode({ bodyBytes, authInfoBytes, signatures: [signature] }).finish();
+  const bodyBytes = txBodyBytes(input.msgs, input.memo);
+  const authInfo = authInfoBytes(
+    pubKeyAnyOf(input.signer),
+    SIGN_MODE_NUMBER[input.signMode],
+    input.sequence,
+    input.fee,
+    input.gasLimit,
+  );
+  const signature = input.presetSignature ?? signTx(input, bodyBytes, authInfo);
+  const bytes = txRawBytes(bodyBytes, authInfo, [signature]);
   return {
     bytes,
     base64: Buffer.from(bytes).toString('base64'),
@@ -84,18 +79,18 @@ export function buildTx(input: TxInput): BuiltTx {
   };
 }
 
-function signTx(input: TxInput, bodyBytes: Uint8Array, authInfoBytes: Uint8Array): Uint8Array {
+function signTx(input: TxInput, bodyBytes: Uint8Array, authInfo: Uint8Array): Uint8Array {
   if (input.fastSignature) {
-    return new Uint8Array(createHash('sha512').update(bodyBytes).update(authInfoBytes).digest());
+    return new Uint8Array(createHash('sha512').update(bodyBytes).update(authInfo).digest());
   }
-  const signBytes = signBytesFor(input, bodyBytes, authInfoBytes);
+  const signBytes = signBytesFor(input, bodyBytes, authInfo);
   const key = input.signer.privateKey;
   if (input.signer.keyType === 'secp256k1') return secp256k1.sign(signBytes, key); // sha256 prehash
   return secp256k1.sign(keccak_256(signBytes), key, { prehash: false });
 }
 
 /** The exact bytes a signer signs for the given mode (before the key type's hash). */
-export function signBytesFor(input: TxInput, bodyBytes: Uint8Array, authInfoBytes: Uint8Array): Uint8Array {
+export function signBytesFor(input: TxInput, bodyBytes: Uint8Array, authInfo: Uint8Array): Uint8Array {
   if (input.signMode === 'EIP_191') {
     const doc = new TextEncoder().encode(aminoSignDoc(input));
     const prefix = new TextEncoder().encode(`\x19Ethereum Signed Message:\n${doc.length}`);
@@ -104,12 +99,7 @@ export function signBytesFor(input: TxInput, bodyBytes: Uint8Array, authInfoByte
     out.set(doc, prefix.length);
     return out;
   }
-  return SignDoc.encode({
-    bodyBytes,
-    authInfoBytes,
-    chainId: input.chainId,
-    accountNumber: BigInt(input.signer.accountNumber),
-  }).finish();
+  return signDocBytes(bodyBytes, authInfo, input.chainId, input.signer.accountNumber);
 }
 
 /** The legacy amino StdSignDoc, keys sorted, as EIP-191 signers sign it. */
