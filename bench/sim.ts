@@ -5,7 +5,18 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
+import { readFileSync } from 'node:fs';
 import { Agent, request } from 'undici';
+
+/** CPU seconds (user + system) the simulator process has used so far (Linux /proc), or NaN. */
+function cpuSeconds(pid: number | undefined): number {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+    return (Number(fields[11]) + Number(fields[12])) / 100;
+  } catch {
+    return Number.NaN;
+  }
+}
 
 interface Args {
   blocks: number;
@@ -98,9 +109,13 @@ for (const txsPerBlock of ['3', '100']) {
   try {
     // Warm: heights still in the simulator's per-height cache (bounded at ~12,000 txs).
     const a = { ...args, blocks: Math.min(blocks, 1000, Math.floor(10_000 / (Number(txsPerBlock) + 1))) };
-    const cold = await run(rpc, 5_000_000, { ...args, blocks });
+    const cpu0 = cpuSeconds(child.pid);
+    const cold = { ...(await run(rpc, 5_000_000, { ...args, blocks })), cpu: 0 };
+    const cpu1 = cpuSeconds(child.pid);
+    cold.cpu = cpu1 - cpu0;
     const warmFrom = 5_000_000 + blocks - a.blocks;
-    const warm = await run(rpc, warmFrom, a);
+    const warm = { ...(await run(rpc, warmFrom, a)), cpu: 0 };
+    warm.cpu = cpuSeconds(child.pid) - cpu1;
     for (const [phase, r] of [
       ['cold', cold],
       ['warm', warm],
@@ -113,6 +128,8 @@ for (const txsPerBlock of ['3', '100']) {
         txsPerSec: Math.round((r.blocks * Number(txsPerBlock)) / r.seconds),
         mbPerSec: Number((r.bytes / 1e6 / r.seconds).toFixed(1)),
         bytesPerBlock: Math.round(r.bytes / r.blocks),
+        /** Blocks per CPU-second of the simulator process: its single-core rate, whatever the load. */
+        blocksPerSimCpuSecond: Number.isFinite(r.cpu) && r.cpu > 0 ? Math.round(r.blocks / r.cpu) : null,
       });
     }
   } finally {
