@@ -39,6 +39,7 @@ export interface EvmRpcContext {
   head(): number;
   base(): number;
   lastTxAt(height: number): number;
+  recentHeights(): number[];
   /** Height of a Cosmos tx (upper-case hex) the simulator has generated, if any. */
   findCosmos(hash: string): number | undefined;
   /** Locate a tx by its 0x Ethereum hash (real or fake). */
@@ -282,7 +283,7 @@ export function createEvmRpc(ctx: EvmRpcContext): (method: string, params: unkno
       case 'cosmos_txHashByCosmosTxHash': {
         const hash = typeof p[0] === 'string' ? p[0].replace(/^0x/, '').toUpperCase() : '';
         const known = ctx.findCosmos(hash);
-        for (const h of known !== undefined ? [known] : candidateHeights(ctx)) {
+        for (const h of known !== undefined ? [known] : ctx.recentHeights()) {
           const b = ctx.chain.block(h);
           const i = b.txs.findIndex((t) => t.hash === hash);
           if (i >= 0) return ok(view(h).ethHashes[i]);
@@ -299,12 +300,6 @@ export function createEvmRpc(ctx: EvmRpcContext): (method: string, params: unkno
         return undefined;
     }
   };
-}
-
-function candidateHeights(ctx: EvmRpcContext): number[] {
-  const out: number[] = [];
-  for (let h = ctx.head(); h >= Math.max(ctx.base(), ctx.head() - 100); h--) out.push(h);
-  return out;
 }
 
 /** `eth_call`: read-only calls the indexer makes (ERC20 balances, ERC721 metadata). */

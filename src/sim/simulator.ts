@@ -26,7 +26,7 @@ import type {
   SimulatorTruth,
   SimulatorUrls,
 } from './types.js';
-import { createSchedule, parseTxsPerBlock } from './workload.js';
+import { createSchedule, parseTxsPerBlock, recentHeights } from './workload.js';
 import { createFaultInjector, parseFaults, type Surface } from './faults.js';
 import type { VmSetup } from './plan.js';
 
@@ -128,7 +128,13 @@ export function createSimulator(options: SimulatorOptions): Simulator {
   const chainRef: { current?: Chain } = {};
   const vm = createVm(
     r,
-    { ctx: modelCtx, state: stateCtx, head, lastTxAt },
+    {
+      ctx: modelCtx,
+      state: stateCtx,
+      head,
+      lastTxAt,
+      recentHeights: () => recentHeights(schedule, head(), base()),
+    },
     evmContracts,
     () => chainRef.current!,
     base,
@@ -159,7 +165,7 @@ export function createSimulator(options: SimulatorOptions): Simulator {
     const known = txIndex.get(hash);
     const search = known !== undefined ? [known] : [];
     // Unseen hashes: look through the most recent blocks (sha256 cannot be inverted).
-    if (known === undefined) for (let h = head(); h >= Math.max(base(), head() - 100); h--) search.push(h);
+    if (known === undefined) search.push(...recentHeights(schedule, head(), base()));
     for (const h of search) {
       const block = chain.block(h);
       const tx = block.txs.find((t) => t.hash === hash);

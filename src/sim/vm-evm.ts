@@ -71,11 +71,11 @@ export function createEvmVm(deps: EvmVmDeps): VmSetup {
     base: deps.base,
     lastTxAt: deps.lastTxAt,
     findCosmos: (hash) => cosmosIndex.get(hash),
+    recentHeights: deps.recentHeights,
     findEth(hash) {
       const known = ethIndex.get(hash);
       const heights = known !== undefined ? [known] : [];
-      if (known === undefined)
-        for (let h = deps.head(); h >= Math.max(deps.base(), deps.head() - 100); h--) heights.push(h);
+      if (known === undefined) heights.push(...deps.recentHeights());
       for (const h of heights) {
         const block = deps.chain().block(h);
         const index = block.txs.findIndex((t) => (t.plan?.evmHash ?? fakeEthTxHash(t.hash)) === hash);

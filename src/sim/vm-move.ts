@@ -19,6 +19,8 @@ export interface VmDeps {
   state: StateContext;
   head(): number;
   lastTxAt(height: number): number;
+  /** Where to look for a hash not generated yet (most recent heights first). */
+  recentHeights(): number[];
 }
 
 const hex32 = (b: Uint8Array): string => '0x' + Buffer.from(pad32(b)).toString('hex');

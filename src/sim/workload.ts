@@ -62,3 +62,17 @@ export function createSchedule(seed: number, spec: TxCountSpec): Schedule {
     },
   };
 }
+
+/**
+ * Heights to search for a hash the simulator has not generated yet (sha256 cannot be inverted):
+ * the most recent ones, at most 100 heights and about 5,000 txs.
+ */
+export function recentHeights(schedule: Schedule, head: number, base: number): number[] {
+  const out: number[] = [];
+  let txs = 0;
+  for (let h = head; h >= base && out.length < 100 && txs < 5_000; h--) {
+    out.push(h);
+    txs += schedule.count(h);
+  }
+  return out;
+}
