@@ -169,6 +169,19 @@ describe.each(testDbFactories())('read API input matrix on $name', (factory) => 
       await expectError(`${TXS}/by_height/${raw}?pagination.limit=0`, 400, 3, message);
     }
     await expectError('/indexer/block/v1/blocks/99999999', 404, 5, '[NOT_FOUND] block not found');
+    // Path parameters are not percent-decoded (§1.2).
+    await expectError(
+      `${TXS}/by_height/%31`,
+      400,
+      3,
+      '[INVALID_VALUE] invalid value for height: %31 (must be a valid integer)',
+    );
+    await expectError(
+      `${ACCOUNT}/init%31`,
+      400,
+      3,
+      '[INVALID_VALUE] invalid value for account: init%31 (invalid address format)',
+    );
     expect((await h.get('/indexer/block/v1/blocks/+007')).status).toBe(200);
     expect((await h.get(`${TXS}/by_height/99999999`)).json).toEqual({
       txs: [],

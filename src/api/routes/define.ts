@@ -40,8 +40,9 @@ const OTHER_METHODS = ['POST', 'PUT', 'DELETE', 'PATCH', 'OPTIONS'] as const;
  * other methods on the same path answer 405 JSON like the reference.
  */
 export function jsonRoute(app: FastifyInstance, deps: RouteDeps, route: JsonRoute): void {
+  const rawParams = rawParamReader(route.url);
   app.get(route.url, { schema: route.schema }, async (request: FastifyRequest, reply: FastifyReply) => {
-    const input = { query: request.query as Query, params: request.params as Params, request };
+    const input = { query: request.query as Query, params: rawParams(request), request };
     const produce = () => route.handler(input);
     const body =
       route.ttlSeconds === undefined
@@ -58,4 +59,19 @@ export function jsonRoute(app: FastifyInstance, deps: RouteDeps, route: JsonRout
       throw methodNotAllowed();
     },
   });
+}
+
+/**
+ * Path parameters as sent, NOT percent-decoded (spec §1.2, like the reference's router):
+ * `/txs/by_height/%31` is the height text "%31", not 1. Read by segment position.
+ */
+function rawParamReader(template: string): (request: FastifyRequest) => Params {
+  const positions = template
+    .split('/')
+    .flatMap((segment, index) => (segment.startsWith(':') ? [[segment.slice(1), index] as const] : []));
+  if (positions.length === 0) return () => ({});
+  return (request) => {
+    const segments = (request.url.split('?', 1)[0] ?? '').split('/');
+    return Object.fromEntries(positions.map(([name, index]) => [name, segments[index] ?? '']));
+  };
 }
