@@ -3,8 +3,7 @@ import { toBech32 } from '../shared/address.js';
 import { AppError, InputError } from '../shared/errors.js';
 import { createLogger } from '../shared/logger.js';
 import { createChain, deriveValidator, type Chain, type GeneratedBlock } from './chain.js';
-import { closeServer, createRawServer, listen, type RawResponse } from './http.js';
-import { fromExtension, handleJsonRpcPost, type Outcome } from './jsonrpc.js';
+import { closeServer, createRawServer, listen } from './http.js';
 import { createKeyring, moduleAddress, sha256 } from './keys.js';
 import type { ModelContext } from './move-workload.js';
 import { createMoveVm, type VmDeps } from './vm-move.js';
@@ -12,26 +11,24 @@ import { createWasmVm } from './vm-wasm.js';
 import { createEvmVm } from './vm-evm.js';
 import { loadReplay } from './replay.js';
 import { createEvmContracts, type EvmContracts } from './evm-contracts.js';
-import { handleTruthRoute } from './truth-routes.js';
 import { nftCollectionsTruth, nftTokensTruth } from './truth-nft.js';
-import { handleStateRoutes, type StateContext } from './rest-state.js';
-import { callRpc, normaliseParams, type RpcContext } from './rpc.js';
-import { grpcError, handleBlockRoutes, type RestContext } from './rest.js';
+import { type StateContext } from './rest-state.js';
+import { type RpcContext } from './rpc.js';
+import { type RestContext } from './rest.js';
 import type { GeneratedTx } from './tx-assemble.js';
-import type {
-  SimExtension,
-  SimHttpRequest,
-  Simulator,
-  SimulatorOptions,
-  SimulatorTruth,
-  SimulatorUrls,
-} from './types.js';
+import type { SimExtension, Simulator, SimulatorOptions, SimulatorTruth, SimulatorUrls } from './types.js';
 import { createSchedule, parseTxsPerBlock, recentHeights } from './workload.js';
 import { createFaultInjector, parseFaults, type Surface } from './faults.js';
+import {
+  createCometHandler,
+  createEvmHandler,
+  createRestHandler,
+  faultWrapped,
+  type Handler,
+} from './surfaces.js';
 import type { VmSetup } from './plan.js';
 
 const PREFIX = 'init';
-const URI_PREFIX = Buffer.from('{"jsonrpc":"2.0","id":-1,"result":');
 const ACCOUNTS = 64;
 const NODE_VERSION = 'v1.1.4';
 const DEFAULT_HEAD = 1000;
@@ -158,7 +155,6 @@ export function createSimulator(options: SimulatorOptions): Simulator {
     },
   });
   chainRef.current = chain;
-  const extensions: SimExtension[] = options.extensions ?? [];
   let urls: SimulatorUrls | undefined;
 
   const findTx = (hash: string): { block: GeneratedBlock; tx: GeneratedTx } | undefined => {
@@ -211,102 +207,11 @@ export function createSimulator(options: SimulatorOptions): Simulator {
     internalTxs: (hash) => (vm.internalTxs ? vm.internalTxs(hash) : notYet('internalTxs (EVM only)')),
   };
 
-  const callCometRpc = async (method: string, params: unknown): Promise<Outcome | undefined> => {
-    const own = callRpc(rpcCtx, method, normaliseParams(method, params));
-    if (own) return own;
-    const named = normaliseParams(method, params);
-    for (const ext of extensions) {
-      const answer = await ext.rpc?.(method, named);
-      if (answer) return fromExtension(answer);
-    }
-    return undefined;
-  };
-
-  const rpcHandler = async (req: SimHttpRequest): Promise<RawResponse> => {
-    if (req.method === 'POST') {
-      return handleJsonRpcPost(
-        req.body,
-        callCometRpc,
-        () => ({ error: { code: -32601, message: 'Method not found' } }),
-        () => ({
-          status: 500,
-          body: '{"jsonrpc":"2.0","id":-1,"error":{"code":-32700,"message":"Parse error. Invalid JSON","data":"error unmarshaling request"}}',
-        }),
-      );
-    }
-    const method = req.path.slice(1);
-    if (method === '')
-      return {
-        status: 200,
-        body: 'Available endpoints: /abci_info /block /block_results /blockchain /health /status /validators',
-      };
-    const params: Record<string, unknown> = {};
-    for (const [k, v] of req.query) params[k] = v;
-    const outcome = await callCometRpc(method, params);
-    if (!outcome) return { status: 404, body: '404 page not found\n' };
-    if ('error' in outcome)
-      return { status: 500, body: `{"jsonrpc":"2.0","id":-1,"error":${JSON.stringify(outcome.error)}}` };
-    if (outcome.resultBytes) {
-      return { status: 200, body: Buffer.concat([URI_PREFIX, outcome.resultBytes, Buffer.from('}')]) };
-    }
-    return { status: 200, body: `{"jsonrpc":"2.0","id":-1,"result":${outcome.result}}` };
-  };
-
-  const restHandler = async (req: SimHttpRequest): Promise<RawResponse> => {
-    const truthAnswer = handleTruthRoute(truth, head, req);
-    if (truthAnswer) return truthAnswer;
-    const own =
-      req.method === 'GET'
-        ? (handleBlockRoutes(restCtx, req.path, req.query) ??
-          handleStateRoutes(stateCtx, req) ??
-          vm.rest?.(req))
-        : vm.rest?.(req);
-    // A record the generated chain does not know (404) may belong to an extension's state, e.g.
-    // the VIP chain model's accounts, txs and module resources.
-    if (own && own.status !== 404) return own;
-    for (const ext of extensions) {
-      const answer = await ext.rest?.(req);
-      if (answer) {
-        const body = typeof answer.body === 'string' ? answer.body : JSON.stringify(answer.body);
-        return { status: answer.status, body, ...(answer.headers ? { headers: answer.headers } : {}) };
-      }
-    }
-    return own ?? grpcError(501, 12, 'Not Implemented');
-  };
-
-  /** Faults apply to the node surfaces, never to the simulator's own /sim/ routes. */
-  const withFaults =
-    (surface: Surface, handler: (req: SimHttpRequest) => Promise<RawResponse>) =>
-    async (req: SimHttpRequest): Promise<RawResponse> => {
-      if (req.path.startsWith('/sim/')) return handler(req);
-      const fault = faults.next(surface);
-      const out = fault ?? (await handler(req));
-      return faults.spec.latencyMs > 0 ? { ...out, delayMs: faults.spec.latencyMs } : out;
-    };
-
-  const callEvm = async (method: string, params: unknown): Promise<Outcome | undefined> => {
-    const own = vm.jsonRpc?.(method, params);
-    if (own) return own;
-    const list = Array.isArray(params) ? (params as unknown[]) : [];
-    for (const ext of extensions) {
-      const answer = await ext.jsonRpc?.(method, list);
-      if (answer) return fromExtension(answer);
-    }
-    return undefined;
-  };
-  /** geth-style framing: errors answer HTTP 200; an unknown method is -32601. */
-  const evmHandler = async (req: SimHttpRequest): Promise<RawResponse> => {
-    if (req.method !== 'POST') return { status: 405, body: 'method not allowed\n' };
-    return handleJsonRpcPost(
-      req.body,
-      callEvm,
-      (m) => ({ error: { code: -32601, message: `the method ${m} does not exist/is not available` } }),
-      () => ({
-        status: 200,
-        body: '{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"parse error"}}',
-      }),
-    );
-  };
+  const extensions: SimExtension[] = options.extensions ?? [];
+  const rpcHandler = createCometHandler(rpcCtx, extensions);
+  const restHandler = createRestHandler({ truth, head, restCtx, stateCtx, vm, extensions });
+  const evmHandler = createEvmHandler(vm, extensions);
+  const withFaults = (surface: Surface, handler: Handler): Handler => faultWrapped(faults, surface, handler);
 
   const servers: Server[] = [];
   const onError = (err: unknown): void => logger.error({ err }, 'simulator request failed');
