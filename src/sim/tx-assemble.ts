@@ -14,8 +14,8 @@ export interface GeneratedTx {
   events: SimEvent[];
   /** cmtjson of ExecTxResult. */
   resultJson: string;
-  /** REST tx object (no "@type"). */
-  restTxJson: string;
+  /** REST tx object (no "@type"), rendered on first use. */
+  readonly restTxJson: string;
   code: number;
   codespace: string;
   log: string;
@@ -145,7 +145,9 @@ export function assembleTx(
     signatureB64,
     events,
     resultJson,
-    restTxJson: built.restJson,
+    get restTxJson() {
+      return built.restJson;
+    },
     code,
     codespace,
     log,

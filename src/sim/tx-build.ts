@@ -56,7 +56,8 @@ export interface BuiltTx {
   hash: string;
   signature: Uint8Array;
   /** REST tx object text: {"body":…,"auth_info":…,"signatures":[…]} without "@type". */
-  restJson: string;
+  /** Rendered on first use: ingest decodes the bytes itself and asks REST only as a fallback. */
+  readonly restJson: string;
 }
 
 export function buildTx(input: TxInput): BuiltTx {
@@ -69,13 +70,18 @@ export function buildTx(input: TxInput): BuiltTx {
     input.gasLimit,
   );
   const signature = input.presetSignature ?? signTx(input, bodyBytes, authInfo);
+  const restInput = { ...input, msgs: input.msgs.map((m) => ({ json: m.json })) };
+  let restJson: string | undefined;
+  const render = (): string => renderRestTx(restInput, signature);
   const bytes = txRawBytes(bodyBytes, authInfo, [signature]);
   return {
     bytes,
     base64: Buffer.from(bytes).toString('base64'),
     hash: sha256(bytes).toString('hex').toUpperCase(),
     signature,
-    restJson: renderRestTx(input, signature),
+    get restJson() {
+      return (restJson ??= render());
+    },
   };
 }
 
@@ -130,7 +136,10 @@ export function coinsJson(coins: Coin[]): string {
 }
 
 /** The REST gateway's proto-JSON of the tx: proto field order, snake_case, defaults emitted. */
-function renderRestTx(input: TxInput, signature: Uint8Array): string {
+function renderRestTx(
+  input: Omit<TxInput, 'msgs'> & { msgs: Array<{ json: string }> },
+  signature: Uint8Array,
+): string {
   const body =
     `{"messages":[${input.msgs.map((m) => m.json).join(',')}],"memo":${JSON.stringify(input.memo)},` +
     `"timeout_height":"0","extension_options":[],"non_critical_extension_options":[]}`;
