@@ -1,5 +1,6 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { AppError } from '../shared/errors.js';
 import type { SimHttpRequest } from './types.js';
 
 /** A handler's answer: the body is already JSON (or plain) text, or its UTF-8 bytes. */
@@ -94,9 +95,19 @@ export function createRawServer(handler: RawHandler, onError: (err: unknown) => 
 
 export function listen(server: Server, host: string, port: number): Promise<string> {
   return new Promise((resolve, reject) => {
-    server.once('error', reject);
+    server.once('error', (err: NodeJS.ErrnoException) =>
+      reject(
+        new AppError(
+          err.code === 'EADDRINUSE' ? 'port_in_use' : 'listen_failed',
+          `cannot listen on ${host}:${port}: ${err.message}`,
+          {
+            cause: err,
+          },
+        ),
+      ),
+    );
     server.listen(port, host, () => {
-      server.off('error', reject);
+      server.removeAllListeners('error');
       const addr = server.address() as AddressInfo;
       const shownHost = host.includes(':') ? `[${host}]` : host;
       resolve(`http://${shownHost}:${addr.port}`);

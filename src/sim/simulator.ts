@@ -222,18 +222,26 @@ export function createSimulator(options: SimulatorOptions): Simulator {
     truth,
     async listen() {
       if (urls) return urls;
-      const rpcServer = createRawServer(withFaults('rpc', rpcHandler), onError);
-      const restServer = createRawServer(withFaults('rest', restHandler), onError);
-      servers.push(rpcServer, restServer);
-      const rpc = await listen(rpcServer, r.host, options.rpcPort ?? 26657);
-      const rest = await listen(restServer, r.host, options.restPort ?? 1317);
-      urls = { rpc, rest };
-      if (r.vm === 'evm') {
-        const evmServer = createRawServer(withFaults('jsonrpc', evmHandler), onError);
-        servers.push(evmServer);
-        urls.jsonRpc = await listen(evmServer, r.host, options.jsonRpcPort ?? 8545);
+      const open = async (handler: Handler, port: number): Promise<string> => {
+        const server = createRawServer(handler, onError);
+        servers.push(server);
+        return listen(server, r.host, port);
+      };
+      try {
+        const rpc = await open(withFaults('rpc', rpcHandler), options.rpcPort ?? 26657);
+        const rest = await open(withFaults('rest', restHandler), options.restPort ?? 1317);
+        const jsonRpc =
+          r.vm === 'evm'
+            ? await open(withFaults('jsonrpc', evmHandler), options.jsonRpcPort ?? 8545)
+            : undefined;
+        urls = jsonRpc === undefined ? { rpc, rest } : { rpc, rest, jsonRpc };
+        return urls;
+      } catch (err) {
+        // One port in use: release the others so the process can exit.
+        await Promise.all(servers.map(closeServer));
+        servers.length = 0;
+        throw err;
       }
-      return urls;
     },
     async close() {
       await Promise.all(servers.map(closeServer));
