@@ -96,6 +96,8 @@ export function registerSim(program: Command): void {
         `seed=${sim.options.seed}`,
         `head=${sim.head()}${flags.live ? ' (live)' : ''}`,
         `signatures=${flags.fastSignatures ? 'fast (do not verify)' : 'real'}`,
+        ...(flags.replay !== undefined ? [`replay=${flags.replay}`] : []),
+        ...(flags.faults !== undefined ? [`faults=${flags.faults}`] : []),
       ];
       console.log(`sim ready ${parts.join(' ')} ${mode.join(' ')}`);
       await new Promise<void>((resolve) => {
