@@ -40,13 +40,13 @@ export interface GeneratedBlock {
   hash: string;
   time: string;
   txs: GeneratedTx[];
-  /** cmtjson of the /block result object. */
-  blockJson: string;
-  /** cmtjson of the /block_results result object. */
-  resultsJson: string;
-  /** The same two texts as UTF-8, encoded once on first use. */
-  readonly blockBytes: Buffer;
-  readonly resultsBytes: Buffer;
+  /** cmtjson of the /block result object, UTF-8 (kept as bytes: one flat buffer per block). */
+  blockBytes: Buffer;
+  /** cmtjson of the /block_results result object, UTF-8. */
+  resultsBytes: Buffer;
+  /** The same texts decoded on demand (rarely needed). */
+  readonly blockJson: string;
+  readonly resultsJson: string;
   header: BlockHeader;
   readonly truth: BlockTruth;
 }
@@ -78,6 +78,7 @@ export interface Chain {
   timeOf(height: number): string;
 }
 
+const COMMA = Buffer.from(',');
 const EMPTY_SHA256 = 'E3B0C44298FC1C149AFBF4C8996FB92427AE41E4649B934CA495991B7852B855';
 
 /** RFC-6962 Merkle root (CometBFT's merkle.HashFromByteSlices); data_hash uses the tx hashes as leaves. */
@@ -178,25 +179,29 @@ export function createChain(config: ChainConfig): Chain {
     const gasWanted = txs.reduce((n, t) => n + t.gasWanted, 0);
     const hash = blockHash(height);
     let truth: BlockTruth | undefined;
-    let blockBytes: Buffer | undefined;
-    let resultsBytes: Buffer | undefined;
+    const resultParts: Buffer[] = [
+      Buffer.from(`{"height":"${height}","txs_results":${txs.length === 0 ? 'null' : '['}`),
+    ];
+    txs.forEach((t, i) => resultParts.push(...(i > 0 ? [COMMA, t.resultBytes] : [t.resultBytes])));
+    resultParts.push(
+      Buffer.from(
+        `${txs.length === 0 ? '' : ']'},"finalize_block_events":${eventsJson(blockEvents)},"validator_updates":null,` +
+          `"consensus_param_updates":null,"app_hash":"${Buffer.from(appHash(height), 'hex').toString('base64')}"}`,
+      ),
+    );
     return {
       height,
       hash,
       time,
       txs,
       header,
-      blockJson: renderBlock(chainId, hash, header, txs, validator.address),
-      resultsJson:
-        `{"height":"${height}","txs_results":` +
-        (txs.length === 0 ? 'null' : '[' + txs.map((t) => t.resultJson).join(',') + ']') +
-        `,"finalize_block_events":${eventsJson(blockEvents)},"validator_updates":null,` +
-        `"consensus_param_updates":null,"app_hash":"${Buffer.from(appHash(height), 'hex').toString('base64')}"}`,
-      get blockBytes() {
-        return (blockBytes ??= Buffer.from(this.blockJson));
+      blockBytes: Buffer.from(renderBlock(chainId, hash, header, txs, validator.address)),
+      resultsBytes: Buffer.concat(resultParts),
+      get blockJson() {
+        return this.blockBytes.toString('utf8');
       },
-      get resultsBytes() {
-        return (resultsBytes ??= Buffer.from(this.resultsJson));
+      get resultsJson() {
+        return this.resultsBytes.toString('utf8');
       },
       get truth() {
         return (truth ??= {

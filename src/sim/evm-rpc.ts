@@ -224,7 +224,7 @@ export function createEvmRpc(ctx: EvmRpcContext): (method: string, params: unkno
       `{"baseFeePerGas":"0x0","difficulty":"0x0","extraData":"0x","gasLimit":"0x3b9aca00","gasUsed":"${hexQuantity(v.gasUsed)}",` +
       `"hash":"${v.hash}","logsBloom":"${v.logsBloom}","miner":"${ZERO_ADDRESS}","mixHash":"0x${'0'.repeat(64)}",` +
       `"nonce":"0x0000000000000000","number":"${hexQuantity(h)}","parentHash":"${parent}","receiptsRoot":"${root}",` +
-      `"sha3Uncles":"0x1dcc4de8dec75d7aab85b567b6ccd41ad312451b948a7413f0a142fd40d49347","size":"${hexQuantity(b.blockJson.length)}",` +
+      `"sha3Uncles":"0x1dcc4de8dec75d7aab85b567b6ccd41ad312451b948a7413f0a142fd40d49347","size":"${hexQuantity(b.blockBytes.length)}",` +
       `"stateRoot":"0x${b.header.appHash.toLowerCase()}","timestamp":"${hexQuantity(seconds)}","totalDifficulty":"0x0",` +
       `"transactions":${txs},"transactionsRoot":"${root}","uncles":[]}`
     );

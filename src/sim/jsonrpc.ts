@@ -2,11 +2,11 @@ import type { RawResponse } from './http.js';
 import type { SimRpcResult } from './types.js';
 
 /**
- * A method's outcome; `result` is raw JSON text. `resultBytes`, when present, is the same text
- * as UTF-8 (cached blocks), so large answers are not re-encoded per request.
+ * A method's outcome: raw JSON text, or the same as UTF-8 bytes (cached blocks, so large answers
+ * are not re-encoded per request), or an error.
  */
 export type Outcome =
-  { result: string; resultBytes?: Buffer } | { error: { code: number; message: string; data?: string } };
+  { result: string } | { resultBytes: Buffer } | { error: { code: number; message: string; data?: string } };
 
 export type MethodCall = (method: string, params: unknown) => Promise<Outcome | undefined>;
 
@@ -20,12 +20,14 @@ function idText(id: unknown): string {
 
 export function envelope(id: string, outcome: Outcome): string {
   if ('result' in outcome) return `{"jsonrpc":"2.0","id":${id},"result":${outcome.result}}`;
+  if ('resultBytes' in outcome)
+    return `{"jsonrpc":"2.0","id":${id},"result":${outcome.resultBytes.toString('utf8')}}`;
   return `{"jsonrpc":"2.0","id":${id},"error":${JSON.stringify(outcome.error)}}`;
 }
 
 /** The envelope of one answer as byte chunks (reusing cached result bytes). */
 function envelopeChunks(id: string, outcome: Outcome): Buffer[] {
-  if ('result' in outcome && outcome.resultBytes) {
+  if ('resultBytes' in outcome) {
     return [Buffer.from(`{"jsonrpc":"2.0","id":${id},"result":`), outcome.resultBytes, CLOSE];
   }
   return [Buffer.from(envelope(id, outcome))];

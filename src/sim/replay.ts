@@ -141,7 +141,7 @@ function replayTx(
     hash,
     signatureB64: rec.tx.signatures?.[0] ?? '',
     events,
-    resultJson,
+    resultBytes: Buffer.from(resultJson),
     restTxJson: JSON.stringify(restTx),
     code,
     codespace,

@@ -91,14 +91,14 @@ export function callRpc(
       const h = resolveHeight(ctx, params.height, head);
       if (typeof h !== 'number') return h;
       const b = ctx.chain.block(h);
-      return { result: b.blockJson, resultBytes: b.blockBytes };
+      return { resultBytes: b.blockBytes };
     }
     case 'block_results': {
       const h = resolveHeight(ctx, params.height, head);
       if (typeof h !== 'number') return h;
       if (h > head - ctx.resultsLag()) return internalError(`could not find results for height #${h}`);
       const b = ctx.chain.block(h);
-      return { result: b.resultsJson, resultBytes: b.resultsBytes };
+      return { resultBytes: b.resultsBytes };
     }
     case 'validators': {
       const h = resolveHeight(ctx, params.height, head);

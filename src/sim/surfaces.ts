@@ -51,8 +51,9 @@ export function createCometHandler(ctx: RpcContext, extensions: SimExtension[]):
     if (!outcome) return { status: 404, body: '404 page not found\n' };
     if ('error' in outcome)
       return { status: 500, body: `{"jsonrpc":"2.0","id":-1,"error":${JSON.stringify(outcome.error)}}` };
-    if (outcome.resultBytes)
+    if ('resultBytes' in outcome) {
       return { status: 200, body: Buffer.concat([URI_PREFIX, outcome.resultBytes, URI_SUFFIX]) };
+    }
     return { status: 200, body: `{"jsonrpc":"2.0","id":-1,"result":${outcome.result}}` };
   };
 }

@@ -11,9 +11,10 @@ export interface GeneratedTx {
   hash: string;
   /** Base64 of the signature (the REST join key). */
   signatureB64: string;
-  events: SimEvent[];
-  /** cmtjson of ExecTxResult. */
-  resultJson: string;
+  /** The tx's events, parsed back from its result on each use (not kept as objects in the cache). */
+  readonly events: SimEvent[];
+  /** cmtjson of ExecTxResult as UTF-8. */
+  resultBytes: Buffer;
   /** REST tx object (no "@type"), rendered on first use. */
   readonly restTxJson: string;
   code: number;
@@ -119,13 +120,14 @@ export function assembleTx(
   resultJson += `"gas_wanted":"${plan.gasLimit}","gas_used":"${plan.gasUsed}","events":${eventsJson(events)}`;
   if (codespace !== '') resultJson += `,"codespace":"${codespace}"`;
   resultJson += '}';
+  const resultBytes = Buffer.from(resultJson);
   const msgTypes = [...new Set(plan.msgs.map((m) => m.typeUrl.slice(1)))];
   const makeTruth = (): TxTruth => ({
     hash: built.hash,
     height,
     index,
     signer,
-    accounts: grepAccounts(events, signer, ctx.normalise),
+    accounts: grepAccounts(eventsFromResult(resultBytes), signer, ctx.normalise),
     msgTypes,
     success: code === 0,
     code,
@@ -143,8 +145,10 @@ export function assembleTx(
     base64: built.base64,
     hash: built.hash,
     signatureB64,
-    events,
-    resultJson,
+    resultBytes,
+    get events() {
+      return eventsFromResult(resultBytes);
+    },
     get restTxJson() {
       return built.restJson;
     },
@@ -178,4 +182,15 @@ export function eventsRestJson(events: SimEvent[]): string {
       .join(',') +
     ']'
   );
+}
+
+/** Events back from a cmtjson ExecTxResult (omitted values are empty strings). */
+export function eventsFromResult(resultBytes: Buffer): SimEvent[] {
+  const parsed = JSON.parse(resultBytes.toString('utf8')) as {
+    events?: Array<{ type: string; attributes?: Array<{ key: string; value?: string }> }>;
+  };
+  return (parsed.events ?? []).map((e) => ({
+    type: e.type,
+    attributes: (e.attributes ?? []).map((a) => ({ key: a.key, value: a.value ?? '' })),
+  }));
 }
