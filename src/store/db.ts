@@ -13,6 +13,8 @@ export interface Db extends Queryable {
   /** Runs fn in one transaction; commits when it resolves, rolls back when it throws. */
   transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T>;
   close(): Promise<void>;
+  /** PGlite only: a snapshot of the data directory. */
+  dumpDataDir?(): Promise<Blob>;
 }
 
 export interface PostgresOptions {

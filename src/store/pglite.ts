@@ -7,7 +7,11 @@ import { mapPostgresError } from './db.js';
  * Embedded PostgreSQL (PGlite) in a data directory, or in memory when dataDir is undefined.
  * One process owns the directory; PGlite serialises queries, and a transaction holds it exclusively.
  */
-export async function createPgliteDb(options: { dataDir?: string }): Promise<Db> {
+export async function createPgliteDb(options: {
+  dataDir?: string;
+  /** A dumped data directory to start from (skips initdb; used by tests). */
+  template?: Blob;
+}): Promise<Db> {
   const parsers = {
     [types.INT8]: (value: string) => Number(value),
     [types.NUMERIC]: (value: string) => value,
@@ -15,7 +19,7 @@ export async function createPgliteDb(options: { dataDir?: string }): Promise<Db>
   if (options.dataDir !== undefined) await mkdir(options.dataDir, { recursive: true });
   const pglite =
     options.dataDir === undefined
-      ? await PGlite.create({ parsers })
+      ? await PGlite.create({ parsers, ...(options.template ? { loadDataDir: options.template } : {}) })
       : await PGlite.create(options.dataDir, { parsers });
 
   const wrap = (q: { query: PGlite['query']; exec: PGlite['exec'] }): Queryable => ({
@@ -39,6 +43,7 @@ export async function createPgliteDb(options: { dataDir?: string }): Promise<Db>
   const base = wrap(pglite);
   return {
     kind: 'pglite',
+    dumpDataDir: () => pglite.dumpDataDir('none'),
     query: base.query,
     exec: base.exec,
     transaction: (fn) => pglite.transaction((tx) => fn(wrap(tx))),

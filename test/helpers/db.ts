@@ -18,9 +18,19 @@ export function testDbFactories(): TestDbFactory[] {
   return factories;
 }
 
+/** initdb dominates PGlite start-up, so each test process migrates once and clones a snapshot. */
+let pgliteTemplate: Promise<Blob> | undefined;
+
 async function createPgliteTestDb() {
-  const db = await createPgliteDb({});
-  await migrate(db);
+  pgliteTemplate ??= (async () => {
+    const db = await createPgliteDb({});
+    await migrate(db);
+    await db.exec('CHECKPOINT');
+    const snapshot = await db.dumpDataDir!();
+    await db.close();
+    return snapshot;
+  })();
+  const db = await createPgliteDb({ template: await pgliteTemplate });
   return { db, dispose: () => db.close() };
 }
 
