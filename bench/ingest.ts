@@ -6,6 +6,7 @@
  */
 import { parseArgs } from 'node:util';
 import { createIngestService } from '../src/ingest/service.js';
+import type { PipelineTuning } from '../src/ingest/pipeline.js';
 import { silentLogger } from '../src/shared/logger.js';
 import { createMetricsRegistry } from '../src/shared/metrics.js';
 import { createCometClient } from '../src/node/cometbft.js';
@@ -21,6 +22,7 @@ const { values } = parseArgs({
     scenario: { type: 'string', default: 'all' },
     db: { type: 'string', default: 'both' },
     blocks: { type: 'string' },
+    tuning: { type: 'string' },
   },
 });
 const baseUrl = process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
@@ -63,13 +65,16 @@ async function ingestRun(kind: 'postgres' | 'pglite', name: string, blocks: numb
       registry: createMetricsRegistry({ defaultMetrics: false }),
     });
     let txCount = 0;
+    const cpuBefore = process.cpuUsage();
     const started = performance.now();
     await service.run({
       signal: new AbortController().signal,
       untilHeight: blocks,
+      ...(values.tuning ? { tuning: JSON.parse(values.tuning) as Partial<PipelineTuning> } : {}),
       onCommit: (p) => (txCount = p.txs),
     });
     const seconds = (performance.now() - started) / 1000;
+    const cpu = process.cpuUsage(cpuBefore);
     await service.close();
     return {
       bench: 'ingest',
@@ -80,6 +85,8 @@ async function ingestRun(kind: 'postgres' | 'pglite', name: string, blocks: numb
       seconds: round(seconds),
       blocksPerSec: Math.round(blocks / seconds),
       txsPerSec: Math.round(txCount / seconds),
+      /** Share of one core the ingest process used (the simulator and the database use the rest). */
+      ingestCpuShare: round((cpu.user + cpu.system) / 1e6 / seconds),
       peakRssMb: peakRssMb(),
     };
   } finally {
@@ -202,7 +209,7 @@ const scenario = values.scenario;
 for (const [name, s] of Object.entries(SCENARIOS)) {
   if (scenario !== 'all' && scenario !== name) continue;
   const blocks = values.blocks ? Number(values.blocks) : s.blocks;
-  console.log(JSON.stringify(await fetchOnly(name, blocks, s.txs)));
+  if (!process.env.SKIP_FETCH_ONLY) console.log(JSON.stringify(await fetchOnly(name, blocks, s.txs)));
   for (const kind of dbs) console.log(JSON.stringify(await ingestRun(kind, name, blocks, s.txs)));
 }
 if (scenario === 'all' || scenario === 'live') {

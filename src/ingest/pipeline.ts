@@ -7,7 +7,7 @@ import type { BlockRows } from '../store/writers/rows.js';
 import type { TxDecoder } from './decoder.js';
 import { createFetchWindow } from './fetch-window.js';
 import type { IngestMetrics } from './metrics.js';
-import { prepareBlock, type PreparedBlock } from './prepare.js';
+import { createAccountBytesMemo, prepareBlock, type PreparedBlock } from './prepare.js';
 import { millisBetween } from './time.js';
 
 export interface PipelineDeps {
@@ -33,7 +33,7 @@ export interface PipelineTuning {
 export const DEFAULT_TUNING: PipelineTuning = {
   chunkSize: 20,
   maxChunksInFlight: 6,
-  maxBufferedTxs: 20_000,
+  maxBufferedTxs: 4_000,
   maxBlocksPerCommit: 200,
   maxTxsPerCommit: 5_000,
   headPollMs: 20,
@@ -70,6 +70,7 @@ export async function runPipeline(deps: PipelineDeps, run: RunOptions): Promise<
     rest: deps.rest,
     accountPrefix: deps.accountPrefix,
     monikers: new Map<string, string | undefined>(),
+    accountBytes: createAccountBytesMemo(deps.accountPrefix),
   };
   const window = createFetchWindow<PreparedBlock>({
     start,
@@ -77,7 +78,8 @@ export async function runPipeline(deps: PipelineDeps, run: RunOptions): Promise<
     maxChunksInFlight: tuning.maxChunksInFlight,
     maxBufferedWeight: tuning.maxBufferedTxs,
     pollMs: tuning.headPollMs,
-    weight: (b) => 1 + b.txs.length,
+    // A block costs about as much memory as a few txs, whatever it holds.
+    weight: (b) => 4 + b.txs.length,
     logger: deps.logger,
     signal,
     fetchHead: async () => (await deps.comet.status()).latestHeight,

@@ -20,6 +20,22 @@ export interface PrepareContext {
   accountPrefix: string;
   /** Proposer operator address → moniker; undefined entries mean "asked, unknown". */
   monikers: Map<string, string | undefined>;
+  /** bech32 → account bytes (memoised by the caller). */
+  accountBytes: (bech32: string) => Uint8Array;
+}
+
+/** A bounded memo of §6.1 bytes per bech32 string: a chain's active accounts repeat constantly. */
+export function createAccountBytesMemo(prefix: string, limit = 100_000): (bech32: string) => Uint8Array {
+  const memo = new Map<string, Uint8Array>();
+  return (text) => {
+    let bytes = memo.get(text);
+    if (bytes === undefined) {
+      bytes = Buffer.from(accountBytesFromString(text, prefix));
+      if (memo.size >= limit) memo.clear();
+      memo.set(text, bytes);
+    }
+    return bytes;
+  };
 }
 
 /** Decode and collect one block into rows. I/O only for REST fallbacks and proposer monikers. */
@@ -76,8 +92,8 @@ function txRow(raw: RawBlock, d: DecodedTx, index: number, ctx: PrepareContext):
   return {
     hash: Buffer.from(d.hash, 'hex'),
     height: raw.height,
-    signer: accountBytesFromString(d.signer, ctx.accountPrefix),
-    accounts: accounts.map((a) => accountBytesFromString(a, ctx.accountPrefix)),
+    signer: ctx.accountBytes(d.signer),
+    accounts: accounts.map(ctx.accountBytes),
     msgTypes: d.msgTypes,
     data: ctx.decoder.renderTxJson({
       hash: d.hash,
@@ -95,7 +111,7 @@ function evmTxRow(height: number, receipt: EvmReceipt, ctx: PrepareContext): Evm
     hash: Buffer.from(receipt.transactionHash.replace(/^0x/, ''), 'hex'),
     height,
     signer: accountBytesFromString(receipt.from, ctx.accountPrefix),
-    accounts: accounts.map((a) => accountBytesFromString(a, ctx.accountPrefix)),
+    accounts: accounts.map(ctx.accountBytes),
     data: renderEvmTxJson(receipt),
   };
 }

@@ -1,6 +1,6 @@
 import { AppError } from '../shared/errors.js';
 import { createProtoRegistry } from '../shared/proto/registry.js';
-import { extractAccounts, extractEvmReceiptAccounts } from './decode/accounts.js';
+import { createAccountNormaliser, extractAccounts, extractEvmReceiptAccounts } from './decode/accounts.js';
 import { sumFees } from './decode/fees.js';
 import { jsonbText } from './decode/json-text.js';
 import { createTxDecoder } from './decode/tx.js';
@@ -10,6 +10,8 @@ import type { TxDecoder } from './decoder.js';
 /** The decode layer behind the interface the pipeline uses (one registry per process). */
 export function createIngestDecoder(options: { prefix: string }): TxDecoder {
   const decoder = createTxDecoder({ registry: createProtoRegistry(), prefix: options.prefix });
+  // The same addresses recur in every event and tx; bech32 work dominates extraction otherwise.
+  const normalise = createAccountNormaliser(options.prefix);
   return {
     decode(txBase64) {
       const d = decoder.decodeTx(txBase64);
@@ -27,7 +29,7 @@ export function createIngestDecoder(options: { prefix: string }): TxDecoder {
         signaturesKey: d.signatureKey,
       };
     },
-    accounts: (events, signer) => extractAccounts(events, signer, { prefix: options.prefix }),
+    accounts: (events, signer) => extractAccounts(events, signer, { prefix: options.prefix, normalise }),
     renderTxJson: (input) =>
       renderTxResponseJson({
         hash: input.hash,

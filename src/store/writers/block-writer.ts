@@ -179,17 +179,7 @@ async function insertTxs(
 ): Promise<number> {
   if (txs.length === 0) return fromSequence;
   const seqs = txs.map((_, i) => fromSequence + 1 + i);
-  await tx.query(
-    `INSERT INTO tx (sequence, hash, height, signer_id, data)
-     SELECT * FROM unnest($1::bigint[], $2::bytea[], $3::bigint[], $4::bigint[], $5::text[])`,
-    [
-      seqs,
-      txs.map((t) => asBuffer(t.hash)),
-      txs.map((t) => t.height),
-      txs.map((t) => idOf(t.signer)),
-      txs.map((t) => t.data),
-    ],
-  );
+  await insertTxRows(tx, 'tx', txs, seqs, idOf);
   const edges = accountEdges(txs, seqs, idOf);
   await tx.query(
     `INSERT INTO tx_accounts (account_id, sequence, signer) SELECT * FROM unnest($1::bigint[], $2::bigint[], $3::bool[])`,
@@ -218,23 +208,42 @@ async function insertEvmTxs(
 ): Promise<number> {
   if (txs.length === 0) return fromSequence;
   const seqs = txs.map((_, i) => fromSequence + 1 + i);
-  await tx.query(
-    `INSERT INTO evm_tx (sequence, hash, height, signer_id, data)
-     SELECT * FROM unnest($1::bigint[], $2::bytea[], $3::bigint[], $4::bigint[], $5::text[])`,
-    [
-      seqs,
-      txs.map((t) => asBuffer(t.hash)),
-      txs.map((t) => t.height),
-      txs.map((t) => idOf(t.signer)),
-      txs.map((t) => t.data),
-    ],
-  );
+  await insertTxRows(tx, 'evm_tx', txs, seqs, idOf);
   const edges = accountEdges(txs, seqs, idOf);
   await tx.query(
     `INSERT INTO evm_tx_accounts (account_id, sequence, signer) SELECT * FROM unnest($1::bigint[], $2::bigint[], $3::bool[])`,
     [edges.accountIds, edges.sequences, edges.signer],
   );
   return fromSequence + txs.length;
+}
+
+/** Rows per INSERT: 5 parameters each, well under PostgreSQL's 65,535-parameter limit. */
+const TX_ROWS_PER_STATEMENT = 2_000;
+
+/**
+ * tx / evm_tx rows go as plain parameters of a multi-row VALUES list rather than UNNEST arrays:
+ * the JSON text is large, and array literals would escape every quote of it on the way out.
+ */
+async function insertTxRows(
+  tx: Queryable,
+  table: 'tx' | 'evm_tx',
+  rows: readonly { hash: Uint8Array; height: number; signer: Uint8Array; data: string }[],
+  seqs: readonly number[],
+  idOf: (bytes: Uint8Array) => number,
+): Promise<void> {
+  for (let start = 0; start < rows.length; start += TX_ROWS_PER_STATEMENT) {
+    const chunk = rows.slice(start, start + TX_ROWS_PER_STATEMENT);
+    const params: unknown[] = [];
+    const tuples = chunk.map((r, i) => {
+      params.push(seqs[start + i], asBuffer(r.hash), r.height, idOf(r.signer), r.data);
+      const p = i * 5;
+      return `($${p + 1}::bigint, $${p + 2}::bytea, $${p + 3}::bigint, $${p + 4}::bigint, $${p + 5}::text)`;
+    });
+    await tx.query(
+      `INSERT INTO ${table} (sequence, hash, height, signer_id, data) VALUES ${tuples.join(',')}`,
+      params,
+    );
+  }
 }
 
 function accountEdges(
