@@ -15,7 +15,7 @@ import { createPgliteDb } from '../src/store/pglite.js';
 import { migrate } from '../src/store/migrate.js';
 import type { Db } from '../src/store/db.js';
 import { createPostgresTestDb } from '../test/helpers/db.js';
-import { peakRssMb, percentile, startSimProcess } from './lib.js';
+import { peakRssMb, percentile, startSimProcess, type SimProcess } from './lib.js';
 
 const { values } = parseArgs({
   options: {
@@ -39,6 +39,22 @@ async function freshDb(kind: 'postgres' | 'pglite'): Promise<{ db: Db; dispose()
   return { db, dispose: () => db.close() };
 }
 
+function serviceFor(sim: SimProcess, db: Db) {
+  return createIngestService({
+    options: {
+      chainId: undefined,
+      vmType: 'move',
+      endpoints: { rpc: [sim.rpc], rest: [sim.rest], jsonRpc: [] },
+      maxConcurrentRequests: 16,
+      accountPrefix: 'init',
+      startHeight: undefined,
+    },
+    logger: silentLogger(),
+    db,
+    registry: createMetricsRegistry({ defaultMetrics: false }),
+  });
+}
+
 async function ingestRun(kind: 'postgres' | 'pglite', name: string, blocks: number, txs: string) {
   const sim = await startSimProcess([
     '--vm',
@@ -51,19 +67,7 @@ async function ingestRun(kind: 'postgres' | 'pglite', name: string, blocks: numb
   ]);
   const { db, dispose } = await freshDb(kind);
   try {
-    const service = await createIngestService({
-      options: {
-        chainId: undefined,
-        vmType: 'move',
-        endpoints: { rpc: [sim.rpc], rest: [sim.rest], jsonRpc: [] },
-        maxConcurrentRequests: 16,
-        accountPrefix: 'init',
-        startHeight: undefined,
-      },
-      logger: silentLogger(),
-      db,
-      registry: createMetricsRegistry({ defaultMetrics: false }),
-    });
+    const service = await serviceFor(sim, db);
     let txCount = 0;
     const cpuBefore = process.cpuUsage();
     const started = performance.now();
@@ -158,19 +162,7 @@ async function liveLag(kind: 'postgres' | 'pglite', seconds: number) {
   const { db, dispose } = await freshDb(kind);
   const simStartedAt = Date.now();
   try {
-    const service = await createIngestService({
-      options: {
-        chainId: undefined,
-        vmType: 'move',
-        endpoints: { rpc: [sim.rpc], rest: [sim.rest], jsonRpc: [] },
-        maxConcurrentRequests: 16,
-        accountPrefix: 'init',
-        startHeight: undefined,
-      },
-      logger: silentLogger(),
-      db,
-      registry: createMetricsRegistry({ defaultMetrics: false }),
-    });
+    const service = await serviceFor(sim, db);
     const lags: number[] = [];
     const controller = new AbortController();
     setTimeout(() => controller.abort(), seconds * 1000);
@@ -209,7 +201,7 @@ const scenario = values.scenario;
 for (const [name, s] of Object.entries(SCENARIOS)) {
   if (scenario !== 'all' && scenario !== name) continue;
   const blocks = values.blocks ? Number(values.blocks) : s.blocks;
-  if (!process.env.SKIP_FETCH_ONLY) console.log(JSON.stringify(await fetchOnly(name, blocks, s.txs)));
+  console.log(JSON.stringify(await fetchOnly(name, blocks, s.txs)));
   for (const kind of dbs) console.log(JSON.stringify(await ingestRun(kind, name, blocks, s.txs)));
 }
 if (scenario === 'all' || scenario === 'live') {
