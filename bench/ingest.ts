@@ -4,6 +4,9 @@
  * Scenarios: small (20,000 blocks x 3 txs), large (2,000 blocks x 100 txs), live (head lag).
  * Prints one JSON object per measurement. Needs TEST_DATABASE_URL (or defaults to local postgres).
  */
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { createIngestService } from '../src/ingest/service.js';
 import type { PipelineTuning } from '../src/ingest/pipeline.js';
@@ -34,9 +37,17 @@ const SCENARIOS = {
 
 async function freshDb(kind: 'postgres' | 'pglite'): Promise<{ db: Db; dispose(): Promise<void> }> {
   if (kind === 'postgres') return createPostgresTestDb(baseUrl);
-  const db = await createPgliteDb({});
+  // On disk, as operators run it: an in-memory PGlite would count the whole database in our RSS.
+  const dir = await mkdtemp(path.join(tmpdir(), 'ri-bench-'));
+  const db = await createPgliteDb({ dataDir: dir });
   await migrate(db);
-  return { db, dispose: () => db.close() };
+  return {
+    db,
+    dispose: async () => {
+      await db.close();
+      await rm(dir, { recursive: true, force: true });
+    },
+  };
 }
 
 function serviceFor(sim: SimProcess, db: Db) {
@@ -144,7 +155,10 @@ async function fetchOnly(name: string, blocks: number, txs: string) {
   }
 }
 
-/** Head lag: time from a block's availability at the node to its commit, with the node producing every 200 ms. */
+/**
+ * Head lag with the node producing a block every 200 ms: for each height, the time from its first
+ * appearance in the node's /status (polled every 5 ms by a separate observer) to its commit.
+ */
 async function liveLag(kind: 'postgres' | 'pglite', seconds: number) {
   const blockMs = 200;
   const sim = await startSimProcess([
@@ -160,7 +174,8 @@ async function liveLag(kind: 'postgres' | 'pglite', seconds: number) {
     '--fast-signatures',
   ]);
   const { db, dispose } = await freshDb(kind);
-  const simStartedAt = Date.now();
+  const firstSeen = new Map<number, number>();
+  const observer = observeHead(sim.rpc, firstSeen);
   try {
     const service = await serviceFor(sim, db);
     const lags: number[] = [];
@@ -169,9 +184,8 @@ async function liveLag(kind: 'postgres' | 'pglite', seconds: number) {
     await service.run({
       signal: controller.signal,
       onCommit: (p) => {
-        // The simulator's head reaches h at simStart + (h - 1) * blockMs (head starts at 1).
-        const availableAt = simStartedAt + (p.height - 1) * blockMs;
-        if (p.height > 5) lags.push(Date.now() - availableAt);
+        const seen = firstSeen.get(p.height);
+        if (seen !== undefined && p.height > 5) lags.push(Date.now() - seen);
       },
     });
     await service.close();
@@ -186,9 +200,28 @@ async function liveLag(kind: 'postgres' | 'pglite', seconds: number) {
       maxMs: lags[lags.length - 1],
     };
   } finally {
+    observer.stop();
     await dispose();
     await sim.stop();
   }
+}
+
+function observeHead(rpc: string, firstSeen: Map<number, number>): { stop(): void } {
+  let latest = 0;
+  let running = true;
+  void (async () => {
+    while (running) {
+      const res = await fetch(`${rpc}/status`).catch(() => undefined);
+      const body = (await res?.json().catch(() => undefined)) as
+        { result?: { sync_info?: { latest_block_height?: string } } } | undefined;
+      const height = Number(body?.result?.sync_info?.latest_block_height ?? 0);
+      const now = Date.now();
+      for (let h = latest + 1; h <= height; h++) firstSeen.set(h, now);
+      latest = Math.max(latest, height);
+      await new Promise((r) => setTimeout(r, 5));
+    }
+  })();
+  return { stop: () => (running = false) };
 }
 
 function round(n: number) {
