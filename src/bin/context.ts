@@ -6,14 +6,13 @@ import { createPgliteDb } from '../store/pglite.js';
 /** Opens the configured database: PostgreSQL by URL, or the embedded PGlite in its data directory. */
 export async function openDatabase(
   target: DatabaseTarget,
-  options: { readOnly?: boolean; statementTimeoutMs?: number; maxConnections?: number } = {},
+  options: { readOnly?: boolean; statementTimeoutMs?: number } = {},
 ): Promise<Db> {
   if (target.kind === 'pglite') return createPgliteDb({ dataDir: target.dataDir });
   return createPostgresDb({
     url: target.url,
     ...(options.readOnly ? { readOnly: true } : {}),
     ...(options.statementTimeoutMs ? { statementTimeoutMs: options.statementTimeoutMs } : {}),
-    ...(options.maxConnections ? { maxConnections: options.maxConnections } : {}),
   });
 }
 

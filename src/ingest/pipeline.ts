@@ -114,6 +114,9 @@ export async function runPipeline(deps: PipelineDeps, run: RunOptions): Promise<
         previousTime = b.time;
         return { ...b, block: { ...b.block, blockTimeMs } } satisfies BlockRows;
       });
+      const depth = window.depth();
+      deps.metrics.queueDepth.set({ kind: 'buffered_blocks' }, depth.buffered);
+      deps.metrics.queueDepth.set({ kind: 'chunks_in_flight' }, depth.inFlight);
       await pendingWrite;
       pendingWrite = commit(deps, rows, window.knownHead(), totals, run.onCommit);
       // Keep a rejected write from surfacing as unhandled while the next batch is assembled.

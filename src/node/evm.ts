@@ -11,7 +11,6 @@ export type EvmReceipt = Record<string, unknown> & {
 export interface EvmClient {
   /** eth_getBlockReceipts for many heights in one batch; a height not produced yet is undefined. */
   receiptsOf(heights: readonly number[]): Promise<(EvmReceipt[] | undefined)[]>;
-  chainId(): Promise<number>;
 }
 
 interface Reply {
@@ -63,12 +62,6 @@ export function createEvmClient(transport: Transport): EvmClient {
         }
         return r.result as EvmReceipt[];
       });
-    },
-    async chainId() {
-      const [r] = await batch([{ method: 'eth_chainId', params: [] }]);
-      if (!r || typeof r.result !== 'string')
-        throw new AppError('node_rpc_error', 'eth_chainId failed', { retryable: true });
-      return Number(BigInt(r.result));
     },
   };
 }

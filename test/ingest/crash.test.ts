@@ -13,14 +13,18 @@ const HEAD = 800;
 const KILLS = 20;
 
 /** Runs `rollup-indexer indexer` as a child process; resolves with its exit code or signal. */
-function runIndexer(env: Record<string, string>, killAfterMs?: number): Promise<string> {
+function runIndexer(
+  env: Record<string, string>,
+  killAfterMs?: number,
+  signal: NodeJS.Signals = 'SIGKILL',
+): Promise<string> {
   const child = spawn(process.execPath, ['--import', 'tsx', 'src/bin/cli.ts', 'indexer', '--port', '0'], {
     env: { ...process.env, LOG_LEVEL: 'error', ...env },
     stdio: ['ignore', 'ignore', 'pipe'],
   });
   let stderr = '';
   child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-  if (killAfterMs !== undefined) setTimeout(() => child.kill('SIGKILL'), killAfterMs);
+  if (killAfterMs !== undefined) setTimeout(() => child.kill(signal), killAfterMs);
   return new Promise((resolve, reject) => {
     child.once('exit', (code, signal) => {
       if (signal === 'SIGKILL') resolve('killed');
@@ -88,6 +92,8 @@ describe.each(targets)('crash safety on $name', (target) => {
           outcomes.push(await runIndexer(env, 1200 + Math.floor(random() * 2500)));
         }
         expect(outcomes.filter((o) => o === 'killed').length).toBeGreaterThan(KILLS / 2);
+        // A polite stop finishes the commit in flight and exits cleanly.
+        expect(await runIndexer(env, 3000, 'SIGTERM')).toBe('done');
         expect(await runIndexer({ ...env, UNTIL_HEIGHT: String(HEAD) })).toBe('done');
         const db = await store.db();
         try {
