@@ -1,13 +1,15 @@
 import type { IngestOptions } from '../shared/config.js';
+import { AppError, InputError } from '../shared/errors.js';
 import type { Logger } from '../shared/logger.js';
 import type { Registry } from '../shared/metrics.js';
-import { createCometClient } from '../node/cometbft.js';
+import { createCometClient, type CometClient } from '../node/cometbft.js';
 import { createEvmClient } from '../node/evm.js';
 import { createNodeMetrics } from '../node/metrics.js';
 import { createRestClient } from '../node/rest.js';
 import { createTransport, type Transport } from '../node/transport.js';
 import type { Db } from '../store/db.js';
 import { ensureChainMeta, type ChainMeta } from '../store/chain-meta.js';
+import type { Checkpoint } from '../store/writers/rows.js';
 import { createBlockWriter } from '../store/writers/block-writer.js';
 import { discoverChain } from './discover.js';
 import { createIngestMetrics } from './metrics.js';
@@ -62,6 +64,7 @@ export async function createIngestService(ctx: {
   await ensureChainMeta(db, chain);
 
   const writer = await createBlockWriter(db);
+  await verifyCheckpointHash(writer.checkpoint(), comet, logger);
   if (writer.checkpoint().height === 0) {
     const status = await comet.status();
     const start = Math.max(options.startHeight ?? 1, status.earliestHeight, 1);
@@ -102,4 +105,37 @@ export async function createIngestService(ctx: {
       await Promise.all(transports.map((t) => t.close()));
     },
   };
+}
+
+/**
+ * On resume, the block at the checkpoint must be the node's block at that height: a different hash
+ * means the node serves another chain (or was reset), and continuing would mix two histories.
+ */
+async function verifyCheckpointHash(
+  checkpoint: Checkpoint,
+  comet: CometClient,
+  logger: Logger,
+): Promise<void> {
+  if (checkpoint.height === 0 || checkpoint.blockHash === null) return;
+  let block;
+  try {
+    [block] = await comet.fetchBlocks([checkpoint.height]);
+  } catch (err) {
+    if (err instanceof AppError && err.code === 'height_pruned') {
+      logger.warn({ height: checkpoint.height }, 'checkpoint block is pruned on the node; hash not verified');
+      return;
+    }
+    throw err;
+  }
+  if (block === undefined) {
+    logger.warn({ height: checkpoint.height }, 'node is behind the database; waiting for it to catch up');
+    return;
+  }
+  const stored = Buffer.from(checkpoint.blockHash).toString('hex').toUpperCase();
+  if (block.hash !== stored) {
+    throw new InputError(
+      'chain_mismatch',
+      `block ${checkpoint.height} is ${block.hash} on the node but ${stored} in the database: the node serves another chain or was reset; use another database`,
+    );
+  }
 }

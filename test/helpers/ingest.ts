@@ -32,21 +32,26 @@ export async function indexSimulator(args: {
     ...args.sim,
   });
   const urls = await sim.listen();
-  const service = await createIngestService({
-    options: {
-      chainId: undefined,
-      vmType: args.vm,
-      endpoints: { rpc: [urls.rpc], rest: [urls.rest], jsonRpc: urls.jsonRpc ? [urls.jsonRpc] : [] },
-      maxConcurrentRequests: 8,
-      accountPrefix: 'init',
-      startHeight: undefined,
-      requestTimeoutMs: 2_000,
-    },
-    logger: args.logger ?? silentLogger(),
-    db: args.db,
-    registry: createMetricsRegistry({ defaultMetrics: false }),
-  });
-  await service.run({ signal: new AbortController().signal, untilHeight: args.untilHeight ?? args.head });
-  await service.close();
+  try {
+    const service = await createIngestService({
+      options: {
+        chainId: undefined,
+        vmType: args.vm,
+        endpoints: { rpc: [urls.rpc], rest: [urls.rest], jsonRpc: urls.jsonRpc ? [urls.jsonRpc] : [] },
+        maxConcurrentRequests: 8,
+        accountPrefix: 'init',
+        startHeight: undefined,
+        requestTimeoutMs: 2_000,
+      },
+      logger: args.logger ?? silentLogger(),
+      db: args.db,
+      registry: createMetricsRegistry({ defaultMetrics: false }),
+    });
+    await service.run({ signal: new AbortController().signal, untilHeight: args.untilHeight ?? args.head });
+    await service.close();
+  } catch (err) {
+    await sim.close();
+    throw err;
+  }
   return { sim, urls, close: () => sim.close() };
 }
