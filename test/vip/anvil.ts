@@ -45,7 +45,7 @@ async function waitReady(url: string, child: ChildProcess): Promise<void> {
   throw new Error('anvil did not start');
 }
 
-/** Starts the anvil binary from @foundry-rs/anvil on a free port; stop() kills exactly that process. */
+/** Starts the anvil binary (npm @foundry-rs/anvil-linux-amd64, the platform package of @foundry-rs/anvil) on a free port; stop() kills exactly that process. */
 export async function startAnvil(chainId = 31337): Promise<AnvilHandle> {
   const port = await freePort();
   const bin = path.resolve('node_modules', '@foundry-rs', 'anvil-linux-amd64', 'bin', 'anvil');
