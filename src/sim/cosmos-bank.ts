@@ -1,4 +1,5 @@
-import { event, type SimEvent } from './events.js';
+import { bankSendMessageEvent, coinTransferEvents } from './bank-events.js';
+import type { SimEvent } from './events.js';
 import type { SimAccount } from './keys.js';
 import { coinsOf, coinsText, gasOf, recipientOf, type ModelContext, type Party } from './move-workload.js';
 import { msgSend, MSG_SEND } from './msgs.js';
@@ -8,28 +9,7 @@ import type { SimSignMode } from './tx-build.js';
 
 /** Bank MsgSend as Wasm and EVM rollups emit it (no Move FA events). */
 export function plainSendEvents(from: SimAccount, to: Party, coins: ReturnType<typeof coinsOf>): SimEvent[] {
-  const amount = coinsText(coins);
-  return [
-    event('message', [
-      ['action', MSG_SEND],
-      ['sender', from.bech32],
-      ['module', 'bank'],
-    ]),
-    event('coin_spent', [
-      ['spender', from.bech32],
-      ['amount', amount],
-    ]),
-    event('coin_received', [
-      ['receiver', to.bech32],
-      ['amount', amount],
-    ]),
-    event('transfer', [
-      ['recipient', to.bech32],
-      ['sender', from.bech32],
-      ['amount', amount],
-    ]),
-    event('message', [['sender', from.bech32]]),
-  ];
+  return [bankSendMessageEvent(from.bech32), ...coinTransferEvents(from.bech32, to.bech32, coinsText(coins))];
 }
 
 export type BankKind = 'send' | 'send-multi-coin' | 'send-multi-msg' | 'send-failed';

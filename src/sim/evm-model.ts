@@ -1,11 +1,13 @@
+import { nftReceivePacket } from './nft-receive-packet.js';
+import { bankSendMessageEvent, coinTransferEvents } from './bank-events.js';
 import { bankKindOf, planBankSend } from './cosmos-bank.js';
 import { event, type SimEvent } from './events.js';
 import { checksum, logJson, transferLog, ZERO_ADDRESS } from './evm-abi.js';
 import { msgCall, MSG_CALL, signEthTx, type EthTx } from './evm-ethtx.js';
-import { ibcTimeout, msgRecvPacket, recvPacketEvents, MSG_RECV_PACKET } from './ibc.js';
+import { msgRecvPacket, recvPacketEvents, MSG_RECV_PACKET } from './ibc.js';
 import type { SimAccount } from './keys.js';
 import { coinsOf, coinsText, gasOf, recipientOf, signerOf, type Party } from './move-workload.js';
-import { IBC, nftOpAt, type NftOp } from './nft-lifecycle.js';
+import { nftOpAt, type NftOp } from './nft-lifecycle.js';
 import type { PlannedTx, VmModel } from './plan.js';
 import { pick, Stream } from './prng.js';
 import type { Coin } from './types.js';
@@ -29,13 +31,7 @@ export function createEvmModel(
   const coinEvents = (from: SimAccount, to: Party, coins: Coin[]): SimEvent[] => {
     const amount = coinsText(coins);
     const toHex = '0x' + Buffer.from(to.address).toString('hex');
-    const out: SimEvent[] = [
-      event('message', [
-        ['action', '/cosmos.bank.v1beta1.MsgSend'],
-        ['sender', from.bech32],
-        ['module', 'bank'],
-      ]),
-    ];
+    const out: SimEvent[] = [bankSendMessageEvent(from.bech32)];
     for (const c of coins) {
       const token = k.tokenOf(c.denom)!;
       out.push(
@@ -46,22 +42,7 @@ export function createEvmModel(
         event('evm', [['log', logJson(transferLog(token, from.hex, toHex, BigInt(c.amount), false))]]),
       );
     }
-    out.push(
-      event('coin_spent', [
-        ['spender', from.bech32],
-        ['amount', amount],
-      ]),
-      event('coin_received', [
-        ['receiver', to.bech32],
-        ['amount', amount],
-      ]),
-      event('transfer', [
-        ['recipient', to.bech32],
-        ['sender', from.bech32],
-        ['amount', amount],
-      ]),
-      event('message', [['sender', from.bech32]]),
-    );
+    out.push(...coinTransferEvents(from.bech32, to.bech32, amount));
     return out;
   };
 
@@ -187,16 +168,7 @@ export function createEvmModel(
     const { signer, sequence } = signerOf(ctx.model, g);
     const receiver = ctx.model.accounts[op.to]!;
     const coll = k.ibcCollection;
-    const packet = {
-      sequence: op.index + 1,
-      classId: IBC.classIdOnL1,
-      tokenIds: [op.tokenId],
-      tokenUris: [op.uri],
-      sender: receiver.bech32,
-      receiver: receiver.bech32,
-      timeoutNs: ibcTimeout(op.index),
-      dstPort: 'nft-transfer',
-    };
+    const packet = nftReceivePacket(op, receiver.bech32, 'nft-transfer');
     const mintLog = transferLog(coll, ZERO_ADDRESS, receiver.hex, BigInt(op.tokenId), true);
     const inner: SimEvent[] = [
       ...(op.first

@@ -1,5 +1,6 @@
+import { nftReceivePacket } from './nft-receive-packet.js';
 import { event, type SimEvent } from './events.js';
-import { ibcClassName, ibcTimeout, msgRecvPacket, recvPacketEvents, MSG_RECV_PACKET } from './ibc.js';
+import { ibcClassName, msgRecvPacket, recvPacketEvents, MSG_RECV_PACKET } from './ibc.js';
 import { sha256, type SimAccount } from './keys.js';
 import { collectionAddress, nftAddress, pad32, shortHex } from './move-address.js';
 import { executeEvent, moveEvent } from './move-model.js';
@@ -210,16 +211,7 @@ function moveIbcReceive(
   const className = moveIbcClassName();
   const coll = shortHex(moveIbcCollectionAddress());
   const nft = shortHex(moveIbcNftAddress(op.tokenId));
-  const packet = {
-    sequence: op.index + 1,
-    classId: IBC.classIdOnL1,
-    tokenIds: [op.tokenId],
-    tokenUris: [op.uri],
-    sender: receiver.bech32,
-    receiver: receiver.bech32,
-    timeoutNs: ibcTimeout(op.index),
-    dstPort: 'nft-transfer',
-  };
+  const packet = nftReceivePacket(op, receiver.bech32, 'nft-transfer');
   const classEvents: SimEvent[] = [];
   if (op.first) {
     classEvents.push(

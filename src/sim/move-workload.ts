@@ -1,8 +1,9 @@
+import { bankSendMessageEvent, coinTransferEvents } from './bank-events.js';
 import { event, type SimEvent } from './events.js';
 import { sha256, type SimAccount } from './keys.js';
 import { pad32, shortHex } from './move-address.js';
 import { executeEvent, faMoveEvents, sudoTransferEvents, type MoveAddressBook } from './move-model.js';
-import { bcs, msgExecute, MSG_EXECUTE, MSG_SEND } from './msgs.js';
+import { bcs, msgExecute, MSG_EXECUTE } from './msgs.js';
 import type { VmModel } from './plan.js';
 import { pick, Stream } from './prng.js';
 import type { SimSignMode } from './tx-build.js';
@@ -91,35 +92,14 @@ export function moveKindOf(seed: number, g: number): MoveTxKind {
 
 export function createMoveModel(ctx: ModelContext, book: MoveAddressBook, nftCtx: MoveNftContext): VmModel {
   const bankSendEvents = (from: SimAccount, to: Party, coins: Coin[]): SimEvent[] => {
-    const out: SimEvent[] = [
-      event('message', [
-        ['action', MSG_SEND],
-        ['sender', from.bech32],
-        ['module', 'bank'],
-      ]),
-    ];
+    const out: SimEvent[] = [bankSendMessageEvent(from.bech32)];
     for (const coin of coins) {
       out.push(
         ...sudoTransferEvents(book, { from: from.address, to: to.address, coin, createsStore: to.fresh }),
       );
     }
     const amount = coinsText(coins);
-    out.push(
-      event('coin_spent', [
-        ['spender', from.bech32],
-        ['amount', amount],
-      ]),
-      event('coin_received', [
-        ['receiver', to.bech32],
-        ['amount', amount],
-      ]),
-      event('transfer', [
-        ['recipient', to.bech32],
-        ['sender', from.bech32],
-        ['amount', amount],
-      ]),
-      event('message', [['sender', from.bech32]]),
-    );
+    out.push(...coinTransferEvents(from.bech32, to.bech32, amount));
     return out;
   };
 

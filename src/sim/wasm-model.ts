@@ -1,7 +1,8 @@
+import { nftReceivePacket } from './nft-receive-packet.js';
 import { toBech32 } from '../shared/address.js';
 import { bankKindOf, planBankSend, plainSendEvents } from './cosmos-bank.js';
 import { event, type SimEvent } from './events.js';
-import { ibcTimeout, msgRecvPacket, recvPacketEvents, MSG_RECV_PACKET } from './ibc.js';
+import { msgRecvPacket, recvPacketEvents, MSG_RECV_PACKET } from './ibc.js';
 import { sha256, type SimAccount } from './keys.js';
 import { amountOf, gasOf, recipientOf, signerOf, type ModelContext } from './move-workload.js';
 import {
@@ -181,16 +182,7 @@ function ibcReceive(
   g: number,
 ): Parts {
   const receiver = k.holder(op.to);
-  const packet = {
-    sequence: op.index + 1,
-    classId: IBC.classIdOnL1,
-    tokenIds: [op.tokenId],
-    tokenUris: [op.uri],
-    sender: receiver,
-    receiver,
-    timeoutNs: ibcTimeout(op.index),
-    dstPort: `wasm.${k.ics721}`,
-  };
+  const packet = nftReceivePacket(op, receiver, `wasm.${k.ics721}`);
   const inner: SimEvent[] = [
     wasmEvent(k.ics721, [
       ['method', 'receive_ibc_packet'],
