@@ -1,8 +1,6 @@
 import type { FastifyInstance } from 'fastify';
-import { NotFoundError } from '../../shared/errors.js';
 import { parsePagination, planKeyset } from '../../store/pagination.js';
-import { EMPTY_PAGE } from '../../store/readers/context.js';
-import { parseAccount, parseHeight, parseIsSigner, parseTxHash } from '../params.js';
+import { parseHeight, parseIsSigner } from '../params.js';
 import {
   AccountParams,
   HashParams,
@@ -13,7 +11,7 @@ import {
   ref,
 } from '../schemas.js';
 import { jsonRoute, type RouteDeps } from './define.js';
-import { renderTxPage } from './txs.js';
+import { renderAccountTxPage, renderTxByHash, renderTxPage } from './txs.js';
 
 /** EVM tx routes (spec §4.4); registered on EVM rollups only (see unavailable.ts otherwise). */
 export function registerEvmTxRoutes(app: FastifyInstance, deps: RouteDeps): void {
@@ -50,16 +48,13 @@ export function registerEvmTxRoutes(app: FastifyInstance, deps: RouteDeps): void
       response: listResponse,
     },
     async handler({ query, params }) {
-      const account = parseAccount(params.account ?? '', prefix);
-      const page = parsePagination(query, 'sequence');
-      const accountId = await dicts.accountId(account);
-      if (accountId === undefined) return renderTxPage(page, EMPTY_PAGE);
-      const result = await evmTxs.byAccount(planKeyset(page, 'sequence'), {
-        accountId,
-        signerOnly: parseIsSigner(query.is_signer),
-        countTotal: page.countTotal,
-      });
-      return renderTxPage(page, result);
+      return renderAccountTxPage(dicts, prefix, params.account, query, (page, accountId) =>
+        evmTxs.byAccount(planKeyset(page, 'sequence'), {
+          accountId,
+          signerOnly: parseIsSigner(query.is_signer),
+          countTotal: page.countTotal,
+        }),
+      );
     },
   });
 
@@ -94,10 +89,7 @@ export function registerEvmTxRoutes(app: FastifyInstance, deps: RouteDeps): void
       response: { 200: ref('tx.EvmTxResponse'), ...errorResponses },
     },
     async handler({ params }) {
-      const hash = parseTxHash(params.tx_hash ?? '');
-      const data = hash.length === 0 ? undefined : await evmTxs.byHash(hash);
-      if (data === undefined) throw new NotFoundError('tx_not_found', 'tx not found');
-      return `{"tx":${data}}`;
+      return renderTxByHash(params.tx_hash, (hash) => evmTxs.byHash(hash), 'tx not found');
     },
   });
 }

@@ -32,6 +32,36 @@ export function renderTxPage(page: PageRequest, result: JsonPage): string {
   return renderList('txs', result.items, pagination);
 }
 
+/**
+ * A tx page scoped to one account. An unknown account is an empty page, not an error;
+ * `list` runs only for a known one.
+ */
+export async function renderAccountTxPage(
+  dicts: DictReader,
+  prefix: string,
+  rawAccount: string | undefined,
+  query: Query,
+  list: (page: PageRequest, accountId: number) => Promise<JsonPage>,
+): Promise<string> {
+  const account = parseAccount(rawAccount ?? '', prefix);
+  const page = parsePagination(query, 'sequence');
+  const accountId = await dicts.accountId(account);
+  if (accountId === undefined) return renderTxPage(page, EMPTY_PAGE);
+  return renderTxPage(page, await list(page, accountId));
+}
+
+/** `{"tx":…}` for one stored tx by hash; an empty or unknown hash is a 404 with `notFound`. */
+export async function renderTxByHash(
+  rawHash: string | undefined,
+  find: (hash: Uint8Array) => Promise<string | undefined>,
+  notFound: string,
+): Promise<string> {
+  const hash = parseTxHash(rawHash ?? '');
+  const data = hash.length === 0 ? undefined : await find(hash);
+  if (data === undefined) throw new NotFoundError('tx_not_found', notFound);
+  return `{"tx":${data}}`;
+}
+
 /** Cosmos tx routes (spec §4.3), with the decisions' msgs and pagination rules. */
 export function registerTxRoutes(app: FastifyInstance, deps: RouteDeps): void {
   const { txs, dicts } = deps.readers;
@@ -64,18 +94,15 @@ export function registerTxRoutes(app: FastifyInstance, deps: RouteDeps): void {
       response: listResponse,
     },
     async handler({ query, params }) {
-      const account = parseAccount(params.account ?? '', prefix);
-      const page = parsePagination(query, 'sequence');
-      const accountId = await dicts.accountId(account);
-      if (accountId === undefined) return renderTxPage(page, EMPTY_PAGE);
-      const msgTypeIds = await msgTypeFilter(dicts, query);
-      const result = await txs.byAccount(planKeyset(page, 'sequence'), {
-        accountId,
-        signerOnly: parseIsSigner(query.is_signer),
-        msgTypeIds,
-        countTotal: page.countTotal,
+      return renderAccountTxPage(dicts, prefix, params.account, query, async (page, accountId) => {
+        const msgTypeIds = await msgTypeFilter(dicts, query);
+        return txs.byAccount(planKeyset(page, 'sequence'), {
+          accountId,
+          signerOnly: parseIsSigner(query.is_signer),
+          msgTypeIds,
+          countTotal: page.countTotal,
+        });
       });
-      return renderTxPage(page, result);
     },
   });
 
@@ -112,10 +139,7 @@ export function registerTxRoutes(app: FastifyInstance, deps: RouteDeps): void {
       response: { 200: ref('tx.TxResponse'), ...errorResponses },
     },
     async handler({ params }) {
-      const hash = parseTxHash(params.tx_hash ?? '');
-      const data = hash.length === 0 ? undefined : await txs.byHash(hash);
-      if (data === undefined) throw new NotFoundError('tx_not_found', '[NOT_FOUND] transaction not found');
-      return `{"tx":${data}}`;
+      return renderTxByHash(params.tx_hash, (hash) => txs.byHash(hash), '[NOT_FOUND] transaction not found');
     },
   });
 }
