@@ -1,6 +1,5 @@
 import { readFile } from 'node:fs/promises';
 import { Command } from 'commander';
-import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { MsgExecute } from '@initia/initia.proto/initia/move/v1/tx.js';
 import { registerVip } from '../../src/bin/commands/vip.js';
@@ -9,41 +8,15 @@ import { createCosmosCore } from '../../src/vip/cosmos/core.js';
 import { createCosmosRest } from '../../src/vip/cosmos/rest.js';
 import { signCosmosTx } from '../../src/vip/cosmos/tx.js';
 import { b64, bcsAddress, bcsU64, bcsVector } from '../../src/vip/move/bcs.js';
-import { createBackend, type VipOptions } from '../../src/vip/setup.js';
 import { createLocalSigner } from '../../src/vip/signer.js';
 import type { Progress } from '../../src/vip/progress.js';
+import { harnessBackend, quietDeps, type TestKey } from './in-process.js';
 import { bech32Of, FAKE_MOVE_MODULE, KEYS, scoresCsv, startHarness, type Harness } from './harness.js';
 
 let h: Harness;
 let pub: string;
 
-function options(key: 'deployer' | 'other' = 'deployer', extra: Partial<VipOptions> = {}): VipOptions {
-  return {
-    vm: 'move',
-    rest: h.server.url,
-    chainId: h.chain.options.chainId,
-    gasPrices: '0.015umin',
-    gasAdjustment: 1.4,
-    contract: pub,
-    keyEnv: key === 'deployer' ? 'DEPLOYER_KEY' : 'OTHER_KEY',
-    keyIndex: 0,
-    keyType: 'eth_secp256k1',
-    ledger: false,
-    dryRun: false,
-    prefix: 'init',
-    maxTxBytes: 1_048_576,
-    confirmTimeoutMs: 2000,
-    pollMs: 5,
-    ...extra,
-  };
-}
-const deps = {
-  env: { DEPLOYER_KEY: KEYS.deployer, OTHER_KEY: KEYS.other },
-  logger: pino({ level: 'silent' }),
-  out: () => undefined,
-};
-const backend = async (key: 'deployer' | 'other' = 'deployer', extra: Partial<VipOptions> = {}) =>
-  (await createBackend(options(key, extra), deps)).backend;
+const backend = (key: TestKey = 'deployer') => harnessBackend(h, 'move', pub, key);
 
 beforeAll(async () => {
   h = await startHarness('move');
@@ -63,6 +36,19 @@ beforeAll(async () => {
 afterAll(async () => h?.close());
 
 const A = `0x${'0'.repeat(24)}${'ab'.repeat(20)}`;
+
+/** argv of `vip update-scores` against the published module, as the deployer. */
+const updateScores = (stage: string, scores: string, ...extra: string[]): string[] => [
+  'update-scores',
+  ...h.baseArgs(),
+  '--contract',
+  pub,
+  '--stage',
+  stage,
+  '--scores',
+  scores,
+  ...extra,
+];
 
 describe('Move error paths decode to the module abort codes', () => {
   it('not permitted (EUNAUTHORIZED 0x10001), publisher-only (0x50001)', async () => {
@@ -119,9 +105,10 @@ describe('Move error paths decode to the module abort codes', () => {
       `${A},1\nnot-an-address,2\n0x${'1'.repeat(70)},3\n${A.slice(0, 10)},abc\n`,
     );
     const before = h.chain.stats.includedTxs;
-    const err = (await h
-      .vip(['update-scores', ...h.baseArgs(), '--contract', pub, '--stage', '1', '--scores', file])
-      .catch((e: unknown) => e)) as { code: string; details: { problems: string[] } };
+    const err = (await h.vip(updateScores('1', file)).catch((e: unknown) => e)) as {
+      code: string;
+      details: { problems: string[] };
+    };
     expect(err.code).toBe('invalid_scores');
     expect(err.details.problems).toHaveLength(3);
     expect(h.chain.stats.includedTxs).toBe(before);
@@ -131,7 +118,7 @@ describe('Move error paths decode to the module abort codes', () => {
 describe('signatures are verified as a node would', () => {
   it('wrong chain id → signature verification failed (code 4) at broadcast; CLI exits non-zero', async () => {
     const program = new Command('rollup-indexer').exitOverride();
-    registerVip(program, { ...deps, out: () => undefined });
+    registerVip(program, { ...quietDeps, out: () => undefined });
     const errors: string[] = [];
     const spy = vi.spyOn(console, 'error').mockImplementation((m: string) => void errors.push(m));
     const file = await h.file('one.csv', `${A},1\n`);
@@ -203,40 +190,18 @@ describe('broadcast faults', () => {
       log: 'insufficient fees; got: 1umin required: 2umin: insufficient fee',
     };
     const file = await h.file('f.csv', `${A},4\n`);
-    await expect(
-      h.vip([
-        'update-scores',
-        ...h.baseArgs(),
-        '--contract',
-        pub,
-        '--stage',
-        '1',
-        '--scores',
-        file,
-        '--progress',
-        `${h.dir}/f.json`,
-      ]),
-    ).rejects.toMatchObject({ chainCode: 13 });
+    await expect(h.vip(updateScores('1', file, '--progress', `${h.dir}/f.json`))).rejects.toMatchObject({
+      chainCode: 13,
+    });
   });
 
   it('confirmation timeout, tx lands later: same bytes re-checked, executed exactly once', async () => {
     h.chain.faults.delayNextInclusionMs = 300;
     const file = await h.file('t.csv', `${A},5\n`);
     const before = h.chain.stats.includedTxs;
-    const out = await h.vip([
-      'update-scores',
-      ...h.baseArgs(),
-      '--contract',
-      pub,
-      '--stage',
-      '1',
-      '--scores',
-      file,
-      '--progress',
-      `${h.dir}/t.json`,
-      '--confirm-timeout-ms',
-      '100',
-    ]);
+    const out = await h.vip(
+      updateScores('1', file, '--progress', `${h.dir}/t.json`, '--confirm-timeout-ms', '100'),
+    );
     expect(out).toMatchObject({ txs: 1 });
     expect(h.chain.stats.includedTxs - before).toBe(1);
     expect(h.logs.join('')).toMatch(/not confirmed in time/);
@@ -246,18 +211,7 @@ describe('broadcast faults', () => {
     h.chain.faults.failNextBroadcastResponse = true;
     const file = await h.file('l.csv', `${A},6\n`);
     const before = h.chain.stats.includedTxs;
-    await h.vip([
-      'update-scores',
-      ...h.baseArgs(),
-      '--contract',
-      pub,
-      '--stage',
-      '1',
-      '--scores',
-      file,
-      '--progress',
-      `${h.dir}/l.json`,
-    ]);
+    await h.vip(updateScores('1', file, '--progress', `${h.dir}/l.json`));
     expect(h.chain.stats.includedTxs - before).toBe(1);
   });
 });
@@ -267,20 +221,7 @@ describe('interrupted update-scores', () => {
     const { csv, total } = scoresCsv(3000, 50_000);
     const file = await h.file('big.csv', csv);
     const progress = `${h.dir}/big.json`;
-    const cli = [
-      'update-scores',
-      ...h.baseArgs(),
-      '--contract',
-      pub,
-      '--stage',
-      '2',
-      '--scores',
-      file,
-      '--progress',
-      progress,
-      '--max-batch',
-      '300',
-    ];
+    const cli = updateScores('2', file, '--progress', progress, '--max-batch', '300');
     await h.vip(['finalize', ...h.baseArgs(), '--contract', pub, '--stage', '1']);
     h.chain.faults.rejectAfter = { after: 2, code: 5, log: 'connection reset' };
     await expect(h.vip(cli)).rejects.toMatchObject({ chainCode: 5 });
@@ -297,20 +238,7 @@ describe('interrupted update-scores', () => {
     const { csv, total } = scoresCsv(1000, 90_000);
     const file = await h.file('crash.csv', csv);
     const progress = `${h.dir}/crash.json`;
-    const cli = [
-      'update-scores',
-      ...h.baseArgs(),
-      '--contract',
-      pub,
-      '--stage',
-      '3',
-      '--scores',
-      file,
-      '--progress',
-      progress,
-      '--max-batch',
-      '250',
-    ];
+    const cli = updateScores('3', file, '--progress', progress, '--max-batch', '250');
     await h.vip(['finalize', ...h.baseArgs(), '--contract', pub, '--stage', '2']);
     // The first batch is accepted but included only after the tool gave up waiting.
     h.chain.faults.delayNextInclusionMs = 400;
@@ -330,35 +258,8 @@ describe('interrupted update-scores', () => {
     const { csv } = scoresCsv(10, 95_000);
     const file = await h.file('m.csv', csv);
     const progress = `${h.dir}/mismatch.json`;
-    const cli = [
-      'update-scores',
-      ...h.baseArgs(),
-      '--contract',
-      pub,
-      '--stage',
-      '3',
-      '--scores',
-      file,
-      '--progress',
-      progress,
-      '--max-batch',
-      '5',
-    ];
-    await h.vip([
-      'update-scores',
-      ...h.baseArgs(),
-      '--contract',
-      pub,
-      '--stage',
-      '3',
-      '--scores',
-      file,
-      '--progress',
-      progress,
-      '--max-batch',
-      '5',
-      '--dry-run',
-    ]);
+    const cli = updateScores('3', file, '--progress', progress, '--max-batch', '5');
+    await h.vip([...cli, '--dry-run']);
     const { writeFile } = await import('node:fs/promises');
     const fake: Progress = {
       version: 1,
@@ -386,20 +287,9 @@ describe('out of gas after CheckTx', () => {
     h.chain.faults.simulateGasFactor = 0.6;
     const failedBefore = h.chain.stats.failedTxs;
     try {
-      const out = await h.vip([
-        'update-scores',
-        ...h.baseArgs(),
-        '--contract',
-        pub,
-        '--stage',
-        '4',
-        '--scores',
-        file,
-        '--progress',
-        `${h.dir}/oog.json`,
-        '--max-batch',
-        '200',
-      ]);
+      const out = await h.vip(
+        updateScores('4', file, '--progress', `${h.dir}/oog.json`, '--max-batch', '200'),
+      );
       expect(out).toMatchObject({ onChainTotal: String(total), totalsChecked: true });
     } finally {
       delete h.chain.faults.simulateGasFactor;

@@ -1,13 +1,11 @@
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { Command } from 'commander';
-import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
-import { registerVip } from '../../src/bin/commands/vip.js';
 import { createVipSimExtension, TESTNET_VIP_PACKAGE } from '../../src/sim/vip/mount.js';
 import { serveExtensions, type ExtensionServer } from '../../src/sim/vip/server.js';
 import { FAKE_WASM } from './harness.js';
+import { vipRunner } from './in-process.js';
 
 let server: ExtensionServer;
 let clock = 1_760_000_000_000;
@@ -24,18 +22,8 @@ beforeAll(async () => {
 });
 afterAll(async () => server?.close());
 
-async function vip(args: string[]) {
-  const out: Record<string, unknown>[] = [];
-  const program = new Command('x').exitOverride();
-  // A key the chain has never seen: the sim --vip chain funds accounts on first use.
-  registerVip(program, {
-    env: { K: `0x${'42'.repeat(32)}` },
-    logger: pino({ level: 'silent' }),
-    out: (r) => out.push(r),
-  });
-  await program.parseAsync(['node', 'x', 'vip', ...args]);
-  return out[out.length - 1] as Record<string, unknown>;
-}
+// A key the chain has never seen: the sim --vip chain funds accounts on first use.
+const vip = vipRunner({ K: `0x${'42'.repeat(32)}` });
 
 describe('sim --vip mount (rollup chain model + L1 module store)', () => {
   it('serves the L1 stage, advancing with time, and a fresh operator can deploy and score', async () => {
@@ -94,7 +82,7 @@ describe('sim --vip mount (rollup chain model + L1 module store)', () => {
         path.join(dir, 'p.json'),
       ]),
     ).toMatchObject({ onChainTotal: '12' });
-    await expect(
+    const finalize = () =>
       vip([
         'finalize',
         ...base,
@@ -106,22 +94,9 @@ describe('sim --vip mount (rollup chain model + L1 module store)', () => {
         server.url,
         '--network',
         'testnet',
-      ]),
-    ).rejects.toMatchObject({ code: 'stage_not_over' });
+      ]);
+    await expect(finalize()).rejects.toMatchObject({ code: 'stage_not_over' });
     clock += 60_000;
-    expect(
-      await vip([
-        'finalize',
-        ...base,
-        '--contract',
-        contract,
-        '--stage',
-        '11',
-        '--l1-rest',
-        server.url,
-        '--network',
-        'testnet',
-      ]),
-    ).toMatchObject({ finalized: [{ stage: '11' }] });
+    expect(await finalize()).toMatchObject({ finalized: [{ stage: '11' }] });
   });
 });

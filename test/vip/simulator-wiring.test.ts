@@ -1,25 +1,13 @@
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { Command } from 'commander';
-import { pino } from 'pino';
 import { describe, expect, it, onTestFinished } from 'vitest';
-import { registerVip } from '../../src/bin/commands/vip.js';
 import { createSimulator } from '../../src/sim/simulator.js';
 import { createVipSimExtension } from '../../src/sim/vip/mount.js';
 import { FAKE_MOVE_MODULE, FAKE_WASM, KEYS, scoresCsv } from './harness.js';
+import { vipRunner } from './in-process.js';
 
-async function vip(args: string[]) {
-  const out: Record<string, unknown>[] = [];
-  const program = new Command('x').exitOverride();
-  registerVip(program, {
-    env: { K: KEYS.deployer },
-    logger: pino({ level: 'silent' }),
-    out: (r) => out.push(r),
-  });
-  await program.parseAsync(['node', 'x', 'vip', ...args]);
-  return out[out.length - 1] as Record<string, unknown>;
-}
+const vip = vipRunner({ K: KEYS.deployer });
 
 describe('the VIP chain model mounted in the main simulator (what `sim --vip` does)', () => {
   it.each(['move', 'wasm'] as const)(

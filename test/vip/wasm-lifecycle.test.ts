@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { harnessBackend } from './in-process.js';
 import { bech32Of, FAKE_WASM, KEYS, scoresCsv, startHarness, type Harness } from './harness.js';
 
 let h: Harness;
@@ -11,19 +12,25 @@ afterAll(async () => h?.close());
 
 const args = () => [...h.baseArgs(), '--contract', contract];
 
+/** `vip deploy` of a fresh Wasm code file (initial stage 3), recording to `record`. */
+async function deploy(codeName: string, record: string, ...extra: string[]) {
+  const wasm = await h.file(codeName, FAKE_WASM);
+  return h.vip([
+    'deploy',
+    ...h.baseArgs(),
+    '--wasm',
+    wasm,
+    '--init-stage',
+    '3',
+    '--record',
+    `${h.dir}/${record}`,
+    ...extra,
+  ]);
+}
+
 describe('vip CLI on a Wasm rollup (chain model)', () => {
   it('deploys: store code, instantiate with allow list and admin; record has code id and address', async () => {
-    const wasm = await h.file('vip_score.wasm', FAKE_WASM);
-    const out = await h.vip([
-      'deploy',
-      ...h.baseArgs(),
-      '--wasm',
-      wasm,
-      '--init-stage',
-      '3',
-      '--record',
-      `${h.dir}/rec.json`,
-    ]);
+    const out = await deploy('vip_score.wasm', 'rec.json');
     const record = out.record as Record<string, string>;
     expect(record).toMatchObject({ vm: 'wasm', initStage: '3', codeId: '1', rollupVersion: 'v1.0.2' });
     contract = record.contractAddress as string;
@@ -34,19 +41,7 @@ describe('vip CLI on a Wasm rollup (chain model)', () => {
   });
 
   it('mainnet deploy prints the whitelist proposal message', async () => {
-    const wasm = await h.file('vip_score2.wasm', FAKE_WASM);
-    const out = await h.vip([
-      'deploy',
-      ...h.baseArgs(),
-      '--wasm',
-      wasm,
-      '--init-stage',
-      '3',
-      '--record',
-      `${h.dir}/rec2.json`,
-      '--network',
-      'mainnet',
-    ]);
+    const out = await deploy('vip_score2.wasm', 'rec2.json', '--network', 'mainnet');
     expect(out.proposal).toMatchObject({
       function_name: 'register',
       args_json: {
@@ -180,32 +175,8 @@ describe('vip CLI on a Wasm rollup (chain model)', () => {
 
 describe('Wasm contract errors decode from the chain (simulation and DeliverTx)', () => {
   it('not allowed, stage not found (panic in update_scores), finalized stage', async () => {
-    const { createBackend } = await import('../../src/vip/setup.js');
-    const { pino } = await import('pino');
-    const deps = {
-      env: { D: KEYS.deployer, O: KEYS.other },
-      logger: pino({ level: 'silent' }),
-      out: () => undefined,
-    };
-    const opts = (key: string) => ({
-      vm: 'wasm' as const,
-      rest: h.server.url,
-      chainId: h.chain.options.chainId,
-      gasPrices: '0.015umin',
-      gasAdjustment: 1.4,
-      contract,
-      keyEnv: key,
-      keyIndex: 0,
-      keyType: 'eth_secp256k1' as const,
-      ledger: false,
-      dryRun: false,
-      prefix: 'init',
-      maxTxBytes: 1_048_576,
-      confirmTimeoutMs: 2000,
-      pollMs: 5,
-    });
-    const owner = (await createBackend(opts('D'), deps)).backend;
-    const other = (await createBackend(opts('O'), deps)).backend;
+    const owner = await harnessBackend(h, 'wasm', contract);
+    const other = await harnessBackend(h, 'wasm', contract, 'other');
     const entry = [{ addr: bech32Of(KEYS.other), amount: 1n }];
     await expect(other.plan({ kind: 'updateScores', stage: 4n, entries: entry })).rejects.toMatchObject({
       reason: 'Address is not allowed',

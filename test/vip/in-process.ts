@@ -1,0 +1,67 @@
+import { Command } from 'commander';
+import { pino } from 'pino';
+import { registerVip } from '../../src/bin/commands/vip.js';
+import { createBackend, type VipOptions } from '../../src/vip/setup.js';
+import { KEYS, type Harness } from './harness.js';
+
+/** CLI dependencies for in-process backends: both test keys in the environment, silent logs. */
+export const quietDeps = {
+  env: { DEPLOYER_KEY: KEYS.deployer, OTHER_KEY: KEYS.other },
+  logger: pino({ level: 'silent' }),
+  out: () => undefined,
+};
+
+export type TestKey = 'deployer' | 'other';
+
+/** Options as the CLI would build them against the harness chain, signing with a test key. */
+export function harnessOptions(
+  h: Harness,
+  vm: VipOptions['vm'],
+  contract: string,
+  key: TestKey = 'deployer',
+  extra: Partial<VipOptions> = {},
+): VipOptions {
+  return {
+    vm,
+    rest: h.server.url,
+    chainId: h.chain.options.chainId,
+    gasPrices: '0.015umin',
+    gasAdjustment: 1.4,
+    contract,
+    keyEnv: key === 'deployer' ? 'DEPLOYER_KEY' : 'OTHER_KEY',
+    keyIndex: 0,
+    keyType: 'eth_secp256k1',
+    ledger: false,
+    dryRun: false,
+    prefix: 'init',
+    maxTxBytes: 1_048_576,
+    confirmTimeoutMs: 2000,
+    pollMs: 5,
+    ...extra,
+  };
+}
+
+/** An in-process VIP backend against the harness chain. */
+export async function harnessBackend(
+  h: Harness,
+  vm: VipOptions['vm'],
+  contract: string,
+  key: TestKey = 'deployer',
+  extra: Partial<VipOptions> = {},
+) {
+  return (await createBackend(harnessOptions(h, vm, contract, key, extra), quietDeps)).backend;
+}
+
+/**
+ * Runs `vip <args>` in-process (as the CLI would) with this environment and silent logs;
+ * answers the last record it printed.
+ */
+export function vipRunner(env: Record<string, string>) {
+  return async (args: string[]): Promise<Record<string, unknown>> => {
+    const out: Record<string, unknown>[] = [];
+    const program = new Command('x').exitOverride();
+    registerVip(program, { env, logger: pino({ level: 'silent' }), out: (r) => out.push(r) });
+    await program.parseAsync(['node', 'x', 'vip', ...args]);
+    return out[out.length - 1] as Record<string, unknown>;
+  };
+}
