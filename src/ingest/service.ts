@@ -6,6 +6,7 @@ import { createCometClient, type CometClient } from '../node/cometbft.js';
 import { createEvmClient } from '../node/evm.js';
 import { createNodeMetrics } from '../node/metrics.js';
 import { createRestClient } from '../node/rest.js';
+import { INGEST_RETRY, withRetry } from '../node/retry.js';
 import { createTransport, type Transport } from '../node/transport.js';
 import type { Db } from '../store/db.js';
 import { ensureChainMeta, type ChainMeta } from '../store/chain-meta.js';
@@ -58,15 +59,18 @@ export async function createIngestService(ctx: {
   const transports = [transport('rpc', options.endpoints.rpc), transport('rest', options.endpoints.rest)];
   const comet = createCometClient(transports[0]!);
   const rest = createRestClient(transports[1]!);
-  const chain = await discoverChain(options, { comet, rest });
+  // A node that is down at start-up is waited for (with backoff), like one that fails later.
+  const untilNodeAnswers = <T>(what: string, fn: () => Promise<T>) =>
+    withRetry(fn, { policy: INGEST_RETRY, logger, what });
+  const chain = await untilNodeAnswers('node status', () => discoverChain(options, { comet, rest }));
   const evmTransport = chain.vmType === 'evm' ? transport('jsonrpc', options.endpoints.jsonRpc) : undefined;
   if (evmTransport) transports.push(evmTransport);
   await ensureChainMeta(db, chain);
 
   const writer = await createBlockWriter(db);
-  await verifyCheckpointHash(writer.checkpoint(), comet, logger);
+  await untilNodeAnswers('checkpoint block', () => verifyCheckpointHash(writer.checkpoint(), comet, logger));
   if (writer.checkpoint().height === 0) {
-    const status = await comet.status();
+    const status = await untilNodeAnswers('node status', () => comet.status());
     const start = Math.max(options.startHeight ?? 1, status.earliestHeight, 1);
     if (start > 1) await writer.startAt(start);
   } else if (options.startHeight !== undefined && options.startHeight !== writer.checkpoint().height + 1) {

@@ -1,4 +1,9 @@
+import net from 'node:net';
 import { describe, expect, it } from 'vitest';
+import { createIngestService } from '../../src/ingest/service.js';
+import { silentLogger } from '../../src/shared/logger.js';
+import { createMetricsRegistry } from '../../src/shared/metrics.js';
+import { createSimulator } from '../../src/sim/simulator.js';
 import { testDbFactories } from '../helpers/db.js';
 import { indexSimulator } from '../helpers/ingest.js';
 import { expectIngestMatchesTruth } from '../helpers/truth.js';
@@ -55,3 +60,49 @@ describe('ingest against a faulty node', () => {
     }
   });
 });
+
+describe('ingest start-up', () => {
+  it('waits for a node that is not up yet instead of exiting', async () => {
+    const { db, dispose } = await pglite!.create();
+    const [rpcPort, restPort] = await Promise.all([freePort(), freePort()]);
+    const sim = createSimulator({ vm: 'move', head: 15, rpcPort, restPort, fastSignatures: true });
+    const service = createIngestService({
+      options: {
+        chainId: undefined,
+        vmType: 'move',
+        endpoints: {
+          rpc: [`http://127.0.0.1:${rpcPort}`],
+          rest: [`http://127.0.0.1:${restPort}`],
+          jsonRpc: [],
+        },
+        maxConcurrentRequests: 4,
+        accountPrefix: 'init',
+        startHeight: undefined,
+        requestTimeoutMs: 2_000,
+      },
+      logger: silentLogger(),
+      db,
+      registry: createMetricsRegistry({ defaultMetrics: false }),
+    });
+    await new Promise((r) => setTimeout(r, 800));
+    await sim.listen();
+    try {
+      const ready = await service;
+      await ready.run({ signal: new AbortController().signal, untilHeight: 15 });
+      await ready.close();
+      await expectIngestMatchesTruth(db, sim, 15);
+    } finally {
+      await sim.close();
+      await dispose();
+    }
+  });
+});
+
+function freePort(): Promise<number> {
+  return new Promise((resolve) => {
+    const server = net.createServer().listen(0, '127.0.0.1', () => {
+      const port = (server.address() as net.AddressInfo).port;
+      server.close(() => resolve(port));
+    });
+  });
+}
