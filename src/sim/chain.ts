@@ -78,7 +78,6 @@ export interface Chain {
   timeOf(height: number): string;
 }
 
-const COMMA = Buffer.from(',');
 const EMPTY_SHA256 = 'E3B0C44298FC1C149AFBF4C8996FB92427AE41E4649B934CA495991B7852B855';
 
 /** RFC-6962 Merkle root (CometBFT's merkle.HashFromByteSlices); data_hash uses the tx hashes as leaves. */
@@ -102,8 +101,17 @@ export function deriveValidator(seed: number): Validator {
 
 export function createChain(config: ChainConfig): Chain {
   const { chainId, seed } = config;
-  const derive = (label: string, height: number): string =>
-    sha256(`${chainId}/${seed}/${label}/${height}`).toString('hex').toUpperCase();
+  // Consecutive heights share hashes (block h-1 is asked for as "last block" of h): keep a few.
+  const derived = new Map<string, string>();
+  const derive = (label: string, height: number): string => {
+    const input = `${chainId}/${seed}/${label}/${height}`;
+    let out = derived.get(input);
+    if (out === undefined) {
+      if (derived.size >= 256) derived.clear();
+      derived.set(input, (out = sha256(input).toString('hex').toUpperCase()));
+    }
+    return out;
+  };
   const validator = deriveValidator(seed);
   const validatorsHash = derive('validators', 0);
   const consensusHash = derive('consensus', 0);
@@ -125,11 +133,17 @@ export function createChain(config: ChainConfig): Chain {
 
   const generate = (height: number): GeneratedBlock => {
     const txs: GeneratedTx[] = config.txsAt ? config.txsAt(height) : [];
-    if (!config.txsAt) {
+    const resultJsons: string[] = [];
+    if (config.txsAt) {
+      for (const t of txs) resultJsons.push(t.resultBytes.toString('utf8'));
+    } else {
       const first = config.schedule.firstTx(height);
       const count = config.schedule.count(height);
-      for (let i = 0; i < count; i++)
-        txs.push(assembleTx(assembleCtx, config.model.plan(first + i), height, i));
+      for (let i = 0; i < count; i++) {
+        const assembled = assembleTx(assembleCtx, config.model.plan(first + i), height, i);
+        txs.push(assembled.tx);
+        resultJsons.push(assembled.resultJson);
+      }
     }
     const time = timeOf(height);
     const header: BlockHeader = {
@@ -179,15 +193,12 @@ export function createChain(config: ChainConfig): Chain {
     const gasWanted = txs.reduce((n, t) => n + t.gasWanted, 0);
     const hash = blockHash(height);
     let truth: BlockTruth | undefined;
-    const resultParts: Buffer[] = [
-      Buffer.from(`{"height":"${height}","txs_results":${txs.length === 0 ? 'null' : '['}`),
-    ];
-    txs.forEach((t, i) => resultParts.push(...(i > 0 ? [COMMA, t.resultBytes] : [t.resultBytes])));
-    resultParts.push(
-      Buffer.from(
-        `${txs.length === 0 ? '' : ']'},"finalize_block_events":${eventsJson(blockEvents)},"validator_updates":null,` +
-          `"consensus_param_updates":null,"app_hash":"${Buffer.from(appHash(height), 'hex').toString('base64')}"}`,
-      ),
+    const resultsBytes = renderResults(
+      height,
+      txs,
+      resultJsons,
+      `,"finalize_block_events":${eventsJson(blockEvents)},"validator_updates":null,` +
+        `"consensus_param_updates":null,"app_hash":"${Buffer.from(appHash(height), 'hex').toString('base64')}"}`,
     );
     return {
       height,
@@ -196,7 +207,7 @@ export function createChain(config: ChainConfig): Chain {
       txs,
       header,
       blockBytes: Buffer.from(renderBlock(chainId, hash, header, txs, validator.address)),
-      resultsBytes: Buffer.concat(resultParts),
+      resultsBytes,
       get blockJson() {
         return this.blockBytes.toString('utf8');
       },
@@ -231,6 +242,23 @@ export function createChain(config: ChainConfig): Chain {
       return b;
     },
   };
+}
+
+/**
+ * The /block_results object as one buffer from the txs' result texts (one UTF-8 encoding per
+ * block); each tx's resultBytes becomes a view into it, so the cache holds one copy.
+ */
+function renderResults(height: number, txs: GeneratedTx[], resultJsons: string[], tail: string): Buffer {
+  const head = `{"height":"${height}","txs_results":${txs.length === 0 ? 'null' : '['}`;
+  const text = head + resultJsons.join(',') + (txs.length === 0 ? '' : ']') + tail;
+  const bytes = Buffer.from(text);
+  let offset = Buffer.byteLength(head);
+  for (let i = 0; i < txs.length; i++) {
+    const length = Buffer.byteLength(resultJsons[i]!);
+    txs[i]!.resultBytes = bytes.subarray(offset, offset + length);
+    offset += length + 1;
+  }
+  return bytes;
 }
 
 /** sdk.Coins addition: merged by denom, zero amounts dropped, sorted by denom. */

@@ -1,4 +1,4 @@
-import { sha3_256 } from '@noble/hashes/sha3.js';
+import { hash } from 'node:crypto';
 
 /**
  * Move object address derivations, verified against real events (node-data.md §1.5):
@@ -24,6 +24,11 @@ function concat(parts: Uint8Array[]): Uint8Array {
     offset += part.length;
   }
   return out;
+}
+
+/** Native SHA3-256 (OpenSSL), returned as a plain Uint8Array like the noble hashes. */
+function sha3_256(data: Uint8Array): Uint8Array {
+  return new Uint8Array(hash('sha3-256', data, 'buffer'));
 }
 
 const MOVE_STD = pad32(Uint8Array.of(1));

@@ -45,6 +45,8 @@ const RESPONSE_VALUES: Record<string, Buffer> = {
   '/ibc.core.channel.v1.MsgRecvPacketResponse': Buffer.from([0x08, 0x02]),
 };
 
+const EMPTY_RESULT = Buffer.alloc(0);
+
 /** TxMsgData{msg_responses: [Any{type_url, value}]}. */
 function txMsgData(typeUrls: string[]): Buffer {
   const parts: Buffer[] = [];
@@ -61,12 +63,16 @@ function txMsgData(typeUrls: string[]): Buffer {
   return Buffer.concat(parts);
 }
 
+/**
+ * One tx and its ExecTxResult text. `tx.resultBytes` is left empty: the chain encodes the results
+ * of a whole block at once and points each tx into that buffer.
+ */
 export function assembleTx(
   ctx: AssembleContext,
   plan: PlannedTx,
   height: number,
   index: number,
-): GeneratedTx {
+): { tx: GeneratedTx; resultJson: string } {
   const built = buildTx({
     msgs: plan.msgs,
     memo: plan.memo,
@@ -106,7 +112,8 @@ export function assembleTx(
     event('tx', [['signature', signatureB64]]),
   ];
   if (!plan.failure) {
-    plan.msgEvents.forEach((msgEvents, i) => events.push(...withMsgIndex(msgEvents, i)));
+    // A plain loop: a callback would capture `events` in the context every getter below keeps alive.
+    for (let i = 0; i < plan.msgEvents.length; i++) events.push(...withMsgIndex(plan.msgEvents[i]!, i));
     if (plan.postEvents) events.push(...plan.postEvents);
   }
   const data = plan.failure ? Buffer.alloc(0) : txMsgData(plan.msgResponseTypes);
@@ -120,14 +127,13 @@ export function assembleTx(
   resultJson += `"gas_wanted":"${plan.gasLimit}","gas_used":"${plan.gasUsed}","events":${eventsJson(events)}`;
   if (codespace !== '') resultJson += `,"codespace":"${codespace}"`;
   resultJson += '}';
-  const resultBytes = Buffer.from(resultJson);
   const msgTypes = [...new Set(plan.msgs.map((m) => m.typeUrl.slice(1)))];
   const makeTruth = (): TxTruth => ({
     hash: built.hash,
     height,
     index,
     signer,
-    accounts: grepAccounts(eventsFromResult(resultBytes), signer, ctx.normalise),
+    accounts: grepAccounts(eventsFromResult(tx.resultBytes), signer, ctx.normalise),
     msgTypes,
     success: code === 0,
     code,
@@ -141,13 +147,14 @@ export function assembleTx(
   plan.msgs = [];
   plan.msgEvents = [];
   delete plan.postEvents;
-  return {
+  // resultBytes is set by the chain (a view into its block buffer): read it through the object.
+  const tx: GeneratedTx = {
     base64: built.base64,
     hash: built.hash,
     signatureB64,
-    resultBytes,
+    resultBytes: EMPTY_RESULT,
     get events() {
-      return eventsFromResult(resultBytes);
+      return eventsFromResult(tx.resultBytes);
     },
     get restTxJson() {
       return built.restJson;
@@ -164,6 +171,7 @@ export function assembleTx(
     fee: plan.fee,
     plan,
   };
+  return { tx, resultJson };
 }
 
 /** REST proto-JSON of events: defaults emitted, so every attribute has key, value and index. */

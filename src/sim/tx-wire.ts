@@ -6,6 +6,18 @@ import type { Coin } from './types.js';
  * every tx with cosmjs-types and re-encode it byte for byte.
  */
 function varint(value: number | bigint): Buffer {
+  // Numbers (every length, sequence, gas and mode the simulator encodes) stay off BigInt.
+  if (typeof value === 'number' && Number.isSafeInteger(value) && value >= 0) {
+    if (value < 0x80) return Buffer.from([value]);
+    const out: number[] = [];
+    let v = value;
+    while (v > 0x7f) {
+      out.push((v % 0x80) | 0x80);
+      v = Math.floor(v / 0x80);
+    }
+    out.push(v);
+    return Buffer.from(out);
+  }
   let v = BigInt(value);
   const out: number[] = [];
   while (v > 0x7fn) {
@@ -18,14 +30,25 @@ function varint(value: number | bigint): Buffer {
 
 /** A length-delimited field (wire type 2). */
 export function lenField(fieldNo: number, payload: Uint8Array): Buffer {
-  return Buffer.concat([Buffer.from([(fieldNo << 3) | 2]), varint(payload.length), payload]);
+  const n = payload.length;
+  if (n < 0x80) {
+    const out = Buffer.allocUnsafe(2 + n);
+    out[0] = (fieldNo << 3) | 2;
+    out[1] = n;
+    out.set(payload, 2);
+    return out;
+  }
+  return Buffer.concat([Buffer.from([(fieldNo << 3) | 2]), varint(n), payload]);
 }
+
+const EMPTY = Buffer.alloc(0);
 
 const strField = (fieldNo: number, text: string): Buffer => lenField(fieldNo, Buffer.from(text, 'utf8'));
 
 /** A varint field, omitted when zero (proto3 default). */
 function varintField(fieldNo: number, value: number | bigint): Buffer {
-  return BigInt(value) === 0n ? Buffer.alloc(0) : Buffer.concat([Buffer.from([fieldNo << 3]), varint(value)]);
+  if (value === 0 || value === 0n) return EMPTY;
+  return Buffer.concat([Buffer.from([fieldNo << 3]), varint(value)]);
 }
 
 export function anyBytes(typeUrl: string, value: Uint8Array): Buffer {
