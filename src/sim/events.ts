@@ -35,23 +35,35 @@ function quote(text: string): string {
  * "value" key, an event without attributes has no "attributes" key.
  */
 export function eventsJson(events: SimEvent[]): string {
-  let out = '[';
+  return '[' + eventsJsonBody(events) + ']';
+}
+
+/**
+ * The comma-separated event objects of eventsJson without the brackets ("" for none). With
+ * msgIndex, each event gets a trailing msg_index attribute (as withMsgIndex adds) without copying.
+ */
+export function eventsJsonBody(events: SimEvent[], msgIndex?: string): string {
+  let out = '';
+  const indexAttr = msgIndex === undefined ? '' : attributeJson('msg_index', msgIndex);
   for (let i = 0; i < events.length; i++) {
     const e = events[i]!;
     if (i > 0) out += ',';
     out += '{"type":' + quote(e.type);
-    if (e.attributes.length > 0) {
+    if (e.attributes.length > 0 || indexAttr !== '') {
       out += ',"attributes":[';
       for (let j = 0; j < e.attributes.length; j++) {
         const a = e.attributes[j]!;
         if (j > 0) out += ',';
-        out += '{"key":' + quote(a.key);
-        if (a.value !== '') out += ',"value":' + quote(a.value);
-        out += ',"index":true}';
+        out += attributeJson(a.key, a.value);
       }
+      if (indexAttr !== '') out += (e.attributes.length > 0 ? ',' : '') + indexAttr;
       out += ']';
     }
     out += '}';
   }
-  return out + ']';
+  return out;
+}
+
+function attributeJson(key: string, value: string): string {
+  return '{"key":' + quote(key) + (value !== '' ? ',"value":' + quote(value) : '') + ',"index":true}';
 }

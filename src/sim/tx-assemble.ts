@@ -1,4 +1,4 @@
-import { event, eventsJson, withMsgIndex, type SimEvent } from './events.js';
+import { event, eventsJsonBody, type SimEvent } from './events.js';
 import type { PlannedTx, VmModel } from './plan.js';
 import { buildTx } from './tx-build.js';
 import { coinsText } from './move-workload.js';
@@ -111,11 +111,16 @@ export function assembleTx(
     event('tx', [['acc_seq', `${signer}/${plan.sequence}`]]),
     event('tx', [['signature', signatureB64]]),
   ];
+  // Rendered piecewise (msg_index appended while rendering); plain loops, as a callback would
+  // capture these locals in the context every getter below keeps alive.
+  const eventParts = [eventsJsonBody(events)];
   if (!plan.failure) {
-    // A plain loop: a callback would capture `events` in the context every getter below keeps alive.
-    for (let i = 0; i < plan.msgEvents.length; i++) events.push(...withMsgIndex(plan.msgEvents[i]!, i));
-    if (plan.postEvents) events.push(...plan.postEvents);
+    for (let i = 0; i < plan.msgEvents.length; i++)
+      eventParts.push(eventsJsonBody(plan.msgEvents[i]!, String(i)));
+    if (plan.postEvents) eventParts.push(eventsJsonBody(plan.postEvents));
   }
+  let eventsText = '';
+  for (const part of eventParts) if (part !== '') eventsText += (eventsText === '' ? '' : ',') + part;
   const data = plan.failure ? Buffer.alloc(0) : txMsgData(plan.msgResponseTypes);
   const code = plan.failure?.code ?? 0;
   const codespace = plan.failure?.codespace ?? '';
@@ -124,7 +129,7 @@ export function assembleTx(
   if (code !== 0) resultJson += `"code":${code},`;
   if (data.length > 0) resultJson += `"data":"${data.toString('base64')}",`;
   if (log !== '') resultJson += `"log":${JSON.stringify(log)},`;
-  resultJson += `"gas_wanted":"${plan.gasLimit}","gas_used":"${plan.gasUsed}","events":${eventsJson(events)}`;
+  resultJson += `"gas_wanted":"${plan.gasLimit}","gas_used":"${plan.gasUsed}","events":[${eventsText}]`;
   if (codespace !== '') resultJson += `,"codespace":"${codespace}"`;
   resultJson += '}';
   const msgTypes = [...new Set(plan.msgs.map((m) => m.typeUrl.slice(1)))];
