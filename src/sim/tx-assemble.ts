@@ -1,6 +1,6 @@
 import { event, eventsJsonBody, type SimEvent } from './events.js';
 import type { PlannedTx, VmModel } from './plan.js';
-import { buildTx } from './tx-build.js';
+import { buildTx, type BuiltTx } from './tx-build.js';
 import { coinsText } from './move-workload.js';
 import { grepAccounts, type Normaliser } from './truth-accounts.js';
 import type { Coin, TxTruth } from './types.js';
@@ -132,51 +132,95 @@ export function assembleTx(
   resultJson += `"gas_wanted":"${plan.gasLimit}","gas_used":"${plan.gasUsed}","events":[${eventsText}]`;
   if (codespace !== '') resultJson += `,"codespace":"${codespace}"`;
   resultJson += '}';
-  const msgTypes = [...new Set(plan.msgs.map((m) => m.typeUrl.slice(1)))];
-  const makeTruth = (): TxTruth => ({
-    hash: built.hash,
+  const truthInput: TruthInput = {
     height,
     index,
     signer,
-    accounts: grepAccounts(eventsFromResult(tx.resultBytes), signer, ctx.normalise),
-    msgTypes,
-    success: code === 0,
-    code,
-    gasWanted: String(plan.gasLimit),
-    gasUsed: String(plan.gasUsed),
-    fee: plan.fee,
-    ...(plan.evmHash !== undefined ? { evmHash: plan.evmHash } : {}),
-  });
-  let truth: TxTruth | undefined;
+    msgTypes: [...new Set(plan.msgs.map((m) => m.typeUrl.slice(1)))],
+    normalise: ctx.normalise,
+  };
   // The cached block keeps the plan only for the EVM data keyed by it: drop what is rendered.
   plan.msgs = [];
   plan.msgEvents = [];
   delete plan.postEvents;
-  // resultBytes is set by the chain (a view into its block buffer): read it through the object.
-  const tx: GeneratedTx = {
-    base64: built.base64,
-    hash: built.hash,
-    signatureB64,
-    resultBytes: EMPTY_RESULT,
-    get events() {
-      return eventsFromResult(tx.resultBytes);
-    },
-    get restTxJson() {
-      return built.restJson;
-    },
-    code,
-    codespace,
-    log,
-    dataHex: data.toString('hex').toUpperCase(),
-    get truth() {
-      return (truth ??= makeTruth());
-    },
-    gasWanted: plan.gasLimit,
-    gasUsed: plan.gasUsed,
-    fee: plan.fee,
-    plan,
-  };
+  const dataHex = data.toString('hex').toUpperCase();
+  const tx = new AssembledTx(built, signatureB64, code, codespace, log, dataHex, plan, truthInput);
   return { tx, resultJson };
+}
+
+interface TruthInput {
+  height: number;
+  index: number;
+  signer: string;
+  msgTypes: string[];
+  normalise: Normaliser;
+}
+
+/**
+ * A generated tx. A class rather than a literal with getters: its accessors live once on the
+ * prototype and it keeps no closure context (which would pin the tx's rendering locals).
+ */
+class AssembledTx implements GeneratedTx {
+  base64: string;
+  hash: string;
+  /** Set by the chain: a view into the block's results buffer. */
+  resultBytes: Buffer = EMPTY_RESULT;
+  gasWanted: number;
+  gasUsed: number;
+  fee: Coin[];
+  readonly #built: BuiltTx;
+  readonly #truthInput: TruthInput;
+  #truth: TxTruth | undefined;
+
+  constructor(
+    built: BuiltTx,
+    public signatureB64: string,
+    public code: number,
+    public codespace: string,
+    public log: string,
+    public dataHex: string,
+    public plan: PlannedTx,
+    truthInput: TruthInput,
+  ) {
+    this.base64 = built.base64;
+    this.hash = built.hash;
+    this.gasWanted = plan.gasLimit;
+    this.gasUsed = plan.gasUsed;
+    this.fee = plan.fee;
+    this.#built = built;
+    this.#truthInput = truthInput;
+  }
+
+  get events(): SimEvent[] {
+    return eventsFromResult(this.resultBytes);
+  }
+
+  get restTxJson(): string {
+    return this.#built.restJson;
+  }
+
+  get truth(): TxTruth {
+    return (this.#truth ??= this.#makeTruth());
+  }
+
+  #makeTruth(): TxTruth {
+    const t = this.#truthInput;
+    const plan = this.plan;
+    return {
+      hash: this.hash,
+      height: t.height,
+      index: t.index,
+      signer: t.signer,
+      accounts: grepAccounts(eventsFromResult(this.resultBytes), t.signer, t.normalise),
+      msgTypes: t.msgTypes,
+      success: this.code === 0,
+      code: this.code,
+      gasWanted: String(plan.gasLimit),
+      gasUsed: String(plan.gasUsed),
+      fee: plan.fee,
+      ...(plan.evmHash !== undefined ? { evmHash: plan.evmHash } : {}),
+    };
+  }
 }
 
 /** REST proto-JSON of events: defaults emitted, so every attribute has key, value and index. */
