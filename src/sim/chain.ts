@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { hash as oneShotHash } from 'node:crypto';
 import { ed25519 } from '@noble/curves/ed25519.js';
 import { event, eventsJson, type SimEvent } from './events.js';
 import { sha256 } from './keys.js';
@@ -162,9 +162,7 @@ export function createChain(config: ChainConfig): Chain {
       evidenceHash: EMPTY_SHA256,
       proposer: validator.address,
       partsHash: derive('parts', height),
-      commitSignatureB64: createHash('sha512')
-        .update(`${chainId}/${seed}/vote/${height - 1}`)
-        .digest('base64'),
+      commitSignatureB64: oneShotHash('sha512', `${chainId}/${seed}/vote/${height - 1}`, 'base64'),
       commitTime: time,
     };
     const fees = sumFees(txs.map((t) => t.fee));

@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { hash as oneShotHash } from 'node:crypto';
 import { secp256k1 } from '@noble/curves/secp256k1.js';
 import { keccak_256 } from '@noble/hashes/sha3.js';
 import { PUBKEY_TYPE_URL, sha256, type SimAccount } from './keys.js';
@@ -87,7 +87,7 @@ export function buildTx(input: TxInput): BuiltTx {
 
 function signTx(input: TxInput, bodyBytes: Uint8Array, authInfo: Uint8Array): Uint8Array {
   if (input.fastSignature) {
-    return new Uint8Array(createHash('sha512').update(bodyBytes).update(authInfo).digest());
+    return new Uint8Array(oneShotHash('sha512', Buffer.concat([bodyBytes, authInfo]), 'buffer'));
   }
   const signBytes = signBytesFor(input, bodyBytes, authInfo);
   const key = input.signer.privateKey;

@@ -69,6 +69,16 @@ function coinBytes(c: Coin): Buffer {
   ]);
 }
 
+/** cosmos.bank.v1beta1.MsgSend, as cosmjs-types encodes it (empty strings omitted), as a plain Uint8Array. */
+export function msgSendBytes(from: string, to: string, amount: Coin[]): Uint8Array {
+  const bytes = Buffer.concat([
+    from !== '' ? strField(1, from) : EMPTY,
+    to !== '' ? strField(2, to) : EMPTY,
+    ...amount.map((c) => lenField(3, coinBytes(c))),
+  ]);
+  return new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.length);
+}
+
 /** AuthInfo{signer_infos: [SignerInfo{public_key, mode_info{single{mode}}, sequence}], fee}. */
 export function authInfoBytes(
   pubKeyAny: Uint8Array,
