@@ -19,6 +19,7 @@ describe('fetch window', () => {
     const window = createFetchWindow<number>({
       start: 3,
       chunkSize: 4,
+      chunkWeight: 3,
       maxChunksInFlight: 3,
       maxBufferedWeight: 20,
       pollMs: 1,
@@ -47,6 +48,7 @@ describe('fetch window', () => {
     const window = createFetchWindow<number>({
       start: 1,
       chunkSize: 2,
+      chunkWeight: 100,
       maxChunksInFlight: 2,
       maxBufferedWeight: 10,
       pollMs: 1,

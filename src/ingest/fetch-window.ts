@@ -12,7 +12,13 @@ export interface FetchWindowOptions<T> {
   fetchHead: () => Promise<number>;
   /** Size of an item (e.g. its tx count), to bound memory by work rather than by heights. */
   weight: (item: T) => number;
+  /** Most heights per request. */
   chunkSize: number;
+  /**
+   * Target weight per request: once items are seen, a chunk holds about this much work, so heavy
+   * blocks travel a few at a time and memory in flight stays bounded by work, not by heights.
+   */
+  chunkWeight: number;
   maxChunksInFlight: number;
   /** Stop requesting ahead once this much weight is buffered. */
   maxBufferedWeight: number;
@@ -49,6 +55,8 @@ export function createFetchWindow<T>(options: FetchWindowOptions<T>): FetchWindo
   let refreshingHead = false;
   let lastHeadPoll = 0;
   let fatal: unknown;
+  // Running average weight of the items seen so far (undefined until the first one).
+  let averageWeight: number | undefined;
   let wake: (() => void) | undefined;
 
   const notify = () => {
@@ -69,13 +77,18 @@ export function createFetchWindow<T>(options: FetchWindowOptions<T>): FetchWindo
       frontier <= head &&
       bufferedWeight < options.maxBufferedWeight
     ) {
-      const end = Math.min(head, frontier + options.chunkSize - 1);
+      const end = Math.min(head, frontier + chunkHeights() - 1);
       const heights = Array.from({ length: end - frontier + 1 }, (_, i) => frontier + i);
       frontier = end + 1;
       inFlight++;
       void runChunk(heights);
     }
     if (frontier > head && inFlight === 0) void refreshHead();
+  }
+
+  function chunkHeights(): number {
+    if (averageWeight === undefined) return options.chunkSize;
+    return Math.max(1, Math.min(options.chunkSize, Math.floor(options.chunkWeight / averageWeight)));
   }
 
   async function runChunk(heights: number[]): Promise<void> {
@@ -93,8 +106,10 @@ export function createFetchWindow<T>(options: FetchWindowOptions<T>): FetchWindo
           if (h < frontier) frontier = h;
           if (h <= head) head = h - 1;
         } else if (h >= wanted && !ready.has(h)) {
+          const weight = options.weight(item);
           ready.set(h, item);
-          bufferedWeight += options.weight(item);
+          bufferedWeight += weight;
+          averageWeight = averageWeight === undefined ? weight : averageWeight * 0.9 + weight * 0.1;
         }
       });
     } catch (err) {

@@ -23,6 +23,7 @@ export interface PipelineDeps {
 
 export interface PipelineTuning {
   chunkSize: number;
+  chunkWeight: number;
   maxChunksInFlight: number;
   maxBufferedTxs: number;
   maxBlocksPerCommit: number;
@@ -32,6 +33,7 @@ export interface PipelineTuning {
 
 export const DEFAULT_TUNING: PipelineTuning = {
   chunkSize: 20,
+  chunkWeight: 400,
   maxChunksInFlight: 6,
   maxBufferedTxs: 4_000,
   maxBlocksPerCommit: 200,
@@ -75,6 +77,7 @@ export async function runPipeline(deps: PipelineDeps, run: RunOptions): Promise<
   const window = createFetchWindow<PreparedBlock>({
     start,
     chunkSize: tuning.chunkSize,
+    chunkWeight: tuning.chunkWeight,
     maxChunksInFlight: tuning.maxChunksInFlight,
     maxBufferedWeight: tuning.maxBufferedTxs,
     pollMs: tuning.headPollMs,
