@@ -1,6 +1,7 @@
 import { bech32 } from 'bech32';
 import { AppError } from '../shared/errors.js';
 import { accountBytesFromString } from '../shared/address.js';
+import { boundedMemo } from '../shared/memo.js';
 import type { EvmReceipt } from '../node/evm.js';
 import type { RestClient, RestTx } from '../node/rest.js';
 import type { RawBlock } from '../node/types.js';
@@ -26,16 +27,7 @@ export interface PrepareContext {
 
 /** A bounded memo of §6.1 bytes per bech32 string: a chain's active accounts repeat constantly. */
 export function createAccountBytesMemo(prefix: string, limit = 100_000): (bech32: string) => Uint8Array {
-  const memo = new Map<string, Uint8Array>();
-  return (text) => {
-    let bytes = memo.get(text);
-    if (bytes === undefined) {
-      bytes = Buffer.from(accountBytesFromString(text, prefix));
-      if (memo.size >= limit) memo.clear();
-      memo.set(text, bytes);
-    }
-    return bytes;
-  };
+  return boundedMemo((text) => Buffer.from(accountBytesFromString(text, prefix)), limit);
 }
 
 /** Decode and collect one block into rows. I/O only for REST fallbacks and proposer monikers. */

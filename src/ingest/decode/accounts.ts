@@ -1,5 +1,6 @@
 import { accountBytesFromString, toBech32, tryNormaliseAccount } from '../../shared/address.js';
 import { AppError } from '../../shared/errors.js';
+import { boundedMemo } from '../../shared/memo.js';
 
 /** An ABCI event as /block_results returns it (attribute value/index may be absent). */
 export interface AbciEvent {
@@ -48,15 +49,7 @@ export function createAccountNormaliser(
   prefix: string,
   limit = 50_000,
 ): (candidate: string) => string | undefined {
-  const memo = new Map<string, string | null>();
-  return (candidate) => {
-    const hit = memo.get(candidate);
-    if (hit !== undefined) return hit ?? undefined;
-    const account = tryNormaliseAccount(candidate, prefix);
-    if (memo.size >= limit) memo.clear();
-    memo.set(candidate, account ?? null);
-    return account;
-  };
+  return boundedMemo((candidate) => tryNormaliseAccount(candidate, prefix), limit);
 }
 
 /** Cheap length/prefix tests before the anchored regexes of §6.2. */

@@ -3,6 +3,7 @@ import { ripemd160 } from '@noble/hashes/legacy.js';
 import { sha256 } from '@noble/hashes/sha2.js';
 import { keccak_256 } from '@noble/hashes/sha3.js';
 import { AppError } from '../errors.js';
+import { boundedMemo } from '../memo.js';
 
 /**
  * Account address (20 bytes) of a tx signer's public key, per the Cosmos SDK / Initia rules
@@ -98,14 +99,12 @@ function ethAddress(key: Uint8Array): Uint8Array {
  * most txs, and decompressing an ethsecp256k1 point costs far more than the rest of a decode.
  */
 export function createSignerCache(limit = 10_000): (typeUrl: string, keyBase64: string) => Uint8Array {
-  const cache = new Map<string, Uint8Array>();
-  return (typeUrl, keyBase64) => {
-    const cacheKey = `${typeUrl}|${keyBase64}`;
-    const hit = cache.get(cacheKey);
-    if (hit) return hit;
-    const address = addressFromPubKey(typeUrl, Buffer.from(keyBase64, 'base64'));
-    if (cache.size >= limit) cache.clear();
-    cache.set(cacheKey, address);
-    return address;
-  };
+  const derive = boundedMemo((cacheKey) => {
+    const separator = cacheKey.indexOf('|');
+    return addressFromPubKey(
+      cacheKey.slice(0, separator),
+      Buffer.from(cacheKey.slice(separator + 1), 'base64'),
+    );
+  }, limit);
+  return (typeUrl, keyBase64) => derive(`${typeUrl}|${keyBase64}`);
 }
