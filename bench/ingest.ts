@@ -50,6 +50,11 @@ async function freshDb(kind: 'postgres' | 'pglite'): Promise<{ db: Db; dispose()
   };
 }
 
+/** A Move chain with a fixed head, fast signatures: the backfill workload. */
+function backfillSimArgs(blocks: number, txs: string): string[] {
+  return ['--vm', 'move', '--head', String(blocks), '--txs-per-block', txs, '--fast-signatures'];
+}
+
 function serviceFor(sim: SimProcess, db: Db) {
   return createIngestService({
     options: {
@@ -67,15 +72,7 @@ function serviceFor(sim: SimProcess, db: Db) {
 }
 
 async function ingestRun(kind: 'postgres' | 'pglite', name: string, blocks: number, txs: string) {
-  const sim = await startSimProcess([
-    '--vm',
-    'move',
-    '--head',
-    String(blocks),
-    '--txs-per-block',
-    txs,
-    '--fast-signatures',
-  ]);
+  const sim = await startSimProcess(backfillSimArgs(blocks, txs));
   const { db, dispose } = await freshDb(kind);
   try {
     const service = await serviceFor(sim, db);
@@ -112,15 +109,7 @@ async function ingestRun(kind: 'postgres' | 'pglite', name: string, blocks: numb
 
 /** The raw limit: the same heights fetched (block + block_results batches), nothing decoded or written. */
 async function fetchOnly(name: string, blocks: number, txs: string) {
-  const sim = await startSimProcess([
-    '--vm',
-    'move',
-    '--head',
-    String(blocks),
-    '--txs-per-block',
-    txs,
-    '--fast-signatures',
-  ]);
+  const sim = await startSimProcess(backfillSimArgs(blocks, txs));
   const transport = createTransport({
     name: 'rpc',
     endpoints: [sim.rpc],

@@ -1,10 +1,6 @@
 import type { AbciEvent, TxResult } from '../node/types.js';
 import type { EvmReceipt } from '../node/evm.js';
-
-export interface Coin {
-  denom: string;
-  amount: string;
-}
+import type { Coin } from './decode/tx.js';
 
 export interface DecodedTx {
   /** Upper-case hex sha256 of the raw bytes. */
