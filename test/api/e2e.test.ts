@@ -12,7 +12,7 @@ const HEAD = 16;
 
 // EVM joins when ingest indexes the EVM simulator (at 08:58 UTC it did not index block 1 within 20 s);
 // the EVM routes are covered against the seeded database in routes.test.ts meanwhile.
-const vms: VmType[] = ['move'];
+const vms: VmType[] = ['move', 'evm'];
 
 describe.each(
   testDbFactories().flatMap((factory) => vms.map((vm) => ({ factory, vm, name: `${factory.name}/${vm}` }))),
@@ -139,6 +139,28 @@ describe.each(
       });
     }
   });
+
+  it.runIf(vm === 'evm')(
+    'evm-txs hold every EVM tx of the truth, by list, by height and by hash',
+    async () => {
+      const evmTxs = txs.filter((t) => t.evmHash !== undefined);
+      expect(evmTxs.length).toBeGreaterThan(0);
+      const { items } = await walk(h, '/indexer/tx/v1/evm-txs', 'txs', { 'pagination.limit': '7' });
+      const listed = new Set(items.map((r) => (r as { transactionHash: string }).transactionHash));
+      for (const truth of evmTxs) {
+        expect(listed.has(truth.evmHash!), truth.evmHash).toBe(true);
+        const one = (await h.get(`/indexer/tx/v1/evm-txs/${truth.evmHash}`)).json as {
+          tx: { transactionHash: string; blockNumber: string };
+        };
+        expect(one.tx.transactionHash).toBe(truth.evmHash);
+        expect(Number(one.tx.blockNumber)).toBe(truth.height);
+        const byHeight = await walk(h, `/indexer/tx/v1/evm-txs/by_height/${truth.height}`, 'txs', {});
+        expect(byHeight.items.map((r) => (r as { transactionHash: string }).transactionHash)).toContain(
+          truth.evmHash,
+        );
+      }
+    },
+  );
 });
 
 /** Fee coins summed per denom, sorted by denom, zero coins left out (spec §4.2). */
