@@ -29,7 +29,8 @@ import {
 import type { VmSetup } from './plan.js';
 
 const PREFIX = 'init';
-const ACCOUNTS = 64;
+const DEFAULT_ACCOUNTS = 64;
+const MAX_ACCOUNTS = 100_000;
 const NODE_VERSION = 'v1.1.4';
 const DEFAULT_HEAD = 1000;
 
@@ -40,6 +41,7 @@ interface Resolved {
   host: string;
   blockTimeMs: number;
   fastSignatures: boolean;
+  accounts: number;
 }
 
 function resolve(options: SimulatorOptions): Resolved {
@@ -49,6 +51,10 @@ function resolve(options: SimulatorOptions): Resolved {
   const seed = options.seed ?? 1;
   if (!Number.isSafeInteger(seed) || seed < 0)
     throw new InputError('invalid_seed', '--seed must be a non-negative integer');
+  const accounts = options.accounts ?? DEFAULT_ACCOUNTS;
+  // Two at least: a transfer's recipient is another account of the keyring.
+  if (!Number.isSafeInteger(accounts) || accounts < 2 || accounts > MAX_ACCOUNTS)
+    throw new InputError('invalid_accounts', `--accounts must be an integer from 2 to ${MAX_ACCOUNTS}`);
   return {
     vm: options.vm,
     chainId: options.chainId ?? `mini${options.vm}-1`,
@@ -56,6 +62,7 @@ function resolve(options: SimulatorOptions): Resolved {
     host: options.host ?? '127.0.0.1',
     blockTimeMs: options.blockTimeMs ?? 500,
     fastSignatures: options.fastSignatures ?? false,
+    accounts,
   };
 }
 
@@ -66,7 +73,7 @@ function modelContext(r: Resolved, evm: EvmContracts | undefined): ModelContext 
   return {
     seed: r.seed,
     prefix: PREFIX,
-    accounts: createKeyring(r.seed, ACCOUNTS, PREFIX),
+    accounts: createKeyring(r.seed, r.accounts, PREFIX),
     feeDenom: evm ? evm.feeDenom : 'umin',
     denoms: OTHER_DENOMS,
     feeCollector: FEE_COLLECTOR,

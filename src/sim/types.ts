@@ -28,6 +28,11 @@ export interface SimulatorOptions {
   faults?: string;
   /** Directory of recorded REST tx_response JSON files to build the chain from. */
   replay?: string;
+  /**
+   * Size of the user keyring (default 64). Fewer accounts make busy ones: with 8, each account
+   * is in hundreds of thousands of a million txs (the read-API benchmark's busy account).
+   */
+  accounts?: number;
   /** Skip real signing for large benchmarks (signatures are unique but do not verify). */
   fastSignatures?: boolean;
   /**

@@ -136,3 +136,20 @@ describe('CometBFT error bodies', () => {
     expect(results).toContain('"finalize_block_events":[]');
   });
 });
+
+describe('keyring size (--accounts)', () => {
+  it('every signer comes from a keyring of the given size, so a small keyring makes busy accounts', () => {
+    const sim = createSimulator({ vm: 'move', head: 400, seed: 5, accounts: 4, txsPerBlock: '5' });
+    const signers = new Map<string, number>();
+    for (let h = 1; h <= 400; h++) {
+      for (const tx of sim.truth.block(h).txs) signers.set(tx.signer, (signers.get(tx.signer) ?? 0) + 1);
+    }
+    expect(signers.size).toBe(4);
+    // Round-robin signing: each of the four signs a quarter of the 2,000 txs.
+    expect([...signers.values()]).toEqual([500, 500, 500, 500]);
+  });
+
+  it('rejects a keyring too small for a transfer to have a recipient', () => {
+    expect(() => createSimulator({ vm: 'move', accounts: 1 })).toThrow(/--accounts must be an integer/);
+  });
+});

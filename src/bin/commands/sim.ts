@@ -28,6 +28,7 @@ interface SimFlags {
   faults?: string;
   replay?: string;
   fastSignatures?: boolean;
+  accounts?: number;
   vip?: boolean;
 }
 
@@ -51,6 +52,11 @@ export function registerSim(program: Command): void {
       'fault rates, e.g. 5xx=0.05,429=0.02,timeout=0.01,latency=20,reset=0.01,lag=2,shortpage=0.1,pruned=100',
     )
     .option('--replay <dir>', 'build the chain from recorded REST tx_response JSON files')
+    .option(
+      '--accounts <n>',
+      'size of the user keyring (default 64; fewer make busier accounts)',
+      intOption('accounts'),
+    )
     .option('--fast-signatures', 'skip real signing (signatures are unique but do not verify)')
     .option(
       '--vip',
@@ -76,6 +82,7 @@ export function registerSim(program: Command): void {
         ...(flags.faults !== undefined ? { faults: flags.faults } : {}),
         ...(flags.replay !== undefined ? { replay: flags.replay } : {}),
         ...(flags.fastSignatures ? { fastSignatures: true } : {}),
+        ...(flags.accounts !== undefined ? { accounts: flags.accounts } : {}),
         ...(flags.vip
           ? {
               extensions: [
