@@ -8,7 +8,7 @@ import type { ActionContext } from './actions/context.js';
 import { createCosmosCore } from './cosmos/core.js';
 import { createCosmosRest } from './cosmos/rest.js';
 import { createEvmBackend } from './evm/backend.js';
-import { createLedgerEvmAccount, type ApduTransport } from './ledger.js';
+import { createLedgerCosmosSigner, createLedgerEvmAccount, type ApduTransport } from './ledger.js';
 import { createMoveBackend } from './move/backend.js';
 import { createLocalSigner, loadPrivateKey, type CosmosSigner, type KeyAlgo } from './signer.js';
 import type { VipBackend, VmType } from './types.js';
@@ -28,6 +28,8 @@ export interface VipOptions {
   keyIndex: number;
   keyType: KeyAlgo;
   ledger: boolean;
+  /** Show the address on the Ledger for the operator to compare before anything is signed. */
+  ledgerConfirm?: boolean;
   dryRun: boolean;
   prefix: string;
   maxTxGas?: bigint;
@@ -52,11 +54,20 @@ function need(value: string | undefined, flag: string): string {
   return value;
 }
 
+async function openLedger(o: VipOptions, deps: VipDeps): Promise<ApduTransport> {
+  if (o.keyEnv !== undefined || o.keyFile !== undefined) {
+    throw new InputError('invalid_option', '--ledger cannot be combined with --key-env or --key-file');
+  }
+  if (!deps.openLedger)
+    throw new InputError('ledger_unavailable', 'no Ledger transport available in this build');
+  return deps.openLedger();
+}
+
 async function evmAccount(o: VipOptions, deps: VipDeps) {
   if (o.ledger) {
-    if (!deps.openLedger)
-      throw new InputError('ledger_unavailable', 'no Ledger transport available in this build');
-    return createLedgerEvmAccount(await deps.openLedger(), o.keyIndex);
+    return createLedgerEvmAccount(await openLedger(o, deps), o.keyIndex, {
+      display: o.ledgerConfirm === true,
+    });
   }
   // The reference Foundry script reads PRIVATE_KEY from the environment; accept it the same way.
   const keyEnv = o.keyEnv ?? (o.keyFile === undefined && deps.env.PRIVATE_KEY ? 'PRIVATE_KEY' : undefined);
@@ -74,10 +85,16 @@ async function evmAccount(o: VipOptions, deps: VipDeps) {
 
 async function cosmosSigner(o: VipOptions, deps: VipDeps): Promise<CosmosSigner> {
   if (o.ledger) {
-    throw new InputError(
-      'ledger_unsupported',
-      'Ledger signing is implemented for EVM only (Move/Wasm need SIGN_MODE_EIP_191)',
-    );
+    if (o.keyType !== 'eth_secp256k1') {
+      throw new InputError(
+        'ledger_unsupported',
+        '--ledger signs with the Ethereum app, whose keys are eth_secp256k1 (coin type 60); drop --key-type secp256k1',
+      );
+    }
+    // Ledger keys cannot sign SIGN_MODE_DIRECT: the signer uses SIGN_MODE_EIP_191 (amino JSON).
+    return createLedgerCosmosSigner(await openLedger(o, deps), o.keyIndex, {
+      display: o.ledgerConfirm === true,
+    });
   }
   const key = await loadPrivateKey(
     {

@@ -7,20 +7,32 @@ import { HDKey } from '@scure/bip32';
 import { mnemonicToSeedSync, validateMnemonic } from '@scure/bip39';
 import { wordlist } from '@scure/bip39/wordlists/english.js';
 import { InputError } from '../shared/errors.js';
+import { eip191Message } from './cosmos/amino.js';
 
 /** eth_secp256k1 is Initia's default (coin type 60, keccak address, keccak-signed SignDoc). */
 export type KeyAlgo = 'eth_secp256k1' | 'secp256k1';
 
 /**
- * Signs Cosmos SIGN_MODE_DIRECT documents. Implementations: a local key (env/file) and Ledger.
+ * How a signer signs a Cosmos tx: `direct` signs the protobuf SignDoc (local keys); `eip191`
+ * signs the legacy amino JSON StdSignDoc as an Ethereum personal message (what a Ledger running
+ * the Ethereum app can sign; Initia verifies it under SIGN_MODE_EIP_191).
+ */
+export type SignMode = 'direct' | 'eip191';
+
+/**
+ * Signs Cosmos txs. Implementations: a local key (env/file) and Ledger.
  * Key material never leaves the implementation and is never part of an error or log.
  */
 export interface CosmosSigner {
   readonly algo: KeyAlgo;
+  readonly signMode: SignMode;
   /** Compressed 33-byte public key. */
   publicKey(): Promise<Uint8Array>;
-  /** 64-byte r‖s (low-S) over the SignDoc bytes. */
-  signDirect(signDoc: Uint8Array): Promise<Uint8Array>;
+  /**
+   * 64-byte r‖s (low-S). `direct`: over the SignDoc bytes. `eip191`: over the amino JSON
+   * sign doc bytes, which the signer wraps in the EIP-191 prefix itself (as the device does).
+   */
+  sign(signBytes: Uint8Array): Promise<Uint8Array>;
 }
 
 export interface KeySource {
@@ -69,15 +81,25 @@ export function privateKeyFromSecret(secret: string, algo: KeyAlgo, index: numbe
   return child.privateKey;
 }
 
-export function createLocalSigner(privateKey: Uint8Array, algo: KeyAlgo): CosmosSigner {
+/** The key type's digest: ethsecp256k1 verifies keccak256, secp256k1 verifies sha256. */
+export function digestFor(algo: KeyAlgo, bytes: Uint8Array): Uint8Array {
+  return algo === 'eth_secp256k1' ? keccak_256(bytes) : sha256(bytes);
+}
+
+export function createLocalSigner(
+  privateKey: Uint8Array,
+  algo: KeyAlgo,
+  signMode: SignMode = 'direct',
+): CosmosSigner {
   const pub = secp256k1.getPublicKey(privateKey, true);
   return {
     algo,
+    signMode,
     publicKey: async () => pub,
-    signDirect: async (signDoc) =>
-      algo === 'eth_secp256k1'
-        ? secp256k1.sign(keccak_256(signDoc), privateKey, { prehash: false, lowS: true })
-        : secp256k1.sign(sha256(signDoc), privateKey, { prehash: false, lowS: true }),
+    sign: async (signBytes) => {
+      const message = signMode === 'eip191' ? eip191Message(signBytes) : signBytes;
+      return secp256k1.sign(digestFor(algo, message), privateKey, { prehash: false, lowS: true });
+    },
   };
 }
 

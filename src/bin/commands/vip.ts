@@ -11,6 +11,8 @@ import { readStatus } from '../../vip/actions/status.js';
 import { updateScores } from '../../vip/actions/update-scores.js';
 import { readL1Stage, resolveL1 } from '../../vip/l1.js';
 import type { DuplicatePolicy } from '../../vip/scores-file.js';
+import { openLedgerUsb } from '../../vip/ledger-usb.js';
+import type { ApduTransport } from '../../vip/ledger.js';
 import { actionContext, createBackend, type VipDeps, type VipOptions } from '../../vip/setup.js';
 import type { VipBackend, VmType } from '../../vip/types.js';
 import type { ActionContext } from '../../vip/actions/context.js';
@@ -63,6 +65,7 @@ function vipOptions(raw: Raw, env: NodeJS.ProcessEnv): VipOptions {
     keyIndex: intOpt(raw.keyIndex, 0, '--key-index'),
     keyType: (raw.keyType as VipOptions['keyType'] | undefined) ?? 'eth_secp256k1',
     ledger: raw.ledger === true,
+    ledgerConfirm: raw.ledgerConfirm === true,
     dryRun: raw.dryRun === true,
     prefix: String(raw.prefix ?? 'init'),
     ...opt(
@@ -95,7 +98,25 @@ function defaultDeps(): VipDeps {
     },
     pino.destination(2),
   );
-  return { env: process.env, logger, out: (r) => console.log(JSON.stringify(r, null, 2)) };
+  return {
+    env: process.env,
+    logger,
+    out: (r) => console.log(JSON.stringify(r, null, 2)),
+    openLedger: openLedgerUsb,
+  };
+}
+
+/** Opens the Ledger at most once per command and closes it afterwards (a HID handle keeps the process alive). */
+function ledgerSession(deps: VipDeps): { deps: VipDeps; close: () => Promise<void> } {
+  let opened: Promise<ApduTransport> | undefined;
+  const open = deps.openLedger;
+  return {
+    deps: open ? { ...deps, openLedger: () => (opened ??= open()) } : deps,
+    close: async () => {
+      const t = await opened?.catch(() => undefined);
+      await t?.close?.().catch(() => undefined);
+    },
+  };
 }
 
 /** `rollup-indexer vip <cmd>`; deps are injectable so tests run the real commands in-process. */
@@ -119,7 +140,8 @@ export function registerVip(program: Command, deps: VipDeps = defaultDeps()): vo
         .choices(['eth_secp256k1', 'secp256k1'])
         .default('eth_secp256k1'),
     )
-    .option('--ledger', 'sign on a Ledger (Ethereum app; EVM only)')
+    .option('--ledger', 'sign on a Ledger over USB (Ethereum app; Move/Wasm sign SIGN_MODE_EIP_191)')
+    .option('--ledger-confirm', 'show the signing address on the Ledger before using it')
     .option('--dry-run', 'simulate and print the exact messages and fees; never sign')
     .option('--prefix <hrp>', 'bech32 prefix', 'init')
     .option('--max-tx-gas <n>', 'gas ceiling per tx used for batch sizing')
@@ -128,10 +150,15 @@ export function registerVip(program: Command, deps: VipDeps = defaultDeps()): vo
     .option('--confirm-timeout-ms <n>', 'wait for inclusion before re-checking', '30000')
     .option('--poll-ms <n>', 'tx lookup interval', '500');
 
-  const run = (fn: (o: VipOptions, raw: Raw) => Promise<Record<string, unknown>>) =>
+  const run = (fn: (o: VipOptions, raw: Raw, deps: VipDeps) => Promise<Record<string, unknown>>) =>
     async function (this: Command) {
       const raw = this.optsWithGlobals<Raw>();
-      deps.out(await fn(vipOptions(raw, deps.env), raw));
+      const session = ledgerSession(deps);
+      try {
+        deps.out(await fn(vipOptions(raw, deps.env), raw, session.deps));
+      } finally {
+        await session.close();
+      }
     };
   const withBackend = (
     fn: (
@@ -141,9 +168,9 @@ export function registerVip(program: Command, deps: VipDeps = defaultDeps()): vo
       bind: (c: string) => VipBackend,
     ) => Promise<Record<string, unknown>>,
   ) =>
-    run(async (o, raw) => {
-      const { backend, bind } = await createBackend(o, deps);
-      return fn(actionContext(o, deps, backend), o, raw, bind);
+    run(async (o, raw, d) => {
+      const { backend, bind } = await createBackend(o, d);
+      return fn(actionContext(o, d, backend), o, raw, bind);
     });
 
   vip
@@ -222,9 +249,14 @@ export function registerVip(program: Command, deps: VipDeps = defaultDeps()): vo
       .description(what)
       .action(async function (this: Command, address: string) {
         const o = vipOptions(this.optsWithGlobals<Raw>(), deps.env);
-        const { backend } = await createBackend(o, deps);
-        const ctx = actionContext(o, deps, backend);
-        deps.out(await runAdmin(ctx, { kind, addr: backend.normaliseAddress(address) }));
+        const session = ledgerSession(deps);
+        try {
+          const { backend } = await createBackend(o, session.deps);
+          const ctx = actionContext(o, session.deps, backend);
+          deps.out(await runAdmin(ctx, { kind, addr: backend.normaliseAddress(address) }));
+        } finally {
+          await session.close();
+        }
       });
   addrCommand('allow', 'allow', 'add an address to the allow list (EVM/Wasm)');
   addrCommand('disallow', 'disallow', 'remove an address from the allow list (EVM/Wasm)');

@@ -11,6 +11,8 @@ import {
 } from '@initia/initia.proto/cosmwasm/wasm/v1/tx.js';
 import { PubKey as EthPubKey } from '@initia/initia.proto/initia/crypto/v1beta1/ethsecp256k1/keys.js';
 import { MsgExecute, MsgPublish } from '@initia/initia.proto/initia/move/v1/tx.js';
+import { SignMode } from '@initia/initia.proto/cosmos/tx/signing/v1beta1/signing.js';
+import { aminoSignDocText } from './amino.js';
 
 /** A failed ante/decoding step, with the Cosmos SDK error code a node would answer. */
 export class TxReject extends Error {
@@ -40,6 +42,14 @@ export interface DecodedTx {
   signature: Uint8Array;
   pubKey: Uint8Array;
   algo: 'eth_secp256k1' | 'secp256k1';
+  /** mode_info.single.mode; anything but DIRECT or EIP_191 fails verification. */
+  signMode: 'direct' | 'eip191' | 'unsupported';
+  memo: string;
+  timeoutHeight: bigint;
+  /** Extension options make the amino (EIP-191) handler refuse the tx. */
+  hasExtensionOptions: boolean;
+  feePayer: string;
+  feeGranter: string;
   /** 20-byte signer address derived from the public key. */
   signer: Uint8Array;
   sequence: bigint;
@@ -102,10 +112,22 @@ export function decodeTx(raw: Uint8Array): DecodedTx {
     pubKey,
     algo,
     signer: signerAddress(pubKey, algo),
+    signMode: signModeOf(info.modeInfo?.single?.mode),
+    memo: body.memo,
+    timeoutHeight: body.timeoutHeight,
+    hasExtensionOptions: body.extensionOptions.length + body.nonCriticalExtensionOptions.length > 0,
+    feePayer: auth.fee?.payer ?? '',
+    feeGranter: auth.fee?.granter ?? '',
     sequence: info.sequence,
     gasLimit: auth.fee?.gasLimit ?? 0n,
     fee: (auth.fee?.amount ?? []).map((c) => ({ denom: c.denom, amount: c.amount })),
   };
+}
+
+function signModeOf(mode: SignMode | undefined): DecodedTx['signMode'] {
+  if (mode === SignMode.SIGN_MODE_DIRECT) return 'direct';
+  if (mode === SignMode.SIGN_MODE_EIP_191) return 'eip191';
+  return 'unsupported';
 }
 
 function signerAddress(pub: Uint8Array, algo: DecodedTx['algo']): Uint8Array {
@@ -117,16 +139,50 @@ function signerAddress(pub: Uint8Array, algo: DecodedTx['algo']): Uint8Array {
   }
 }
 
-/** Initia's ante check: ethsecp256k1 signs keccak256(SignDoc), secp256k1 signs sha256(SignDoc). */
+/**
+ * The bytes the signer signed, as the node rebuilds them: the SignDoc for DIRECT; for EIP_191
+ * the amino JSON sign doc behind the "\x19Ethereum Signed Message:\n<len>" prefix. Undefined
+ * when the node could not build them (unknown mode, extension options, a message without an
+ * amino form), which fails verification as on a node.
+ */
+export function signBytesOf(tx: DecodedTx, chainId: string, accountNumber: bigint): Uint8Array | undefined {
+  if (tx.signMode === 'direct') {
+    return SignDoc.encode({
+      bodyBytes: tx.bodyBytes,
+      authInfoBytes: tx.authInfoBytes,
+      chainId,
+      accountNumber,
+    }).finish();
+  }
+  if (tx.signMode !== 'eip191' || tx.hasExtensionOptions) return undefined;
+  let doc: Buffer;
+  try {
+    doc = Buffer.from(
+      aminoSignDocText({
+        accountNumber,
+        chainId,
+        sequence: tx.sequence,
+        memo: tx.memo,
+        timeoutHeight: tx.timeoutHeight,
+        gasLimit: tx.gasLimit,
+        fee: tx.fee,
+        feePayer: tx.feePayer,
+        feeGranter: tx.feeGranter,
+        msgs: tx.msgs,
+      }),
+      'utf8',
+    );
+  } catch {
+    return undefined;
+  }
+  return Buffer.concat([Buffer.from(`\x19Ethereum Signed Message:\n${doc.length}`, 'utf8'), doc]);
+}
+
+/** Initia's ante check: ethsecp256k1 verifies keccak256(sign bytes), secp256k1 sha256(sign bytes). */
 export function verifySignature(tx: DecodedTx, chainId: string, accountNumber: bigint): boolean {
-  const doc = SignDoc.encode({
-    bodyBytes: tx.bodyBytes,
-    authInfoBytes: tx.authInfoBytes,
-    chainId,
-    accountNumber,
-  }).finish();
-  const digest = tx.algo === 'eth_secp256k1' ? keccak_256(doc) : sha256(doc);
-  if (tx.signature.length !== 64) return false;
+  const bytes = signBytesOf(tx, chainId, accountNumber);
+  if (!bytes || tx.signature.length !== 64) return false;
+  const digest = tx.algo === 'eth_secp256k1' ? keccak_256(bytes) : sha256(bytes);
   try {
     return secp256k1.verify(tx.signature, digest, tx.pubKey, { prehash: false, lowS: true });
   } catch {

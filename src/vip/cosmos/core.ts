@@ -57,6 +57,8 @@ export function createCosmosCore(options: CosmosCoreOptions): CosmosCore {
       sequence: acc.sequence,
       publicKey: await options.signer.publicKey(),
       algo: options.signer.algo,
+      // Simulate with the same mode_info as the signed tx, so the gas estimate covers it.
+      signMode: options.signer.signMode,
     };
   }
 

@@ -1,10 +1,11 @@
 import { sha256 } from '@noble/hashes/sha2.js';
 import { PubKey as Secp256k1PubKey } from '@initia/initia.proto/cosmos/crypto/secp256k1/keys.js';
-import { SignMode } from '@initia/initia.proto/cosmos/tx/signing/v1beta1/signing.js';
+import { SignMode as SignMode_ } from '@initia/initia.proto/cosmos/tx/signing/v1beta1/signing.js';
 import { AuthInfo, SignDoc, TxBody, TxRaw } from '@initia/initia.proto/cosmos/tx/v1beta1/tx.js';
 import type { Any } from '@initia/initia.proto/google/protobuf/any.js';
 import { PubKey as EthPubKey } from '@initia/initia.proto/initia/crypto/v1beta1/ethsecp256k1/keys.js';
-import type { CosmosSigner, KeyAlgo } from '../signer.js';
+import type { CosmosSigner, KeyAlgo, SignMode } from '../signer.js';
+import { aminoOfAny, aminoSignDoc } from './amino.js';
 
 export interface Coin {
   denom: string;
@@ -21,6 +22,8 @@ export interface UnsignedCosmosTx {
   sequence: bigint;
   publicKey: Uint8Array;
   algo: KeyAlgo;
+  /** Recorded in the signer info's mode_info; `direct` unless the signer says otherwise. */
+  signMode?: SignMode;
 }
 
 export const PUBKEY_TYPE: Record<KeyAlgo, string> = {
@@ -36,6 +39,11 @@ function pubKeyAny(pub: Uint8Array, algo: KeyAlgo): Any {
   return { typeUrl: PUBKEY_TYPE[algo], value };
 }
 
+const MODE_INFO: Record<SignMode, SignMode_> = {
+  direct: SignMode_.SIGN_MODE_DIRECT,
+  eip191: SignMode_.SIGN_MODE_EIP_191,
+};
+
 export function encodeBodyAndAuth(tx: UnsignedCosmosTx): {
   bodyBytes: Uint8Array;
   authInfoBytes: Uint8Array;
@@ -46,7 +54,7 @@ export function encodeBodyAndAuth(tx: UnsignedCosmosTx): {
       signerInfos: [
         {
           publicKey: pubKeyAny(tx.publicKey, tx.algo),
-          modeInfo: { single: { mode: SignMode.SIGN_MODE_DIRECT } },
+          modeInfo: { single: { mode: MODE_INFO[tx.signMode ?? 'direct'] } },
           sequence: tx.sequence,
         },
       ],
@@ -75,12 +83,30 @@ export function unsignedTxBytes(tx: UnsignedCosmosTx): Uint8Array {
   return TxRaw.encode({ bodyBytes, authInfoBytes, signatures: [new Uint8Array()] }).finish();
 }
 
+/** The amino JSON StdSignDoc bytes an EIP-191 signer signs (before the EIP-191 prefix). */
+export function aminoSignBytes(tx: UnsignedCosmosTx): Uint8Array {
+  const doc = aminoSignDoc({
+    accountNumber: tx.accountNumber,
+    chainId: tx.chainId,
+    fee: tx.fee,
+    gasLimit: tx.gasLimit,
+    memo: tx.memo,
+    msgs: tx.messages.map(aminoOfAny),
+    sequence: tx.sequence,
+  });
+  return new TextEncoder().encode(doc);
+}
+
+/** Signs in the signer's mode; mode_info records that mode so the node picks the same handler. */
 export async function signCosmosTx(
-  tx: UnsignedCosmosTx,
+  unsigned: UnsignedCosmosTx,
   signer: CosmosSigner,
 ): Promise<{ raw: Uint8Array; hash: string }> {
+  const tx: UnsignedCosmosTx = { ...unsigned, signMode: signer.signMode };
   const { bodyBytes, authInfoBytes } = encodeBodyAndAuth(tx);
-  const signature = await signer.signDirect(signDocBytes(tx, bodyBytes, authInfoBytes));
+  const signBytes =
+    signer.signMode === 'eip191' ? aminoSignBytes(tx) : signDocBytes(tx, bodyBytes, authInfoBytes);
+  const signature = await signer.sign(signBytes);
   const raw = TxRaw.encode({ bodyBytes, authInfoBytes, signatures: [signature] }).finish();
   return { raw, hash: cometTxHash(raw) };
 }
