@@ -13,7 +13,8 @@ export const LEDGER_USB_PACKAGES = [
 
 const INSTALL_HINT =
   `install Ledger USB support next to rollup-indexer: npm install ${LEDGER_USB_PACKAGES[0]} ` +
-  `(native module, needs libudev on Linux)`;
+  `(native: without a downloadable prebuilt binary it compiles, needing libusb-1.0-0-dev, ` +
+  `libudev-dev and a C++ toolchain on Linux)`;
 
 interface HidTransport {
   exchange(apdu: Buffer): Promise<Buffer>;

@@ -116,7 +116,26 @@ describe('Ledger (Ethereum app, SIGN_MODE_EIP_191) on a Move rollup', () => {
     ]);
     expect(scored).toMatchObject({ entries: 300, onChainTotal: String(total), totalsChecked: true });
     expect(h.chain.stats.includedTxs - before).toBe(3);
-    await r.run(['finalize', ...r.base('move'), '--contract', record.contractAddress, '--stage', '2']);
+    // --ledger-confirm asks the device to display the address (getAddress P1=1) before signing.
+    const apdus: string[] = [];
+    const emu = createEthAppEmulator(LEDGER_MNEMONIC);
+    const confirm = ledgerRunner(h, () => ({
+      exchange: (apdu) => {
+        apdus.push(Buffer.from(apdu).toString('hex'));
+        return emu.exchange(apdu);
+      },
+    }));
+    await confirm.run([
+      'finalize',
+      ...confirm.base('move'),
+      '--ledger-confirm',
+      '--contract',
+      record.contractAddress,
+      '--stage',
+      '2',
+    ]);
+    expect(apdus[0]?.startsWith('e0020100')).toBe(true);
+    expect(apdus.some((a) => a.startsWith('e0080000'))).toBe(true);
     expect(module?.stages.get(2n)?.isFinalized).toBe(true);
     expect(r.logs.join('')).not.toMatch(/junk|test test/);
   });
