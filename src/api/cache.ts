@@ -7,12 +7,12 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
  * but stores the fresh answer.
  */
 export interface ResponseCache {
-  /** Answers from cache or runs `produce` (a JSON text) and stores it for ttlSeconds. */
+  /** Answers from cache or runs `produce` (a JSON body) and stores it for ttlSeconds. */
   serve(
     request: FastifyRequest,
     reply: FastifyReply,
     ttlSeconds: number,
-    produce: () => Promise<string>,
+    produce: () => Promise<string | Buffer>,
   ): Promise<string | Buffer>;
   clear(): void;
 }
@@ -64,7 +64,8 @@ export function createResponseCache(options: {
         }
         if (hit) remove(key);
       }
-      const body = Buffer.from(await produce(), 'utf8');
+      const produced = await produce();
+      const body = typeof produced === 'string' ? Buffer.from(produced, 'utf8') : produced;
       store(key, body, ttlSeconds);
       void reply.header('x-cache', 'miss');
       return body;

@@ -29,8 +29,8 @@ export interface JsonRoute {
   /** Response cache TTL in seconds (spec §1.1); undefined = never cached. */
   ttlSeconds?: number;
   schema: FastifySchema;
-  /** Produces the JSON body text; throws typed errors for 4xx/5xx. */
-  handler(input: { query: Query; params: Params; request: FastifyRequest }): Promise<string>;
+  /** Produces the JSON body (text, or UTF-8 bytes for large pages); throws typed errors for 4xx/5xx. */
+  handler(input: { query: Query; params: Params; request: FastifyRequest }): Promise<string | Buffer>;
 }
 
 const OTHER_METHODS = ['POST', 'PUT', 'DELETE', 'PATCH', 'OPTIONS'] as const;

@@ -22,7 +22,7 @@ export async function msgTypeFilter(dicts: DictReader, query: Query): Promise<nu
   return names === undefined ? undefined : dicts.msgTypeIds(names);
 }
 
-export function renderTxPage(page: PageRequest, result: JsonPage): string {
+export function renderTxPage(page: PageRequest, result: JsonPage): Buffer {
   const pagination = buildPagination(page, {
     column: 'sequence',
     lastValue: result.lastValue,
@@ -42,7 +42,7 @@ export async function renderAccountTxPage(
   rawAccount: string | undefined,
   query: Query,
   list: (page: PageRequest, accountId: number) => Promise<JsonPage>,
-): Promise<string> {
+): Promise<Buffer> {
   const account = parseAccount(rawAccount ?? '', prefix);
   const page = parsePagination(query, 'sequence');
   const accountId = await dicts.accountId(account);

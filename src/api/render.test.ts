@@ -1,0 +1,24 @@
+import { describe, expect, it } from 'vitest';
+import { joinJson, renderList } from './render.js';
+
+describe('joinJson', () => {
+  it('joins items with commas between head and tail, byte for byte', () => {
+    expect(joinJson('[', ['1', '{"a":2}', '"x"'], ']').toString()).toBe('[1,{"a":2},"x"]');
+    expect(joinJson('{"txs":[', [], ']}').toString()).toBe('{"txs":[]}');
+  });
+
+  it('sizes the buffer in UTF-8 bytes, not characters (memos and events carry any text)', () => {
+    const items = ['"é"', '"漢字"', '"🙂"'];
+    const body = joinJson('[', items, ']');
+    expect(body.length).toBe(Buffer.byteLength(`[${items.join(',')}]`));
+    expect(JSON.parse(body.toString('utf8'))).toEqual(['é', '漢字', '🙂']);
+  });
+
+  it('renders a list page with its pagination object', () => {
+    const body = renderList('blocks', ['{"height":"2"}'], { next_key: null, total: '1' });
+    expect(JSON.parse(body.toString())).toEqual({
+      blocks: [{ height: '2' }],
+      pagination: { next_key: null, total: '1' },
+    });
+  });
+});
