@@ -49,9 +49,15 @@ const WASM_MESSAGES = [
   'User score not found',
 ];
 
-/** Extracts the contract-level reason from a Cosmos raw_log (Move abort code or Wasm message). */
+/**
+ * Extracts the contract-level reason from a Cosmos raw_log: a Move abort code, a Move VM status
+ * such as ARITHMETIC_ERROR (u64 overflow, no module code), or a Wasm message.
+ */
 export function decodeCosmosReason(log: string): string | undefined {
   const abort = /VM aborted: location=[0-9a-fx]+::vip_score, code=(\d+)/i.exec(log);
   if (abort?.[1] !== undefined) return MOVE_ABORTS[Number(abort[1])] ?? `abort ${abort[1]}`;
+  const status =
+    /VM failure: status ([A-Z_]+) of type \w+ with message [^,]*, location=[0-9a-fx]+::vip_score/i.exec(log);
+  if (status?.[1] !== undefined) return status[1];
   return WASM_MESSAGES.find((m) => log.includes(m));
 }

@@ -13,7 +13,8 @@ export interface LoadedScores {
   duplicates: { addr: string; count: number }[];
 }
 
-const U64_MAX = (1n << 64n) - 1n;
+/** Largest score every VM's contract can hold (all three store `u64`). */
+export const U64_MAX = (1n << 64n) - 1n;
 
 interface RawRow {
   line: number;
@@ -36,8 +37,11 @@ function parseCsv(text: string): RawRow[] {
 }
 
 function parseJson(text: string): RawRow[] {
-  // Quote long integers so amounts above 2^53 stay exact.
-  const data = JSON.parse(text.replace(/([:[,]\s*)(\d{16,})(?=\s*[,\]}])/g, '$1"$2"')) as unknown;
+  // Quote every number token so the amount's own text reaches parseAmount: integers above 2^53
+  // stay exact, and 1e3 or 5.0 are refused instead of being rounded through a float.
+  const data = JSON.parse(
+    text.replace(/([:[,]\s*)(-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?)(?=\s*[,\]}])/g, '$1"$2"'),
+  ) as unknown;
   if (!Array.isArray(data)) throw new InputError('invalid_scores', 'JSON scores must be an array');
   return data.map((item: unknown, i) => {
     if (Array.isArray(item)) return { line: i + 1, address: String(item[0]), amount: String(item[1]) };
@@ -50,11 +54,14 @@ function parseJson(text: string): RawRow[] {
   });
 }
 
-function parseAmount(text: string, line: number): bigint {
-  if (!/^\d+$/.test(text))
-    throw new InputError('invalid_scores', `row ${line}: amount "${text}" is not a whole number`);
+/**
+ * Scores are u64 on all three contracts (EVM uint64, Move u64, Wasm u64): a larger amount cannot
+ * be encoded at all (ABI/BCS) or is refused by the contract's JSON decoder (Wasm).
+ */
+function parseAmount(text: string): bigint {
+  if (!/^\d+$/.test(text)) throw new Error(`amount "${text}" is not a whole number`);
   const v = BigInt(text);
-  if (v > U64_MAX) throw new InputError('invalid_scores', `row ${line}: amount ${text} exceeds u64`);
+  if (v > U64_MAX) throw new Error(`amount ${text} exceeds the u64 maximum ${U64_MAX}`);
   return v;
 }
 
@@ -87,9 +94,14 @@ export async function loadScores(
     let amount: bigint;
     try {
       addr = normalise(row.address);
-      amount = parseAmount(row.amount, row.line);
     } catch (err) {
       problems.push(`row ${row.line}: ${(err as Error).message}`);
+      continue;
+    }
+    try {
+      amount = parseAmount(row.amount);
+    } catch (err) {
+      problems.push(`row ${row.line} (${row.address}): ${(err as Error).message}`);
       continue;
     }
     const seen = byAddr.get(addr);
@@ -99,7 +111,9 @@ export async function loadScores(
     } else {
       seen.count += 1;
       seen.amount = policy === 'sum' ? seen.amount + amount : amount;
-      if (seen.amount > U64_MAX) problems.push(`row ${row.line}: summed amount for ${addr} exceeds u64`);
+      if (seen.amount > U64_MAX) {
+        problems.push(`row ${row.line} (${row.address}): summed amount exceeds the u64 maximum ${U64_MAX}`);
+      }
     }
   }
   const duplicates = [...byAddr]

@@ -158,6 +158,30 @@ describe('vip CLI on a real EVM (anvil)', () => {
     ).toBe('9');
   });
 
+  it('a file pushing the stage total past uint64 is refused before signing (the contract would wrap)', async () => {
+    const big = path.join(dir, 'big.csv');
+    const max = 2n ** 64n - 1n;
+    // Stage 5 already totals 9: each amount fits in uint64, the total after the run would not.
+    await writeFile(big, `0x${'e1'.repeat(20)},${max - 5n}\n0x${'e2'.repeat(20)},1\n`);
+    const owner = privateKeyToAccount(ANVIL_KEYS[0]).address;
+    const nonce = async () => {
+      const body = { jsonrpc: '2.0', id: 1, method: 'eth_getTransactionCount', params: [owner, 'latest'] };
+      const res = await fetch(anvil.url, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      });
+      return ((await res.json()) as { result: string }).result;
+    };
+    const before = await nonce();
+    const cli = ['update-scores', ...base(), '--contract', contract, '--stage', '5', '--scores', big];
+    await expect(vip(cli)).rejects.toMatchObject({
+      code: 'score_total_overflow',
+      message: expect.stringContaining('stage 5 total would exceed the u64 maximum'),
+    });
+    expect(await nonce()).toBe(before);
+  });
+
   it('a tx mined only after the confirmation timeout is found by hash, not sent twice', async () => {
     const rpc = (method: string, params: unknown[] = []) =>
       fetch(anvil.url, {

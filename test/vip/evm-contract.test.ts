@@ -162,6 +162,24 @@ describe('VipScore on anvil (scoring.md §1.1, §A)', () => {
     expect(rows.map((r) => r.addr.toLowerCase())).toEqual([A, B]);
   });
 
+  it('u64 limits: checked adds revert Panic(0x11); updateScores wraps the total like the reference', async () => {
+    const MAX = 2n ** 64n - 1n;
+    const c = await deploy(1n);
+    expect(await send(c, 'increaseScore', [1n, A, MAX])).toMatchObject({ ok: true });
+    const over = await send(c, 'increaseScore', [1n, B, 1n]);
+    expect(over).toMatchObject({ ok: false, error: 'Panic', message: 'contract reverted: Panic(17)' });
+    expect(await read(c, 'stages', [1n])).toEqual([1n, MAX, false]);
+    // updateScores goes through an unchecked int128 → uint64 cast (scoring.md §1.1): it succeeds
+    // and the total wraps, which is why the CLI refuses such a file before signing.
+    const wrapped = await send(c, 'updateScores', [1n, [B], [2n]]);
+    expect(wrapped.ok && wrapped.logs[0]).toMatchObject({ args: { score: 2n, totalScore: 1n } });
+    expect(await read(c, 'stages', [1n])).toEqual([1n, 1n, false]);
+    // finalizeStage computes stage + 1 with a checked add.
+    const top = await deploy(MAX);
+    expect(await send(top, 'finalizeStage', [MAX])).toMatchObject({ ok: false, error: 'Panic' });
+    expect(await read(top, 'stages', [MAX])).toEqual([MAX, 0n, false]);
+  });
+
   it('finalize: FinalizeStage then CreateStage; StageFinalized on writes; re-finalize is a no-op', async () => {
     const c = await deploy(5n);
     await send(c, 'updateScores', [5n, [A], [10n]]);

@@ -53,11 +53,7 @@ class BcsReader {
 
 function args<T>(raw: Uint8Array[], readers: ((r: BcsReader) => unknown)[]): T {
   if (raw.length !== readers.length) {
-    throw new TxReject(
-      3,
-      `NUMBER_OF_ARGUMENTS_MISMATCH: expected ${readers.length}, got ${raw.length}`,
-      'move',
-    );
+    throw vmFailure(`NUMBER_OF_ARGUMENTS_MISMATCH: expected ${readers.length}, got ${raw.length}`);
   }
   try {
     return readers.map((read, i) => {
@@ -68,7 +64,7 @@ function args<T>(raw: Uint8Array[], readers: ((r: BcsReader) => unknown)[]): T {
     }) as T;
   } catch (err) {
     if (err instanceof TxReject) throw err;
-    throw new TxReject(3, `FAILED_TO_DESERIALIZE_ARGUMENT: ${(err as Error).message}`, 'move');
+    throw vmFailure(`FAILED_TO_DESERIALIZE_ARGUMENT: ${(err as Error).message}`);
   }
 }
 
@@ -95,7 +91,7 @@ export function executeMove(
   const signer = moveAddress(msg.sender, prefix);
   const m = modules.get(moduleAddr);
   if (!m || msg.moduleName !== 'vip_score') {
-    throw new TxReject(3, `LINKER_ERROR: module ${moduleAddr}::${msg.moduleName} not found`, 'move');
+    throw vmFailure(`LINKER_ERROR: module ${moduleAddr}::${msg.moduleName} not found`);
   }
   const location = `${moduleAddr.slice(2)}::vip_score`;
   try {
@@ -103,11 +99,27 @@ export function executeMove(
     return { gas: out.gas, events: toEvents(out.events) };
   } catch (err) {
     if (err instanceof MoveAbort) {
-      throw new TxReject(3, `VM aborted: location=${location}, code=${err.code}`, 'move');
+      throw vmFailure(`VM aborted: location=${location}, code=${err.code}`);
     }
-    if (err instanceof MoveArithmeticError) throw new TxReject(3, `ARITHMETIC_ERROR in ${location}`, 'move');
+    if (err instanceof MoveArithmeticError) {
+      // Initia's wording (shared/chain-samples real-tx-decoder common/failed.json). A real node
+      // also appends `, function=<index>, code_offset=<pc>`: bytecode positions the model,
+      // which runs no bytecode, cannot know, so they are left out rather than invented.
+      throw vmFailure(
+        `VM failure: status ARITHMETIC_ERROR of type Execution with message ${err.message}, location=${location}`,
+      );
+    }
     throw err;
   }
+}
+
+/**
+ * Errors raised while the Move VM runs a message are not registered SDK errors in x/move, so
+ * the node reports them as code 1 in the `undefined` codespace (as in the real failed tx of
+ * shared/chain-samples real-tx-decoder common/failed.json).
+ */
+function vmFailure(log: string): TxReject {
+  return new TxReject(1, log, 'undefined');
 }
 
 function dispatch(m: MoveVipScore, signer: string, msg: MsgExecute, commit: boolean) {
@@ -129,11 +141,7 @@ function dispatch(m: MoveVipScore, signer: string, msg: MsgExecute, commit: bool
     case 'finalize_script':
       return m.finalize(signer, args<[bigint]>(msg.args, [u64])[0], commit);
     default:
-      throw new TxReject(
-        3,
-        `FUNCTION_RESOLUTION_FAILURE: vip_score::${msg.functionName} is not an entry function`,
-        'move',
-      );
+      throw vmFailure(`FUNCTION_RESOLUTION_FAILURE: vip_score::${msg.functionName} is not an entry function`);
   }
 }
 
@@ -152,11 +160,11 @@ export function publishMove(
   const sender = moveAddress(msg.sender, prefix);
   for (const code of msg.codeBytes) {
     if (!MOVE_MAGIC.every((b, i) => code[i] === b)) {
-      throw new TxReject(3, 'CODE_DESERIALIZATION_ERROR: bad module magic', 'move');
+      throw vmFailure('CODE_DESERIALIZATION_ERROR: bad module magic');
     }
   }
   const named = msg.codeBytes.some((c) => Buffer.from(c).includes('vip_score'));
-  if (!named) throw new TxReject(3, 'the model only serves the vip_score module', 'move');
+  if (!named) throw vmFailure('the model only serves the vip_score module');
   if (commit && !modules.has(sender)) modules.set(sender, new MoveVipScore(sender));
   const size = msg.codeBytes.reduce((n, c) => n + c.length, 0);
   return {

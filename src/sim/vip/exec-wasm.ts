@@ -28,9 +28,11 @@ function toEvents(contract: string, events: WasmEvent[]): MsgOutcome['events'] {
 
 function wasmFailure(err: unknown, action: 'execute' | 'instantiate'): never {
   if (err instanceof WasmContractError) {
-    const inner = err.panic
-      ? `Error calling the VM: Error executing Wasm: Wasmer runtime error: RuntimeError: Aborted: panicked at 'called \`Result::unwrap()\` on an \`Err\` value: GenericErr { msg: "${err.message}" }'`
-      : `Generic error: ${err.message}`;
+    const inner = {
+      panic: `Error calling the VM: Error executing Wasm: Wasmer runtime error: RuntimeError: Aborted: panicked at 'called \`Result::unwrap()\` on an \`Err\` value: GenericErr { msg: "${err.message}" }'`,
+      generic: `Generic error: ${err.message}`,
+      parse: err.message,
+    }[err.kind];
     throw new TxReject(action === 'execute' ? 5 : 4, `${inner}: ${action} wasm contract failed`, 'wasm');
   }
   throw err;
@@ -50,23 +52,31 @@ function parseMsg(bytes: Uint8Array): Record<string, unknown> {
   }
 }
 
-/** serde would refuse a quoted u64; the model checks the same shapes before running. */
-function checkTypes(msg: Record<string, unknown>): void {
+const U64_MAX = (1n << 64n) - 1n;
+
+/**
+ * What cosmwasm-std's JSON decoder (serde-json-wasm) refuses before any contract code runs. A
+ * u64 field must be a bare integer: a quoted number is "Invalid type"; a negative one or one
+ * past u64::MAX is "Invalid number." (its digit loop uses checked_mul/checked_add). The tx
+ * fails with StdError::ParseErr, which has no "Generic error" prefix.
+ */
+function checkTypes(msg: Record<string, unknown>, target: 'ExecuteMsg' | 'InstantiateMsg'): void {
   const [variant, body] = Object.entries(msg)[0] ?? [];
   const b = (body ?? {}) as Record<string, unknown>;
-  const bad = (what: string) => {
-    throw new WasmContractError(
-      `Error parsing into type vip_score::msgs::ExecuteMsg: invalid type: ${what}, expected u64`,
-    );
+  const fail = (what: string): never => {
+    throw new WasmContractError(`Error parsing into type vip_score::msgs::${target}: ${what}`, 'parse');
   };
-  for (const key of ['stage', 'amount', 'init_stage']) {
-    if (key in b && typeof b[key] !== 'bigint') bad(`${typeof b[key]} ${JSON.stringify(String(b[key]))}`);
-  }
+  const u64 = (v: unknown) => {
+    if (typeof v !== 'bigint') fail('Invalid type');
+    else if (v < 0n || v > U64_MAX) fail('Invalid number.');
+  };
+  const fields = target === 'InstantiateMsg' ? msg : b;
+  for (const key of ['stage', 'amount', 'init_stage']) if (key in fields) u64(fields[key]);
   if (variant === 'update_scores') {
-    if (!Array.isArray(b.scores)) bad('missing field `scores`');
+    if (!Array.isArray(b.scores)) fail('missing field `scores`');
     for (const pair of b.scores as unknown[]) {
-      if (!Array.isArray(pair) || typeof pair[0] !== 'string' || typeof pair[1] !== 'bigint')
-        bad('score tuple');
+      if (!Array.isArray(pair) || typeof pair[0] !== 'string') fail('Invalid type');
+      u64((pair as unknown[])[1]);
     }
   }
 }
@@ -104,9 +114,11 @@ export function instantiate(
   const body = parsed as { allow_list?: unknown; init_stage?: unknown };
   let model: WasmVipScore;
   try {
+    checkTypes(parsed, 'InstantiateMsg');
     if (typeof body.init_stage !== 'bigint' || !Array.isArray(body.allow_list)) {
       throw new WasmContractError(
         'Error parsing into type vip_score::msgs::InstantiateMsg: missing or invalid field',
+        'parse',
       );
     }
     model = new WasmVipScore({ allow_list: body.allow_list.map(String), init_stage: body.init_stage });
@@ -137,7 +149,7 @@ export function executeContract(state: WasmState, msg: MsgExecuteContract, commi
   if (!c) throw new TxReject(8, `no such contract ${msg.contract}: not found`, 'wasm');
   const parsed = parseMsg(msg.msg);
   try {
-    checkTypes(parsed);
+    checkTypes(parsed, 'ExecuteMsg');
     const out = c.model.execute(msg.sender, parsed, commit);
     return {
       gas: out.gas + BigInt(msg.msg.length) * 2n,

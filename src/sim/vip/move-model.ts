@@ -22,8 +22,16 @@ export const MOVE_CODES = {
   EALREADY_SET: 0x8000a,
 } as const;
 
-/** Aborts outside the module (u64 overflow) use the VM's arithmetic error, not a module code. */
-export class MoveArithmeticError extends Error {}
+/**
+ * u64 overflow is not a module abort: the Move VM stops the whole transaction with its own
+ * ARITHMETIC_ERROR status (`+` on u64 is checked in Move), so no module code exists for it.
+ * The message is the VM's ("Addition overflow"), shown in the tx's raw_log.
+ */
+export class MoveArithmeticError extends Error {
+  constructor(message: 'Addition overflow' | 'Subtraction overflow' = 'Addition overflow') {
+    super(message);
+  }
+}
 
 const U64_MAX = (1n << 64n) - 1n;
 const MAX_LIMIT = 1000;
@@ -112,8 +120,10 @@ export class MoveVipScore {
       const amount = amounts[i] ?? 0n;
       const old = shadow.get(addr) ?? s.scores.get(addr);
       gas += old === undefined && !shadow.has(addr) ? MOVE_GAS.perNewEntry : MOVE_GAS.perRewrite;
+      // The module computes `total - old + amount` on u64: the subtraction cannot underflow
+      // (the total includes the old score), the addition aborts the tx past u64::MAX.
       total = total - (old ?? 0n) + amount;
-      if (total > U64_MAX) throw new MoveArithmeticError('u64 overflow');
+      if (total > U64_MAX) throw new MoveArithmeticError('Addition overflow');
       shadow.set(addr, amount);
       events.push(
         this.event('UpdateScoreEvent', {
@@ -136,7 +146,8 @@ export class MoveVipScore {
     const s = this.stages.get(stage);
     if (!s) throw new MoveAbort(MOVE_CODES.EINVALID_STAGE);
     if (s.isFinalized) throw new MoveAbort(MOVE_CODES.EFINALIZED_STAGE);
-    if (stage === U64_MAX) throw new MoveArithmeticError('u64 overflow');
+    // `create_stage(stage + 1)`: the checked u64 addition aborts the tx at the top stage.
+    if (stage === U64_MAX) throw new MoveArithmeticError('Addition overflow');
     // table::add of stage+1 would abort inside 0x1::table if it existed; unreachable in normal use.
     if (this.stages.has(stage + 1n)) throw new MoveAbort(0x64);
     if (commit) {

@@ -3,13 +3,23 @@
  * the re-finalize reset of stage+1, string (unvalidated) addresses and u64 wrap-around.
  */
 
+/**
+ * How the contract failed: `generic` = it returned a StdError::GenericErr; `panic` = it
+ * unwrapped an error (Wasm abort); `parse` = cosmwasm-std could not decode the message JSON
+ * (StdError::ParseErr, raised before any contract code runs).
+ */
+export type WasmFailureKind = 'generic' | 'panic' | 'parse';
+
 export class WasmContractError extends Error {
-  /** `panic` = the contract unwrapped an error (Wasm abort) instead of returning it. */
   constructor(
     message: string,
-    readonly panic = false,
+    readonly kind: WasmFailureKind = 'generic',
   ) {
     super(message);
+  }
+
+  get panic(): boolean {
+    return this.kind === 'panic';
   }
 }
 
@@ -24,6 +34,13 @@ export interface WasmEvent {
   attributes: Record<string, string>;
 }
 
+/**
+ * The contract keeps scores and totals as plain Rust `u64` (not `Uint64`), and a set computes
+ * the new total as `((total as i128) + diff) as u64`: an `as` cast truncates to the low 64 bits
+ * whatever the build profile, so a total past u64::MAX wraps silently and the tx succeeds (and
+ * `stage + 1` in finalize wraps too: the crate sets no `overflow-checks`). Amounts themselves
+ * can never exceed u64::MAX: the JSON decoder refuses them first (exec-wasm.ts).
+ */
 const U64 = (v: bigint) => BigInt.asUintN(64, v);
 
 export const WASM_GAS = { perNewEntry: 9_000n, perRewrite: 5_000n, perCall: 10_000n } as const;
@@ -80,14 +97,16 @@ export class WasmVipScore {
       default:
         throw new WasmContractError(
           `Error parsing into type vip_score::msgs::ExecuteMsg: unknown variant \`${variant}\``,
+          'parse',
         );
     }
   }
 
   private writable(stage: bigint, panic: boolean): WasmStage {
+    const kind = panic ? 'panic' : 'generic';
     const s = this.stages.get(stage);
-    if (!s) throw new WasmContractError('Stage not found', panic);
-    if (s.isFinalized) throw new WasmContractError('Stage finalized', panic);
+    if (!s) throw new WasmContractError('Stage not found', kind);
+    if (s.isFinalized) throw new WasmContractError('Stage finalized', kind);
     return s;
   }
 

@@ -3,7 +3,7 @@ import path from 'node:path';
 import { AppError, InputError } from '../../shared/errors.js';
 import { ChainError } from '../chain-error.js';
 import { readProgress, writeProgress, type Progress } from '../progress.js';
-import { loadScores, type DuplicatePolicy } from '../scores-file.js';
+import { loadScores, U64_MAX, type DuplicatePolicy } from '../scores-file.js';
 import { confirmSigned, sendOp } from '../send.js';
 import { OUT_OF_GAS_CODE, type ScoreEntry, type VipBackend } from '../types.js';
 import { BYTES_PER_ENTRY, type ActionContext } from './context.js';
@@ -41,6 +41,9 @@ export async function updateScores(
   if (progress && (progress.fileHash !== scores.fileHash || progress.stage !== String(input.stage))) {
     throw new AppError('bad_progress', `${progressPath} belongs to another file or stage`);
   }
+  // On a resume the chain already holds part of the file: the bound uses the total from before.
+  const totalBefore = progress ? BigInt(progress.totalBefore) : info.totalScore;
+  checkStageTotal(backend.vm, input.stage, totalBefore, scores.total);
   if (!progress) {
     const size = await chooseBatchSize(ctx, input.stage, scores.entries);
     progress = {
@@ -69,6 +72,33 @@ export async function updateScores(
   await checkDoneOnChain(backend, input.stage, scores.entries, progress);
   await sendBatches(ctx, input.stage, scores.entries, progress, progressPath);
   return verifyTotals(ctx, input.stage, scores.entries, scores.total, progress);
+}
+
+/** What each contract does when a stage total passes u64::MAX (scoring.md §1.1–§1.4). */
+const ON_OVERFLOW = {
+  evm: 'updateScores would wrap the total silently (unchecked int128 cast)',
+  move: 'the Move VM would abort the batch with ARITHMETIC_ERROR',
+  wasm: 'the contract would wrap the total silently (`as u64` cast)',
+} as const;
+
+/**
+ * The stage total after the run is at least the file's total (its addresses end with exactly
+ * these amounts) and at most the total before plus the file's total (when no address held a
+ * score). Past u64::MAX the run is refused before anything is signed; the upper bound may
+ * refuse a file that only rewrites existing scores, which no real score list comes near.
+ */
+function checkStageTotal(vm: VipBackend['vm'], stage: bigint, before: bigint, fileTotal: bigint): void {
+  const bound = before + fileTotal;
+  if (bound <= U64_MAX) return;
+  const why =
+    fileTotal > U64_MAX
+      ? `the file's amounts add up to ${fileTotal}`
+      : `the stage already totals ${before} and the file adds up to ${fileTotal} (together ${bound})`;
+  throw new InputError(
+    'score_total_overflow',
+    `stage ${stage} total would exceed the u64 maximum ${U64_MAX}: ${why}; ${ON_OVERFLOW[vm]}`,
+    { stage: String(stage), totalBefore: String(before), fileTotal: String(fileTotal), max: String(U64_MAX) },
+  );
 }
 
 function defaultProgressPath(ctx: ActionContext, stage: bigint, fileHash: string): string {
