@@ -54,6 +54,17 @@ function parseMsg(bytes: Uint8Array): Record<string, unknown> {
 
 const U64_MAX = (1n << 64n) - 1n;
 
+/** ExecuteMsg variants of the contract (scoring.md §1.3). */
+const EXECUTE_VARIANTS = [
+  'update_scores',
+  'update_score',
+  'increase_score',
+  'decrease_score',
+  'finalize_stage',
+  'add_allow_list',
+  'remove_allow_list',
+];
+
 /**
  * What cosmwasm-std's JSON decoder (serde-json-wasm) refuses before any contract code runs. A
  * u64 field must be a bare integer: a quoted number is "Invalid type"; a negative one or one
@@ -70,6 +81,12 @@ function checkTypes(msg: Record<string, unknown>, target: 'ExecuteMsg' | 'Instan
     if (typeof v !== 'bigint') fail('Invalid type');
     else if (v < 0n || v > U64_MAX) fail('Invalid number.');
   };
+  // Decoding comes before the contract's allow-list check, so an unknown variant fails first.
+  if (target === 'ExecuteMsg' && !EXECUTE_VARIANTS.includes(String(variant))) {
+    fail(
+      `unknown variant \`${variant}\`, expected one of ${EXECUTE_VARIANTS.map((v) => `\`${v}\``).join(', ')}`,
+    );
+  }
   const fields = target === 'InstantiateMsg' ? msg : b;
   for (const key of ['stage', 'amount', 'init_stage']) if (key in fields) u64(fields[key]);
   if (variant === 'update_scores') {

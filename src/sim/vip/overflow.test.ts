@@ -117,6 +117,19 @@ describe('u64 in the Wasm model (vip-score-wasm: plain u64, serde-json-wasm deco
     expect(model.stages.get(1n)?.totalScore).toBe(0n);
   });
 
+  it('message decoding comes first: an unknown variant fails as ParseErr even for a non-member', () => {
+    const { state } = setup();
+    const msg = MsgExecuteContract.fromPartial({
+      sender: 'init1stranger',
+      contract: 'init1contract',
+      msg: Buffer.from('{"prepare_stage":{"stage":2}}'),
+    });
+    const err = caught(() => executeContract(state, msg, false));
+    expect(err.message).toMatch(
+      /^Error parsing into type vip_score::msgs::ExecuteMsg: unknown variant `prepare_stage`, expected one of `update_scores`, .*: execute wasm contract failed$/,
+    );
+  });
+
   it('a stage total past u64::MAX wraps and the tx succeeds, as the `as u64` cast does on chain', () => {
     const { state, model } = setup();
     const out = exec(state, `{"update_scores":{"stage":1,"scores":[["init1a",${MAX}],["init1b",3]]}}`);

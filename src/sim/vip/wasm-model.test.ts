@@ -70,7 +70,7 @@ describe('WasmVipScore (scoring.md §1.3)', () => {
     expect(c.scores.get('2|x')).toBe(7n);
   });
 
-  it('u64 totals wrap silently (release build, no overflow checks); simulation changes nothing', () => {
+  it('u64 totals wrap silently (the `as u64` cast of the i128 sum); simulation changes nothing', () => {
     const c = new WasmVipScore({ allow_list: [OWNER], init_stage: 1n });
     c.execute(
       OWNER,
@@ -100,6 +100,31 @@ describe('WasmVipScore (scoring.md §1.3)', () => {
       true,
     );
     expect(c.stages.get(1n)?.totalScore).toBe(1n);
+  });
+
+  it('increase_score wraps past u64::MAX; decrease_score panics on a missing or too small score', () => {
+    const c = new WasmVipScore({ allow_list: [OWNER], init_stage: 1n });
+    const max = (1n << 64n) - 1n;
+    const inc = (addr: string, amount: bigint, stage = 1n) =>
+      c.execute(OWNER, { increase_score: { addr, stage, amount } }, true);
+    const dec = (addr: string, amount: bigint) =>
+      c.execute(OWNER, { decrease_score: { addr, stage: 1n, amount } }, true);
+    expect(err(() => inc('a', 1n, 9n))).toBe('Stage not found');
+    inc('a', 7n);
+    inc('a', 3n);
+    expect(c.scores.get('1|a')).toBe(10n);
+    dec('a', 4n);
+    expect(c.scores.get('1|a')).toBe(6n);
+    expect(c.stages.get(1n)?.totalScore).toBe(6n);
+    expect(err(() => dec('a', 7n))).toBe('panic:Insufficient score');
+    expect(err(() => dec('nobody', 1n))).toBe('panic:User score not found');
+    expect(c.scores.get('1|a')).toBe(6n);
+    inc('b', max);
+    expect(c.scores.get('1|b')).toBe(max);
+    expect(c.stages.get(1n)?.totalScore).toBe(5n);
+    c.execute(OWNER, { finalize_stage: { stage: 1n } }, true);
+    expect(err(() => inc('a', 1n))).toBe('Stage finalized');
+    expect(err(() => dec('a', 1n))).toBe('Stage finalized');
   });
 
   it('JSON keeps u64 exact and quoted numbers stay strings', () => {

@@ -80,6 +80,15 @@ export class WasmVipScore {
           commit,
           false,
         );
+      case 'increase_score':
+      case 'decrease_score':
+        return this.adjust(
+          variant === 'increase_score',
+          BigInt(b.stage as bigint),
+          b.addr as string,
+          BigInt(b.amount as bigint),
+          commit,
+        );
       case 'finalize_stage':
         return this.finalize(BigInt(b.stage as bigint), commit);
       case 'add_allow_list':
@@ -125,6 +134,41 @@ export class WasmVipScore {
         {
           type: 'wasm-update-score',
           attributes: { addr, stage: String(stage), score: String(amount), total_score: String(total) },
+        },
+      ],
+    };
+  }
+
+  /**
+   * increase_score / decrease_score: the stage checks return clean errors; increase adds with
+   * plain u64 `+` (wraps: no overflow checks in the build); decrease unwraps its score checks,
+   * so a missing score or one below the amount (or a total below it) panics.
+   */
+  private adjust(increase: boolean, stage: bigint, addr: string, amount: bigint, commit: boolean): Result {
+    const s = this.writable(stage, false);
+    const key = `${stage}|${addr}`;
+    const old = this.scores.get(key);
+    let score: bigint;
+    let total: bigint;
+    if (increase) {
+      score = U64((old ?? 0n) + amount);
+      total = U64(s.totalScore + amount);
+    } else {
+      if (old === undefined) throw new WasmContractError('User score not found', 'panic');
+      if (amount > old || amount > s.totalScore) throw new WasmContractError('Insufficient score', 'panic');
+      score = old - amount;
+      total = s.totalScore - amount;
+    }
+    if (commit) {
+      this.scores.set(key, score);
+      s.totalScore = total;
+    }
+    return {
+      gas: old === undefined ? WASM_GAS.perNewEntry : WASM_GAS.perRewrite,
+      events: [
+        {
+          type: 'wasm-update-score',
+          attributes: { addr, stage: String(stage), score: String(score), total_score: String(total) },
         },
       ],
     };
