@@ -114,6 +114,15 @@ describe('VipScore on anvil (scoring.md §1.1, §A)', () => {
     expect(await send(c, 'addAllowList', [other.address], other)).toMatchObject({
       error: 'PermissionDenied',
     });
+    // Every other mutating call is guarded the same way (onlyAllower runs first).
+    for (const [fn, args] of [
+      ['updateScore', [5n, A, 1n]],
+      ['increaseScore', [5n, A, 1n]],
+      ['decreaseScore', [5n, A, 1n]],
+      ['removeAllowList', [owner.address]],
+    ] as const) {
+      expect(await send(c, fn, args, other)).toMatchObject({ error: 'PermissionDenied' });
+    }
     expect(await send(c, 'updateScores', [5n, [A, B], [1n]])).toMatchObject({
       error: 'AddrsAndAmountsLengthMistmatch',
     });
@@ -142,6 +151,14 @@ describe('VipScore on anvil (scoring.md §1.1, §A)', () => {
     // Private scoreLength lives at keccak(stage, 4).
     const slot = keccak256(encodeAbiParameters([{ type: 'uint256' }, { type: 'uint256' }], [5n, 4n]));
     expect(BigInt((await clients().pub.getStorageAt({ address: c, slot })) ?? 0)).toBe(2n);
+    // §A raw slots: stages[5] packs stage@0, totalScore@8, isFinalized@16 (0x32…05);
+    // scores[5][A] packs isIndexed@0, amount@1 (0x1e01).
+    const word = async (s: Hex) => BigInt((await clients().pub.getStorageAt({ address: c, slot: s })) ?? 0);
+    const stageSlot = keccak256(encodeAbiParameters([{ type: 'uint256' }, { type: 'uint256' }], [5n, 1n]));
+    expect(await word(stageSlot)).toBe((50n << 64n) | 5n);
+    const inner = keccak256(encodeAbiParameters([{ type: 'uint256' }, { type: 'uint256' }], [5n, 2n]));
+    const scoreSlot = keccak256(encodeAbiParameters([{ type: 'address' }, { type: 'bytes32' }], [A, inner]));
+    expect(await word(scoreSlot)).toBe(0x1e01n);
   });
 
   it('single updates, increase/decrease with Panic(0x11), update to 0 stays indexed', async () => {
