@@ -77,13 +77,15 @@ async function prepareDatabase(): Promise<{ url: string; ingested: boolean }> {
   return { url: url.toString(), ingested: true };
 }
 
+/** Brings an existing bench database to the current schema and says how many txs it holds. */
 async function ingestedTxs(url: string): Promise<number> {
   const db = createPostgresDb({ url, maxConnections: 1 });
   try {
+    await migrate(db);
     const row = await db.query<{ n: number }>('SELECT COALESCE(MAX(sequence), 0)::int8 AS n FROM tx');
     return Number(row.rows[0]?.n ?? 0);
   } catch {
-    return 0; // not migrated, or an interrupted seed: start over
+    return 0; // an interrupted seed: start over
   } finally {
     await db.close();
   }

@@ -15,10 +15,11 @@ describe('joinJson', () => {
   });
 
   it('renders a list page with its pagination object', () => {
-    const body = renderList('blocks', ['{"height":"2"}'], { next_key: null, total: '1' });
+    const pagination = { previous_key: null, next_key: null, total: '1' };
+    const body = renderList('blocks', ['{"height":"2"}'], pagination);
     expect(JSON.parse(body.toString())).toEqual({
       blocks: [{ height: '2' }],
-      pagination: { next_key: null, total: '1' },
+      pagination,
     });
   });
 });

@@ -27,17 +27,13 @@ export function joinJson(head: string, items: readonly string[], tail: string): 
   return body;
 }
 
+/** Field order and string-typed numbers of spec §5.1; only the free-text fields need escaping. */
 export function renderBlock(row: BlockRow, chainId: string): string {
-  const head = JSON.stringify({
-    chain_id: chainId,
-    height: String(row.height),
-    hash: row.hash,
-    block_time: String(row.blockTimeMs),
-    timestamp: row.timestamp,
-    gas_used: String(row.gasUsed),
-    gas_wanted: String(row.gasWanted),
-    tx_count: String(row.txCount),
-  });
-  const proposer = JSON.stringify({ moniker: row.moniker, identity: '', operator_address: row.proposer });
-  return `${head.slice(0, -1)},"total_fee":${row.totalFee},"proposer":${proposer}}`;
+  return (
+    `{"chain_id":${JSON.stringify(chainId)},"height":"${row.height}","hash":"${row.hash}",` +
+    `"block_time":"${row.blockTimeMs}","timestamp":"${row.timestamp}","gas_used":"${row.gasUsed}",` +
+    `"gas_wanted":"${row.gasWanted}","tx_count":"${row.txCount}","total_fee":${row.totalFee},` +
+    `"proposer":{"moniker":${JSON.stringify(row.moniker)},"identity":"",` +
+    `"operator_address":${JSON.stringify(row.proposer)}}}`
+  );
 }

@@ -13,6 +13,11 @@ export interface Db extends Queryable {
   /** Runs fn in one transaction; commits when it resolves, rolls back when it throws. */
   transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T>;
   close(): Promise<void>;
+  /**
+   * PostgreSQL only: queries under their own statement timeout (a second, lazily opened pool whose
+   * sessions carry it), so a bounded count is one round trip instead of BEGIN/SET LOCAL/…/COMMIT.
+   */
+  withStatementTimeout?(timeoutMs: number): Queryable;
   /** PGlite only: a snapshot of the data directory. */
   dumpDataDir?(): Promise<Blob>;
 }
@@ -36,28 +41,9 @@ function typeParser(oid: number, format?: string): (value: string) => unknown {
 }
 
 export function createPostgresDb(options: PostgresOptions): Db {
-  const sessionOptions = [
-    options.readOnly ? '-c default_transaction_read_only=on' : '',
-    options.statementTimeoutMs ? `-c statement_timeout=${options.statementTimeoutMs}` : '',
-  ]
-    .filter(Boolean)
-    .join(' ');
-  const pool = new pg.Pool({
-    connectionString: options.url,
-    max: options.maxConnections ?? 10,
-    application_name: options.applicationName ?? 'rollup-indexer',
-    ...(sessionOptions ? { options: sessionOptions } : {}),
-    types: { getTypeParser: typeParser as typeof pg.types.getTypeParser },
-  });
-  // An idle client that loses its connection must not crash the process; the next query reconnects.
-  pool.on('error', () => undefined);
-
-  const query = async <Row>(sql: string, params?: readonly unknown[]) => {
-    const result = await pool.query(sql, params as unknown[] | undefined).catch((err: unknown) => {
-      throw mapPostgresError(err);
-    });
-    return { rows: result.rows as Row[] };
-  };
+  const pool = openPool(options);
+  const query = poolQuery(pool);
+  const timedPools = new Map<number, pg.Pool>();
 
   return {
     kind: 'postgres',
@@ -92,9 +78,51 @@ export function createPostgresDb(options: PostgresOptions): Db {
         throw err;
       }
     },
-    async close() {
-      await pool.end();
+    withStatementTimeout(timeoutMs) {
+      let timed = timedPools.get(timeoutMs);
+      if (!timed) {
+        timed = openPool({ ...options, statementTimeoutMs: timeoutMs });
+        timedPools.set(timeoutMs, timed);
+      }
+      const timedQuery = poolQuery(timed);
+      return {
+        query: timedQuery,
+        async exec(sql) {
+          await timedQuery(sql);
+        },
+      };
     },
+    async close() {
+      await Promise.all([pool.end(), ...[...timedPools.values()].map((p) => p.end())]);
+    },
+  };
+}
+
+function openPool(options: PostgresOptions): pg.Pool {
+  const sessionOptions = [
+    options.readOnly ? '-c default_transaction_read_only=on' : '',
+    options.statementTimeoutMs ? `-c statement_timeout=${options.statementTimeoutMs}` : '',
+  ]
+    .filter(Boolean)
+    .join(' ');
+  const pool = new pg.Pool({
+    connectionString: options.url,
+    max: options.maxConnections ?? 10,
+    application_name: options.applicationName ?? 'rollup-indexer',
+    ...(sessionOptions ? { options: sessionOptions } : {}),
+    types: { getTypeParser: typeParser as typeof pg.types.getTypeParser },
+  });
+  // An idle client that loses its connection must not crash the process; the next query reconnects.
+  pool.on('error', () => undefined);
+  return pool;
+}
+
+function poolQuery(pool: pg.Pool) {
+  return async <Row>(sql: string, params?: readonly unknown[]) => {
+    const result = await pool.query(sql, params as unknown[] | undefined).catch((err: unknown) => {
+      throw mapPostgresError(err);
+    });
+    return { rows: result.rows as Row[] };
   };
 }
 

@@ -76,4 +76,22 @@ export async function expectIngestMatchesTruth(db: Db, sim: Simulator, head: num
     "SELECT height, tx_sequence FROM checkpoint WHERE stream = 'blocks'",
   );
   expect(checkpoint.rows[0]).toEqual({ height: head, tx_sequence: truthTxs.length });
+  await expectAccountCountsMatchEdges(db);
+}
+
+/** The per-account counters ingest keeps (count_total's source) equal a fresh count of the edges. */
+async function expectAccountCountsMatchEdges(db: Db): Promise<void> {
+  for (const [edges, counts] of [
+    ['tx_accounts', 'tx_account_counts'],
+    ['evm_tx_accounts', 'evm_tx_account_counts'],
+  ]) {
+    const { rows } = await db.query<{ account_id: number; txs: number; signed: number }>(
+      `SELECT account_id, count(*)::int8 AS txs, (count(*) FILTER (WHERE signer))::int8 AS signed
+         FROM ${edges} GROUP BY account_id ORDER BY account_id`,
+    );
+    const kept = await db.query<{ account_id: number; txs: number; signed: number }>(
+      `SELECT account_id, txs, signed FROM ${counts} ORDER BY account_id`,
+    );
+    expect(kept.rows, counts).toEqual(rows);
+  }
 }

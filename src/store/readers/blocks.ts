@@ -30,8 +30,9 @@ const BLOCK_COLUMNS =
   `b.height, upper(encode(b.hash, 'hex')) AS hash, b.block_time_ms AS "blockTimeMs", ` +
   `to_char(b."timestamp" AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"') AS "timestamp", ` +
   `b.gas_used AS "gasUsed", b.gas_wanted AS "gasWanted", b.tx_count AS "txCount", b.total_fee AS "totalFee", ` +
-  `b.proposer, COALESCE(v.moniker, '') AS moniker ` +
-  `FROM block b LEFT JOIN validator v ON v.operator_address = b.proposer`;
+  `b.proposer, COALESCE(v.moniker, '') AS moniker`;
+const BLOCK_FROM = 'FROM block b LEFT JOIN validator v ON v.operator_address = b.proposer';
+const LATEST_HEIGHT = 'SELECT COALESCE(MAX(height), 0) AS n FROM block';
 
 export interface BlockReader {
   list(plan: KeysetPlan): Promise<BlockPage>;
@@ -46,17 +47,20 @@ export function createBlockReader(ctx: ReaderContext): BlockReader {
     async list(plan) {
       const params: unknown[] = [];
       const { where, tail } = keysetSql(plan, 'b.height', params);
-      const [rows, total] = await Promise.all([
-        ctx.db.query<BlockRow>(`SELECT ${BLOCK_COLUMNS} WHERE true${where}${tail}`, params),
-        plainCount(ctx, 'SELECT COALESCE(MAX(height), 0) AS n FROM block'),
-      ]);
-      const page = takePage(rows.rows, plan.limit);
+      // The total (latest height) rides along in the same statement: one round trip per page.
+      const { rows } = await ctx.db.query<BlockRow & { head: number }>(
+        `SELECT ${BLOCK_COLUMNS}, (${LATEST_HEIGHT}) AS head ${BLOCK_FROM} WHERE true${where}${tail}`,
+        params,
+      );
+      const total = rows[0] ? String(rows[0].head) : await plainCount(ctx, LATEST_HEIGHT);
+      const page = takePage(rows, plan.limit);
       return { rows: page.rows, hasMore: page.hasMore, total };
     },
     async byHeight(height) {
-      const { rows } = await ctx.db.query<BlockRow>(`SELECT ${BLOCK_COLUMNS} WHERE b.height = $1::bigint`, [
-        height,
-      ]);
+      const { rows } = await ctx.db.query<BlockRow>(
+        `SELECT ${BLOCK_COLUMNS} ${BLOCK_FROM} WHERE b.height = $1::bigint`,
+        [height],
+      );
       return rows[0];
     },
     async latestHeight() {

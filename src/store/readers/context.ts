@@ -62,8 +62,8 @@ export interface JsonPage {
 export const EMPTY_PAGE: JsonPage = { items: [], lastValue: undefined, hasMore: false, total: '0' };
 
 /**
- * Runs a single-value count under its own statement timeout. PostgreSQL: SET LOCAL inside a
- * transaction, so the session's own timeout is untouched; PGlite (embedded, one process) just counts.
+ * Runs a single-value count under its own statement timeout: on PostgreSQL through sessions that
+ * carry that timeout (one round trip); PGlite (embedded, one process) just counts.
  */
 export async function countWithTimeout(
   ctx: ReaderContext,
@@ -79,13 +79,10 @@ async function runCountWithTimeout(
   sql: string,
   params: readonly unknown[],
 ): Promise<string> {
-  if (ctx.db.kind === 'pglite') return firstCount(await ctx.db.query<{ n: unknown }>(sql, params));
-  const timeoutMs = Math.max(1, Math.floor(ctx.countTimeoutMs));
+  const timed = ctx.db.withStatementTimeout?.(Math.max(1, Math.floor(ctx.countTimeoutMs)));
+  if (!timed) return firstCount(await ctx.db.query<{ n: unknown }>(sql, params));
   try {
-    return await ctx.db.transaction(async (tx) => {
-      await tx.query(`SET LOCAL statement_timeout = ${timeoutMs}`);
-      return firstCount(await tx.query<{ n: unknown }>(sql, params));
-    });
+    return firstCount(await timed.query<{ n: unknown }>(sql, params));
   } catch (err) {
     if (err instanceof AppError && err.code === 'db_statement_timeout') return '-1';
     throw err;

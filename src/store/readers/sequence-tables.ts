@@ -9,6 +9,8 @@ import { countWithTimeout, plainCount, EMPTY_PAGE, type JsonPage, type ReaderCon
 export interface SequenceTables {
   main: 'tx' | 'evm_tx';
   accounts: 'tx_accounts' | 'evm_tx_accounts';
+  /** Per-account edge counts kept by ingest (txs, signed): O(1) unfiltered totals. */
+  accountCounts: 'tx_account_counts' | 'evm_tx_account_counts';
   /** Only Cosmos txs carry message types. */
   msgTypes?: 'tx_msg_types';
 }
@@ -105,11 +107,30 @@ export async function listByAccount(
     `JOIN ${tables.main} t ON t.sequence = q.sequence ORDER BY t.sequence ${dir}`;
   const [rows, total] = await Promise.all([
     ctx.db.query<SeqRow>(sql, params),
-    options.countTotal
-      ? countWithTimeout(ctx, `SELECT count(*) AS n FROM ${tables.accounts} a WHERE ${filter}`, filterParams)
-      : Promise.resolve('0'),
+    options.countTotal ? accountTotal(ctx, tables, options, filter, filterParams) : Promise.resolve('0'),
   ]);
   return toPage(rows.rows, plan.limit, total);
+}
+
+/** Without a msgs filter the total is ingest's counter; with one, a count under the timeout. */
+function accountTotal(
+  ctx: ReaderContext,
+  tables: SequenceTables,
+  options: { accountId: number; signerOnly: boolean; msgTypeIds: MsgTypeFilter },
+  filter: string,
+  filterParams: unknown[],
+): Promise<string> {
+  if (options.msgTypeIds === undefined) {
+    const column = options.signerOnly ? 'signed' : 'txs';
+    return plainCount(ctx, `SELECT ${column} AS n FROM ${tables.accountCounts} WHERE account_id = $1`, [
+      options.accountId,
+    ]);
+  }
+  return countWithTimeout(
+    ctx,
+    `SELECT count(*) AS n FROM ${tables.accounts} a WHERE ${filter}`,
+    filterParams,
+  );
 }
 
 /** Rows of one block, in sequence order. `height` is a decimal string (int64 range). */
@@ -154,6 +175,11 @@ export async function findByHash(
 export const COSMOS_TX_TABLES: SequenceTables = {
   main: 'tx',
   accounts: 'tx_accounts',
+  accountCounts: 'tx_account_counts',
   msgTypes: 'tx_msg_types',
 };
-export const EVM_TX_TABLES: SequenceTables = { main: 'evm_tx', accounts: 'evm_tx_accounts' };
+export const EVM_TX_TABLES: SequenceTables = {
+  main: 'evm_tx',
+  accounts: 'evm_tx_accounts',
+  accountCounts: 'evm_tx_account_counts',
+};

@@ -181,10 +181,7 @@ async function insertTxs(
   const seqs = txs.map((_, i) => fromSequence + 1 + i);
   await insertTxRows(tx, 'tx', txs, seqs, idOf);
   const edges = accountEdges(txs, seqs, idOf);
-  await tx.query(
-    `INSERT INTO tx_accounts (account_id, sequence, signer) SELECT * FROM unnest($1::bigint[], $2::bigint[], $3::bool[])`,
-    [edges.accountIds, edges.sequences, edges.signer],
-  );
+  await insertAccountEdges(tx, 'tx_accounts', 'tx_account_counts', edges);
   const typeIds: number[] = [];
   const typeSeqs: number[] = [];
   txs.forEach((t, i) => {
@@ -210,11 +207,29 @@ async function insertEvmTxs(
   const seqs = txs.map((_, i) => fromSequence + 1 + i);
   await insertTxRows(tx, 'evm_tx', txs, seqs, idOf);
   const edges = accountEdges(txs, seqs, idOf);
+  await insertAccountEdges(tx, 'evm_tx_accounts', 'evm_tx_account_counts', edges);
+  return fromSequence + txs.length;
+}
+
+/** The edges, and the per-account counts they add to (migration 0002), in one transaction. */
+async function insertAccountEdges(
+  tx: Queryable,
+  table: 'tx_accounts' | 'evm_tx_accounts',
+  counts: 'tx_account_counts' | 'evm_tx_account_counts',
+  edges: ReturnType<typeof accountEdges>,
+): Promise<void> {
   await tx.query(
-    `INSERT INTO evm_tx_accounts (account_id, sequence, signer) SELECT * FROM unnest($1::bigint[], $2::bigint[], $3::bool[])`,
+    `INSERT INTO ${table} (account_id, sequence, signer) SELECT * FROM unnest($1::bigint[], $2::bigint[], $3::bool[])`,
     [edges.accountIds, edges.sequences, edges.signer],
   );
-  return fromSequence + txs.length;
+  await tx.query(
+    `INSERT INTO ${counts} (account_id, txs, signed)
+       SELECT account_id, count(*), count(*) FILTER (WHERE signer)
+         FROM unnest($1::bigint[], $2::bool[]) AS e(account_id, signer) GROUP BY account_id
+     ON CONFLICT (account_id) DO UPDATE
+       SET txs = ${counts}.txs + excluded.txs, signed = ${counts}.signed + excluded.signed`,
+    [edges.accountIds, edges.signer],
+  );
 }
 
 /** Rows per INSERT: 5 parameters each, well under PostgreSQL's 65,535-parameter limit. */
