@@ -6,13 +6,14 @@ import { createPgliteDb } from '../store/pglite.js';
 /** Opens the configured database: PostgreSQL by URL, or the embedded PGlite in its data directory. */
 export async function openDatabase(
   target: DatabaseTarget,
-  options: { readOnly?: boolean; statementTimeoutMs?: number } = {},
+  options: { readOnly?: boolean; statementTimeoutMs?: number; preparedStatements?: boolean } = {},
 ): Promise<Db> {
   if (target.kind === 'pglite') return createPgliteDb({ dataDir: target.dataDir });
   return createPostgresDb({
     url: target.url,
     ...(options.readOnly ? { readOnly: true } : {}),
     ...(options.statementTimeoutMs ? { statementTimeoutMs: options.statementTimeoutMs } : {}),
+    ...(options.preparedStatements ? { preparedStatements: true } : {}),
   });
 }
 

@@ -69,7 +69,10 @@ export async function runIngestProcess(opts: IngestProcessOptions): Promise<void
 async function openApiDatabase(db: Db, env: Env, ingest: Readonly<IngestOptions>): Promise<Db> {
   if (ingest.database.kind === 'pglite') return db;
   const url = env.DATABASE_READ_URL || ingest.database.url;
-  return openDatabase({ kind: 'postgres', url }, { readOnly: true, statementTimeoutMs: 30_000 });
+  return openDatabase(
+    { kind: 'postgres', url },
+    { readOnly: true, statementTimeoutMs: 30_000, preparedStatements: true },
+  );
 }
 
 async function startApi(

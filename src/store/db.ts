@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import pg from 'pg';
 import { AppError } from '../shared/errors.js';
 
@@ -30,6 +31,11 @@ export interface PostgresOptions {
   statementTimeoutMs?: number;
   maxConnections?: number;
   applicationName?: string;
+  /**
+   * Run every statement as a named prepared statement (API pools): PostgreSQL then parses it once
+   * per connection and may reuse a generic plan; planning is most of a point look-up's cost.
+   */
+  preparedStatements?: boolean;
 }
 
 const INT8_OID = 20;
@@ -42,7 +48,7 @@ function typeParser(oid: number, format?: string): (value: string) => unknown {
 
 export function createPostgresDb(options: PostgresOptions): Db {
   const pool = openPool(options);
-  const query = poolQuery(pool);
+  const query = poolQuery(pool, options.preparedStatements === true);
   const timedPools = new Map<number, pg.Pool>();
 
   return {
@@ -84,7 +90,7 @@ export function createPostgresDb(options: PostgresOptions): Db {
         timed = openPool({ ...options, statementTimeoutMs: timeoutMs });
         timedPools.set(timeoutMs, timed);
       }
-      const timedQuery = poolQuery(timed);
+      const timedQuery = poolQuery(timed, options.preparedStatements === true);
       return {
         query: timedQuery,
         async exec(sql) {
@@ -117,13 +123,39 @@ function openPool(options: PostgresOptions): pg.Pool {
   return pool;
 }
 
-function poolQuery(pool: pg.Pool) {
+/** SQLSTATE of "cached plan must not change result type": a migration changed a prepared statement's rows. */
+const CACHED_PLAN_STALE = '0A000';
+
+function poolQuery(pool: pg.Pool, prepared: boolean) {
   return async <Row>(sql: string, params?: readonly unknown[]) => {
-    const result = await pool.query(sql, params as unknown[] | undefined).catch((err: unknown) => {
-      throw mapPostgresError(err);
-    });
+    const values = (params ?? []) as unknown[];
+    const run = (config: pg.QueryConfig) => pool.query(config);
+    const result = await (
+      prepared ? run({ name: statementName(sql), text: sql, values }) : run({ text: sql, values })
+    )
+      .catch((err: unknown) => {
+        // That connection keeps the stale statement; the unnamed form always plans afresh.
+        if (prepared && (err as { code?: unknown }).code === CACHED_PLAN_STALE)
+          return run({ text: sql, values });
+        throw err;
+      })
+      .catch((err: unknown) => {
+        throw mapPostgresError(err);
+      });
     return { rows: result.rows as Row[] };
   };
+}
+
+const statementNames = new Map<string, string>();
+
+/** A stable name per SQL text: each connection parses and plans a reader's statement once. */
+function statementName(sql: string): string {
+  let name = statementNames.get(sql);
+  if (name === undefined) {
+    name = `ri_${createHash('sha1').update(sql).digest('hex').slice(0, 20)}`;
+    statementNames.set(sql, name);
+  }
+  return name;
 }
 
 /** SQLSTATE classes that mean "the database is not reachable right now" (retry later). */

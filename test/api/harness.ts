@@ -5,7 +5,7 @@ import { createApiApp } from '../../src/api/app.js';
 import { loadApiOptions } from '../../src/api/options.js';
 import { silentLogger } from '../../src/shared/logger.js';
 import { createMetricsRegistry } from '../../src/shared/metrics.js';
-import type { Db } from '../../src/store/db.js';
+import { createPostgresDb, type Db } from '../../src/store/db.js';
 import type { TestDbFactory } from '../helpers/db.js';
 import { buildChain, seedDb, type SeedChain, type SeedVm } from './seed.js';
 
@@ -32,14 +32,25 @@ export async function createHarness(
   factory: TestDbFactory,
   options: { vm: SeedVm; blocks: number; env?: Record<string, string>; seed?: boolean },
 ): Promise<Harness> {
-  const { db, dispose } = await factory.create();
+  const { db, url, dispose } = await factory.create();
   const chain = buildChain({ vm: options.vm, blocks: options.blocks });
   if (options.seed !== false) await seedDb(db, chain);
+  // On PostgreSQL the app reads through a session like `rollup-indexer api` opens: read-only,
+  // statement timeout, prepared statements.
+  const apiDb = url
+    ? createPostgresDb({
+        url,
+        readOnly: true,
+        statementTimeoutMs: 30_000,
+        maxConnections: 4,
+        preparedStatements: true,
+      })
+    : db;
   const extraApps: FastifyInstance[] = [];
   const build = async (env: Record<string, string> = {}) => {
     const built = await createApiApp({
       options: loadApiOptions({ CHAIN_ID: chain.chainId, VM_TYPE: options.vm, API_CACHE: 'false', ...env }),
-      db,
+      db: apiDb,
       logger: silentLogger(),
       metrics: createMetricsRegistry({ defaultMetrics: false }),
     });
@@ -67,6 +78,7 @@ export async function createHarness(
     async dispose() {
       for (const extra of extraApps) await extra.close();
       await app.close();
+      if (apiDb !== db) await apiDb.close();
       await dispose();
     },
   };

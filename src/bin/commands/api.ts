@@ -25,6 +25,7 @@ async function openReadDb(db: ApiDatabaseOptions): Promise<Db> {
       statementTimeoutMs: db.statementTimeoutMs,
       maxConnections: db.maxConnections,
       applicationName: 'rollup-indexer-api',
+      preparedStatements: true,
     });
   }
   // PGlite: one process owns the directory, so this only works while no indexer runs on it.
