@@ -251,6 +251,32 @@ async function stopApi(child: ChildProcess): Promise<void> {
   await exited;
 }
 
+/**
+ * The machine's ceiling for a body of this size: a bare node:http server answering a ready
+ * Buffer (no routing, no database), loaded by the same client. A route cannot beat it here.
+ */
+async function transferCeiling(kb: number, port: number, seconds: number, connections: number) {
+  const script =
+    `const body = Buffer.alloc(${kb * 1024}, 97);` +
+    `require('node:http').createServer((q, r) => { r.writeHead(200, { 'content-length': body.length }); r.end(body); })` +
+    `.listen(${port}, '127.0.0.1', () => console.log('ready'));`;
+  const server = spawn(process.execPath, ['-e', script], { stdio: ['ignore', 'pipe', 'inherit'] });
+  await new Promise((resolve) => server.stdout?.once('data', resolve));
+  try {
+    const result = await runRoute(
+      server,
+      port,
+      { name: `bare_http_${kb}kb`, path: '/', kind: 'list' },
+      seconds,
+      connections,
+    );
+    const { route, reqPerSec, p50Ms, p99Ms, maxMs, mbPerSec, apiCores } = result;
+    return { route, reqPerSec, p50Ms, p99Ms, maxMs, mbPerSec, serverCores: apiCores };
+  } finally {
+    await stopApi(server);
+  }
+}
+
 /** CPU seconds a process has used so far (Linux /proc; the API child's share is reported per route). */
 async function cpuSeconds(pid: number | undefined): Promise<number> {
   if (pid === undefined) return 0;
@@ -332,6 +358,9 @@ async function main(): Promise<void> {
   const lists = specs.filter((s) => s.kind === 'list').map((s) => off(s.name)?.p99Ms ?? Infinity);
   const first = off('busy_account_first_page');
   const deep = off('busy_account_cursor_1000_pages_deep');
+  const largest = results.reduce((kb, r) => Math.max(kb, Number(r.responseKb ?? 0)), 0);
+  log(`transfer ceiling for ${largest} KB bodies ...`);
+  const ceiling = largest > 0 ? await transferCeiling(largest, port, seconds, connections) : null;
   const output = {
     bench: 'api',
     date: new Date().toISOString(),
@@ -346,6 +375,7 @@ async function main(): Promise<void> {
     // Client, API and PostgreSQL share these cores (and with anything else running).
     machine: { cpus: cpus().length, loadAvg1mBefore: loadBefore, loadAvg1mAfter: loadavg()[0] ?? 0 },
     results,
+    ceiling,
     targets: {
       singleRecordP99Under20ms: singles.length ? singles.every((p) => p < 20) : null,
       listP99Under50ms: lists.length ? lists.every((p) => p < 50) : null,
