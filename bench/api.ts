@@ -10,7 +10,7 @@
  * in hundreds of thousands of txs. Ingesting it takes several minutes; later runs reuse it.
  *
  * Options: --txs N (ingested size, default 1000000), --reseed, --duration S (20),
- * --connections C (50), --routes a,b (subset by name), --cache off|on|both, --admin-url URL, --workers N (API processes).
+ * --connections C (50), --routes a,b (subset by name), --cache off|on|both, --encoding identity|gzip|br, --admin-url URL, --workers N (API processes).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
@@ -50,6 +50,7 @@ const { values: args } = parseArgs({
     routes: { type: 'string' },
     port: { type: 'string', default: '18080' },
     cache: { type: 'string', default: 'both' },
+    encoding: { type: 'string', default: 'identity' },
   },
 });
 
@@ -299,6 +300,10 @@ async function runRoute(
     url: `${base}${typeof path === 'string' ? path : path()}`,
     connections,
     duration: seconds,
+    // Browsers and fetch() ask for compression; the issue's figures are without (identity).
+    ...(args.encoding && args.encoding !== 'identity'
+      ? { headers: { 'accept-encoding': args.encoding } }
+      : {}),
     ...(typeof path === 'string'
       ? {}
       : { requests: [{ setupRequest: (req: { path: string }) => ({ ...req, path: path() }) }] }),
@@ -360,7 +365,10 @@ async function main(): Promise<void> {
   const deep = off('busy_account_cursor_1000_pages_deep');
   const largest = results.reduce((kb, r) => Math.max(kb, Number(r.responseKb ?? 0)), 0);
   log(`transfer ceiling for ${largest} KB bodies ...`);
-  const ceiling = largest > 0 ? await transferCeiling(largest, port, seconds, connections) : null;
+  const ceiling =
+    largest > 0 && args.encoding === 'identity'
+      ? await transferCeiling(largest, port, seconds, connections)
+      : null;
   const output = {
     bench: 'api',
     date: new Date().toISOString(),
@@ -371,7 +379,7 @@ async function main(): Promise<void> {
       busyAccountTxs: fixtures.busyTxs,
       busyCountMs: Math.round(fixtures.busyCountMs),
     },
-    settings: { connections, durationSeconds: seconds },
+    settings: { connections, durationSeconds: seconds, acceptEncoding: args.encoding },
     // Client, API and PostgreSQL share these cores (and with anything else running).
     machine: { cpus: cpus().length, loadAvg1mBefore: loadBefore, loadAvg1mAfter: loadavg()[0] ?? 0 },
     results,

@@ -1,3 +1,4 @@
+import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { testDbFactories } from '../helpers/db.js';
 import { createHarness, type Harness } from './harness.js';
@@ -267,9 +268,13 @@ describe.each(testDbFactories())('read API input matrix on $name', (factory) => 
     const res = await wildcard.inject({ url: '/health', headers: { origin: 'https://any.where' } });
     expect(res.headers['access-control-allow-origin']).toBe('*');
     expect(res.headers.vary).toBeUndefined();
-    const big = await h.app.inject({ url: TXS, headers: { 'accept-encoding': 'gzip' } });
-    expect(big.headers['content-encoding']).toBe('gzip');
     const plain = await h.app.inject({ url: TXS });
     expect(plain.headers['content-encoding']).toBeUndefined();
+    const gzip = await h.app.inject({ url: TXS, headers: { 'accept-encoding': 'gzip' } });
+    expect(gzip.headers['content-encoding']).toBe('gzip');
+    expect(gunzipSync(gzip.rawPayload).toString()).toBe(plain.body);
+    const br = await h.app.inject({ url: TXS, headers: { 'accept-encoding': 'br, gzip' } });
+    expect(br.headers['content-encoding']).toBe('br');
+    expect(brotliDecompressSync(br.rawPayload).toString()).toBe(plain.body);
   });
 });
