@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bech32Of, FAKE_MOVE_MODULE, KEYS, startHarness, type Harness } from './harness.js';
+import { deployVipScore, updateScoresArgv } from './cli-args.js';
 
 // Issue 5: `--dry-run` on every sending command, and `--duplicates sum|last` (refused otherwise).
 let h: Harness;
@@ -7,18 +8,7 @@ let pub: string;
 
 beforeAll(async () => {
   h = await startHarness('move');
-  const mv = await h.file('m.mv', FAKE_MOVE_MODULE);
-  const out = await h.vip([
-    'deploy',
-    ...h.baseArgs(),
-    '--module',
-    mv,
-    '--init-stage',
-    '1',
-    '--record',
-    `${h.dir}/r.json`,
-  ]);
-  pub = (out.record as { contractAddress: string }).contractAddress;
+  ({ contract: pub } = await deployVipScore(h));
 });
 afterAll(async () => h?.close());
 
@@ -59,19 +49,17 @@ describe('--dry-run prints the messages and fee of every sending command and sig
 describe('duplicate addresses', () => {
   const run = async (name: string, ...extra: string[]) =>
     h
-      .vip([
-        'update-scores',
-        ...h.baseArgs(),
-        '--contract',
-        pub,
-        '--stage',
-        '1',
-        '--scores',
-        await h.file(name, `${A},5\n${B},1\n${A.toUpperCase().replace('0X', '0x')},7\n`),
-        '--progress',
-        `${h.dir}/${name}.json`,
-        ...extra,
-      ])
+      .vip(
+        updateScoresArgv(
+          h.baseArgs(),
+          pub,
+          '1',
+          await h.file(name, `${A},5\n${B},1\n${A.toUpperCase().replace('0X', '0x')},7\n`),
+          '--progress',
+          `${h.dir}/${name}.json`,
+          ...extra,
+        ),
+      )
       .catch((err: unknown) => err as { code: string; message: string });
 
   it('are refused by default (also across address spellings), before anything is signed', async () => {

@@ -10,6 +10,7 @@ import { privateKeyToAccount } from 'viem/accounts';
 import { registerVip } from '../../src/bin/commands/vip.js';
 import { ANVIL_KEYS, startAnvil, type AnvilHandle } from './anvil.js';
 import { scoresCsv } from './harness.js';
+import { updateScoresArgv } from './cli-args.js';
 
 let anvil: AnvilHandle;
 let dir: string;
@@ -78,20 +79,18 @@ describe('vip CLI on a real EVM (anvil)', () => {
     const { csv, total } = scoresCsv(1200);
     const file = path.join(dir, 's.csv');
     await writeFile(file, csv);
-    const out = await vip([
-      'update-scores',
-      ...base(),
-      '--contract',
-      contract,
-      '--stage',
-      '4',
-      '--scores',
-      file,
-      '--progress',
-      path.join(dir, 'p.json'),
-      '--max-tx-gas',
-      '8000000',
-    ]);
+    const out = await vip(
+      updateScoresArgv(
+        base(),
+        contract,
+        '4',
+        file,
+        '--progress',
+        path.join(dir, 'p.json'),
+        '--max-tx-gas',
+        '8000000',
+      ),
+    );
     expect(out).toMatchObject({ entries: 1200, onChainTotal: String(total), totalsChecked: true });
     expect(Number(out.txs)).toBeGreaterThan(1);
     await vip(['finalize', ...base(), '--contract', contract, '--stage', '4']);

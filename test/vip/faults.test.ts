@@ -1,4 +1,3 @@
-import { readFile } from 'node:fs/promises';
 import { Command } from 'commander';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { MsgExecute } from '@initia/initia.proto/initia/move/v1/tx.js';
@@ -11,7 +10,9 @@ import { b64, bcsAddress, bcsU64, bcsVector } from '../../src/vip/move/bcs.js';
 import { createLocalSigner } from '../../src/vip/signer.js';
 import type { Progress } from '../../src/vip/progress.js';
 import { harnessBackend, quietDeps, type TestKey } from './in-process.js';
-import { bech32Of, FAKE_MOVE_MODULE, KEYS, scoresCsv, startHarness, type Harness } from './harness.js';
+import { bech32Of, KEYS, scoresCsv, startHarness, type Harness } from './harness.js';
+import { deployVipScore, updateScoresArgv } from './cli-args.js';
+import * as cases from './fault-cases.js';
 
 let h: Harness;
 let pub: string;
@@ -20,17 +21,8 @@ const backend = (key: TestKey = 'deployer') => harnessBackend(h, 'move', pub, ke
 
 beforeAll(async () => {
   h = await startHarness('move');
-  const mv = await h.file('m.mv', FAKE_MOVE_MODULE);
-  await h.vip([
-    'deploy',
-    ...h.baseArgs(),
-    '--module',
-    mv,
-    '--init-stage',
-    '1',
-    '--record',
-    `${h.dir}/r.json`,
-  ]);
+  await deployVipScore(h);
+  // The module's hex address (the record names the publisher's bech32 account).
   pub = h.chain.moveModules.keys().next().value as string;
 });
 afterAll(async () => h?.close());
@@ -38,17 +30,8 @@ afterAll(async () => h?.close());
 const A = `0x${'0'.repeat(24)}${'ab'.repeat(20)}`;
 
 /** argv of `vip update-scores` against the published module, as the deployer. */
-const updateScores = (stage: string, scores: string, ...extra: string[]): string[] => [
-  'update-scores',
-  ...h.baseArgs(),
-  '--contract',
-  pub,
-  '--stage',
-  stage,
-  '--scores',
-  scores,
-  ...extra,
-];
+const updateScores = (stage: string, scores: string, ...extra: string[]): string[] =>
+  updateScoresArgv(h.baseArgs(), pub, stage, scores, ...extra);
 
 describe('Move error paths decode to the module abort codes', () => {
   it('not permitted (EUNAUTHORIZED 0x10001), publisher-only (0x50001)', async () => {
@@ -99,20 +82,13 @@ describe('Move error paths decode to the module abort codes', () => {
     expect(b64(bcsU64(5n))).toBe('BQAAAAAAAAA=');
   });
 
-  it('bad address rows are refused before anything is signed', async () => {
-    const file = await h.file(
-      'bad.csv',
+  it('bad address rows are refused before anything is signed', () =>
+    cases.expectBadRowsRefused(
+      h,
+      pub,
       `${A},1\nnot-an-address,2\n0x${'1'.repeat(70)},3\n${A.slice(0, 10)},abc\n`,
-    );
-    const before = h.chain.stats.includedTxs;
-    const err = (await h.vip(updateScores('1', file)).catch((e: unknown) => e)) as {
-      code: string;
-      details: { problems: string[] };
-    };
-    expect(err.code).toBe('invalid_scores');
-    expect(err.details.problems).toHaveLength(3);
-    expect(h.chain.stats.includedTxs).toBe(before);
-  });
+      3,
+    ));
 });
 
 describe('signatures are verified as a node would', () => {
@@ -184,26 +160,16 @@ describe('signatures are verified as a node would', () => {
 });
 
 describe('broadcast faults', () => {
-  it('a rejected broadcast (non-zero code) fails the command with that code', async () => {
-    h.chain.faults.rejectNextBroadcast = {
-      code: 13,
-      log: 'insufficient fees; got: 1umin required: 2umin: insufficient fee',
-    };
-    const file = await h.file('f.csv', `${A},4\n`);
-    await expect(h.vip(updateScores('1', file, '--progress', `${h.dir}/f.json`))).rejects.toMatchObject({
-      chainCode: 13,
-    });
-  });
+  it('a rejected broadcast (non-zero code) fails the command with that code', () =>
+    cases.expectBroadcastRejected(
+      h,
+      pub,
+      A,
+      'insufficient fees; got: 1umin required: 2umin: insufficient fee',
+    ));
 
   it('confirmation timeout, tx lands later: same bytes re-checked, executed exactly once', async () => {
-    h.chain.faults.delayNextInclusionMs = 300;
-    const file = await h.file('t.csv', `${A},5\n`);
-    const before = h.chain.stats.includedTxs;
-    const out = await h.vip(
-      updateScores('1', file, '--progress', `${h.dir}/t.json`, '--confirm-timeout-ms', '100'),
-    );
-    expect(out).toMatchObject({ txs: 1 });
-    expect(h.chain.stats.includedTxs - before).toBe(1);
+    await cases.expectLateTxConfirmedOnce(h, pub, A);
     expect(h.logs.join('')).toMatch(/not confirmed in time/);
   });
 
@@ -217,42 +183,14 @@ describe('broadcast faults', () => {
 });
 
 describe('interrupted update-scores', () => {
-  it('resumes after a failed batch and sends only the missing batches', async () => {
-    const { csv, total } = scoresCsv(3000, 50_000);
-    const file = await h.file('big.csv', csv);
-    const progress = `${h.dir}/big.json`;
-    const cli = updateScores('2', file, '--progress', progress, '--max-batch', '300');
-    await h.vip(['finalize', ...h.baseArgs(), '--contract', pub, '--stage', '1']);
-    h.chain.faults.rejectAfter = { after: 2, code: 5, log: 'connection reset' };
-    await expect(h.vip(cli)).rejects.toMatchObject({ chainCode: 5 });
-    const p = JSON.parse(await readFile(progress, 'utf8')) as Progress;
-    expect(p.batches).toHaveLength(10);
-    expect(p.done.map((d) => d.index)).toEqual([0, 1]);
-    const before = h.chain.stats.includedTxs;
-    const out = await h.vip(cli);
-    expect(h.chain.stats.includedTxs - before).toBe(8);
-    expect(out).toMatchObject({ txs: 10, onChainTotal: String(total), totalsChecked: true });
-  });
+  const failedBatch = { stage: 2, rows: 3000, offset: 50_000, maxBatch: 300, batches: 10 };
+  const pendingBatch = { stage: 3, rows: 1000, offset: 90_000, maxBatch: 250, batches: 4 };
 
-  it('a signed batch left pending by a crash is found on chain at resume, not sent twice', async () => {
-    const { csv, total } = scoresCsv(1000, 90_000);
-    const file = await h.file('crash.csv', csv);
-    const progress = `${h.dir}/crash.json`;
-    const cli = updateScores('3', file, '--progress', progress, '--max-batch', '250');
-    await h.vip(['finalize', ...h.baseArgs(), '--contract', pub, '--stage', '2']);
-    // The first batch is accepted but included only after the tool gave up waiting.
-    h.chain.faults.delayNextInclusionMs = 400;
-    await expect(h.vip([...cli, '--confirm-timeout-ms', '30'])).rejects.toMatchObject({
-      code: 'tx_unconfirmed',
-    });
-    const p = JSON.parse(await readFile(progress, 'utf8')) as Progress;
-    expect(p.pending?.index).toBe(0);
-    await new Promise((r) => setTimeout(r, 500));
-    const before = h.chain.stats.includedTxs;
-    const out = await h.vip(cli);
-    expect(h.chain.stats.includedTxs - before).toBe(3);
-    expect(out).toMatchObject({ txs: 4, onChainTotal: String(total) });
-  });
+  it('resumes after a failed batch and sends only the missing batches', () =>
+    cases.expectResumeAfterFailedBatch(h, pub, failedBatch));
+
+  it('a signed batch left pending by a crash is found on chain at resume, not sent twice', () =>
+    cases.expectPendingBatchFoundAtResume(h, pub, pendingBatch));
 
   it('a progress file that disagrees with the chain is refused', async () => {
     const { csv } = scoresCsv(10, 95_000);

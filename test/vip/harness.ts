@@ -30,6 +30,7 @@ export const FAKE_MOVE_MODULE = Buffer.concat([
 export const FAKE_WASM = Buffer.from('0061736d01000000', 'hex');
 
 export interface Harness {
+  vm: 'move' | 'wasm';
   chain: VipChain;
   server: ExtensionServer;
   dir: string;
@@ -67,6 +68,7 @@ export async function startHarness(
   });
   const env = { DEPLOYER_KEY: KEYS.deployer, OTHER_KEY: KEYS.other };
   const h: Harness = {
+    vm,
     chain,
     server,
     dir,

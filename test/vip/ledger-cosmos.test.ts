@@ -13,8 +13,10 @@ import { createLedgerCosmosSigner, type ApduTransport } from '../../src/vip/ledg
 import { openLedgerUsb } from '../../src/vip/ledger-usb.js';
 import { addressOfPublicKey } from '../../src/vip/signer.js';
 import { FAKE_MOVE_MODULE, FAKE_WASM, scoresCsv, startHarness, type Harness } from './harness.js';
+import { deployArgv, updateScoresArgv } from './cli-args.js';
 import { createEthAppEmulator } from './ledger-emulator.js';
 import { LEDGER_MNEMONIC } from './ledger-fixture.js';
+import { sampleTx } from './sample-tx.js';
 
 const OTHER_MNEMONIC = 'legal winner thank year wave sausage worth useful legal winner thank yellow';
 
@@ -81,16 +83,7 @@ describe('Ledger (Ethereum app, SIGN_MODE_EIP_191) on a Move rollup', () => {
   it('deploy, update-scores and finalize are signed on the device and accepted by the chain', async () => {
     const r = ledgerRunner(h);
     const mv = await h.file('vip_score.mv', FAKE_MOVE_MODULE);
-    const deployed = await r.run([
-      'deploy',
-      ...r.base('move'),
-      '--module',
-      mv,
-      '--init-stage',
-      '2',
-      '--record',
-      `${h.dir}/rec.json`,
-    ]);
+    const deployed = await r.run(deployArgv(r.base('move'), 'move', mv, '2', `${h.dir}/rec.json`));
     const record = deployed.record as { txHashes: string[]; contractAddress: string };
     expect(record.txHashes.length).toBe(3);
     expect(modesOf(h, record.txHashes)).toEqual(['eip191', 'eip191', 'eip191']);
@@ -100,20 +93,18 @@ describe('Ledger (Ethereum app, SIGN_MODE_EIP_191) on a Move rollup', () => {
     const { csv, total } = scoresCsv(300);
     const file = await h.file('s2.csv', csv);
     const before = h.chain.stats.includedTxs;
-    const scored = await r.run([
-      'update-scores',
-      ...r.base('move'),
-      '--contract',
-      record.contractAddress,
-      '--stage',
-      '2',
-      '--scores',
-      file,
-      '--max-batch',
-      '100',
-      '--progress',
-      `${h.dir}/p2.json`,
-    ]);
+    const scored = await r.run(
+      updateScoresArgv(
+        r.base('move'),
+        record.contractAddress,
+        '2',
+        file,
+        '--max-batch',
+        '100',
+        '--progress',
+        `${h.dir}/p2.json`,
+      ),
+    );
     expect(scored).toMatchObject({ entries: 300, onChainTotal: String(total), totalsChecked: true });
     expect(h.chain.stats.includedTxs - before).toBe(3);
     // --ledger-confirm asks the device to display the address (getAddress P1=1) before signing.
@@ -152,18 +143,17 @@ describe('Ledger (Ethereum app, SIGN_MODE_EIP_191) on a Wasm rollup', () => {
   it('store, instantiate, update-scores and finalize through the device; the chain verifies each', async () => {
     const r = ledgerRunner(h);
     const wasm = await h.file('vip_score.wasm', FAKE_WASM);
-    const deployed = await r.run([
-      'deploy',
-      ...r.base('wasm'),
-      '--wasm',
-      wasm,
-      '--init-stage',
-      '4',
-      '--label',
-      'vip score <ledger> & co',
-      '--record',
-      `${h.dir}/rec.json`,
-    ]);
+    const deployed = await r.run(
+      deployArgv(
+        r.base('wasm'),
+        'wasm',
+        wasm,
+        '4',
+        `${h.dir}/rec.json`,
+        '--label',
+        'vip score <ledger> & co',
+      ),
+    );
     const record = deployed.record as { txHashes: string[]; contractAddress: string };
     expect(modesOf(h, record.txHashes)).toEqual(['eip191', 'eip191']);
     const contract = record.contractAddress;
@@ -172,18 +162,9 @@ describe('Ledger (Ethereum app, SIGN_MODE_EIP_191) on a Wasm rollup', () => {
     // Amounts above 2^53 go through Go's float64 in the node's sign doc; both sides agree.
     const big = `0xab${'1'.padStart(38, '0')},9007199254740993\n0xab${'2'.padStart(38, '0')},5\n`;
     const file = await h.file('s4.csv', big);
-    const scored = await r.run([
-      'update-scores',
-      ...r.base('wasm'),
-      '--contract',
-      contract,
-      '--stage',
-      '4',
-      '--scores',
-      file,
-      '--progress',
-      `${h.dir}/p4.json`,
-    ]);
+    const scored = await r.run(
+      updateScoresArgv(r.base('wasm'), contract, '4', file, '--progress', `${h.dir}/p4.json`),
+    );
     expect(scored).toMatchObject({ entries: 2, onChainTotal: '9007199254740998' });
     await r.run(['finalize', ...r.base('wasm'), '--contract', contract, '--stage', '4']);
     expect(h.chain.wasmContract(contract)?.model.stages.get(4n)?.isFinalized).toBe(true);
@@ -205,16 +186,9 @@ describe('Ledger Cosmos signer details', () => {
       msg: Buffer.from(JSON.stringify({ update_scores: { stage: 1, scores: [[sender, 5]] } })),
       funds: [],
     }).finish();
+    const message = { typeUrl: '/cosmwasm.wasm.v1.MsgExecuteContract', value };
     return {
-      messages: [{ typeUrl: '/cosmwasm.wasm.v1.MsgExecuteContract', value }],
-      memo: '',
-      gasLimit: 200_000n,
-      fee: [{ denom: 'umin', amount: '3000' }],
-      chainId: 'miniwasm-test',
-      accountNumber: 12n,
-      sequence: 3n,
-      publicKey: pub,
-      algo: 'eth_secp256k1',
+      ...sampleTx(message, pub, { chainId: 'miniwasm-test', accountNumber: 12n, sequence: 3n }),
       ...extra,
     };
   }

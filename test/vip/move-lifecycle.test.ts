@@ -1,6 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { bech32Of, FAKE_MOVE_MODULE, KEYS, scoresCsv, startHarness, type Harness } from './harness.js';
+import { bech32Of, KEYS, scoresCsv, startHarness, type Harness } from './harness.js';
+import { deployVipScore, updateScoresArgv } from './cli-args.js';
 
 let h: Harness;
 const publisherHex = () => h.chain.moveModules.keys().next().value as string;
@@ -12,19 +13,8 @@ afterAll(async () => h?.close());
 
 describe('vip CLI on a Move rollup (chain model)', () => {
   it('deploys: publish, add_deployer_script(self), set_init_stage; writes the record', async () => {
-    const mv = await h.file('vip_score.mv', FAKE_MOVE_MODULE);
-    const record = await h.file('record.json', '');
-    const out = await h.vip([
-      'deploy',
-      ...h.baseArgs(),
-      '--module',
-      mv,
-      '--init-stage',
-      '5',
-      '--record',
-      record,
-    ]);
-    const saved = JSON.parse(await readFile(record, 'utf8')) as Record<string, unknown>;
+    const { out, recordPath } = await deployVipScore(h, { initStage: '5' });
+    const saved = JSON.parse(await readFile(recordPath, 'utf8')) as Record<string, unknown>;
     expect(out.record).toEqual(saved);
     expect(saved).toMatchObject({
       vm: 'move',
@@ -55,18 +45,9 @@ describe('vip CLI on a Move rollup (chain model)', () => {
     const { csv, total } = scoresCsv(10_000);
     const file = await h.file('s5.csv', csv);
     const before = h.chain.stats.includedTxs;
-    const out = await h.vip([
-      'update-scores',
-      ...h.baseArgs(),
-      '--contract',
-      publisherHex(),
-      '--stage',
-      '5',
-      '--scores',
-      file,
-      '--progress',
-      `${h.dir}/p5.json`,
-    ]);
+    const out = await h.vip(
+      updateScoresArgv(h.baseArgs(), publisherHex(), '5', file, '--progress', `${h.dir}/p5.json`),
+    );
     expect(out).toMatchObject({
       entries: 10_000,
       fileTotal: String(total),

@@ -9,6 +9,7 @@ import { normaliseMoveAddress } from '../../src/vip/move/backend.js';
 import { b64, bcsAddress, bcsU64, bcsVector } from '../../src/vip/move/bcs.js';
 import { addressOfPublicKey, createLocalSigner, privateKeyFromSecret } from '../../src/vip/signer.js';
 import { signCosmosTx } from '../../src/vip/cosmos/tx.js';
+import { sampleTx } from './sample-tx.js';
 
 const MNEMONIC = 'test test test test test test test test test test test junk';
 const samples = path.resolve(
@@ -50,18 +51,9 @@ describe('Cosmos signing matches initia.js 1.1.0 byte for byte', () => {
       typeArgs: [],
       args: m.args.map((a) => Buffer.from(a, 'base64')),
     }).finish();
+    const message = { typeUrl: '/initia.move.v1.MsgExecute', value };
     const { raw, hash } = await signCosmosTx(
-      {
-        messages: [{ typeUrl: '/initia.move.v1.MsgExecute', value }],
-        memo: '',
-        gasLimit: 200_000n,
-        fee: [{ denom: 'umin', amount: '3000' }],
-        chainId: 'minimove-1',
-        accountNumber: 7n,
-        sequence: 1n,
-        publicKey: await signer.publicKey(),
-        algo: 'eth_secp256k1',
-      },
+      sampleTx(message, await signer.publicKey(), { chainId: 'minimove-1', accountNumber: 7n, sequence: 1n }),
       signer,
     );
     expect(Buffer.from(raw).toString('base64')).toBe(sample.base64);

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { harnessBackend } from './in-process.js';
 import { bech32Of, FAKE_WASM, KEYS, scoresCsv, startHarness, type Harness } from './harness.js';
+import { deployVipScore, updateScoresArgv } from './cli-args.js';
 
 let h: Harness;
 let contract: string;
@@ -13,19 +14,8 @@ afterAll(async () => h?.close());
 const args = () => [...h.baseArgs(), '--contract', contract];
 
 /** `vip deploy` of a fresh Wasm code file (initial stage 3), recording to `record`. */
-async function deploy(codeName: string, record: string, ...extra: string[]) {
-  const wasm = await h.file(codeName, FAKE_WASM);
-  return h.vip([
-    'deploy',
-    ...h.baseArgs(),
-    '--wasm',
-    wasm,
-    '--init-stage',
-    '3',
-    '--record',
-    `${h.dir}/${record}`,
-    ...extra,
-  ]);
+async function deploy(code: string, record: string, ...extra: string[]) {
+  return (await deployVipScore(h, { code, initStage: '3', record }, ...extra)).out;
 }
 
 describe('vip CLI on a Wasm rollup (chain model)', () => {
@@ -224,18 +214,7 @@ describe('Wasm contract errors decode from the chain (simulation and DeliverTx)'
       '--poll-ms',
       '5',
     ];
-    const out = await h.vip([
-      'update-scores',
-      ...base,
-      '--contract',
-      contract,
-      '--stage',
-      '4',
-      '--scores',
-      file,
-      '--progress',
-      `${h.dir}/k.json`,
-    ]);
+    const out = await h.vip(updateScoresArgv(base, contract, '4', file, '--progress', `${h.dir}/k.json`));
     expect(out).toMatchObject({ txs: 1 });
     expect(h.chain.account(addr)?.algo).toBe('secp256k1');
     expect(h.chain.wasmContract(contract)?.model.scores.get(`4|${bech32Of(KEYS.deployer)}`)).toBe(11n);

@@ -124,19 +124,7 @@ export class WasmVipScore {
     const key = `${stage}|${addr}`;
     const old = this.scores.get(key);
     const total = U64(s.totalScore - (old ?? 0n) + amount);
-    if (commit) {
-      this.scores.set(key, amount);
-      s.totalScore = total;
-    }
-    return {
-      gas: old === undefined ? WASM_GAS.perNewEntry : WASM_GAS.perRewrite,
-      events: [
-        {
-          type: 'wasm-update-score',
-          attributes: { addr, stage: String(stage), score: String(amount), total_score: String(total) },
-        },
-      ],
-    };
+    return this.store(s, stage, addr, old, amount, total, commit);
   }
 
   /**
@@ -159,8 +147,24 @@ export class WasmVipScore {
       score = old - amount;
       total = s.totalScore - amount;
     }
+    return this.store(s, stage, addr, old, score, total, commit);
+  }
+
+  /**
+   * Writes one address's new score and the stage's new total (on commit) and reports the
+   * update event; a first score for the address costs more gas than a rewrite.
+   */
+  private store(
+    s: WasmStage,
+    stage: bigint,
+    addr: string,
+    old: bigint | undefined,
+    score: bigint,
+    total: bigint,
+    commit: boolean,
+  ): Result {
     if (commit) {
-      this.scores.set(key, score);
+      this.scores.set(`${stage}|${addr}`, score);
       s.totalScore = total;
     }
     return {
