@@ -20,11 +20,8 @@ import { parseArgs } from 'node:util';
 import pg from 'pg';
 import { createPostgresDb, type Db } from '../src/store/db.js';
 import { migrate } from '../src/store/migrate.js';
-import { createIngestService } from '../src/ingest/service.js';
 import { accountBytesFromString } from '../src/shared/address.js';
-import { silentLogger } from '../src/shared/logger.js';
-import { createMetricsRegistry } from '../src/shared/metrics.js';
-import { startSimProcess } from './lib.js';
+import { benchIngestService, startSimProcess } from './lib.js';
 
 /** The part of autocannon's API used here (the package ships no types). */
 interface AutocannonResult {
@@ -103,19 +100,7 @@ async function ingestFromSimulator(url: string, blocks: number): Promise<void> {
   const db = createPostgresDb({ url, maxConnections: 4 });
   try {
     await migrate(db);
-    const service = await createIngestService({
-      options: {
-        chainId: undefined,
-        vmType: 'move',
-        endpoints: { rpc: [sim.rpc], rest: [sim.rest], jsonRpc: [] },
-        maxConcurrentRequests: 16,
-        accountPrefix: 'init',
-        startHeight: undefined,
-      },
-      logger: silentLogger(),
-      db,
-      registry: createMetricsRegistry({ defaultMetrics: false }),
-    });
+    const service = await benchIngestService(sim, db);
     let lastLog = 0;
     await service.run({
       signal: new AbortController().signal,

@@ -8,17 +8,14 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { createIngestService } from '../src/ingest/service.js';
 import type { PipelineTuning } from '../src/ingest/pipeline.js';
-import { silentLogger } from '../src/shared/logger.js';
-import { createMetricsRegistry } from '../src/shared/metrics.js';
 import { createCometClient } from '../src/node/cometbft.js';
 import { createTransport } from '../src/node/transport.js';
 import { createPgliteDb } from '../src/store/pglite.js';
 import { migrate } from '../src/store/migrate.js';
 import type { Db } from '../src/store/db.js';
 import { createPostgresTestDb } from '../test/helpers/db.js';
-import { peakRssMb, percentile, startSimProcess, type SimProcess } from './lib.js';
+import { benchIngestService, peakRssMb, percentile, startSimProcess } from './lib.js';
 
 const { values } = parseArgs({
   options: {
@@ -55,27 +52,11 @@ function backfillSimArgs(blocks: number, txs: string): string[] {
   return ['--vm', 'move', '--head', String(blocks), '--txs-per-block', txs, '--fast-signatures'];
 }
 
-function serviceFor(sim: SimProcess, db: Db) {
-  return createIngestService({
-    options: {
-      chainId: undefined,
-      vmType: 'move',
-      endpoints: { rpc: [sim.rpc], rest: [sim.rest], jsonRpc: [] },
-      maxConcurrentRequests: 16,
-      accountPrefix: 'init',
-      startHeight: undefined,
-    },
-    logger: silentLogger(),
-    db,
-    registry: createMetricsRegistry({ defaultMetrics: false }),
-  });
-}
-
 async function ingestRun(kind: 'postgres' | 'pglite', name: string, blocks: number, txs: string) {
   const sim = await startSimProcess(backfillSimArgs(blocks, txs));
   const { db, dispose } = await freshDb(kind);
   try {
-    const service = await serviceFor(sim, db);
+    const service = await benchIngestService(sim, db);
     let txCount = 0;
     const cpuBefore = process.cpuUsage();
     const started = performance.now();
@@ -166,7 +147,7 @@ async function liveLag(kind: 'postgres' | 'pglite', seconds: number) {
   const firstSeen = new Map<number, number>();
   const observer = observeHead(sim.rpc, firstSeen);
   try {
-    const service = await serviceFor(sim, db);
+    const service = await benchIngestService(sim, db);
     const lags: number[] = [];
     const controller = new AbortController();
     setTimeout(() => controller.abort(), seconds * 1000);

@@ -1,5 +1,9 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createInterface } from 'node:readline';
+import { createIngestService } from '../src/ingest/service.js';
+import { silentLogger } from '../src/shared/logger.js';
+import { createMetricsRegistry } from '../src/shared/metrics.js';
+import type { Db } from '../src/store/db.js';
 
 export interface SimProcess {
   rpc: string;
@@ -56,4 +60,21 @@ export function peakRssMb(): number {
 export function percentile(sorted: number[], p: number): number {
   if (sorted.length === 0) return NaN;
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
+}
+
+/** The ingest service on a simulated Move chain, quiet, as the benchmarks run it. */
+export function benchIngestService(sim: SimProcess, db: Db) {
+  return createIngestService({
+    options: {
+      chainId: undefined,
+      vmType: 'move',
+      endpoints: { rpc: [sim.rpc], rest: [sim.rest], jsonRpc: [] },
+      maxConcurrentRequests: 16,
+      accountPrefix: 'init',
+      startHeight: undefined,
+    },
+    logger: silentLogger(),
+    db,
+    registry: createMetricsRegistry({ defaultMetrics: false }),
+  });
 }
