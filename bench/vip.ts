@@ -20,6 +20,8 @@ import type { VmType } from '../src/vip/types.js';
 
 const KEY = '0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80';
 const SIZES = (process.env.VIP_BENCH_SIZES ?? '10000,100000').split(',').map(Number);
+/** e.g. VIP_BENCH_VMS=move,wasm skips anvil (its 100,000-address run takes ~8 minutes). */
+const VMS = new Set((process.env.VIP_BENCH_VMS ?? 'move,wasm,evm').split(','));
 const deps = { env: { K: KEY }, logger: pino({ level: 'silent' }), out: () => undefined };
 const dirP = mkdtemp(path.join(tmpdir(), 'vip-bench-'));
 
@@ -193,6 +195,10 @@ async function evm() {
 }
 
 const started = new Date().toISOString();
-const results = [await cosmosVm('move'), await cosmosVm('wasm'), await evm()];
+const results = [
+  ...(VMS.has('move') ? [await cosmosVm('move')] : []),
+  ...(VMS.has('wasm') ? [await cosmosVm('wasm')] : []),
+  ...(VMS.has('evm') ? [await evm()] : []),
+];
 await rm(await dirP, { recursive: true, force: true });
 console.log(JSON.stringify({ bench: 'vip', started, node: process.version, sizes: SIZES, results }, null, 2));
