@@ -1,7 +1,8 @@
 import { z } from 'zod';
+import { databaseTarget, parseEnv, type DatabaseTarget, type Env, type VmType } from '../shared/config.js';
 import { InputError } from '../shared/errors.js';
 
-export type VmType = 'move' | 'wasm' | 'evm';
+export type { VmType } from '../shared/config.js';
 
 /** CORS settings of spec/api.md §1.3 (defaults are the reference's). */
 export interface CorsOptions {
@@ -78,6 +79,15 @@ const envSchema = z.object({
   GIT_COMMIT: z.string().default('unknown'),
 });
 
+/** The schema's variables that are set: the API treats an empty value as unset. */
+function setVariables(schema: z.ZodObject, values: Env): Env {
+  return Object.fromEntries(
+    Object.keys(schema.shape).flatMap((k) =>
+      values[k] === undefined || values[k] === '' ? [] : [[k, values[k]]],
+    ),
+  );
+}
+
 /**
  * Env (+ flags) → frozen ApiOptions. CHAIN_ID / VM_TYPE may come from `chainMeta` (what ingest
  * recorded) when neither env nor flags give them. Errors name the variable.
@@ -95,18 +105,7 @@ export function loadApiOptions(
   if (flags.cache !== undefined) merged.API_CACHE = String(flags.cache);
   if (merged.CHAIN_ID === undefined && chainMeta) merged.CHAIN_ID = chainMeta.chainId;
   if (merged.VM_TYPE === undefined && chainMeta) merged.VM_TYPE = chainMeta.vmType;
-  const known = Object.fromEntries(
-    Object.keys(envSchema.shape).flatMap((k) =>
-      merged[k] === undefined || merged[k] === '' ? [] : [[k, merged[k]]],
-    ),
-  );
-  const parsed = envSchema.safeParse(known);
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0];
-    const name = String(issue?.path[0] ?? 'config');
-    throw new InputError('invalid_config', `${name}: ${issue?.message ?? 'invalid value'}`);
-  }
-  const e = parsed.data;
+  const e = parseEnv(envSchema, setVariables(envSchema, merged));
   if (e.CHAIN_ID === undefined) {
     throw new InputError(
       'invalid_config',
@@ -144,7 +143,7 @@ export function loadApiOptions(
 
 /** How an API process reaches its database: a read replica first, else the primary, else PGlite. */
 export interface ApiDatabaseOptions {
-  target: { kind: 'postgres'; url: string } | { kind: 'pglite'; dataDir: string };
+  target: DatabaseTarget;
   maxConnections: number;
   /** Session statement timeout for every query (counts use their own, shorter one). */
   statementTimeoutMs: number;
@@ -161,29 +160,10 @@ export function loadApiDatabaseOptions(
   const url = [env.DATABASE_READ_URL, env.DATABASE_URL, env.DB_DSN].find(
     (u) => u !== undefined && u.trim() !== '',
   );
-  if (url !== undefined && !/^postgres(ql)?:\/\//.test(url)) {
-    throw new InputError(
-      'invalid_config',
-      'DATABASE_READ_URL / DATABASE_URL must be a postgres:// or postgresql:// URL',
-    );
-  }
-  const known = Object.fromEntries(
-    Object.keys(dbEnvSchema.shape).flatMap((k) =>
-      env[k] === undefined || env[k] === '' ? [] : [[k, env[k]]],
-    ),
-  );
-  const parsed = dbEnvSchema.safeParse(known);
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0];
-    throw new InputError(
-      'invalid_config',
-      `${String(issue?.path[0] ?? 'config')}: ${issue?.message ?? 'invalid value'}`,
-    );
-  }
+  const e = parseEnv(dbEnvSchema, setVariables(dbEnvSchema, env));
   return {
-    target:
-      url !== undefined ? { kind: 'postgres', url } : { kind: 'pglite', dataDir: env.DATA_DIR ?? './data' },
-    maxConnections: parsed.data.DB_MAX_CONNS,
-    statementTimeoutMs: parsed.data.DB_STATEMENT_TIMEOUT_MS,
+    target: databaseTarget(url, env.DATA_DIR, 'DATABASE_READ_URL / DATABASE_URL'),
+    maxConnections: e.DB_MAX_CONNS,
+    statementTimeoutMs: e.DB_STATEMENT_TIMEOUT_MS,
   };
 }

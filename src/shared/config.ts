@@ -95,14 +95,7 @@ const ingestEnvSchema = z.object({
  */
 export function loadIngestOptions(env: Env, flags: Env = {}): Readonly<IngestOptions> {
   const merged = { ...env, ...Object.fromEntries(Object.entries(flags).filter(([, v]) => v !== undefined)) };
-  const parsed = ingestEnvSchema.safeParse(merged);
-  if (!parsed.success) {
-    const problems = parsed.error.issues.map(
-      (i) => (i.path.length ? `${i.path.join('.')}: ` : '') + i.message,
-    );
-    throw new InputError('invalid_config', `invalid configuration: ${problems.join('; ')}`, { problems });
-  }
-  const e = parsed.data;
+  const e = parseEnv(ingestEnvSchema, merged);
   if (e.RPC_URL.length === 0) throw new InputError('invalid_config', 'RPC_URL is required');
   if (e.REST_URL.length === 0) throw new InputError('invalid_config', 'REST_URL is required');
   if (e.VM_TYPE === 'evm' && e.JSON_RPC_URL.length === 0) {
@@ -124,10 +117,23 @@ export function loadIngestOptions(env: Env, flags: Env = {}): Readonly<IngestOpt
   });
 }
 
-export function databaseTarget(url: string | undefined, dataDir: string | undefined): DatabaseTarget {
+/** Parses variables with a schema; every problem goes into one typed error that names each variable. */
+export function parseEnv<S extends z.ZodType>(schema: S, values: Env): z.output<S> {
+  const parsed = schema.safeParse(values);
+  if (parsed.success) return parsed.data;
+  const problems = parsed.error.issues.map((i) => (i.path.length ? `${i.path.join('.')}: ` : '') + i.message);
+  throw new InputError('invalid_config', `invalid configuration: ${problems.join('; ')}`, { problems });
+}
+
+/** `variable` names the setting in the error (e.g. "DATABASE_READ_URL / DATABASE_URL" for the API). */
+export function databaseTarget(
+  url: string | undefined,
+  dataDir: string | undefined,
+  variable = 'DATABASE_URL',
+): DatabaseTarget {
   if (url !== undefined && url.trim() !== '') {
     if (!/^postgres(ql)?:\/\//.test(url)) {
-      throw new InputError('invalid_config', 'DATABASE_URL must be a postgres:// or postgresql:// URL');
+      throw new InputError('invalid_config', `${variable} must be a postgres:// or postgresql:// URL`);
     }
     return { kind: 'postgres', url };
   }
