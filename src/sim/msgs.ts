@@ -1,4 +1,5 @@
 import { MsgExecute } from '@initia/initia.proto/initia/move/v1/tx.js';
+import { uleb128 } from '../shared/bcs.js';
 import { coinsJson, type EncodedMsg } from './tx-build.js';
 import { msgSendBytes } from './tx-wire.js';
 import type { Coin } from './types.js';
@@ -68,18 +69,6 @@ export const bcs = {
     return Uint8Array.of(0);
   },
 };
-
-export function uleb128(value: number): Uint8Array {
-  const out: number[] = [];
-  let v = value;
-  do {
-    let byte = v & 0x7f;
-    v = Math.floor(v / 128);
-    if (v > 0) byte |= 0x80;
-    out.push(byte);
-  } while (v > 0);
-  return Uint8Array.from(out);
-}
 
 export function concatBytes(parts: Uint8Array[]): Uint8Array {
   const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));

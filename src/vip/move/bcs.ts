@@ -1,3 +1,5 @@
+import { uleb128 } from '../../shared/bcs.js';
+
 /** The few BCS encodings the vip_score entry and view functions take (scoring.md §5.3). */
 
 export function bcsU64(value: bigint): Uint8Array {
@@ -8,18 +10,6 @@ export function bcsU64(value: bigint): Uint8Array {
 
 export function bcsU16(value: number): Uint8Array {
   return Uint8Array.of(value & 0xff, (value >> 8) & 0xff);
-}
-
-export function uleb128(n: number): Uint8Array {
-  const bytes: number[] = [];
-  let v = n;
-  do {
-    let b = v & 0x7f;
-    v = Math.floor(v / 128);
-    if (v > 0) b |= 0x80;
-    bytes.push(b);
-  } while (v > 0);
-  return Uint8Array.from(bytes);
 }
 
 /** 32 raw bytes of a `0x` + 64-hex address. */
