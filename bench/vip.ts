@@ -14,7 +14,7 @@ import { serveExtensions } from '../src/sim/vip/server.js';
 import { deploy } from '../src/vip/actions/deploy.js';
 import { updateScores } from '../src/vip/actions/update-scores.js';
 import { sendOp } from '../src/vip/send.js';
-import { actionContext, createBackend, type VipOptions } from '../src/vip/setup.js';
+import { actionContext, createBackend, VIP_OPTION_DEFAULTS, type VipOptions } from '../src/vip/setup.js';
 import { addressOfPublicKey } from '../src/vip/signer.js';
 import type { VmType } from '../src/vip/types.js';
 
@@ -34,20 +34,7 @@ async function csv(n: number, tag: string): Promise<string> {
 }
 
 function baseOptions(vm: VmType, extra: Partial<VipOptions>): VipOptions {
-  return {
-    vm,
-    gasAdjustment: 1.4,
-    keyEnv: 'K',
-    keyIndex: 0,
-    keyType: 'eth_secp256k1',
-    ledger: false,
-    dryRun: false,
-    prefix: 'init',
-    maxTxBytes: 1_048_576,
-    confirmTimeoutMs: 30_000,
-    pollMs: 2,
-    ...extra,
-  };
+  return { ...VIP_OPTION_DEFAULTS, vm, keyEnv: 'K', pollMs: 2, ...extra };
 }
 
 async function scoreRun(o: VipOptions, stage: bigint, n: number, tag: string) {

@@ -10,6 +10,7 @@ import { createCosmosRest } from './cosmos/rest.js';
 import { createEvmBackend } from './evm/backend.js';
 import { createLedgerCosmosSigner, createLedgerEvmAccount, type ApduTransport } from './ledger.js';
 import { createMoveBackend } from './move/backend.js';
+import { DEFAULT_SEND } from './send.js';
 import { createLocalSigner, loadPrivateKey, type CosmosSigner, type KeyAlgo } from './signer.js';
 import type { VipBackend, VmType } from './types.js';
 import { createWasmBackend } from './wasm/backend.js';
@@ -46,6 +47,19 @@ export interface VipDeps {
   /** Opens the Ledger transport (USB HID in production; a recorded transport in tests). */
   openLedger?: () => Promise<ApduTransport>;
 }
+
+/** Options the CLI fills in when their flag is not given: all but endpoints, chain, key and contract. */
+export const VIP_OPTION_DEFAULTS = {
+  gasAdjustment: 1.4,
+  keyIndex: 0,
+  keyType: 'eth_secp256k1',
+  ledger: false,
+  dryRun: false,
+  prefix: 'init',
+  maxTxBytes: 1_048_576,
+  confirmTimeoutMs: DEFAULT_SEND.confirmTimeoutMs,
+  pollMs: DEFAULT_SEND.pollMs,
+} as const satisfies Partial<VipOptions>;
 
 const DEFAULT_MAX_TX_GAS: Record<VmType, bigint> = { evm: 10_000_000n, move: 5_000_000n, wasm: 5_000_000n };
 
@@ -166,7 +180,7 @@ export function actionContext(o: VipOptions, deps: VipDeps, backend: VipBackend)
     dryRun: o.dryRun,
     out: deps.out,
     contractId: o.contract ?? 'new',
-    send: { confirmTimeoutMs: o.confirmTimeoutMs, pollMs: o.pollMs, rebroadcasts: 2 },
+    send: { confirmTimeoutMs: o.confirmTimeoutMs, pollMs: o.pollMs, rebroadcasts: DEFAULT_SEND.rebroadcasts },
     limits: {
       maxTxGas: o.maxTxGas ?? DEFAULT_MAX_TX_GAS[o.vm],
       maxTxBytes: o.maxTxBytes,

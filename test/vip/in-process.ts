@@ -1,7 +1,7 @@
 import { Command } from 'commander';
 import { pino } from 'pino';
 import { registerVip } from '../../src/bin/commands/vip.js';
-import { createBackend, type VipOptions } from '../../src/vip/setup.js';
+import { createBackend, VIP_OPTION_DEFAULTS, type VipOptions } from '../../src/vip/setup.js';
 import { KEYS, type Harness } from './harness.js';
 
 /** CLI dependencies for in-process backends: both test keys in the environment, silent logs. */
@@ -13,7 +13,7 @@ export const quietDeps = {
 
 export type TestKey = 'deployer' | 'other';
 
-/** Options as the CLI would build them against the harness chain, signing with a test key. */
+/** Options as the CLI would build them (its defaults) against the harness chain, signing with a test key. */
 export function harnessOptions(
   h: Harness,
   vm: VipOptions['vm'],
@@ -22,19 +22,13 @@ export function harnessOptions(
   extra: Partial<VipOptions> = {},
 ): VipOptions {
   return {
+    ...VIP_OPTION_DEFAULTS,
     vm,
     rest: h.server.url,
     chainId: h.chain.options.chainId,
     gasPrices: '0.015umin',
-    gasAdjustment: 1.4,
     contract,
     keyEnv: key === 'deployer' ? 'DEPLOYER_KEY' : 'OTHER_KEY',
-    keyIndex: 0,
-    keyType: 'eth_secp256k1',
-    ledger: false,
-    dryRun: false,
-    prefix: 'init',
-    maxTxBytes: 1_048_576,
     confirmTimeoutMs: 2000,
     pollMs: 5,
     ...extra,

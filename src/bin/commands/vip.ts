@@ -13,7 +13,13 @@ import { readL1Stage, resolveL1 } from '../../vip/l1.js';
 import type { DuplicatePolicy } from '../../vip/scores-file.js';
 import { openLedgerUsb } from '../../vip/ledger-usb.js';
 import type { ApduTransport } from '../../vip/ledger.js';
-import { actionContext, createBackend, type VipDeps, type VipOptions } from '../../vip/setup.js';
+import {
+  actionContext,
+  createBackend,
+  VIP_OPTION_DEFAULTS as DEFAULTS,
+  type VipDeps,
+  type VipOptions,
+} from '../../vip/setup.js';
 import type { VipBackend, VmType } from '../../vip/types.js';
 import type { ActionContext } from '../../vip/actions/context.js';
 
@@ -61,26 +67,26 @@ function vipOptions(raw: Raw, env: NodeJS.ProcessEnv): VipOptions {
     ...opt('contract', str('contract', 'VIP_CONTRACT')),
     ...opt('keyEnv', str('keyEnv')),
     ...opt('keyFile', str('keyFile')),
-    gasAdjustment: positive(raw.gasAdjustment, 1.4, '--gas-adjustment'),
-    keyIndex: intOpt(raw.keyIndex, 0, '--key-index'),
-    keyType: (raw.keyType as VipOptions['keyType'] | undefined) ?? 'eth_secp256k1',
+    gasAdjustment: positive(raw.gasAdjustment, DEFAULTS.gasAdjustment, '--gas-adjustment'),
+    keyIndex: intOpt(raw.keyIndex, DEFAULTS.keyIndex, '--key-index'),
+    keyType: (raw.keyType as VipOptions['keyType'] | undefined) ?? DEFAULTS.keyType,
     ledger: raw.ledger === true,
     ledgerConfirm: raw.ledgerConfirm === true,
     dryRun: raw.dryRun === true,
-    prefix: String(raw.prefix ?? 'init'),
+    prefix: String(raw.prefix ?? DEFAULTS.prefix),
     ...opt(
       'maxTxGas',
       raw.maxTxGas === undefined ? undefined : BigInt(intOpt(raw.maxTxGas, 0, '--max-tx-gas')),
     ),
-    maxTxBytes: intOpt(raw.maxTxBytes, 1_048_576, '--max-tx-bytes'),
+    maxTxBytes: intOpt(raw.maxTxBytes, DEFAULTS.maxTxBytes, '--max-tx-bytes'),
     ...opt(
       'maxBatch',
       raw.maxBatch === undefined
         ? undefined
         : positive(intOpt(raw.maxBatch, 1, '--max-batch'), 1, '--max-batch'),
     ),
-    confirmTimeoutMs: intOpt(raw.confirmTimeoutMs, 30_000, '--confirm-timeout-ms'),
-    pollMs: intOpt(raw.pollMs, 500, '--poll-ms'),
+    confirmTimeoutMs: intOpt(raw.confirmTimeoutMs, DEFAULTS.confirmTimeoutMs, '--confirm-timeout-ms'),
+    pollMs: intOpt(raw.pollMs, DEFAULTS.pollMs, '--poll-ms'),
   };
 }
 
@@ -130,25 +136,29 @@ export function registerVip(program: Command, deps: VipDeps = defaultDeps()): vo
     .option('--rpc <url>', 'CometBFT RPC endpoint (for the rollup version)')
     .option('--chain-id <id>', 'rollup chain id')
     .option('--gas-prices <price>', 'e.g. 0.015umin')
-    .option('--gas-adjustment <n>', 'multiplier on simulated gas', '1.4')
+    .option('--gas-adjustment <n>', 'multiplier on simulated gas', String(DEFAULTS.gasAdjustment))
     .option('--contract <address>', 'score contract (EVM/Wasm) or module address (Move)')
     .option('--key-env <NAME>', 'environment variable holding a mnemonic or hex private key')
     .option('--key-file <path>', 'file holding a mnemonic or hex private key')
-    .option('--key-index <n>', 'BIP-44 address index', '0')
+    .option('--key-index <n>', 'BIP-44 address index', String(DEFAULTS.keyIndex))
     .addOption(
       new Option('--key-type <type>', 'Cosmos key type')
         .choices(['eth_secp256k1', 'secp256k1'])
-        .default('eth_secp256k1'),
+        .default(DEFAULTS.keyType),
     )
     .option('--ledger', 'sign on a Ledger over USB (Ethereum app; Move/Wasm sign SIGN_MODE_EIP_191)')
     .option('--ledger-confirm', 'show the signing address on the Ledger before using it')
     .option('--dry-run', 'simulate and print the exact messages and fees; never sign')
-    .option('--prefix <hrp>', 'bech32 prefix', 'init')
+    .option('--prefix <hrp>', 'bech32 prefix', DEFAULTS.prefix)
     .option('--max-tx-gas <n>', 'gas ceiling per tx used for batch sizing')
-    .option('--max-tx-bytes <n>', 'tx size ceiling', '1048576')
+    .option('--max-tx-bytes <n>', 'tx size ceiling', String(DEFAULTS.maxTxBytes))
     .option('--max-batch <n>', 'upper bound on entries per tx')
-    .option('--confirm-timeout-ms <n>', 'wait for inclusion before re-checking', '30000')
-    .option('--poll-ms <n>', 'tx lookup interval', '500');
+    .option(
+      '--confirm-timeout-ms <n>',
+      'wait for inclusion before re-checking',
+      String(DEFAULTS.confirmTimeoutMs),
+    )
+    .option('--poll-ms <n>', 'tx lookup interval', String(DEFAULTS.pollMs));
 
   const run = (fn: (o: VipOptions, raw: Raw, deps: VipDeps) => Promise<Record<string, unknown>>) =>
     async function (this: Command) {
