@@ -70,11 +70,7 @@ export function createEvmLedger(deps: LedgerDeps): EvmLedger {
     return b;
   };
   const cache = new Lru<number, Balances>(16);
-  const cached = (lastG: number): Balances => {
-    let b = cache.get(lastG);
-    if (!b) cache.set(lastG, (b = at(lastG)));
-    return b;
-  };
+  const cached = (lastG: number): Balances => cache.getOrSet(lastG, () => at(lastG));
   return {
     balanceOf: (token, address, lastG) =>
       cached(lastG).get(`${token.toLowerCase()}|${address.toLowerCase()}`) ?? 0n,

@@ -197,11 +197,7 @@ function buildView(ctx: EvmRpcContext, b: GeneratedBlock): EthView {
 
 export function createEvmRpc(ctx: EvmRpcContext): (method: string, params: unknown) => Outcome | undefined {
   const views = new Lru<number, EthView>(512);
-  const view = (h: number): EthView => {
-    let v = views.get(h);
-    if (!v) views.set(h, (v = buildView(ctx, ctx.chain.block(h))));
-    return v;
-  };
+  const view = (h: number): EthView => views.getOrSet(h, () => buildView(ctx, ctx.chain.block(h)));
   const resolve = (tag: unknown): number | undefined => {
     const head = ctx.head();
     if (tag === undefined || tag === 'latest' || tag === 'pending' || tag === 'safe' || tag === 'finalized')

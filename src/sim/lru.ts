@@ -20,6 +20,13 @@ export class Lru<K, V> {
     return value;
   }
 
+  /** The cached value, or `make()`'s, stored first (a memo over the LRU). */
+  getOrSet(key: K, make: () => V): V {
+    let value = this.get(key);
+    if (value === undefined) this.set(key, (value = make()));
+    return value;
+  }
+
   set(key: K, value: V): void {
     const previous = this.map.get(key);
     if (previous !== undefined) {

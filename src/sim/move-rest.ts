@@ -127,11 +127,7 @@ function resource(address: Uint8Array, structTag: string, data: unknown, raw: Ui
 
 export function createMoveRest(ctx: MoveRestContext): (req: SimHttpRequest) => RestAnswer | undefined {
   const cache = new Lru<number, Map<string, MoveObject>>(8);
-  const at = (lastG: number): Map<string, MoveObject> => {
-    let m = cache.get(lastG);
-    if (!m) cache.set(lastG, (m = objectsAt(ctx, lastG)));
-    return m;
-  };
+  const at = (lastG: number): Map<string, MoveObject> => cache.getOrSet(lastG, () => objectsAt(ctx, lastG));
   const metadataByAddr = new Map(ctx.denoms.map((d) => [hex(ctx.book.metadata(d)), d]));
   return (req) => {
     const m = /^\/initia\/move\/v1\/accounts\/([^/]+)\/resources\/by_struct_tag$/.exec(req.path);

@@ -129,11 +129,8 @@ function smartQuery(
 
 export function createWasmRest(ctx: WasmRestContext): (req: SimHttpRequest) => RestAnswer | undefined {
   const cache = new Lru<number, Map<string, ContractView>>(8);
-  const at = (lastG: number): Map<string, ContractView> => {
-    let m = cache.get(lastG);
-    if (!m) cache.set(lastG, (m = contractsAt(ctx, lastG)));
-    return m;
-  };
+  const at = (lastG: number): Map<string, ContractView> =>
+    cache.getOrSet(lastG, () => contractsAt(ctx, lastG));
   return (req) => {
     const m = /^\/cosmwasm\/wasm\/v1\/contract\/([a-z0-9]+)(?:\/smart\/([A-Za-z0-9+/=_-]+))?$/.exec(req.path);
     if (!m) return undefined;
