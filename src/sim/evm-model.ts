@@ -4,9 +4,9 @@ import { bankKindOf, planBankSend } from './cosmos-bank.js';
 import { event, type SimEvent } from './events.js';
 import { checksum, logJson, transferLog, ZERO_ADDRESS } from './evm-abi.js';
 import { msgCall, MSG_CALL, signEthTx, type EthTx } from './evm-ethtx.js';
-import { msgRecvPacket, recvPacketEvents, MSG_RECV_PACKET } from './ibc.js';
+import { recvPacketParts } from './ibc.js';
 import type { SimAccount } from './keys.js';
-import { coinsOf, coinsText, gasOf, recipientOf, signerOf, type Party } from './move-workload.js';
+import { coinsOf, coinsText, gasOf, nftTx, recipientOf, signerOf, type Party } from './move-workload.js';
 import { nftOpAt, type NftOp } from './nft-lifecycle.js';
 import type { PlannedTx, VmModel } from './plan.js';
 import { pick, Stream } from './prng.js';
@@ -165,7 +165,7 @@ export function createEvmModel(
   };
 
   const ibcTx = (g: number, op: Extract<NftOp, { kind: 'ibc-receive' }>): PlannedTx => {
-    const { signer, sequence } = signerOf(ctx.model, g);
+    const who = signerOf(ctx.model, g);
     const receiver = ctx.model.accounts[op.to]!;
     const coll = k.ibcCollection;
     const packet = nftReceivePacket(op, receiver.bech32, 'nft-transfer');
@@ -191,16 +191,12 @@ export function createEvmModel(
         ['token_origin_id', op.tokenId],
       ]),
     ];
-    const planned: PlannedTx = {
-      signer,
-      sequence,
-      signMode: 'DIRECT',
-      memo: '',
-      ...gasOf(ctx.model, g, 400_000),
-      msgs: [msgRecvPacket(packet, signer.bech32, 1000 + g)],
-      msgEvents: [recvPacketEvents(packet, signer.bech32, inner, k.ibcName)],
-      msgResponseTypes: [MSG_RECV_PACKET + 'Response'],
-    };
+    const planned = nftTx(
+      ctx.model,
+      g,
+      who,
+      recvPacketParts(packet, who.signer.bech32, g, inner, k.ibcName, 400_000),
+    );
     data.set(planned, { gasPrice: 0n, status: 1, msgLogs: [mintLog], transfers: [], refund: 0n });
     return planned;
   };

@@ -2,6 +2,7 @@ import { MsgRecvPacket } from '@initia/initia.proto/ibc/core/channel/v1/tx.js';
 import { event, type SimEvent } from './events.js';
 import { sha256 } from './keys.js';
 import { IBC } from './nft-lifecycle.js';
+import type { NftTxParts } from './plan.js';
 import type { EncodedMsg } from './tx-build.js';
 
 export const MSG_RECV_PACKET = '/ibc.core.channel.v1.MsgRecvPacket';
@@ -147,4 +148,25 @@ export function recvPacketEvents(
 /** Packet timeout timestamps (ns): 2026-01-01 plus one second per packet. */
 export function ibcTimeout(index: number): string {
   return (1_767_225_600_000_000_000n + BigInt(index) * 1_000_000_000n).toString();
+}
+
+/**
+ * The relayed MsgRecvPacket of one IBC-received NFT, as every VM's simulator builds it: proof
+ * height 1000 + g, signed in DIRECT mode; only the class events, class name and gas differ.
+ */
+export function recvPacketParts(
+  p: NftPacket,
+  relayer: string,
+  g: number,
+  classEvents: SimEvent[],
+  className: string,
+  gasBase: number,
+): NftTxParts {
+  return {
+    msg: msgRecvPacket(p, relayer, 1000 + g),
+    events: recvPacketEvents(p, relayer, classEvents, className),
+    response: MSG_RECV_PACKET + 'Response',
+    gasBase,
+    direct: true,
+  };
 }

@@ -1,6 +1,6 @@
 import { nftReceivePacket } from './nft-receive-packet.js';
 import { event, type SimEvent } from './events.js';
-import { ibcClassName, msgRecvPacket, recvPacketEvents, MSG_RECV_PACKET } from './ibc.js';
+import { ibcClassName, recvPacketParts } from './ibc.js';
 import { sha256, type SimAccount } from './keys.js';
 import { collectionAddress, nftAddress, pad32, shortHex } from './move-address.js';
 import { executeEvent, moveEvent } from './move-model.js';
@@ -14,17 +14,8 @@ import {
   type NftOp,
   type NftPlanContext,
 } from './nft-lifecycle.js';
+import type { NftTxParts } from './plan.js';
 import type { EncodedMsg } from './tx-build.js';
-
-/** Move NFT operations: `0x1::simple_nft` calls and their `0x1::collection` / object events. */
-export interface MoveNftParts {
-  msgs: EncodedMsg[];
-  events: SimEvent[];
-  responseTypes: string[];
-  gasBase: number;
-  /** IBC relays are signed in DIRECT mode, as relayers do. */
-  direct: boolean;
-}
 
 const MOVE_STD = Uint8Array.of(1);
 
@@ -77,15 +68,15 @@ const messageEvent = (signer: SimAccount): SimEvent =>
     ['module', 'move'],
   ]);
 
-export function moveNftParts(ctx: MoveNftContext, op: NftOp, signer: SimAccount, g: number): MoveNftParts {
+/** Move NFT operations: `0x1::simple_nft` calls and their `0x1::collection` / object events. */
+export function moveNftParts(ctx: MoveNftContext, op: NftOp, signer: SimAccount, g: number): NftTxParts {
   const acct = (i: number): SimAccount => ctx.accounts[i]!;
   const user = shortHex(signer.address);
-  const single = (msg: EncodedMsg, events: SimEvent[], gasBase: number): MoveNftParts => ({
-    msgs: [msg],
+  const single = (msg: EncodedMsg, events: SimEvent[], gasBase: number): NftTxParts => ({
+    msg,
     events: [messageEvent(signer), ...events],
-    responseTypes: [MSG_EXECUTE + 'Response'],
+    response: MSG_EXECUTE + 'Response',
     gasBase,
-    direct: false,
   });
   switch (op.kind) {
     case 'create-collection': {
@@ -206,7 +197,7 @@ function moveIbcReceive(
   op: Extract<NftOp, { kind: 'ibc-receive' }>,
   relayer: SimAccount,
   g: number,
-): MoveNftParts {
+): NftTxParts {
   const receiver = ctx.accounts[op.to]!;
   const className = moveIbcClassName();
   const coll = shortHex(moveIbcCollectionAddress());
@@ -235,11 +226,5 @@ function moveIbcReceive(
       `{"object":"${nft}","from":"0x1","to":"${shortHex(receiver.address)}"}`,
     ),
   );
-  return {
-    msgs: [msgRecvPacket(packet, relayer.bech32, 1000 + g)],
-    events: recvPacketEvents(packet, relayer.bech32, classEvents, className),
-    responseTypes: [MSG_RECV_PACKET + 'Response'],
-    gasBase: 300_000,
-    direct: true,
-  };
+  return recvPacketParts(packet, relayer.bech32, g, classEvents, className, 300_000);
 }

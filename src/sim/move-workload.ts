@@ -4,7 +4,7 @@ import { sha256, type SimAccount } from './keys.js';
 import { pad32, shortHex } from './move-address.js';
 import { executeEvent, faMoveEvents, sudoTransferEvents, type MoveAddressBook } from './move-model.js';
 import { bcs, msgExecute, MSG_EXECUTE } from './msgs.js';
-import type { VmModel } from './plan.js';
+import type { NftTxParts, PlannedTx, VmModel } from './plan.js';
 import { pick, Stream } from './prng.js';
 import type { SimSignMode } from './tx-build.js';
 import type { Coin } from './types.js';
@@ -53,6 +53,25 @@ export function signerOf(
   const mode: SimSignMode =
     signer.keyType === 'secp256k1' || pick(ctx.seed, Stream.signMode, g, 5) < 2 ? 'DIRECT' : 'EIP_191';
   return { signer, sequence: Math.floor(g / k), mode };
+}
+
+/** The planned tx of one NFT operation built as parts (Move and Wasm NFT ops, every VM's IBC receive). */
+export function nftTx(
+  ctx: ModelContext,
+  g: number,
+  who: ReturnType<typeof signerOf>,
+  parts: NftTxParts,
+): PlannedTx {
+  return {
+    signer: who.signer,
+    sequence: who.sequence,
+    signMode: parts.direct ? 'DIRECT' : who.mode,
+    memo: '',
+    ...gasOf(ctx, g, parts.gasBase),
+    msgs: [parts.msg],
+    msgEvents: [parts.events],
+    msgResponseTypes: [parts.response],
+  };
 }
 
 export function gasOf(
@@ -105,21 +124,10 @@ export function createMoveModel(ctx: ModelContext, book: MoveAddressBook, nftCtx
 
   return {
     plan(g) {
-      const { signer, sequence, mode } = signerOf(ctx, g);
+      const who = signerOf(ctx, g);
+      const { signer, sequence, mode } = who;
       const nftOp = nftOpAt(nftCtx.plan, g);
-      if (nftOp) {
-        const parts = moveNftParts(nftCtx, nftOp, signer, g);
-        return {
-          signer,
-          sequence,
-          signMode: parts.direct ? 'DIRECT' : mode,
-          memo: '',
-          ...gasOf(ctx, g, parts.gasBase),
-          msgs: parts.msgs,
-          msgEvents: [parts.events],
-          msgResponseTypes: parts.responseTypes,
-        };
-      }
+      if (nftOp) return nftTx(ctx, g, who, moveNftParts(nftCtx, nftOp, signer, g));
       const kind = moveKindOf(ctx.seed, g);
       const gas = gasOf(ctx, g, kind === 'coin-transfer' ? 180_000 : 120_000);
       const base = { signer, sequence, signMode: mode, memo: '', ...gas };

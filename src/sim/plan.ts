@@ -29,6 +29,16 @@ export interface PlannedTx {
   evmHash?: string;
 }
 
+/** One NFT operation as a VM builds it: a single message, its events and its response type. */
+export interface NftTxParts {
+  msg: EncodedMsg;
+  events: SimEvent[];
+  response: string;
+  gasBase: number;
+  /** IBC relays are signed in DIRECT mode, as relayers do. */
+  direct?: boolean;
+}
+
 export interface VmModel {
   plan(g: number): PlannedTx;
   /** Ante-handler fee events (between the VM-specific fee transfer and `tx{signature}`). */

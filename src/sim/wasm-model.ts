@@ -2,9 +2,9 @@ import { nftReceivePacket } from './nft-receive-packet.js';
 import { toBech32 } from '../shared/address.js';
 import { bankKindOf, planBankSend, plainSendEvents } from './cosmos-bank.js';
 import { event, type SimEvent } from './events.js';
-import { msgRecvPacket, recvPacketEvents, MSG_RECV_PACKET } from './ibc.js';
+import { recvPacketParts } from './ibc.js';
 import { sha256, type SimAccount } from './keys.js';
-import { amountOf, gasOf, recipientOf, signerOf, type ModelContext } from './move-workload.js';
+import { amountOf, gasOf, nftTx, recipientOf, signerOf, type ModelContext } from './move-workload.js';
 import {
   collectionCreator,
   collectionName,
@@ -15,7 +15,7 @@ import {
   type NftOp,
   type NftPlanContext,
 } from './nft-lifecycle.js';
-import type { PlannedTx, VmModel } from './plan.js';
+import type { NftTxParts, VmModel } from './plan.js';
 import { pick, Stream } from './prng.js';
 import {
   msgExecuteContract,
@@ -62,17 +62,9 @@ const messageOf = (action: string, sender: string): SimEvent =>
     ['module', 'wasm'],
   ]);
 
-interface Parts {
-  msg: PlannedTx['msgs'][number];
-  events: SimEvent[];
-  response: string;
-  gasBase: number;
-  direct?: boolean;
-}
-
-function nftParts(k: WasmContracts, op: NftOp, signer: SimAccount, g: number): Parts {
+function nftParts(k: WasmContracts, op: NftOp, signer: SimAccount, g: number): NftTxParts {
   const me = signer.bech32;
-  const exec = (contract: string, msg: unknown, events: SimEvent[], gasBase: number): Parts => ({
+  const exec = (contract: string, msg: unknown, events: SimEvent[], gasBase: number): NftTxParts => ({
     msg: msgExecuteContract(me, contract, msg),
     events: [messageOf(MSG_EXECUTE_CONTRACT, me), executeOf(contract), ...events],
     response: MSG_EXECUTE_CONTRACT + 'Response',
@@ -180,7 +172,7 @@ function ibcReceive(
   op: Extract<NftOp, { kind: 'ibc-receive' }>,
   relayer: SimAccount,
   g: number,
-): Parts {
+): NftTxParts {
   const receiver = k.holder(op.to);
   const packet = nftReceivePacket(op, receiver, `wasm.${k.ics721}`);
   const inner: SimEvent[] = [
@@ -212,33 +204,16 @@ function ibcReceive(
       ['success', 'true'],
     ]),
   );
-  return {
-    msg: msgRecvPacket(packet, relayer.bech32, 1000 + g),
-    events: recvPacketEvents(packet, relayer.bech32, inner, k.ibcClassName),
-    response: MSG_RECV_PACKET + 'Response',
-    gasBase: 400_000,
-    direct: true,
-  };
+  return recvPacketParts(packet, relayer.bech32, g, inner, k.ibcClassName, 400_000);
 }
 
 export function createWasmModel(ctx: ModelContext, k: WasmContracts, plan: NftPlanContext): VmModel {
   return {
     plan(g) {
-      const { signer, sequence, mode } = signerOf(ctx, g);
+      const who = signerOf(ctx, g);
+      const { signer, sequence, mode } = who;
       const op = nftOpAt(plan, g);
-      if (op) {
-        const parts = nftParts(k, op, signer, g);
-        return {
-          signer,
-          sequence,
-          signMode: parts.direct ? 'DIRECT' : mode,
-          memo: '',
-          ...gasOf(ctx, g, parts.gasBase),
-          msgs: [parts.msg],
-          msgEvents: [parts.events],
-          msgResponseTypes: [parts.response],
-        };
-      }
+      if (op) return nftTx(ctx, g, who, nftParts(k, op, signer, g));
       const kind = bankKindOf(pick(ctx.seed, Stream.kind, g, 100));
       if (kind) return planBankSend(ctx, g, kind, { signer, sequence, signMode: mode }, plainSendEvents);
       const to = recipientOf(ctx, g, signer, 0);
