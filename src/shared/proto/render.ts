@@ -1,5 +1,6 @@
 import type { ProtoRegistry } from './registry.js';
 import type { FieldSchema, MessageSchema, ScalarKind } from './schema.js';
+import { WIRE_LEN, wireTypeOf } from './schema.js';
 import {
   ProtoDecodeError,
   WireReader,
@@ -99,20 +100,15 @@ function readField(
   if (!field.repeated) return readSingle(registry, field, wireType, reader, problems);
   const list = (current as JsonValue[] | undefined) ?? [];
   const packable = field.kind !== 'string' && field.kind !== 'bytes' && field.kind !== 'message';
-  if (packable && wireType === 2) {
+  if (packable && wireType === WIRE_LEN) {
     const [s, e] = reader.lengthDelimited();
     const inner = new WireReader(reader.buf, s, e);
-    const innerWire =
-      field.kind === 'double' || field.kind.endsWith('fixed64') ? 1 : isFixed32(field.kind) ? 5 : 0;
+    const innerWire = wireTypeOf(field.kind, false);
     while (inner.pos < e) list.push(readSingle(registry, field, innerWire, inner, problems));
     return list;
   }
   list.push(readSingle(registry, field, wireType, reader, problems));
   return list;
-}
-
-function isFixed32(kind: string): boolean {
-  return kind === 'fixed32' || kind === 'sfixed32' || kind === 'float';
 }
 
 function expectWire(field: FieldSchema, wireType: number, expected: number): void {
@@ -131,12 +127,12 @@ function readSingle(
   problems: RenderProblems,
 ): JsonValue {
   if (field.kind === 'message') {
-    expectWire(field, wireType, 2);
+    expectWire(field, wireType, WIRE_LEN);
     const [s, e] = reader.lengthDelimited();
     return renderNested(registry, field.typeName ?? '', reader.buf, s, e, problems);
   }
   if (field.kind === 'string' || field.kind === 'bytes') {
-    expectWire(field, wireType, 2);
+    expectWire(field, wireType, WIRE_LEN);
     const [s, e] = reader.lengthDelimited();
     if (field.kind === 'string') return utf8(reader.buf, s, e);
     return field.rawJson ? rawJsonValue(reader.buf, s, e) : base64(reader.buf, s, e);
@@ -151,7 +147,7 @@ export function readScalar(
   field: FieldSchema | undefined,
 ): JsonValue {
   const name = field?.name ?? 'value';
-  const want = kind === 'double' || kind === 'fixed64' || kind === 'sfixed64' ? 1 : isFixed32(kind) ? 5 : 0;
+  const want = wireTypeOf(kind, false);
   if (wireType !== want) {
     throw new ProtoDecodeError(
       `malformed protobuf: field ${name} has wire type ${wireType}, expected ${want}`,
