@@ -23,13 +23,21 @@ interface SeqRow {
   data: string;
 }
 
-function toPage(rows: SeqRow[], limit: number, total: string): JsonPage {
-  const page = takePage(rows, limit);
+/** One page of rows and, when `total` is given, its total, fetched concurrently. */
+async function fetchPage(
+  ctx: ReaderContext,
+  sql: string,
+  params: unknown[],
+  limit: number,
+  total: (() => Promise<string>) | false,
+): Promise<JsonPage> {
+  const [rows, count] = await Promise.all([ctx.db.query<SeqRow>(sql, params), total ? total() : '0']);
+  const page = takePage(rows.rows, limit);
   return {
     items: page.rows.map((r) => r.data),
     lastValue: page.rows.at(-1)?.sequence,
     hasMore: page.hasMore,
-    total,
+    total: count,
   };
 }
 
@@ -51,13 +59,14 @@ export async function listAll(
   if (ids === undefined) {
     const params: unknown[] = [];
     const { where, tail } = keysetSql(plan, 'sequence', params);
-    const [rows, total] = await Promise.all([
-      ctx.db.query<SeqRow>(`SELECT sequence, data FROM ${tables.main} WHERE true${where}${tail}`, params),
-      options.countTotal
-        ? plainCount(ctx, `SELECT COALESCE(MAX(sequence), 0) AS n FROM ${tables.main}`)
-        : Promise.resolve('0'),
-    ]);
-    return toPage(rows.rows, plan.limit, total);
+    return fetchPage(
+      ctx,
+      `SELECT sequence, data FROM ${tables.main} WHERE true${where}${tail}`,
+      params,
+      plan.limit,
+      options.countTotal &&
+        (() => plainCount(ctx, `SELECT COALESCE(MAX(sequence), 0) AS n FROM ${tables.main}`)),
+    );
   }
   // One bounded index scan per message type, merged: cheap whatever the types' popularity.
   const params: unknown[] = [ids];
@@ -74,17 +83,14 @@ export async function listAll(
     `CROSS JOIN LATERAL (SELECT sequence FROM ${tables.msgTypes} WHERE msg_type_id = mt.id${bound} ` +
     `ORDER BY sequence ${dir} LIMIT $${perType}) s ORDER BY s.sequence ${dir} LIMIT $${limit} OFFSET $${offset}) q ` +
     `JOIN ${tables.main} t ON t.sequence = q.sequence ORDER BY t.sequence ${dir}`;
-  const [rows, total] = await Promise.all([
-    ctx.db.query<SeqRow>(sql, params),
-    options.countTotal
-      ? countWithTimeout(
-          ctx,
-          `SELECT count(DISTINCT sequence) AS n FROM ${tables.msgTypes} WHERE msg_type_id = ANY($1::int[])`,
-          [ids],
-        )
-      : Promise.resolve('0'),
-  ]);
-  return toPage(rows.rows, plan.limit, total);
+  const countSql = `SELECT count(DISTINCT sequence) AS n FROM ${tables.msgTypes} WHERE msg_type_id = ANY($1::int[])`;
+  return fetchPage(
+    ctx,
+    sql,
+    params,
+    plan.limit,
+    options.countTotal && (() => countWithTimeout(ctx, countSql, [ids])),
+  );
 }
 
 /** Rows the account takes part in (or signed, with signerOnly), through the edge table. */
@@ -105,11 +111,13 @@ export async function listByAccount(
   const sql =
     `SELECT t.sequence, t.data FROM (SELECT a.sequence FROM ${tables.accounts} a WHERE ${filter}${where}${tail}) q ` +
     `JOIN ${tables.main} t ON t.sequence = q.sequence ORDER BY t.sequence ${dir}`;
-  const [rows, total] = await Promise.all([
-    ctx.db.query<SeqRow>(sql, params),
-    options.countTotal ? accountTotal(ctx, tables, options, filter, filterParams) : Promise.resolve('0'),
-  ]);
-  return toPage(rows.rows, plan.limit, total);
+  return fetchPage(
+    ctx,
+    sql,
+    params,
+    plan.limit,
+    options.countTotal && (() => accountTotal(ctx, tables, options, filter, filterParams)),
+  );
 }
 
 /** Without a msgs filter the total is ingest's counter; with one, a count under the timeout. */
@@ -147,16 +155,15 @@ export async function listByHeight(
   if (ids !== undefined) filter += msgTypeCondition(tables, 't', filterParams, ids);
   const params = [...filterParams];
   const { where, tail } = keysetSql(plan, 't.sequence', params);
-  const [rows, total] = await Promise.all([
-    ctx.db.query<SeqRow>(
-      `SELECT t.sequence, t.data FROM ${tables.main} t WHERE ${filter}${where}${tail}`,
-      params,
-    ),
-    options.countTotal
-      ? countWithTimeout(ctx, `SELECT count(*) AS n FROM ${tables.main} t WHERE ${filter}`, filterParams)
-      : Promise.resolve('0'),
-  ]);
-  return toPage(rows.rows, plan.limit, total);
+  return fetchPage(
+    ctx,
+    `SELECT t.sequence, t.data FROM ${tables.main} t WHERE ${filter}${where}${tail}`,
+    params,
+    plan.limit,
+    options.countTotal &&
+      (() =>
+        countWithTimeout(ctx, `SELECT count(*) AS n FROM ${tables.main} t WHERE ${filter}`, filterParams)),
+  );
 }
 
 /** The first row with this hash (lowest sequence), as stored JSON text. */
