@@ -170,6 +170,32 @@ async function insertBlocks(tx: Queryable, blocks: readonly BlockRows[]): Promis
   );
 }
 
+interface SequencedTables {
+  main: 'tx' | 'evm_tx';
+  edges: 'tx_accounts' | 'evm_tx_accounts';
+  counts: 'tx_account_counts' | 'evm_tx_account_counts';
+}
+const COSMOS_TABLES: SequencedTables = { main: 'tx', edges: 'tx_accounts', counts: 'tx_account_counts' };
+const EVM_TABLES: SequencedTables = {
+  main: 'evm_tx',
+  edges: 'evm_tx_accounts',
+  counts: 'evm_tx_account_counts',
+};
+
+/** Rows under the next gapless sequences, with their account edges and counts; returns the sequences. */
+async function insertSequenced(
+  tx: Queryable,
+  tables: SequencedTables,
+  rows: BlockRows['txs'] | BlockRows['evmTxs'],
+  fromSequence: number,
+  idOf: (bytes: Uint8Array) => number,
+): Promise<number[]> {
+  const seqs = rows.map((_, i) => fromSequence + 1 + i);
+  await insertTxRows(tx, tables.main, rows, seqs, idOf);
+  await insertAccountEdges(tx, tables, accountEdges(rows, seqs, idOf));
+  return seqs;
+}
+
 async function insertTxs(
   tx: Queryable,
   txs: BlockRows['txs'],
@@ -178,10 +204,7 @@ async function insertTxs(
   msgTypeIds: Map<string, number>,
 ): Promise<number> {
   if (txs.length === 0) return fromSequence;
-  const seqs = txs.map((_, i) => fromSequence + 1 + i);
-  await insertTxRows(tx, 'tx', txs, seqs, idOf);
-  const edges = accountEdges(txs, seqs, idOf);
-  await insertAccountEdges(tx, 'tx_accounts', 'tx_account_counts', edges);
+  const seqs = await insertSequenced(tx, COSMOS_TABLES, txs, fromSequence, idOf);
   const typeIds: number[] = [];
   const typeSeqs: number[] = [];
   txs.forEach((t, i) => {
@@ -204,18 +227,14 @@ async function insertEvmTxs(
   idOf: (bytes: Uint8Array) => number,
 ): Promise<number> {
   if (txs.length === 0) return fromSequence;
-  const seqs = txs.map((_, i) => fromSequence + 1 + i);
-  await insertTxRows(tx, 'evm_tx', txs, seqs, idOf);
-  const edges = accountEdges(txs, seqs, idOf);
-  await insertAccountEdges(tx, 'evm_tx_accounts', 'evm_tx_account_counts', edges);
+  await insertSequenced(tx, EVM_TABLES, txs, fromSequence, idOf);
   return fromSequence + txs.length;
 }
 
 /** The edges, and the per-account counts they add to (migration 0002), in one transaction. */
 async function insertAccountEdges(
   tx: Queryable,
-  table: 'tx_accounts' | 'evm_tx_accounts',
-  counts: 'tx_account_counts' | 'evm_tx_account_counts',
+  { edges: table, counts }: SequencedTables,
   edges: ReturnType<typeof accountEdges>,
 ): Promise<void> {
   await tx.query(
