@@ -29,6 +29,36 @@ export const FAKE_MOVE_MODULE = Buffer.concat([
 ]);
 export const FAKE_WASM = Buffer.from('0061736d01000000', 'hex');
 
+/** Where a `vip` command finds a Move/Wasm chain. */
+export interface ChainEndpoints {
+  vm: 'move' | 'wasm';
+  rest: string;
+  /** CometBFT RPC (the rollup version); left out when the chain serves none. */
+  rpc?: string;
+  chainId: string;
+}
+
+/**
+ * The global `vip` flags for a chain at 0.015umin gas with fast polling; `signing` says how to
+ * sign (`--key-env NAME`, `--ledger`, `--key-file …`) plus any other global flag.
+ */
+export function chainArgv(chain: ChainEndpoints, ...signing: string[]): string[] {
+  return [
+    '--vm',
+    chain.vm,
+    '--rest',
+    chain.rest,
+    ...(chain.rpc === undefined ? [] : ['--rpc', chain.rpc]),
+    '--chain-id',
+    chain.chainId,
+    '--gas-prices',
+    '0.015umin',
+    ...signing,
+    '--poll-ms',
+    '5',
+  ];
+}
+
 export interface Harness {
   vm: 'move' | 'wasm';
   chain: VipChain;
@@ -83,24 +113,13 @@ export async function startHarness(
       return outputs.length > before ? (outputs[outputs.length - 1] as Record<string, unknown>) : {};
     },
     baseArgs(key = 'deployer') {
-      return [
-        '--vm',
-        vm,
-        '--rest',
-        server.url,
-        '--rpc',
-        server.url,
-        '--chain-id',
-        chain.options.chainId,
-        '--gas-prices',
-        '0.015umin',
+      return chainArgv(
+        { vm, rest: server.url, rpc: server.url, chainId: chain.options.chainId },
         '--key-env',
         key === 'deployer' ? 'DEPLOYER_KEY' : 'OTHER_KEY',
         '--confirm-timeout-ms',
         '2000',
-        '--poll-ms',
-        '5',
-      ];
+      );
     },
     async file(name, content) {
       const p = path.join(dir, name);

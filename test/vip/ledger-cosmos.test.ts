@@ -12,7 +12,7 @@ import { aminoSignBytes, signCosmosTx, type UnsignedCosmosTx } from '../../src/v
 import { createLedgerCosmosSigner, type ApduTransport } from '../../src/vip/ledger.js';
 import { openLedgerUsb } from '../../src/vip/ledger-usb.js';
 import { addressOfPublicKey } from '../../src/vip/signer.js';
-import { FAKE_MOVE_MODULE, FAKE_WASM, scoresCsv, startHarness, type Harness } from './harness.js';
+import { chainArgv, FAKE_MOVE_MODULE, FAKE_WASM, scoresCsv, startHarness, type Harness } from './harness.js';
 import { deployArgv, updateScoresArgv } from './cli-args.js';
 import { createEthAppEmulator } from './ledger-emulator.js';
 import { LEDGER_MNEMONIC } from './ledger-fixture.js';
@@ -44,21 +44,8 @@ function ledgerRunner(
     await program.parseAsync(['node', 'x', 'vip', ...args]);
     return out[out.length - 1] as Record<string, unknown>;
   };
-  const base = (vm: 'move' | 'wasm') => [
-    '--vm',
-    vm,
-    '--rest',
-    h.server.url,
-    '--rpc',
-    h.server.url,
-    '--chain-id',
-    h.chain.options.chainId,
-    '--gas-prices',
-    '0.015umin',
-    '--ledger',
-    '--poll-ms',
-    '5',
-  ];
+  const base = (vm: 'move' | 'wasm') =>
+    chainArgv({ vm, rest: h.server.url, rpc: h.server.url, chainId: h.chain.options.chainId }, '--ledger');
   return { run, base, logs };
 }
 

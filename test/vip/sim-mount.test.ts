@@ -4,7 +4,8 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { createVipSimExtension, TESTNET_VIP_PACKAGE } from '../../src/sim/vip/mount.js';
 import { serveExtensions, type ExtensionServer } from '../../src/sim/vip/server.js';
-import { FAKE_WASM } from './harness.js';
+import { deployArgv, updateScoresArgv } from './cli-args.js';
+import { chainArgv, FAKE_WASM } from './harness.js';
 import { vipRunner } from './in-process.js';
 
 let server: ExtensionServer;
@@ -38,30 +39,8 @@ describe('sim --vip mount (rollup chain model + L1 module store)', () => {
     onTestFinished(() => rm(dir, { recursive: true, force: true }));
     const wasm = path.join(dir, 'c.wasm');
     await writeFile(wasm, FAKE_WASM);
-    const base = [
-      '--vm',
-      'wasm',
-      '--rest',
-      server.url,
-      '--chain-id',
-      'miniwasm-1',
-      '--gas-prices',
-      '0.015umin',
-      '--key-env',
-      'K',
-      '--poll-ms',
-      '5',
-    ];
-    const d = await vip([
-      'deploy',
-      ...base,
-      '--wasm',
-      wasm,
-      '--init-stage',
-      '11',
-      '--record',
-      path.join(dir, 'r.json'),
-    ]);
+    const base = chainArgv({ vm: 'wasm', rest: server.url, chainId: 'miniwasm-1' }, '--key-env', 'K');
+    const d = await vip(deployArgv(base, 'wasm', wasm, '11', path.join(dir, 'r.json')));
     const contract = (d.record as { contractAddress: string }).contractAddress;
     const scores = path.join(dir, 's.json');
     await writeFile(
@@ -69,18 +48,7 @@ describe('sim --vip mount (rollup chain model + L1 module store)', () => {
       JSON.stringify([{ address: `0x${'ab'.repeat(20)}`, amount: 5 }, [`0x${'cd'.repeat(20)}`, '7']]),
     );
     expect(
-      await vip([
-        'update-scores',
-        ...base,
-        '--contract',
-        contract,
-        '--stage',
-        '11',
-        '--scores',
-        scores,
-        '--progress',
-        path.join(dir, 'p.json'),
-      ]),
+      await vip(updateScoresArgv(base, contract, '11', scores, '--progress', path.join(dir, 'p.json'))),
     ).toMatchObject({ onChainTotal: '12' });
     const finalize = () =>
       vip([

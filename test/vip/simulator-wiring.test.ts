@@ -4,7 +4,8 @@ import path from 'node:path';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { createSimulator } from '../../src/sim/simulator.js';
 import { createVipSimExtension } from '../../src/sim/vip/mount.js';
-import { FAKE_MOVE_MODULE, FAKE_WASM, KEYS, scoresCsv } from './harness.js';
+import { deployArgv, updateScoresArgv } from './cli-args.js';
+import { chainArgv, FAKE_MOVE_MODULE, FAKE_WASM, KEYS, scoresCsv } from './harness.js';
 import { vipRunner } from './in-process.js';
 
 const vip = vipRunner({ K: KEYS.deployer });
@@ -31,32 +32,8 @@ describe('the VIP chain model mounted in the main simulator (what `sim --vip` do
       });
       const code = path.join(dir, 'code');
       await writeFile(code, vm === 'move' ? FAKE_MOVE_MODULE : FAKE_WASM);
-      const base = [
-        '--vm',
-        vm,
-        '--rest',
-        urls.rest,
-        '--rpc',
-        urls.rpc,
-        '--chain-id',
-        chainId,
-        '--gas-prices',
-        '0.015umin',
-        '--key-env',
-        'K',
-        '--poll-ms',
-        '5',
-      ];
-      const d = await vip([
-        'deploy',
-        ...base,
-        vm === 'move' ? '--module' : '--wasm',
-        code,
-        '--init-stage',
-        '2',
-        '--record',
-        path.join(dir, 'r.json'),
-      ]);
+      const base = chainArgv({ vm, rest: urls.rest, rpc: urls.rpc, chainId }, '--key-env', 'K');
+      const d = await vip(deployArgv(base, vm, code, '2', path.join(dir, 'r.json')));
       const record = d.record as { contractAddress: string; rollupVersion: string };
       expect(record.rollupVersion).toBeTruthy();
       const file = path.join(dir, 's.csv');
@@ -64,16 +41,9 @@ describe('the VIP chain model mounted in the main simulator (what `sim --vip` do
       await writeFile(file, csv);
       const args = [...base, '--contract', record.contractAddress];
       expect(
-        await vip([
-          'update-scores',
-          ...args,
-          '--stage',
-          '2',
-          '--scores',
-          file,
-          '--progress',
-          path.join(dir, 'p.json'),
-        ]),
+        await vip(
+          updateScoresArgv(base, record.contractAddress, '2', file, '--progress', path.join(dir, 'p.json')),
+        ),
       ).toMatchObject({ onChainTotal: String(total) });
       await vip(['finalize', ...args, '--stage', '2']);
       expect(await vip(['status', ...args])).toMatchObject({ openStage: '3', finalizedStages: ['2'] });

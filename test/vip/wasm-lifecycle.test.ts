@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { harnessBackend } from './in-process.js';
-import { bech32Of, FAKE_WASM, KEYS, scoresCsv, startHarness, type Harness } from './harness.js';
+import { bech32Of, chainArgv, FAKE_WASM, KEYS, scoresCsv, startHarness, type Harness } from './harness.js';
 import { deployVipScore, updateScoresArgv } from './cli-args.js';
 
 let h: Harness;
@@ -198,22 +198,13 @@ describe('Wasm contract errors decode from the chain (simulation and DeliverTx)'
     h.chain.fundAccount(addr);
     await h.vip(['allow', addr, ...args()]);
     const file = await h.file('k.csv', `${bech32Of(KEYS.deployer)},11\n`);
-    const base = [
-      '--vm',
-      'wasm',
-      '--rest',
-      h.server.url,
-      '--chain-id',
-      h.chain.options.chainId,
-      '--gas-prices',
-      '0.015umin',
+    const base = chainArgv(
+      { vm: 'wasm', rest: h.server.url, chainId: h.chain.options.chainId },
       '--key-file',
       keyFile,
       '--key-type',
       'secp256k1',
-      '--poll-ms',
-      '5',
-    ];
+    );
     const out = await h.vip(updateScoresArgv(base, contract, '4', file, '--progress', `${h.dir}/k.json`));
     expect(out).toMatchObject({ txs: 1 });
     expect(h.chain.account(addr)?.algo).toBe('secp256k1');
