@@ -72,33 +72,19 @@ describe('WasmVipScore (scoring.md §1.3)', () => {
 
   it('u64 totals wrap silently (the `as u64` cast of the i128 sum); simulation changes nothing', () => {
     const c = new WasmVipScore({ allow_list: [OWNER], init_stage: 1n });
-    c.execute(
-      OWNER,
-      {
-        update_scores: {
-          stage: 1n,
-          scores: [
-            ['a', (1n << 64n) - 1n],
-            ['b', 2n],
-          ],
-        },
+    // One message, run first as a simulation (commit false) and then for real.
+    const pastMax = {
+      update_scores: {
+        stage: 1n,
+        scores: [
+          ['a', (1n << 64n) - 1n],
+          ['b', 2n],
+        ],
       },
-      false,
-    );
+    };
+    c.execute(OWNER, pastMax, false);
     expect(c.stages.get(1n)?.totalScore).toBe(0n);
-    c.execute(
-      OWNER,
-      {
-        update_scores: {
-          stage: 1n,
-          scores: [
-            ['a', (1n << 64n) - 1n],
-            ['b', 2n],
-          ],
-        },
-      },
-      true,
-    );
+    c.execute(OWNER, pastMax, true);
     expect(c.stages.get(1n)?.totalScore).toBe(1n);
   });
 
