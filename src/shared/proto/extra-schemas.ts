@@ -33,12 +33,6 @@ export function extraSchemas(): MessageSchema[] {
       scalarField(2, 'to', 'string'),
       coin(4, 'amount'),
     ]),
-    makeMessageSchema('opinit.opchild.v1.MsgAddValidator', [
-      scalarField(1, 'authority', 'string'),
-      scalarField(2, 'moniker', 'string'),
-      scalarField(3, 'validator_address', 'string'),
-      messageField(4, 'pubkey', ANY),
-    ]),
     makeMessageSchema('opinit.opchild.v1.MsgRemoveValidator', [
       scalarField(1, 'authority', 'string'),
       scalarField(2, 'validator_address', 'string'),
@@ -54,6 +48,7 @@ export function extraSchemas(): MessageSchema[] {
       scalarField(3, 'data', 'bytes'),
     ]),
     ...keyedValidatorMsgs(
+      ['MsgAddValidator', 'validator_address'],
       ['MsgUpdateSequencer', 'sequencer_address'],
       ['MsgAddAttestor', 'attestor_address'],
     ),
