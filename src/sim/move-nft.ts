@@ -68,6 +68,43 @@ const messageEvent = (signer: SimAccount): SimEvent =>
     ['module', 'move'],
   ]);
 
+/** `create_collection` by `creator` (a user via simple_nft, 0x1 via initia_nft for IBC classes). */
+function collectionCreatedEvents(creator: string, module: string, coll: string, name: string): SimEvent[] {
+  return [
+    executeEvent(creator, '0x1', module, 'create_collection'),
+    moveEvent('0x1::object::CreateEvent', `{"object":"${coll}","owner":"${creator}","version":"1"}`),
+    moveEvent(
+      '0x1::collection::CreateCollectionEvent',
+      `{"collection":"${coll}","creator":"${creator}","name":"${name}"}`,
+    ),
+  ];
+}
+
+/** `mint` called by `sender`: the NFT object is created owned by `creator`, then moved to `to` if that differs. */
+function mintedEvents(m: {
+  sender: string;
+  module: string;
+  creator: string;
+  coll: string;
+  nft: string;
+  tokenId: string;
+  to: string;
+}): SimEvent[] {
+  const events = [
+    executeEvent(m.sender, '0x1', m.module, 'mint'),
+    moveEvent('0x1::object::CreateEvent', `{"object":"${m.nft}","owner":"${m.creator}","version":"1"}`),
+    moveEvent(
+      '0x1::collection::MintEvent',
+      `{"collection":"${m.coll}","token_id":"${m.tokenId}","nft":"${m.nft}"}`,
+    ),
+  ];
+  if (m.to !== m.creator)
+    events.push(
+      moveEvent('0x1::object::TransferEvent', `{"object":"${m.nft}","from":"${m.creator}","to":"${m.to}"}`),
+    );
+  return events;
+}
+
 /** Move NFT operations: `0x1::simple_nft` calls and their `0x1::collection` / object events. */
 export function moveNftParts(ctx: MoveNftContext, op: NftOp, signer: SimAccount, g: number): NftTxParts {
   const acct = (i: number): SimAccount => ctx.accounts[i]!;
@@ -88,18 +125,7 @@ export function moveNftParts(ctx: MoveNftContext, op: NftOp, signer: SimAccount,
         bcs.string(name),
         bcs.string(`ipfs://bafysim${op.collection}`),
       ]);
-      return single(
-        msg,
-        [
-          executeEvent(user, '0x1', 'simple_nft', 'create_collection'),
-          moveEvent('0x1::object::CreateEvent', `{"object":"${coll}","owner":"${user}","version":"1"}`),
-          moveEvent(
-            '0x1::collection::CreateCollectionEvent',
-            `{"collection":"${coll}","creator":"${user}","name":"${name}"}`,
-          ),
-        ],
-        220_000,
-      );
+      return single(msg, collectionCreatedEvents(user, 'simple_nft', coll, name), 220_000);
     }
     case 'mint': {
       const creator = shortHex(acct(collectionCreator(ctx.plan, op.collection)).address);
@@ -113,18 +139,15 @@ export function moveNftParts(ctx: MoveNftContext, op: NftOp, signer: SimAccount,
         bcs.string(op.uri),
         concatBytes([Uint8Array.of(1), pad32(moveHolderAddress(ctx, op.to))]),
       ]);
-      const events = [
-        executeEvent(user, '0x1', 'simple_nft', 'mint'),
-        moveEvent('0x1::object::CreateEvent', `{"object":"${nft}","owner":"${creator}","version":"1"}`),
-        moveEvent(
-          '0x1::collection::MintEvent',
-          `{"collection":"${coll}","token_id":"${op.tokenId}","nft":"${nft}"}`,
-        ),
-      ];
-      if (to !== creator)
-        events.push(
-          moveEvent('0x1::object::TransferEvent', `{"object":"${nft}","from":"${creator}","to":"${to}"}`),
-        );
+      const events = mintedEvents({
+        sender: user,
+        module: 'simple_nft',
+        creator,
+        coll,
+        nft,
+        tokenId: op.tokenId,
+        to,
+      });
       return single(msg, events, 260_000);
     }
     case 'transfer': {
@@ -203,28 +226,18 @@ function moveIbcReceive(
   const coll = shortHex(moveIbcCollectionAddress());
   const nft = shortHex(moveIbcNftAddress(op.tokenId));
   const packet = nftReceivePacket(op, receiver.bech32, 'nft-transfer');
-  const classEvents: SimEvent[] = [];
-  if (op.first) {
-    classEvents.push(
-      executeEvent('0x1', '0x1', 'initia_nft', 'create_collection'),
-      moveEvent('0x1::object::CreateEvent', `{"object":"${coll}","owner":"0x1","version":"1"}`),
-      moveEvent(
-        '0x1::collection::CreateCollectionEvent',
-        `{"collection":"${coll}","creator":"0x1","name":"${className}"}`,
-      ),
-    );
-  }
-  classEvents.push(
-    executeEvent('0x1', '0x1', 'initia_nft', 'mint'),
-    moveEvent('0x1::object::CreateEvent', `{"object":"${nft}","owner":"0x1","version":"1"}`),
-    moveEvent(
-      '0x1::collection::MintEvent',
-      `{"collection":"${coll}","token_id":"${op.tokenId}","nft":"${nft}"}`,
-    ),
-    moveEvent(
-      '0x1::object::TransferEvent',
-      `{"object":"${nft}","from":"0x1","to":"${shortHex(receiver.address)}"}`,
-    ),
-  );
+  const to = shortHex(receiver.address);
+  const classEvents: SimEvent[] = [
+    ...(op.first ? collectionCreatedEvents('0x1', 'initia_nft', coll, className) : []),
+    ...mintedEvents({
+      sender: '0x1',
+      module: 'initia_nft',
+      creator: '0x1',
+      coll,
+      nft,
+      tokenId: op.tokenId,
+      to,
+    }),
+  ];
   return recvPacketParts(packet, relayer.bech32, g, classEvents, className, 300_000);
 }
