@@ -1,20 +1,15 @@
 import type { DatabaseTarget } from '../shared/config.js';
 import type { Logger } from '../shared/logger.js';
-import { createPostgresDb, type Db } from '../store/db.js';
+import { createPostgresDb, type Db, type PostgresOptions } from '../store/db.js';
 import { createPgliteDb } from '../store/pglite.js';
 
-/** Opens the configured database: PostgreSQL by URL, or the embedded PGlite in its data directory. */
+/** Opens the configured database: PostgreSQL by URL (with its session options), or the embedded PGlite. */
 export async function openDatabase(
   target: DatabaseTarget,
-  options: { readOnly?: boolean; statementTimeoutMs?: number; preparedStatements?: boolean } = {},
+  options: Omit<PostgresOptions, 'url'> = {},
 ): Promise<Db> {
   if (target.kind === 'pglite') return createPgliteDb({ dataDir: target.dataDir });
-  return createPostgresDb({
-    url: target.url,
-    ...(options.readOnly ? { readOnly: true } : {}),
-    ...(options.statementTimeoutMs ? { statementTimeoutMs: options.statementTimeoutMs } : {}),
-    ...(options.preparedStatements ? { preparedStatements: true } : {}),
-  });
+  return createPostgresDb({ ...options, url: target.url });
 }
 
 /**

@@ -5,8 +5,8 @@ import { redactUrl } from '../../shared/config.js';
 import { AppError } from '../../shared/errors.js';
 import { createLogger, defaultLogFormat, type LogFormat } from '../../shared/logger.js';
 import { createMetricsRegistry } from '../../shared/metrics.js';
-import { createPostgresDb, type Db } from '../../store/db.js';
-import { createPgliteDb } from '../../store/pglite.js';
+import type { Db } from '../../store/db.js';
+import { openDatabase } from '../context.js';
 import { readChainMeta } from '../../store/readers/chain-meta.js';
 
 interface ApiCommandFlags {
@@ -17,19 +17,15 @@ interface ApiCommandFlags {
   cache?: boolean;
 }
 
-async function openReadDb(db: ApiDatabaseOptions): Promise<Db> {
-  if (db.target.kind === 'postgres') {
-    return createPostgresDb({
-      url: db.target.url,
-      readOnly: true,
-      statementTimeoutMs: db.statementTimeoutMs,
-      maxConnections: db.maxConnections,
-      applicationName: 'rollup-indexer-api',
-      preparedStatements: true,
-    });
-  }
-  // PGlite: one process owns the directory, so this only works while no indexer runs on it.
-  return createPgliteDb({ dataDir: db.target.dataDir });
+/** PGlite: one process owns the directory, so this only works while no indexer runs on it. */
+function openReadDb(db: ApiDatabaseOptions): Promise<Db> {
+  return openDatabase(db.target, {
+    readOnly: true,
+    statementTimeoutMs: db.statementTimeoutMs,
+    maxConnections: db.maxConnections,
+    applicationName: 'rollup-indexer-api',
+    preparedStatements: true,
+  });
 }
 
 async function chainMetaOrUndefined(db: Db) {
