@@ -87,10 +87,17 @@ export function createVipChain(options: VipChainOptions) {
     return acc;
   }
 
-  /** Ante handler: decoding, fees, size, signer/sender match, sequence, signature. */
-  function ante(raw: Uint8Array, simulate: boolean): { tx: DecodedTx; account: AccountState } {
+  /**
+   * Ante handler: size, decoding (unless the caller decoded the bytes already), fees,
+   * signer/sender match, sequence, signature.
+   */
+  function ante(
+    raw: Uint8Array,
+    simulate: boolean,
+    decoded?: DecodedTx,
+  ): { tx: DecodedTx; account: AccountState } {
     if (raw.length > (options.maxTxBytes ?? 1_048_576)) throw new TxReject(21, 'tx too large: tx too large');
-    const tx = decodeTx(raw);
+    const tx = decoded ?? decodeTx(raw);
     const signer = key(tx.signer);
     for (const sender of tx.msgSenders) {
       if (key(accountBytesFromString(sender, prefix)) !== signer) {
@@ -247,7 +254,7 @@ export function createVipChain(options: VipChainOptions) {
       decodedHash = early.hash;
       if (pending.has(early.hash) || txs.has(early.hash))
         throw new TxReject(19, 'tx already exists in cache');
-      const { tx, account } = ante(raw, false);
+      const { tx, account } = ante(raw, false, early);
       pending.add(tx.hash);
       pendingSigner.set(tx.hash, key(tx.signer));
       const delay = faults.delayNextInclusionMs;
