@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { loadRealTxSamples, loadSignedTxs } from '../../../test/fixtures/decode/samples.js';
+import { handMadeRestTx, loadRealTxSamples, loadSignedTxs } from '../../../test/fixtures/decode/samples.js';
 import type { RealTxResponse } from '../../../test/fixtures/decode/samples.js';
 import { createProtoRegistry } from '../../shared/proto/registry.js';
 import { encodeTxFromRestJson } from '../../shared/proto/tx.js';
@@ -153,55 +153,35 @@ describe('decodeTx edge cases', () => {
   });
 
   it('falls back to the fee payer, flagged, when signer_infos[0] has no public key', () => {
-    const tx = {
-      body: {
-        messages: [],
-        memo: '',
-        timeout_height: '0',
-        extension_options: [],
-        non_critical_extension_options: [],
+    const tx = handMadeRestTx({
+      signer_infos: [
+        { public_key: null, mode_info: { single: { mode: 'SIGN_MODE_DIRECT' } }, sequence: '0' },
+      ],
+      fee: {
+        amount: [],
+        gas_limit: '0',
+        payer: 'init17w0adeg64ky0daxwd2ugyuneellmjgnxdtmpqz',
+        granter: '',
       },
-      auth_info: {
-        signer_infos: [
-          { public_key: null, mode_info: { single: { mode: 'SIGN_MODE_DIRECT' } }, sequence: '0' },
-        ],
-        fee: {
-          amount: [],
-          gas_limit: '0',
-          payer: 'init17w0adeg64ky0daxwd2ugyuneellmjgnxdtmpqz',
-          granter: '',
-        },
-        tip: null,
-      },
-      signatures: [],
-    };
+      tip: null,
+    });
     const decoded = decoder.decodeTx(encodeTxFromRestJson(registry, tx));
     expect(decoded.signer).toBe('init17w0adeg64ky0daxwd2ugyuneellmjgnxdtmpqz');
     expect(decoded.signerSource).toBe('fee_payer');
   });
 
   it('fails with unsupported_pubkey on a key type it cannot derive', () => {
-    const tx = {
-      body: {
-        messages: [],
-        memo: '',
-        timeout_height: '0',
-        extension_options: [],
-        non_critical_extension_options: [],
-      },
-      auth_info: {
-        signer_infos: [
-          {
-            public_key: { '@type': '/cosmos.crypto.secp256r1.PubKey', key: 'AAAA' },
-            mode_info: { single: { mode: 'SIGN_MODE_DIRECT' } },
-            sequence: '0',
-          },
-        ],
-        fee: null,
-        tip: null,
-      },
-      signatures: [],
-    };
+    const tx = handMadeRestTx({
+      signer_infos: [
+        {
+          public_key: { '@type': '/cosmos.crypto.secp256r1.PubKey', key: 'AAAA' },
+          mode_info: { single: { mode: 'SIGN_MODE_DIRECT' } },
+          sequence: '0',
+        },
+      ],
+      fee: null,
+      tip: null,
+    });
     expect(() => decoder.decodeTx(encodeTxFromRestJson(registry, tx))).toThrow(
       expect.objectContaining({ code: 'unsupported_pubkey' }),
     );

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { loadRealTxSamples, loadSignedTxs } from '../../../test/fixtures/decode/samples.js';
+import { handMadeRestTx, loadRealTxSamples, loadSignedTxs } from '../../../test/fixtures/decode/samples.js';
 import { createProtoRegistry } from './registry.js';
 import { encodeTxFromRestJson, renderRestTx } from './tx.js';
 import { ProtoDecodeError } from './wire.js';
@@ -67,37 +67,19 @@ describe('initia.js-signed txs', () => {
 
 describe('rendering rules', () => {
   it('writes an unknown enum value as a number (EVM sign mode 9999)', () => {
-    const tx = {
-      body: {
-        messages: [],
-        memo: '',
-        timeout_height: '0',
-        extension_options: [],
-        non_critical_extension_options: [],
-      },
-      auth_info: {
-        signer_infos: [{ public_key: null, mode_info: { single: { mode: 9999 } }, sequence: '1' }],
-        fee: { amount: [], gas_limit: '1', payer: '', granter: '' },
-        tip: null,
-      },
-      signatures: [],
-    };
+    const tx = handMadeRestTx({
+      signer_infos: [{ public_key: null, mode_info: { single: { mode: 9999 } }, sequence: '1' }],
+      fee: { amount: [], gas_limit: '1', payer: '', granter: '' },
+      tip: null,
+    });
     const rendered = renderRestTx(registry, encodeTxFromRestJson(registry, tx));
     expect(rendered.tx).toEqual(tx);
   });
 
   it('reports a message type the registry does not know, without guessing', () => {
-    const tx = {
-      body: {
-        messages: [{ '@type': '/example.v1.MsgUnknown', value: 'CgNmb28=' }],
-        memo: '',
-        timeout_height: '0',
-        extension_options: [],
-        non_critical_extension_options: [],
-      },
-      auth_info: { signer_infos: [], fee: null, tip: null },
-      signatures: [],
-    };
+    const tx = handMadeRestTx({ signer_infos: [], fee: null, tip: null }, [
+      { '@type': '/example.v1.MsgUnknown', value: 'CgNmb28=' },
+    ]);
     const rendered = renderRestTx(registry, encodeTxFromRestJson(registry, tx));
     expect(rendered.unknownTypes).toEqual(['/example.v1.MsgUnknown']);
     expect(rendered.tx.body['messages']).toEqual([{ '@type': '/example.v1.MsgUnknown', value: 'CgNmb28=' }]);
