@@ -1,4 +1,5 @@
 import type { EvmReceipt } from '../../node/evm.js';
+import { sanitiseNul } from '../decode/json-text.js';
 
 const LOG_KEYS = [
   'address',
@@ -21,7 +22,7 @@ export function renderEvmTxJson(receipt: EvmReceipt): string {
   const logs = Array.isArray(r.logs)
     ? r.logs.map((log) => pick(log as Record<string, unknown>, LOG_KEYS))
     : null;
-  return JSON.stringify({
+  const json = JSON.stringify({
     blockHash: r.blockHash,
     blockNumber: r.blockNumber,
     contractAddress: r.contractAddress ?? null,
@@ -36,7 +37,9 @@ export function renderEvmTxJson(receipt: EvmReceipt): string {
     transactionHash: r.transactionHash,
     transactionIndex: r.transactionIndex,
     type: r.type,
-  }).replaceAll('\\u0000', '\\uFFFD');
+  });
+  // The indexer's NUL rule (spec/indexer.md §3.4); stringify leaves only the escaped `\u0000` form.
+  return sanitiseNul(json);
 }
 
 function pick(obj: Record<string, unknown>, keys: readonly string[]): Record<string, unknown> {
