@@ -38,8 +38,14 @@ export function parseGasPrice(text: string): { amount: number; denom: string } {
 
 export function createCosmosCore(options: CosmosCoreOptions): CosmosCore {
   const price = parseGasPrice(options.gasPrice);
+  // The signer's key never changes: derive its address once, not for every message, simulation
+  // and signature of every batch.
+  let senderText: string | undefined;
   const sender = async () =>
-    toBech32(addressOfPublicKey(await options.signer.publicKey(), options.signer.algo), options.prefix);
+    (senderText ??= toBech32(
+      addressOfPublicKey(await options.signer.publicKey(), options.signer.algo),
+      options.prefix,
+    ));
 
   async function draft(messages: Any[], gasLimit: bigint, fee: Coin[]): Promise<UnsignedCosmosTx> {
     const address = await sender();
