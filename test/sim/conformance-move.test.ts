@@ -1,27 +1,17 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createSimulator } from '../../src/sim/simulator.js';
-import type { SimulatorUrls } from '../../src/sim/types.js';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { isOwnerEvent, isStoreCreation, sample, shape, value, type Ev } from './helpers/events.js';
+import { useSimulators } from './helpers/sims.js';
 
 interface TxResult {
   code?: number;
   events: Ev[];
 }
 
-const sim = createSimulator({
-  vm: 'move',
-  head: 300,
-  seed: 3,
-  fastSignatures: true,
-  rpcPort: 0,
-  restPort: 0,
-  jsonRpcPort: 0,
-});
-let urls: SimulatorUrls;
+const start = useSimulators();
 const txs: TxResult[] = [];
 
 beforeAll(async () => {
-  urls = await sim.listen();
+  const { urls } = await start({ vm: 'move', head: 300, seed: 3, fastSignatures: true });
   const calls = Array.from({ length: 200 }, (_, i) => ({
     jsonrpc: '2.0',
     id: i,
@@ -32,7 +22,6 @@ beforeAll(async () => {
   const answers = (await res.json()) as Array<{ result: { txs_results: TxResult[] | null } }>;
   for (const a of answers) txs.push(...(a.result.txs_results ?? []));
 });
-afterAll(() => sim.close());
 
 const without = (events: Ev[], ...drop: Array<(e: Ev) => boolean>): Ev[] =>
   events.filter((e) => !drop.some((d) => d(e)));

@@ -1,24 +1,12 @@
-import { afterAll, describe, expect, it } from 'vitest';
-import { createSimulator } from '../../src/sim/simulator.js';
-import type { Simulator, VmType } from '../../src/sim/types.js';
+import { describe, expect, it } from 'vitest';
+import type { VmType } from '../../src/sim/types.js';
 import { sample, shape, value, type Ev } from './helpers/events.js';
+import { useSimulators } from './helpers/sims.js';
 
-const started: Simulator[] = [];
-afterAll(() => Promise.all(started.map((s) => s.close())));
+const start = useSimulators();
 
 async function txResults(vm: VmType): Promise<Ev[][]> {
-  const sim = createSimulator({
-    vm,
-    head: 320,
-    txsPerBlock: '3',
-    seed: 4,
-    fastSignatures: true,
-    rpcPort: 0,
-    restPort: 0,
-    jsonRpcPort: 0,
-  });
-  started.push(sim);
-  const urls = await sim.listen();
+  const { urls } = await start({ vm, head: 320, txsPerBlock: '3', seed: 4, fastSignatures: true });
   const calls = Array.from({ length: 320 }, (_, i) => ({
     jsonrpc: '2.0',
     id: i,

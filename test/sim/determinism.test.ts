@@ -1,22 +1,11 @@
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createSimulator } from '../../src/sim/simulator.js';
-import type { Simulator, SimulatorOptions } from '../../src/sim/types.js';
+import type { SimulatorOptions } from '../../src/sim/types.js';
+import { useSimulators } from './helpers/sims.js';
 
-const started: Simulator[] = [];
-async function start(options: Partial<SimulatorOptions> = {}) {
-  const sim = createSimulator({
-    vm: 'move',
-    head: 10_000_000,
-    seed: 11,
-    rpcPort: 0,
-    restPort: 0,
-    jsonRpcPort: 0,
-    ...options,
-  });
-  started.push(sim);
-  return { sim, urls: await sim.listen() };
-}
-afterAll(() => Promise.all(started.map((s) => s.close())));
+const startSim = useSimulators();
+const start = (options: Partial<SimulatorOptions> = {}) =>
+  startSim({ vm: 'move', head: 10_000_000, seed: 11, ...options });
 
 async function text(url: string, init?: RequestInit): Promise<{ status: number; body: string }> {
   const res = await fetch(url, init);

@@ -1,29 +1,20 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { secp256k1 } from '@noble/curves/secp256k1.js';
 import { keccak_256 } from '@noble/hashes/sha3.js';
 import { serializeTransaction, type Hex } from 'viem';
 import { AuthInfo, TxBody, TxRaw } from 'cosmjs-types/cosmos/tx/v1beta1/tx';
 import { MsgCall } from '@initia/initia.proto/minievm/evm/v1/tx.js';
-import { createSimulator } from '../../src/sim/simulator.js';
-import type { SimulatorUrls } from '../../src/sim/types.js';
+import type { Simulator, SimulatorUrls } from '../../src/sim/types.js';
 import { sample, shape, type Ev } from './helpers/events.js';
+import { useSimulators } from './helpers/sims.js';
 
 const HEAD = 200;
-const sim = createSimulator({
-  vm: 'evm',
-  chainId: 'yominet-1',
-  head: HEAD,
-  txsPerBlock: '4',
-  seed: 9,
-  rpcPort: 0,
-  restPort: 0,
-  jsonRpcPort: 0,
-});
+const start = useSimulators();
+let sim: Simulator;
 let urls: SimulatorUrls;
 beforeAll(async () => {
-  urls = await sim.listen();
+  ({ sim, urls } = await start({ vm: 'evm', chainId: 'yominet-1', head: HEAD, txsPerBlock: '4', seed: 9 }));
 });
-afterAll(() => sim.close());
 
 async function rpc<T = unknown>(method: string, params: unknown[]): Promise<T> {
   const res = await fetch(urls.jsonRpc!, {

@@ -1,12 +1,11 @@
-import { afterAll, describe, expect, it } from 'vitest';
-import { createSimulator } from '../../src/sim/simulator.js';
-import type { Simulator, SimulatorUrls, VmType } from '../../src/sim/types.js';
+import { describe, expect, it } from 'vitest';
+import type { SimulatorUrls, VmType } from '../../src/sim/types.js';
 import { applyBlock, type Lookups, type MiniNftState } from './helpers/mini-nft-indexer.js';
 import type { Ev } from './helpers/events.js';
+import { useSimulators } from './helpers/sims.js';
 
 const HEAD = 240;
-const started: Simulator[] = [];
-afterAll(() => Promise.all(started.map((s) => s.close())));
+const start = useSimulators();
 
 async function post<T>(url: string, body: unknown, headers: Record<string, string> = {}): Promise<T> {
   const res = await fetch(url, { method: 'POST', body: JSON.stringify(body), headers });
@@ -67,18 +66,7 @@ describe.each<VmType>(['move', 'wasm', 'evm'])(
   'NFT ground truth follows from the emitted events (%s)',
   (vm) => {
     it('a §7 re-reading of the events reproduces truth.nftCollections / nftTokens', async () => {
-      const sim = createSimulator({
-        vm,
-        head: HEAD,
-        txsPerBlock: '3',
-        seed: 21,
-        fastSignatures: true,
-        rpcPort: 0,
-        restPort: 0,
-        jsonRpcPort: 0,
-      });
-      started.push(sim);
-      const urls = await sim.listen();
+      const { sim, urls } = await start({ vm, head: HEAD, txsPerBlock: '3', seed: 21, fastSignatures: true });
       const state: MiniNftState = { collections: new Map(), tokens: new Map(), firstSeen: new Map() };
       const look = lookups(urls);
       const calls = Array.from({ length: HEAD }, (_, i) => ({

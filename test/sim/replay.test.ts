@@ -1,17 +1,17 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { createHash } from 'node:crypto';
 import path from 'node:path';
-import { createSimulator } from '../../src/sim/simulator.js';
-import type { SimulatorUrls } from '../../src/sim/types.js';
+import type { Simulator, SimulatorUrls } from '../../src/sim/types.js';
 import type { Ev } from './helpers/events.js';
+import { useSimulators } from './helpers/sims.js';
 
 const DIR = path.resolve('..', 'shared', 'chain-samples', 'real-tx-decoder');
-const sim = createSimulator({ vm: 'move', replay: DIR, rpcPort: 0, restPort: 0, jsonRpcPort: 0 });
+const start = useSimulators();
+let sim: Simulator;
 let urls: SimulatorUrls;
 beforeAll(async () => {
-  urls = await sim.listen();
+  ({ sim, urls } = await start({ vm: 'move', replay: DIR }));
 });
-afterAll(() => sim.close());
 
 describe('--replay of recorded tx_responses', () => {
   it('serves each recorded tx in its own block with its exact events and tx JSON', async () => {

@@ -1,27 +1,15 @@
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createProtoRegistry } from '../../src/shared/proto/registry.js';
 import { renderRestTx } from '../../src/shared/proto/tx.js';
-import { createSimulator } from '../../src/sim/simulator.js';
-import type { Simulator, VmType } from '../../src/sim/types.js';
+import type { VmType } from '../../src/sim/types.js';
+import { useSimulators } from './helpers/sims.js';
 
 const registry = createProtoRegistry();
-const started: Simulator[] = [];
-afterAll(() => Promise.all(started.map((s) => s.close())));
+const start = useSimulators();
 
 describe.each<VmType>(['move', 'wasm', 'evm'])('REST tx JSON (%s)', (vm) => {
   it('is, text for text, what src/shared/proto renders from the raw bytes (gateway proto-JSON)', async () => {
-    const sim = createSimulator({
-      vm,
-      head: 200,
-      txsPerBlock: '3',
-      seed: 8,
-      fastSignatures: true,
-      rpcPort: 0,
-      restPort: 0,
-      jsonRpcPort: 0,
-    });
-    started.push(sim);
-    const urls = await sim.listen();
+    const { urls } = await start({ vm, head: 200, txsPerBlock: '3', seed: 8, fastSignatures: true });
     let compared = 0;
     for (let h = 1; h <= 100; h++) {
       const block = (await (await fetch(`${urls.rpc}/block?height=${h}`)).json()) as {

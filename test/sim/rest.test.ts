@@ -1,22 +1,13 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createSimulator } from '../../src/sim/simulator.js';
-import type { SimulatorUrls } from '../../src/sim/types.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import type { Simulator, SimulatorUrls } from '../../src/sim/types.js';
+import { useSimulators } from './helpers/sims.js';
 
-const sim = createSimulator({
-  vm: 'move',
-  head: 50,
-  txsPerBlock: '250',
-  seed: 5,
-  fastSignatures: true,
-  rpcPort: 0,
-  restPort: 0,
-  jsonRpcPort: 0,
-});
+const start = useSimulators();
+let sim: Simulator;
 let urls: SimulatorUrls;
 beforeAll(async () => {
-  urls = await sim.listen();
+  ({ sim, urls } = await start({ vm: 'move', head: 50, txsPerBlock: '250', seed: 5, fastSignatures: true }));
 });
-afterAll(() => sim.close());
 
 async function json<T = Record<string, unknown>>(
   url: string,

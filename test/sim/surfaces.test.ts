@@ -1,24 +1,11 @@
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { spawn } from 'node:child_process';
-import { createSimulator } from '../../src/sim/simulator.js';
-import type { Simulator, SimulatorOptions } from '../../src/sim/types.js';
+import type { SimulatorOptions } from '../../src/sim/types.js';
+import { useSimulators } from './helpers/sims.js';
 
-const started: Simulator[] = [];
-async function start(options: Partial<SimulatorOptions>) {
-  const sim = createSimulator({
-    vm: 'move',
-    head: 100,
-    seed: 2,
-    fastSignatures: true,
-    rpcPort: 0,
-    restPort: 0,
-    jsonRpcPort: 0,
-    ...options,
-  });
-  started.push(sim);
-  return { sim, urls: await sim.listen() };
-}
-afterAll(() => Promise.all(started.map((s) => s.close())));
+const startSim = useSimulators();
+const start = (options: Partial<SimulatorOptions>) =>
+  startSim({ vm: 'move', head: 100, seed: 2, fastSignatures: true, ...options });
 
 describe('extensions', () => {
   it('are tried in order after the simulator misses, for REST, CometBFT RPC and EVM JSON-RPC', async () => {

@@ -9,11 +9,11 @@ import { MsgExecute } from '@initia/initia.proto/initia/move/v1/tx.js';
 import { MsgRecvPacket } from '@initia/initia.proto/ibc/core/channel/v1/tx.js';
 import { MsgCall } from '@initia/initia.proto/minievm/evm/v1/tx.js';
 import { createHash } from 'node:crypto';
-import { createSimulator } from '../../src/sim/simulator.js';
 import type { VmType } from '../../src/sim/types.js';
 import { cosmosAddress, ethAddress } from '../../src/sim/keys.js';
 import { toBech32 } from '../../src/shared/address.js';
 import { sortedJson } from '../../src/sim/tx-build.js';
+import { useSimulators } from './helpers/sims.js';
 
 type Codec = { decode(b: Uint8Array): unknown; encode(m: never): { finish(): Uint8Array } };
 const CODECS: Record<string, Codec> = {
@@ -89,18 +89,11 @@ function roundTrips(bytes: Buffer): {
   return { raw, auth };
 }
 
+const start = useSimulators();
+
 describe.each<VmType>(['move', 'wasm', 'evm'])('simulated tx bytes (%s)', (vm) => {
   it('decode and re-encode byte-identically, hash is upper-case sha256, DIRECT and EIP-191 signatures verify', async () => {
-    const sim = createSimulator({
-      vm,
-      head: 400,
-      txsPerBlock: '0-6',
-      seed: 7,
-      rpcPort: 0,
-      restPort: 0,
-      jsonRpcPort: 0,
-    });
-    const urls = await sim.listen();
+    const { sim, urls } = await start({ vm, head: 400, txsPerBlock: '0-6', seed: 7 });
     const modes = new Set<string | number>();
     const keyTypes = new Set<string>();
     let verified = 0;
@@ -160,6 +153,5 @@ describe.each<VmType>(['move', 'wasm', 'evm'])('simulated tx bytes (%s)', (vm) =
     expect(modes.has('SIGN_MODE_DIRECT') && modes.has('SIGN_MODE_EIP_191')).toBe(true);
     if (vm === 'evm') expect(modes.has(9999)).toBe(true);
     expect(keyTypes.size).toBe(2);
-    await sim.close();
   });
 });
