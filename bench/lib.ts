@@ -9,6 +9,8 @@ export interface SimProcess {
   rpc: string;
   rest: string;
   jsonRpc: string | undefined;
+  /** The simulator's process id (bench/sim reads its CPU time). */
+  pid: number | undefined;
   stop(): Promise<void>;
 }
 
@@ -44,6 +46,7 @@ export async function startSimProcess(args: string[]): Promise<SimProcess> {
     rpc: field('rpc')!,
     rest: field('rest')!,
     jsonRpc: jsonRpc && jsonRpc !== '-' ? jsonRpc : undefined,
+    pid: child.pid,
     stop: () =>
       new Promise<void>((resolve) => {
         child.once('exit', () => resolve());

@@ -3,10 +3,9 @@
  * The simulator runs in its own process (one core); this process is the client.
  * Prints one JSON object. Usage: npm run bench:sim [-- --blocks 3000 --batch 20 --concurrency 4]
  */
-import { spawn, type ChildProcess } from 'node:child_process';
-import { once } from 'node:events';
 import { readFileSync } from 'node:fs';
 import { Agent, request } from 'undici';
+import { startSimProcess } from './lib.js';
 
 /** CPU seconds (user + system) the simulator process has used so far (Linux /proc), or NaN. */
 function cpuSeconds(pid: number | undefined): number {
@@ -30,38 +29,6 @@ function parseArgs(argv: string[]): Args {
     return i >= 0 && argv[i + 1] !== undefined ? Number(argv[i + 1]) : fallback;
   };
   return { blocks: get('blocks', 3000), batch: get('batch', 20), concurrency: get('concurrency', 4) };
-}
-
-async function startSim(txsPerBlock: string): Promise<{ child: ChildProcess; rpc: string }> {
-  const child = spawn(
-    process.execPath,
-    [
-      '--import',
-      'tsx',
-      'src/bin/cli.ts',
-      'sim',
-      '--vm',
-      'move',
-      '--rpc-port',
-      '0',
-      '--rest-port',
-      '0',
-      '--head',
-      '10000000',
-      '--txs-per-block',
-      txsPerBlock,
-      '--fast-signatures',
-    ],
-    { stdio: ['ignore', 'pipe', 'inherit'] },
-  );
-  let out = '';
-  child.stdout!.setEncoding('utf8');
-  for await (const chunk of child.stdout! as AsyncIterable<string>) {
-    out += chunk;
-    const m = /rpc=(\S+)/.exec(out);
-    if (m) return { child, rpc: m[1]! };
-  }
-  throw new Error('simulator exited before its ready line');
 }
 
 async function run(
@@ -105,17 +72,26 @@ const args = parseArgs(process.argv.slice(2));
 const results: Record<string, unknown>[] = [];
 for (const txsPerBlock of ['3', '100']) {
   const blocks = txsPerBlock === '3' ? args.blocks : Math.max(100, Math.floor(args.blocks / 10));
-  const { child, rpc } = await startSim(txsPerBlock);
+  const sim = await startSimProcess([
+    '--vm',
+    'move',
+    '--head',
+    '10000000',
+    '--txs-per-block',
+    txsPerBlock,
+    '--fast-signatures',
+  ]);
+  const { rpc, pid } = sim;
   try {
     // Warm: heights still in the simulator's per-height cache (bounded at ~12,000 txs).
     const a = { ...args, blocks: Math.min(blocks, 1000, Math.floor(10_000 / (Number(txsPerBlock) + 1))) };
-    const cpu0 = cpuSeconds(child.pid);
+    const cpu0 = cpuSeconds(pid);
     const cold = { ...(await run(rpc, 5_000_000, { ...args, blocks })), cpu: 0 };
-    const cpu1 = cpuSeconds(child.pid);
+    const cpu1 = cpuSeconds(pid);
     cold.cpu = cpu1 - cpu0;
     const warmFrom = 5_000_000 + blocks - a.blocks;
     const warm = { ...(await run(rpc, warmFrom, a)), cpu: 0 };
-    warm.cpu = cpuSeconds(child.pid) - cpu1;
+    warm.cpu = cpuSeconds(pid) - cpu1;
     for (const [phase, r] of [
       ['cold', cold],
       ['warm', warm],
@@ -133,8 +109,7 @@ for (const txsPerBlock of ['3', '100']) {
       });
     }
   } finally {
-    child.kill('SIGTERM');
-    await once(child, 'exit');
+    await sim.stop();
   }
 }
 console.log(
