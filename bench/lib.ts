@@ -4,6 +4,7 @@ import { createIngestService } from '../src/ingest/service.js';
 import { silentLogger } from '../src/shared/logger.js';
 import { createMetricsRegistry } from '../src/shared/metrics.js';
 import type { Db } from '../src/store/db.js';
+import { simCliArgv } from '../test/sim/helpers/cli.js';
 
 export interface SimProcess {
   rpc: string;
@@ -16,23 +17,9 @@ export interface SimProcess {
 
 /** Starts `rollup-indexer sim` in its own process (so it does not share our event loop) and waits for its ready line. */
 export async function startSimProcess(args: string[]): Promise<SimProcess> {
-  const child: ChildProcess = spawn(
-    process.execPath,
-    [
-      '--import',
-      'tsx',
-      'src/bin/cli.ts',
-      'sim',
-      '--rpc-port',
-      '0',
-      '--rest-port',
-      '0',
-      '--json-rpc-port',
-      '0',
-      ...args,
-    ],
-    { stdio: ['ignore', 'pipe', 'inherit'] },
-  );
+  const child: ChildProcess = spawn(process.execPath, simCliArgv(args), {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
   const line = await new Promise<string>((resolve, reject) => {
     const rl = createInterface({ input: child.stdout! });
     rl.on('line', (l) => {

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { spawn } from 'node:child_process';
 import type { SimulatorOptions } from '../../src/sim/types.js';
+import { simCliArgv } from './helpers/cli.js';
 import { useSimulators } from './helpers/sims.js';
 
 const startSim = useSimulators();
@@ -101,25 +102,9 @@ describe('faults and live mode', () => {
   });
 
   it('the CLI prints one ready line with the three URLs', async () => {
-    const child = spawn(
-      process.execPath,
-      [
-        '--import',
-        'tsx',
-        'src/bin/cli.ts',
-        'sim',
-        '--vm',
-        'evm',
-        '--rpc-port',
-        '0',
-        '--rest-port',
-        '0',
-        '--json-rpc-port',
-        '0',
-        '--fast-signatures',
-      ],
-      { stdio: ['ignore', 'pipe', 'pipe'] },
-    );
+    const child = spawn(process.execPath, simCliArgv(['--vm', 'evm', '--fast-signatures']), {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let out = '';
     child.stdout.setEncoding('utf8');
     const line = await new Promise<string>((resolve, reject) => {
