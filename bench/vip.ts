@@ -1,8 +1,6 @@
 // VIP scoring throughput: time and tx count to score 10k / 100k addresses per VM (Move and Wasm
 // through the chain model, EVM on anvil), and EVM gas per address. Prints one JSON document.
-import { spawn } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { pino } from 'pino';
@@ -17,6 +15,7 @@ import { sendOp } from '../src/vip/send.js';
 import { actionContext, createBackend, VIP_OPTION_DEFAULTS, type VipOptions } from '../src/vip/setup.js';
 import { addressOfPublicKey } from '../src/vip/signer.js';
 import type { VmType } from '../src/vip/types.js';
+import { startAnvil } from '../test/vip/anvil.js';
 
 const KEY = '0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80';
 const SIZES = (process.env.VIP_BENCH_SIZES ?? '10000,100000').split(',').map(Number);
@@ -91,34 +90,9 @@ async function cosmosVm(vm: 'move' | 'wasm') {
   return { vm, via: 'chain model over HTTP', maxTxGas: String(ctx.limits.maxTxGas), runs };
 }
 
-async function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const s = createServer().listen(0, '127.0.0.1', () => {
-      const p = (s.address() as { port: number }).port;
-      s.close(() => resolve(p));
-    });
-  });
-}
-
 async function evm() {
-  const port = await freePort();
-  const bin = path.resolve('node_modules', '@foundry-rs', 'anvil-linux-amd64', 'bin', 'anvil');
-  const child = spawn(bin, ['--port', String(port), '--silent', '--gas-limit', '60000000'], {
-    stdio: 'ignore',
-  });
-  const url = `http://127.0.0.1:${port}`;
-  for (let i = 0; i < 100; i++) {
-    const ok = await fetch(url, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: '{"jsonrpc":"2.0","id":1,"method":"eth_chainId","params":[]}',
-    }).then(
-      () => true,
-      () => false,
-    );
-    if (ok) break;
-    await new Promise((r) => setTimeout(r, 50));
-  }
+  const anvil = await startAnvil(31337, ['--gas-limit', '60000000']);
+  const url = anvil.url;
   try {
     const o = baseOptions('evm', { jsonRpc: url, maxTxGas: 10_000_000n });
     const { backend, bind } = await createBackend(o, deps);
@@ -177,7 +151,7 @@ async function evm() {
       runs,
     };
   } finally {
-    child.kill('SIGTERM');
+    await anvil.stop();
   }
 }
 

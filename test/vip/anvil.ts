@@ -46,12 +46,12 @@ async function waitReady(url: string, child: ChildProcess): Promise<void> {
 }
 
 /** Starts the anvil binary (npm @foundry-rs/anvil-linux-amd64, the platform package of @foundry-rs/anvil) on a free port; stop() kills exactly that process. */
-export async function startAnvil(chainId = 31337): Promise<AnvilHandle> {
+export async function startAnvil(chainId = 31337, extraArgs: string[] = []): Promise<AnvilHandle> {
   const port = await freePort();
   const bin = path.resolve('node_modules', '@foundry-rs', 'anvil-linux-amd64', 'bin', 'anvil');
   const child = spawn(
     bin,
-    ['--host', '127.0.0.1', '--port', String(port), '--chain-id', String(chainId), '--silent'],
+    ['--host', '127.0.0.1', '--port', String(port), '--chain-id', String(chainId), '--silent', ...extraArgs],
     {
       stdio: 'ignore',
     },
