@@ -8,16 +8,20 @@ import type { EncodedMsg } from './tx-build.js';
 
 export const MSG_CALL = '/minievm.evm.v1.MsgCall';
 
-/** A signed EIP-1559 transaction as minievm wraps it into a Cosmos tx. */
-export interface EthTx {
-  hash: string;
-  from: string;
+/** The EIP-1559 fields a caller chooses; the signed tx carries them over unchanged. */
+interface EthTxFields {
   to: string;
   nonce: number;
   gas: number;
   maxFeePerGas: bigint;
   maxPriorityFeePerGas: bigint;
   input: string;
+}
+
+/** A signed EIP-1559 transaction as minievm wraps it into a Cosmos tx. */
+export interface EthTx extends EthTxFields {
+  hash: string;
+  from: string;
   r: string;
   s: string;
   yParity: number;
@@ -25,15 +29,9 @@ export interface EthTx {
   signature65: Uint8Array;
 }
 
-export interface EthTxInput {
+export interface EthTxInput extends EthTxFields {
   chainId: bigint;
   signer: SimAccount;
-  to: string;
-  nonce: number;
-  gas: number;
-  maxFeePerGas: bigint;
-  maxPriorityFeePerGas: bigint;
-  input: string;
   fastSignature: boolean;
 }
 
