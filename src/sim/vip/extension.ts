@@ -1,8 +1,9 @@
 import { TxRaw } from '@initia/initia.proto/cosmos/tx/v1beta1/tx.js';
-import type { SimExtension, SimHttpRequest, SimHttpResponse, SimRpcResult } from '../types.js';
+import type { SimHttpRequest, SimHttpResponse, SimRpcResult } from '../types.js';
 import type { VipChain, TxRecord } from './chain.js';
 import { moveAddress } from './exec-move.js';
 import { parseJsonWithBigInts, stringifyWithBigInts } from './json.js';
+import type { ExtensionResponse, ServedExtension } from './server.js';
 import { TxReject } from './tx-decode.js';
 
 /** gRPC-gateway error body. */
@@ -47,7 +48,7 @@ function txBytesOf(body: unknown): Uint8Array | undefined {
 }
 
 /** Cosmos REST, Move and Wasm query routes of the VIP chain model, as a simulator extension. */
-export function createVipExtension(chain: VipChain): SimExtension & { dropNextBroadcastResponse(): boolean } {
+export function createVipExtension(chain: VipChain): ServedExtension {
   const { prefix } = chain.options;
 
   function cosmos(req: SimHttpRequest): SimHttpResponse | undefined {
@@ -237,25 +238,16 @@ export function createVipExtension(chain: VipChain): SimExtension & { dropNextBr
     return undefined;
   }
 
-  let dropResponse = false;
-
   return {
-    /** True once, after a broadcast whose HTTP answer the server must drop (fault injection). */
-    dropNextBroadcastResponse: () => {
-      const d = dropResponse;
-      dropResponse = false;
-      return d;
-    },
-    rest(req) {
-      if (
+    rest(req): ExtensionResponse | undefined {
+      // Fault: the broadcast runs (the tx is accepted) but its HTTP answer never arrives.
+      const drop =
         req.method === 'POST' &&
         req.path === '/cosmos/tx/v1beta1/txs' &&
-        chain.faults.failNextBroadcastResponse
-      ) {
-        delete chain.faults.failNextBroadcastResponse;
-        dropResponse = true;
-      }
-      return cosmos(req) ?? move(req) ?? wasmRoutes(req);
+        chain.faults.failNextBroadcastResponse === true;
+      if (drop) delete chain.faults.failNextBroadcastResponse;
+      const out = cosmos(req) ?? move(req) ?? wasmRoutes(req);
+      return drop && out ? { ...out, reset: true } : out;
     },
     rpc(method, _params): SimRpcResult | undefined {
       if (method === 'abci_info') {

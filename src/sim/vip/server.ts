@@ -11,8 +11,16 @@ export interface ExtensionServer {
   close(): Promise<void>;
 }
 
+/** An extension answer that may ask, as a fault, for the connection to be cut instead. */
+export type ExtensionResponse = SimHttpResponse & { reset?: boolean };
+
+/** A simulator extension whose REST answers may carry `reset`. */
+export interface ServedExtension extends SimExtension {
+  rest?(req: SimHttpRequest): ExtensionResponse | undefined | Promise<ExtensionResponse | undefined>;
+}
+
 export async function serveExtensions(
-  extensions: (SimExtension & { dropNextBroadcastResponse?: () => boolean })[],
+  extensions: ServedExtension[],
   host = '127.0.0.1',
   port = 0,
 ): Promise<ExtensionServer> {
@@ -27,15 +35,14 @@ export async function serveExtensions(
           body: JSON.stringify({ code: 13, message: (err as Error).message, details: [] }),
         };
       }
-      if (extensions.some((e) => e.dropNextBroadcastResponse?.()))
-        return { status: 0, body: '', reset: true };
+      if (out.reset) return { status: 0, body: '', reset: true };
       const body = typeof out.body === 'string' ? out.body : JSON.stringify(out.body);
       return { status: out.status, body, headers: { 'content-type': 'application/json', ...out.headers } };
     },
     () => undefined,
   );
 
-  async function handle(req: SimHttpRequest): Promise<SimHttpResponse> {
+  async function handle(req: SimHttpRequest): Promise<ExtensionResponse> {
     const rpcBody = req.body as
       { jsonrpc?: string; id?: unknown; method?: string; params?: Record<string, unknown> } | undefined;
     if (req.method === 'POST' && req.path === '/' && rpcBody?.jsonrpc === '2.0' && rpcBody.method) {
