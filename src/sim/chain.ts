@@ -166,24 +166,25 @@ export function createChain(config: ChainConfig): Chain {
       commitTime: time,
     };
     const fees = sumFees(txs.map((t) => t.fee));
+    const feesText = coinsText(fees);
     const blockEvents: SimEvent[] =
       fees.length === 0
         ? []
         : [
             event('coin_spent', [
               ['spender', config.feeCollectorBech32],
-              ['amount', coinsText(fees)],
+              ['amount', feesText],
               ['mode', 'EndBlock'],
             ]),
             event('coin_received', [
               ['receiver', config.rewardsBech32],
-              ['amount', coinsText(fees)],
+              ['amount', feesText],
               ['mode', 'EndBlock'],
             ]),
             event('transfer', [
               ['recipient', config.rewardsBech32],
               ['sender', config.feeCollectorBech32],
-              ['amount', coinsText(fees)],
+              ['amount', feesText],
               ['mode', 'EndBlock'],
             ]),
           ];
