@@ -43,11 +43,12 @@ export async function readL1Stage(restUrl: string, vipPackage: string, timeoutMs
   }
   const data = (JSON.parse(body.resource.move_resource ?? '{}') as { data?: Record<string, unknown> }).data;
   if (typeof data?.stage === 'string' && /^\d+$/.test(data.stage)) {
-    const opt = (k: string) =>
-      typeof data[k] === 'string'
-        ? { [k === 'stage_start_time' ? 'stageStartTime' : 'stageEndTime']: BigInt(data[k] as string) }
-        : {};
-    return { stage: BigInt(data.stage), ...opt('stage_start_time'), ...opt('stage_end_time') };
+    const { stage_start_time: start, stage_end_time: end } = data;
+    return {
+      stage: BigInt(data.stage),
+      ...(typeof start === 'string' ? { stageStartTime: BigInt(start) } : {}),
+      ...(typeof end === 'string' ? { stageEndTime: BigInt(end) } : {}),
+    };
   }
   const raw = Buffer.from(body.resource.raw_bytes ?? '', 'base64');
   if (raw.length >= 8) return { stage: raw.readBigUInt64LE(0) };
