@@ -102,7 +102,7 @@ function evmTxRow(height: number, receipt: EvmReceipt, ctx: PrepareContext): Evm
   return {
     hash: Buffer.from(receipt.transactionHash.replace(/^0x/, ''), 'hex'),
     height,
-    signer: accountBytesFromString(receipt.from, ctx.accountPrefix),
+    signer: ctx.accountBytes(receipt.from),
     accounts: accounts.map(ctx.accountBytes),
     data: renderEvmTxJson(receipt),
   };
