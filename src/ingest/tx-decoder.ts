@@ -21,7 +21,8 @@ export function createIngestDecoder(options: { prefix: string }): TxDecoder {
       return {
         hash: d.hash,
         restTxJson: d.restTxJson,
-        msgTypes: [...d.msgTypes],
+        // A fresh array per decode (messageTypes), so no copy is needed.
+        msgTypes: d.msgTypes,
         // Unknown wire fields are as bad as unknown types: the local rendering would be incomplete.
         unknownTypes: [...d.unknownTypes, ...d.unknownFields],
         signer: d.signer,
