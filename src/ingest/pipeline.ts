@@ -5,7 +5,7 @@ import type { RestClient } from '../node/rest.js';
 import type { BlockWriter } from '../store/writers/block-writer.js';
 import type { BlockRows } from '../store/writers/rows.js';
 import type { TxDecoder } from './decoder.js';
-import { createFetchWindow } from './fetch-window.js';
+import { createFetchWindow, type FetchWindow } from './fetch-window.js';
 import type { IngestMetrics } from './metrics.js';
 import { createAccountBytesMemo, prepareBlock, type PreparedBlock } from './prepare.js';
 import { millisBetween } from './time.js';
@@ -134,7 +134,7 @@ export async function runPipeline(deps: PipelineDeps, run: RunOptions): Promise<
 }
 
 async function nextBatch(
-  window: ReturnType<typeof createFetchWindow<PreparedBlock>>,
+  window: FetchWindow<PreparedBlock>,
   tuning: PipelineTuning,
   remaining: number,
 ): Promise<PreparedBlock[]> {
