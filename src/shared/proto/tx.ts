@@ -18,10 +18,6 @@ export interface RenderedTx {
   readonly unknownTypes: string[];
   /** Wire fields the registry's schemas do not know, as `full.Name#no`. */
   readonly unknownFields: string[];
-  /** Raw signature bytes, in order (the REST join key is their base64 joined with ','). */
-  readonly signatures: Uint8Array[];
-  /** Bounds of auth_info_bytes inside the tx bytes (for signer derivation without re-parsing). */
-  readonly authInfo: { readonly start: number; readonly end: number };
 }
 
 interface TxRawParts {
@@ -75,8 +71,6 @@ export function renderRestTx(registry: ProtoRegistry, bytes: Uint8Array): Render
     tx: { body, auth_info: authInfo, signatures },
     unknownTypes: [...problems.unknownTypes],
     unknownFields: [...problems.unknownFields],
-    signatures: parts.signatures.map(([s, e]) => bytes.subarray(s, e)),
-    authInfo: { start: parts.authInfo[0], end: parts.authInfo[1] },
   };
 }
 
