@@ -1,7 +1,8 @@
+import { Writable } from 'node:stream';
 import { Command } from 'commander';
 import { pino } from 'pino';
 import { registerVip } from '../../src/bin/commands/vip.js';
-import { createBackend, VIP_OPTION_DEFAULTS, type VipOptions } from '../../src/vip/setup.js';
+import { createBackend, VIP_OPTION_DEFAULTS, type VipDeps, type VipOptions } from '../../src/vip/setup.js';
 import { KEYS, type Harness } from './harness.js';
 
 /** CLI dependencies for in-process backends: both test keys in the environment, silent logs. */
@@ -46,15 +47,34 @@ export async function harnessBackend(
   return (await createBackend(harnessOptions(h, vm, contract, key, extra), quietDeps)).backend;
 }
 
+export interface RunnerOptions {
+  /** Collects the log lines (debug level); without it logs are silent. */
+  logs?: string[];
+  /** The Ledger transport `--ledger` opens. */
+  openLedger?: VipDeps['openLedger'];
+}
+
 /**
- * Runs `vip <args>` in-process (as the CLI would) with this environment and silent logs;
- * answers the last record it printed.
+ * Runs `vip <args>` in-process (as the CLI would) with this environment; answers the last
+ * record it printed.
  */
-export function vipRunner(env: Record<string, string>) {
+export function vipRunner(env: Record<string, string>, options: RunnerOptions = {}) {
+  const { logs, openLedger } = options;
+  const logger = logs
+    ? pino(
+        { level: 'debug' },
+        new Writable({
+          write(chunk: Buffer, _enc, cb) {
+            logs.push(chunk.toString());
+            cb();
+          },
+        }),
+      )
+    : pino({ level: 'silent' });
   return async (args: string[]): Promise<Record<string, unknown>> => {
     const out: Record<string, unknown>[] = [];
     const program = new Command('x').exitOverride();
-    registerVip(program, { env, logger: pino({ level: 'silent' }), out: (r) => out.push(r) });
+    registerVip(program, { env, logger, out: (r) => out.push(r), ...(openLedger ? { openLedger } : {}) });
     await program.parseAsync(['node', 'x', 'vip', ...args]);
     return out[out.length - 1] as Record<string, unknown>;
   };

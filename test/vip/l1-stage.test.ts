@@ -1,11 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Command } from 'commander';
-import { pino } from 'pino';
-import { registerVip } from '../../src/bin/commands/vip.js';
 import { createVipChain } from '../../src/sim/vip/chain.js';
 import { createVipExtension } from '../../src/sim/vip/extension.js';
 import { serveExtensions, type ExtensionServer } from '../../src/sim/vip/server.js';
 import { L1_NETWORKS } from '../../src/vip/l1.js';
+import { vipRunner } from './in-process.js';
 
 let clock = 1_750_000_000_000;
 let server: ExtensionServer;
@@ -27,17 +25,7 @@ beforeAll(async () => {
 });
 afterAll(async () => server?.close());
 
-async function vip(args: string[]) {
-  const out: Record<string, unknown>[] = [];
-  const program = new Command('x').exitOverride();
-  registerVip(program, {
-    env: { K: `0x${'11'.repeat(32)}` },
-    logger: pino({ level: 'silent' }),
-    out: (r) => out.push(r),
-  });
-  await program.parseAsync(['node', 'x', 'vip', ...args]);
-  return out[0] as Record<string, unknown>;
-}
+const vip = vipRunner({ K: `0x${'11'.repeat(32)}` });
 
 describe('l1-stage against the L1 mode of the chain model', () => {
   it('reads data.stage of <pkg>::vip::ModuleStore and follows time', async () => {

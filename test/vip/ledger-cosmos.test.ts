@@ -1,11 +1,7 @@
-import { Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Command } from 'commander';
-import { pino } from 'pino';
 import { secp256k1 } from '@noble/curves/secp256k1.js';
 import { TxRaw } from '@initia/initia.proto/cosmos/tx/v1beta1/tx.js';
 import { MsgExecuteContract } from '@initia/initia.proto/cosmwasm/wasm/v1/tx.js';
-import { registerVip } from '../../src/bin/commands/vip.js';
 import { toBech32 } from '../../src/shared/address.js';
 import { decodeTx, verifySignature } from '../../src/sim/vip/tx-decode.js';
 import { aminoSignBytes, signCosmosTx, type UnsignedCosmosTx } from '../../src/vip/cosmos/tx.js';
@@ -16,6 +12,7 @@ import { chainArgv, FAKE_MOVE_MODULE, FAKE_WASM, scoresCsv, startHarness, type H
 import { deployArgv, updateScoresArgv } from './cli-args.js';
 import { createEthAppEmulator } from './ledger-emulator.js';
 import { LEDGER_MNEMONIC } from './ledger-fixture.js';
+import { vipRunner } from './in-process.js';
 import { sampleTx } from './sample-tx.js';
 
 const OTHER_MNEMONIC = 'legal winner thank year wave sausage worth useful legal winner thank yellow';
@@ -26,24 +23,7 @@ function ledgerRunner(
   transport: () => ApduTransport = () => createEthAppEmulator(LEDGER_MNEMONIC),
 ) {
   const logs: string[] = [];
-  const sink = new Writable({
-    write(chunk: Buffer, _enc, cb) {
-      logs.push(chunk.toString());
-      cb();
-    },
-  });
-  const run = async (args: string[]) => {
-    const out: Record<string, unknown>[] = [];
-    const program = new Command('x').exitOverride();
-    registerVip(program, {
-      env: {},
-      logger: pino({ level: 'debug' }, sink),
-      out: (r) => out.push(r),
-      openLedger: async () => transport(),
-    });
-    await program.parseAsync(['node', 'x', 'vip', ...args]);
-    return out[out.length - 1] as Record<string, unknown>;
-  };
+  const run = vipRunner({}, { logs, openLedger: async () => transport() });
   const base = (vm: 'move' | 'wasm') =>
     chainArgv({ vm, rest: h.server.url, rpc: h.server.url, chainId: h.chain.options.chainId }, '--ledger');
   return { run, base, logs };
@@ -267,11 +247,9 @@ describe('--ledger option errors and USB transport loading', () => {
     await expect(r.run(['status', ...r.base('move'), '--key-env', 'X'])).rejects.toMatchObject({
       code: 'invalid_option',
     });
-    const program = new Command('x').exitOverride();
-    registerVip(program, { env: {}, logger: pino({ level: 'silent' }), out: () => undefined });
-    await expect(program.parseAsync(['node', 'x', 'vip', 'status', ...r.base('move')])).rejects.toMatchObject(
-      { code: 'ledger_unavailable' },
-    );
+    await expect(vipRunner({})(['status', ...r.base('move')])).rejects.toMatchObject({
+      code: 'ledger_unavailable',
+    });
   });
 
   it('USB: a missing package, a missing device, and a working transport', async () => {
