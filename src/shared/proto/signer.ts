@@ -4,6 +4,8 @@ import { sha256 } from '@noble/hashes/sha2.js';
 import { keccak_256 } from '@noble/hashes/sha3.js';
 import { AppError } from '../errors.js';
 import { boundedMemo } from '../memo.js';
+import { WIRE_LEN, WIRE_VARINT } from './schema.js';
+import { WireWriter } from './wire.js';
 
 /**
  * Account address (20 bytes) of a tx signer's public key, per the Cosmos SDK / Initia rules
@@ -40,29 +42,25 @@ export interface MultisigKey {
 /**
  * The SDK's LegacyAminoPubKey.Address(): sha256 of the amino binary encoding, first 20 bytes.
  * Amino: prefix ‖ 0x08 uvarint(threshold) ‖ (0x12 len(member) member)*, member = prefix ‖ len ‖ key.
+ * After the prefixes it is protobuf framing (fields 1 and 2), hence the WireWriter.
  */
 export function multisigAddress(multisig: MultisigKey): Uint8Array {
-  const parts: number[] = [...(AMINO_PREFIX[MULTISIG_PUBKEY] ?? []), 0x08, ...uvarint(multisig.threshold)];
+  const w = new WireWriter();
+  w.raw(AMINO_PREFIX[MULTISIG_PUBKEY] ?? new Uint8Array());
+  w.tag(1, WIRE_VARINT);
+  w.uint32(multisig.threshold);
   for (const member of multisig.members) {
     const prefix = AMINO_PREFIX[member.typeUrl];
     if (!prefix || member.typeUrl === MULTISIG_PUBKEY) {
       throw new PubKeyError('unsupported_pubkey', `unsupported multisig member key type ${member.typeUrl}`);
     }
-    const encoded = [...prefix, ...uvarint(member.key.length), ...member.key];
-    parts.push(0x12, ...uvarint(encoded.length), ...encoded);
+    const encoded = new WireWriter();
+    encoded.raw(prefix);
+    encoded.lengthDelimited(member.key);
+    w.tag(2, WIRE_LEN);
+    w.lengthDelimited(encoded.finish());
   }
-  return sha256(Uint8Array.from(parts)).subarray(0, 20);
-}
-
-function uvarint(value: number): number[] {
-  const out: number[] = [];
-  let v = value >>> 0;
-  while (v > 0x7f) {
-    out.push((v & 0x7f) | 0x80);
-    v >>>= 7;
-  }
-  out.push(v);
-  return out;
+  return sha256(w.finish()).subarray(0, 20);
 }
 
 export function addressFromPubKey(typeUrl: string, key: Uint8Array): Uint8Array {
