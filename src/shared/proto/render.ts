@@ -40,22 +40,7 @@ export function renderMessage(
   end: number,
   problems: RenderProblems,
 ): JsonObject {
-  switch (schema.fullName) {
-    case 'google.protobuf.Any':
-      return renderAny(registry, buf, start, end, problems);
-    default:
-      return renderFields(registry, schema, buf, start, end, problems);
-  }
-}
-
-function renderFields(
-  registry: ProtoRegistry,
-  schema: MessageSchema,
-  buf: Uint8Array,
-  start: number,
-  end: number,
-  problems: RenderProblems,
-): JsonObject {
+  if (schema.fullName === 'google.protobuf.Any') return renderAny(registry, buf, start, end, problems);
   const fields = schema.fields;
   const values: (JsonValue | undefined)[] = new Array<JsonValue | undefined>(fields.length);
   const reader = new WireReader(buf, start, end);
