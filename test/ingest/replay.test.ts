@@ -1,8 +1,7 @@
 import { readFileSync } from 'node:fs';
-import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { toBech32 } from '../../src/shared/address.js';
-import { loadRealTxSamples } from '../fixtures/decode/samples.js';
+import { loadRealTxSamples, REAL_SAMPLES } from '../fixtures/decode/samples.js';
 import { testDbFactories } from '../helpers/db.js';
 import { indexSimulator } from '../helpers/ingest.js';
 
@@ -17,7 +16,7 @@ const expected = JSON.parse(readFileSync('test/fixtures/decode/expected-accounts
 describe('replay of real recorded txs', () => {
   it('indexes each real sample with the accounts, message types and signer a careful reading gives', async () => {
     const { db, dispose } = await pglite!.create();
-    const dir = path.resolve('..', 'shared', 'chain-samples', 'real-tx-decoder');
+    const dir = REAL_SAMPLES;
     const byHash = new Map(loadRealTxSamples().map((s) => [s.response.txhash.toUpperCase(), s.id]));
     const probe = await indexSimulator({ db, vm: 'move', head: 1, untilHeight: 0, sim: { replay: dir } });
     const head = probe.sim.head();

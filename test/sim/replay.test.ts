@@ -1,11 +1,11 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { createHash } from 'node:crypto';
-import path from 'node:path';
 import type { Simulator, SimulatorUrls } from '../../src/sim/types.js';
+import { REAL_SAMPLES } from '../fixtures/decode/samples.js';
 import type { Ev } from './helpers/events.js';
 import { useSimulators } from './helpers/sims.js';
 
-const DIR = path.resolve('..', 'shared', 'chain-samples', 'real-tx-decoder');
+const DIR = REAL_SAMPLES;
 const start = useSimulators();
 let sim: Simulator;
 let urls: SimulatorUrls;

@@ -11,15 +11,16 @@ import { secp256k1 } from '@noble/curves/secp256k1.js';
 import { keccak_256 } from '@noble/hashes/sha3.js';
 import { aminoOfAny, aminoSignDoc, eip191Message } from '../../src/vip/cosmos/amino.js';
 import { decodeTx, signBytesOf, verifySignature } from '../../src/sim/vip/tx-decode.js';
+import { REAL_SAMPLES } from '../fixtures/decode/samples.js';
 
 /**
  * Real SIGN_MODE_EIP_191 txs recorded from Initia chains (tx-decoder fixtures, see
- * ../shared/chain-samples/real-tx-decoder/SOURCE.md). The REST JSON does not carry the signer's
+ * test/fixtures/chain-samples/real-tx-decoder/SOURCE.md). The REST JSON does not carry the signer's
  * account number; it was found once by trying account numbers until the recorded signature
  * verified (exactly one does), and is pinned here. A signature over 64 recorded bytes verifying
  * against the recorded key is what ties both amino encoders to what the chains signed.
  */
-const root = path.resolve('..', 'shared', 'chain-samples', 'real-tx-decoder');
+const root = REAL_SAMPLES;
 
 interface RestTx {
   txhash: string;

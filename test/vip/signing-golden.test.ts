@@ -9,17 +9,11 @@ import { normaliseMoveAddress } from '../../src/vip/move/backend.js';
 import { b64, bcsAddress, bcsU64, bcsVector } from '../../src/vip/move/bcs.js';
 import { addressOfPublicKey, createLocalSigner, privateKeyFromSecret } from '../../src/vip/signer.js';
 import { signCosmosTx } from '../../src/vip/cosmos/tx.js';
+import { SAMPLES_ROOT } from '../fixtures/decode/samples.js';
 import { sampleTx } from './sample-tx.js';
 
 const MNEMONIC = 'test test test test test test test test test test test junk';
-const samples = path.resolve(
-  '..',
-  'shared',
-  'chain-samples',
-  'generated',
-  'initia.js-1.1.0',
-  'signed-txs.json',
-);
+const samples = path.join(SAMPLES_ROOT, 'generated', 'initia.js-1.1.0', 'signed-txs.json');
 
 interface Sample {
   base64: string;

@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
+import { REAL_SAMPLES } from '../../fixtures/decode/samples.js';
 
 export interface Attr {
   key: string;
@@ -11,7 +12,7 @@ export interface Ev {
   attributes?: Attr[];
 }
 
-export const SAMPLES = path.resolve('..', 'shared', 'chain-samples', 'real-tx-decoder');
+export const SAMPLES = REAL_SAMPLES;
 
 /** A recorded tx_response (or any export) from a real fixture file. */
 export function sample<T = { events: Ev[]; code: number }>(file: string, exportName: string): T {
