@@ -1,7 +1,7 @@
 import zlib from 'node:zlib';
 import compress from '@fastify/compress';
 import swagger from '@fastify/swagger';
-import Fastify, { type FastifyInstance, type FastifyReply } from 'fastify';
+import Fastify, { type FastifyInstance, type FastifyReply, type FastifyServerFactory } from 'fastify';
 import type { Registry } from 'prom-client';
 import type { Logger } from '../shared/logger.js';
 import type { Db } from '../store/db.js';
@@ -25,7 +25,7 @@ import { registerSwaggerRoutes } from './routes/swagger.js';
 import { registerSystemRoutes, type ReadinessCheck } from './routes/system.js';
 import { registerTxRoutes } from './routes/txs.js';
 import { registerUnavailableRoutes } from './routes/unavailable.js';
-import { SHARED_SCHEMAS } from './schemas.js';
+import { EVM_SCHEMAS, SHARED_SCHEMAS } from './schemas.js';
 
 export interface ApiContext {
   options: ApiOptions;
@@ -35,6 +35,8 @@ export interface ApiContext {
   metrics: Registry;
   /** Extra readiness condition, e.g. from an ingest pipeline running in the same process. */
   readiness?: ReadinessCheck;
+  /** Serve on a server the caller already listens on (the ingest process opens its port first). */
+  serverFactory?: FastifyServerFactory;
 }
 
 /** Builds the read API (routes, schemas, OpenAPI, cache, CORS, compression); the caller listens. */
@@ -42,6 +44,7 @@ export async function createApiApp(ctx: ApiContext): Promise<FastifyInstance> {
   const { options } = ctx;
   const app = Fastify({
     logger: false,
+    ...(ctx.serverFactory ? { serverFactory: ctx.serverFactory } : {}),
     routerOptions: {
       caseSensitive: false,
       ignoreTrailingSlash: true,
@@ -62,6 +65,7 @@ export async function createApiApp(ctx: ApiContext): Promise<FastifyInstance> {
   // Bodies are assembled as JSON text; objects (errors) go through plain JSON.stringify.
   app.setSerializerCompiler(() => (data) => JSON.stringify(data));
   for (const schema of SHARED_SCHEMAS) app.addSchema(schema);
+  if (options.vmType === 'evm') for (const schema of EVM_SCHEMAS) app.addSchema(schema);
 
   // The reference sends `application/json` without a charset (spec §1.4).
   app.addHook('onSend', async (_request, reply, payload) => {
@@ -86,8 +90,8 @@ export async function createApiApp(ctx: ApiContext): Promise<FastifyInstance> {
     openapi: {
       openapi: '3.0.3',
       info: {
-        title: 'Rollytics API',
-        description: `Read API of the rollup indexer for ${options.chainId} (${options.vmType})`,
+        title: 'rollup-indexer API',
+        description: `Read API of rollup-indexer for ${options.chainId} (${options.vmType}), route-compatible with Initia's rollytics indexer API`,
         version: options.version,
       },
       tags: ['App', 'Block', 'Tx', ...(options.vmType === 'evm' ? ['EVM Tx'] : [])].map((name) => ({ name })),

@@ -156,7 +156,7 @@ export const EvmTxResponse = Type.Object({ tx: ref('tx.EvmTx') }, { $id: 'tx.Evm
 
 export const HealthResponse = Type.Object({ status: Type.String() }, { $id: 'health.HealthResponse' });
 
-/** Every shared schema, in dependency order, for `app.addSchema`. */
+/** Schemas of every VM, in dependency order, for `app.addSchema`. */
 export const SHARED_SCHEMAS: TSchema[] = [
   PaginationResponse,
   ErrorResponse,
@@ -168,11 +168,11 @@ export const SHARED_SCHEMAS: TSchema[] = [
   Tx,
   TxsResponse,
   TxResponse,
-  EvmTx,
-  EvmTxsResponse,
-  EvmTxResponse,
   HealthResponse,
 ];
+
+/** Schemas of EVM rollups only: a Move or Wasm chain's OpenAPI document does not list them. */
+export const EVM_SCHEMAS: TSchema[] = [EvmTx, EvmTxsResponse, EvmTxResponse];
 
 export function ref(id: string): TSchema {
   return Type.Unsafe({ $ref: `${id}#` });

@@ -1,68 +1,117 @@
-import http from 'node:http';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyServerFactory } from 'fastify';
 import { createApiApp } from '../api/app.js';
 import { loadApiOptions } from '../api/options.js';
-import type { Env, IngestOptions } from '../shared/config.js';
+import type { Env, IngestOptions, NodeEndpoints } from '../shared/config.js';
 import { createLogger, type Logger } from '../shared/logger.js';
 import { createMetricsRegistry, type Registry } from '../shared/metrics.js';
-import { createIngestService } from '../ingest/service.js';
+import { createIngestMetrics } from '../ingest/metrics.js';
+import { createIngestService, type IngestService } from '../ingest/service.js';
 import type { Progress } from '../ingest/pipeline.js';
-import { readChainMeta } from '../store/chain-meta.js';
+import { readChainMeta, readIndexedHeight } from '../store/readers/chain-meta.js';
 import type { Db } from '../store/db.js';
 import { migrate } from '../store/migrate.js';
 import { openDatabase, shutdownSignal } from './context.js';
+import { openHttpPort, type HttpPort } from './http-port.js';
+import { createIngestState, type IngestState } from './ingest-state.js';
 import { createProgressBar } from './progress.js';
 
 export interface IngestProcessOptions {
   ingest: Readonly<IngestOptions>;
   env: Env;
-  /** Serve the read API on ingest.port (start/demo) or only /health + /metrics (indexer). */
+  /** Serve the read API on ingest.port (start/demo) or only /health, /ready + /metrics (indexer). */
   withApi: boolean;
   logger?: Logger;
+  /** The HTTP port is open (health, readiness, metrics); the API joins it later. */
+  onListening?: (url: string) => void;
   onApiListening?: (url: string) => void;
   onCommit?: (p: Progress) => void;
+  /**
+   * Where the node is, decided once the indexed height is known (the demo starts its simulator
+   * there so a second run resumes at once). Default: `ingest.endpoints`.
+   */
+  resolveEndpoints?: (indexedHeight: number) => Promise<NodeEndpoints>;
 }
 
-/** The long-running ingest process behind `start`, `indexer` and `demo`. */
-export async function runIngestProcess(opts: IngestProcessOptions): Promise<void> {
+/**
+ * The long-running ingest process behind `start`, `indexer` and `demo`. The HTTP port opens
+ * first, so `/health`, `/ready` (with the reason) and `/metrics` answer while the database is
+ * opened and the node is waited for.
+ */
+/** Resolves with the last committed height once stopped (signal, --until). */
+export async function runIngestProcess(opts: IngestProcessOptions): Promise<number> {
   const { ingest } = opts;
   const logger = opts.logger ?? createLogger({ level: ingest.logLevel, format: ingest.logFormat });
   const signal = shutdownSignal(logger);
-  const db = await openDatabase(ingest.database);
   const registry = createMetricsRegistry();
-  let server: { close(): Promise<unknown> } | undefined;
+  const metrics = createIngestMetrics(registry);
+  const state = createIngestState();
+  const port = await openHttpPort({ port: ingest.port, host: ingest.host, registry, state });
+  opts.onListening?.(port.url);
+  let db: Db | undefined;
   let apiDb: Db | undefined;
+  let height = 0;
   try {
+    state.enter('database', 'opening the database');
+    db = await openDatabase(ingest.database);
     const { applied } = await migrate(db, { logger });
     if (applied.length > 0) logger.info({ applied: applied.length }, 'database migrated');
-    const service = await createIngestService({ options: ingest, logger, db, registry });
+    height = await readIndexedHeight(db);
+    metrics.height.set(height);
+    state.enter('node', 'waiting for the node');
+    const endpoints = opts.resolveEndpoints ? await opts.resolveEndpoints(height) : ingest.endpoints;
+    const service = await createIngestService({
+      options: { ...ingest, endpoints },
+      logger,
+      db,
+      registry,
+      metrics,
+      signal,
+      onNodeRetry: (err) => state.nodeTrouble(err.message),
+    });
     if (opts.withApi) {
       apiDb = await openApiDatabase(db, opts.env, ingest);
-      const app = await startApi(apiDb, opts.env, ingest, logger, registry, service.height);
-      server = app;
-      opts.onApiListening?.(`http://${hostForUrl(app)}`);
-    } else {
-      server = await startMetricsServer(registry, ingest.port);
+      await serveApi({ port, db: apiDb, env: opts.env, ingest, logger, registry, state });
+      opts.onApiListening?.(port.url);
     }
-    const bar = ingest.progress ? createProgressBar() : undefined;
-    try {
-      await service.run({
-        signal,
-        ...(ingest.untilHeight === undefined ? {} : { untilHeight: ingest.untilHeight }),
-        onCommit: (p) => {
-          bar?.update(p);
-          opts.onCommit?.(p);
-        },
-      });
-    } finally {
-      bar?.done();
-      await service.close();
-    }
+    height = await runService(service, opts, signal, state);
+  } catch (err) {
+    // A signal during start-up (waiting for the node) is a stop, not a failure.
+    if (!signal.aborted) throw err;
   } finally {
-    await server?.close();
+    state.enter('stopping', 'shutting down');
+    await port.close();
     if (apiDb && apiDb !== db) await apiDb.close();
-    await db.close();
+    await db?.close();
+    logger.info({ height }, `stopped at height ${height}`);
   }
+  return height;
+}
+
+async function runService(
+  service: IngestService,
+  opts: IngestProcessOptions,
+  signal: AbortSignal,
+  state: IngestState,
+): Promise<number> {
+  const { ingest } = opts;
+  const bar = ingest.progress ? createProgressBar() : undefined;
+  state.enter('ingesting', 'ingesting');
+  state.progress({ height: service.height(), nodeHeight: service.height() });
+  try {
+    await service.run({
+      signal,
+      ...(ingest.untilHeight === undefined ? {} : { untilHeight: ingest.untilHeight }),
+      onCommit: (p) => {
+        state.progress(p);
+        bar?.update(p);
+        opts.onCommit?.(p);
+      },
+    });
+  } finally {
+    bar?.done();
+    await service.close();
+  }
+  return service.height();
 }
 
 /** PGlite is shared in-process; PostgreSQL gets its own read-only pool (or a replica). */
@@ -75,51 +124,33 @@ async function openApiDatabase(db: Db, env: Env, ingest: Readonly<IngestOptions>
   );
 }
 
-async function startApi(
-  db: Db,
-  env: Env,
-  ingest: Readonly<IngestOptions>,
-  logger: Logger,
-  registry: Registry,
-  height: () => number,
-): Promise<FastifyInstance> {
-  const meta = await readChainMeta(db);
-  const options = loadApiOptions({ ...env, PORT: String(ingest.port) }, {}, meta);
+/** Builds the API on the already-open port: from here on it answers every route. */
+async function serveApi(ctx: {
+  port: HttpPort;
+  db: Db;
+  env: Env;
+  ingest: Readonly<IngestOptions>;
+  logger: Logger;
+  registry: Registry;
+  state: IngestState;
+}): Promise<void> {
+  const meta = await readChainMeta(ctx.db);
+  const options = loadApiOptions(
+    { ...ctx.env, PORT: String(ctx.ingest.port), HOST: ctx.ingest.host },
+    {},
+    meta,
+  );
+  const serverFactory: FastifyServerFactory = (handler) => {
+    ctx.port.adopt(handler);
+    return ctx.port.server;
+  };
   const app = await createApiApp({
     options,
-    db,
-    logger,
-    metrics: registry,
-    readiness: async () =>
-      height() > 0 ? { ready: true } : { ready: false, reason: 'no block indexed yet' },
+    db: ctx.db,
+    logger: ctx.logger,
+    metrics: ctx.registry,
+    serverFactory,
+    readiness: async () => ctx.state.readiness(),
   });
-  await app.listen({ port: options.port, host: options.host });
-  return app;
-}
-
-function hostForUrl(app: FastifyInstance): string {
-  const address = app.server.address();
-  if (address === null || typeof address === 'string') return String(address);
-  const host = address.address === '0.0.0.0' || address.address === '::' ? '127.0.0.1' : address.address;
-  return `${host}:${address.port}`;
-}
-
-/** `indexer` alone still answers /health and /metrics for its supervisor and Prometheus. */
-async function startMetricsServer(registry: Registry, port: number): Promise<{ close(): Promise<void> }> {
-  const server = http.createServer((req, res) => {
-    if (req.url === '/metrics') {
-      void registry.metrics().then((text) => {
-        res.writeHead(200, { 'content-type': registry.contentType });
-        res.end(text);
-      });
-    } else if (req.url === '/health') {
-      res.writeHead(200, { 'content-type': 'application/json' });
-      res.end('{"status":"ok"}');
-    } else {
-      res.writeHead(404, { 'content-type': 'application/json' });
-      res.end('{"code":5,"message":"not found","details":[]}');
-    }
-  });
-  await new Promise<void>((resolve) => server.listen(port, resolve));
-  return { close: () => new Promise<void>((resolve) => server.close(() => resolve())) };
+  await app.ready();
 }

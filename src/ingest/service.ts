@@ -13,7 +13,7 @@ import { ensureChainMeta, type ChainMeta } from '../store/chain-meta.js';
 import type { Checkpoint } from '../store/writers/rows.js';
 import { createBlockWriter } from '../store/writers/block-writer.js';
 import { discoverChain } from './discover.js';
-import { createIngestMetrics } from './metrics.js';
+import { createIngestMetrics, type IngestMetrics } from './metrics.js';
 import { runPipeline, type PipelineTuning, type Progress } from './pipeline.js';
 import { createIngestDecoder } from './tx-decoder.js';
 
@@ -45,6 +45,11 @@ export async function createIngestService(ctx: {
   logger: Logger;
   db: Db;
   registry: Registry;
+  /** Created by the caller when it reports the checkpoint height before the node answers. */
+  metrics?: IngestMetrics;
+  /** Told when the node does not answer during start-up (it is waited for). */
+  onNodeRetry?: (err: Error) => void;
+  signal?: AbortSignal;
 }): Promise<IngestService> {
   const { options, logger, db } = ctx;
   const nodeMetrics = createNodeMetrics(ctx.registry);
@@ -61,7 +66,13 @@ export async function createIngestService(ctx: {
   const rest = createRestClient(transports[1]!);
   // A node that is down at start-up is waited for (with backoff), like one that fails later.
   const untilNodeAnswers = <T>(what: string, fn: () => Promise<T>) =>
-    withRetry(fn, { policy: INGEST_RETRY, logger, what });
+    withRetry(fn, {
+      policy: INGEST_RETRY,
+      logger,
+      what,
+      ...(ctx.onNodeRetry ? { onRetry: ctx.onNodeRetry } : {}),
+      ...(ctx.signal ? { signal: ctx.signal } : {}),
+    });
   const chain = await untilNodeAnswers('node status', () => discoverChain(options, { comet, rest }));
   const evmTransport = chain.vmType === 'evm' ? transport('jsonrpc', options.endpoints.jsonRpc) : undefined;
   if (evmTransport) transports.push(evmTransport);
@@ -79,7 +90,8 @@ export async function createIngestService(ctx: {
       'START_HEIGHT ignored: resuming from the checkpoint',
     );
   }
-  const metrics = createIngestMetrics(ctx.registry);
+  const metrics = ctx.metrics ?? createIngestMetrics(ctx.registry);
+  metrics.height.set(writer.checkpoint().height);
   const decoder = createIngestDecoder({ prefix: options.accountPrefix });
 
   return {

@@ -24,7 +24,14 @@ export function backoffDelay(
 /** Retries fn while it throws retryable errors; anything else propagates at once. */
 export async function withRetry<T>(
   fn: (attempt: number) => Promise<T>,
-  options: { policy: RetryPolicy; logger?: Logger; what: string; signal?: AbortSignal },
+  options: {
+    policy: RetryPolicy;
+    logger?: Logger;
+    what: string;
+    signal?: AbortSignal;
+    /** Told of each failure that will be retried (e.g. to report "node unreachable"). */
+    onRetry?: (err: Error) => void;
+  },
 ): Promise<T> {
   for (let attempt = 0; ; attempt++) {
     try {
@@ -33,6 +40,7 @@ export async function withRetry<T>(
       const last = options.policy.maxAttempts !== undefined && attempt + 1 >= options.policy.maxAttempts;
       if (!isRetryable(err) || last || options.signal?.aborted) throw err;
       const delay = backoffDelay(attempt, options.policy);
+      options.onRetry?.(err as Error);
       options.logger?.warn(
         { what: options.what, attempt: attempt + 1, delayMs: delay, err: (err as Error).message },
         'node request failed, retrying',

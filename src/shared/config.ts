@@ -20,6 +20,8 @@ export interface IngestOptions {
   endpoints: NodeEndpoints;
   database: DatabaseTarget;
   port: number;
+  /** Listen address of the HTTP port. */
+  host: string;
   startHeight: number | undefined;
   untilHeight: number | undefined;
   maxConcurrentRequests: number;
@@ -74,6 +76,7 @@ const ingestEnvSchema = z.object({
   DB_DSN: z.string().optional(),
   DATA_DIR: z.string().optional(),
   PORT: intIn('PORT', 0, 65535),
+  HOST: z.string().min(1, 'HOST must not be empty').optional(),
   START_HEIGHT: intIn('START_HEIGHT', 0, Number.MAX_SAFE_INTEGER),
   UNTIL_HEIGHT: intIn('UNTIL_HEIGHT', 1, Number.MAX_SAFE_INTEGER),
   MAX_CONCURRENT_REQUESTS: intIn('MAX_CONCURRENT_REQUESTS', 1, 1000),
@@ -107,6 +110,7 @@ export function loadIngestOptions(env: Env, flags: Env = {}): Readonly<IngestOpt
     endpoints: { rpc: e.RPC_URL, rest: e.REST_URL, jsonRpc: e.JSON_RPC_URL },
     database: databaseTarget(e.DATABASE_URL ?? e.DB_DSN, e.DATA_DIR),
     port: e.PORT ?? 8080,
+    host: e.HOST ?? '0.0.0.0',
     startHeight: e.START_HEIGHT,
     untilHeight: e.UNTIL_HEIGHT,
     maxConcurrentRequests: e.MAX_CONCURRENT_REQUESTS ?? 16,

@@ -60,7 +60,7 @@ const INDEX_HTML = `<!DOCTYPE html>
 <html lang="en">
 <head>
 <meta charset="UTF-8">
-<title>Rollytics API</title>
+<title>rollup-indexer API</title>
 <link rel="stylesheet" type="text/css" href="swagger-ui.css">
 <link rel="icon" type="image/png" href="favicon-32x32.png" sizes="32x32">
 </head>

@@ -1,8 +1,9 @@
+import { rm } from 'node:fs/promises';
 import type { Command } from 'commander';
 import { databaseTarget, loadIngestOptions, type Env } from '../../shared/config.js';
 import { createLogger, defaultLogFormat } from '../../shared/logger.js';
 import { createSimulator } from '../../sim/simulator.js';
-import type { VmType } from '../../sim/types.js';
+import type { Simulator, VmType } from '../../sim/types.js';
 import { InputError } from '../../shared/errors.js';
 import { migrate } from '../../store/migrate.js';
 import { openDatabase } from '../context.js';
@@ -17,6 +18,7 @@ interface NodeFlags {
   databaseUrl?: string;
   dataDir?: string;
   port?: string;
+  host?: string;
   startHeight?: string;
   until?: string;
   logLevel?: string;
@@ -34,6 +36,7 @@ function flagsAsEnv(f: NodeFlags): Env {
     DATABASE_URL: f.databaseUrl,
     DATA_DIR: f.dataDir,
     PORT: f.port,
+    HOST: f.host,
     START_HEIGHT: f.startHeight,
     UNTIL_HEIGHT: f.until,
     LOG_LEVEL: f.logLevel,
@@ -60,12 +63,14 @@ export function registerIngestCommands(program: Command): void {
   withNodeOptions(program.command('start'))
     .description('Index the rollup and serve the read API in one process')
     .option('--port <port>', 'API port (env PORT, default 8080)')
+    .option('--host <host>', 'listen address (env HOST, default 0.0.0.0)')
     .action(async (flags: NodeFlags) => {
       const ingest = loadIngestOptions(process.env, flagsAsEnv(flags));
       await runIngestProcess({
         ingest,
         env: process.env,
         withApi: true,
+        onListening: (url) => console.error(`listening on ${url} (/health, /ready, /metrics)`),
         onApiListening: (url) => console.error(`API listening on ${url}`),
       });
     });
@@ -73,9 +78,15 @@ export function registerIngestCommands(program: Command): void {
   withNodeOptions(program.command('indexer'))
     .description('Index the rollup only (serves /health and /metrics on --port)')
     .option('--port <port>', 'health and metrics port (env PORT, default 8080)')
+    .option('--host <host>', 'listen address (env HOST, default 0.0.0.0)')
     .action(async (flags: NodeFlags) => {
       const ingest = loadIngestOptions(process.env, flagsAsEnv(flags));
-      await runIngestProcess({ ingest, env: process.env, withApi: false });
+      await runIngestProcess({
+        ingest,
+        env: process.env,
+        withApi: false,
+        onListening: (url) => console.error(`listening on ${url} (/health, /ready, /metrics)`),
+      });
     });
 
   program
@@ -100,76 +111,104 @@ export function registerIngestCommands(program: Command): void {
   registerDemo(program);
 }
 
+interface DemoFlags {
+  vm: string;
+  dataDir?: string;
+  port?: string;
+  host?: string;
+  backlog: string;
+  blockTimeMs: string;
+  until?: string;
+  reset?: boolean;
+}
+
 function registerDemo(program: Command): void {
   program
     .command('demo')
     .description('Simulated rollup + indexer + API on the embedded database: a complete local setup')
     .option('--vm <vm>', 'move | wasm | evm', 'move')
-    .option('--data-dir <dir>', 'PGlite data directory (default ./data/demo-<vm>)')
-    .option('--port <port>', 'API port', '8080')
+    .option('--data-dir <dir>', 'PGlite data directory (env DATA_DIR, default ./demo-data/<vm>)')
+    .option('--port <port>', 'API port (env PORT, default 8080)')
+    .option('--host <host>', 'listen address (env HOST, default 127.0.0.1)')
     .option('--backlog <blocks>', 'blocks the simulated chain already has', '600')
     .option('--block-time-ms <ms>', 'simulated block interval afterwards', '1000')
     .option('--until <h>', 'stop once height h is committed')
-    .action(
-      async (flags: {
-        vm: string;
-        dataDir?: string;
-        port: string;
-        backlog: string;
-        blockTimeMs: string;
-        until?: string;
-      }) => {
-        if (!['move', 'wasm', 'evm'].includes(flags.vm))
-          throw new InputError('invalid_vm', '--vm must be move, wasm or evm');
-        const vm = flags.vm as VmType;
-        const logger = createLogger({ level: 'warn', format: defaultLogFormat() });
-        const sim = createSimulator({
-          vm,
-          head: Number(flags.backlog),
-          live: true,
-          blockTimeMs: Number(flags.blockTimeMs),
-          txsPerBlock: '0-12',
-          rpcPort: 0,
-          restPort: 0,
-          jsonRpcPort: 0,
-        });
-        const urls = await sim.listen();
-        console.error(
-          `simulated ${vm} rollup: rpc ${urls.rpc}  rest ${urls.rest}${urls.jsonRpc ? `  json-rpc ${urls.jsonRpc}` : ''}`,
-        );
-        const ingest = loadIngestOptions(
-          {},
-          {
-            RPC_URL: urls.rpc,
-            REST_URL: urls.rest,
-            JSON_RPC_URL: urls.jsonRpc,
-            VM_TYPE: vm,
-            DATA_DIR: flags.dataDir ?? `./data/demo-${vm}`,
-            PORT: flags.port,
-            UNTIL_HEIGHT: flags.until,
-            LOG_LEVEL: 'warn',
+    .option('--reset', 'delete the demo data directory first and start over')
+    .action(async (flags: DemoFlags) => {
+      const { vm, backlog, blockTimeMs, dataDir, ingest } = demoOptions(flags);
+      if (flags.reset) await rm(dataDir, { recursive: true, force: true });
+      let sim: Simulator | undefined;
+      try {
+        const height = await runIngestProcess({
+          ingest: { ...ingest, progress: true },
+          env: {},
+          withApi: true,
+          logger: createLogger({ level: 'warn', format: defaultLogFormat() }),
+          onApiListening: (api) => printDemoHelp(api),
+          // The chain has at least what is already indexed, so a second run resumes at once.
+          resolveEndpoints: async (indexed) => {
+            sim = createSimulator({
+              vm,
+              head: Math.max(backlog, indexed),
+              live: true,
+              blockTimeMs,
+              txsPerBlock: '0-12',
+              rpcPort: 0,
+              restPort: 0,
+              jsonRpcPort: 0,
+            });
+            const urls = await sim.listen();
+            console.error(
+              `simulated ${vm} rollup at height ${sim.head()}: rpc ${urls.rpc}  rest ${urls.rest}${urls.jsonRpc ? `  json-rpc ${urls.jsonRpc}` : ''}`,
+            );
+            return { rpc: [urls.rpc], rest: [urls.rest], jsonRpc: urls.jsonRpc ? [urls.jsonRpc] : [] };
           },
-        );
-        try {
-          await runIngestProcess({
-            ingest: { ...ingest, progress: true },
-            env: {},
-            withApi: true,
-            logger,
-            onApiListening: (api) => printDemoHelp(api),
-          });
-        } finally {
-          await sim.close();
-        }
-      },
+        });
+        console.error(`stopped at height ${height}; the index is kept in ${dataDir}`);
+      } finally {
+        await sim?.close();
+      }
+    });
+}
+
+/** Every flag is checked before anything starts, so a bad one exits at once with nothing left running. */
+function demoOptions(flags: DemoFlags) {
+  if (!['move', 'wasm', 'evm'].includes(flags.vm))
+    throw new InputError('invalid_vm', `--vm must be move, wasm or evm, got "${flags.vm}"`);
+  const vm = flags.vm as VmType;
+  const backlog = Number(flags.backlog);
+  if (!Number.isSafeInteger(backlog) || backlog < 1)
+    throw new InputError('invalid_backlog', `--backlog must be an integer ≥ 1, got "${flags.backlog}"`);
+  const blockTimeMs = Number(flags.blockTimeMs);
+  if (!Number.isSafeInteger(blockTimeMs) || blockTimeMs < 10)
+    throw new InputError(
+      'invalid_block_time',
+      `--block-time-ms must be an integer ≥ 10, got "${flags.blockTimeMs}"`,
     );
+  const env = process.env;
+  const dataDir = flags.dataDir ?? env.DATA_DIR ?? `./demo-data/${vm}`;
+  const ingest = loadIngestOptions(
+    {},
+    {
+      // Placeholders: the simulator's URLs are known once it listens.
+      RPC_URL: 'http://127.0.0.1:1',
+      REST_URL: 'http://127.0.0.1:1',
+      VM_TYPE: vm,
+      DATA_DIR: dataDir,
+      PORT: flags.port ?? env.PORT,
+      HOST: flags.host ?? env.HOST ?? '127.0.0.1',
+      UNTIL_HEIGHT: flags.until,
+      LOG_LEVEL: 'warn',
+    },
+  );
+  return { vm, backlog, blockTimeMs, dataDir, ingest };
 }
 
 function printDemoHelp(api: string): void {
   console.error(
     [
       '',
-      `API listening on ${api}  (Ctrl-C to stop; the index is kept and resumes next time)`,
+      `API listening on ${api}  (Ctrl-C to stop; the index is kept and resumes next time; --reset starts over)`,
       `  curl ${api}/status`,
       `  curl '${api}/indexer/block/v1/blocks?pagination.limit=3'`,
       `  curl '${api}/indexer/tx/v1/txs?pagination.limit=2'`,

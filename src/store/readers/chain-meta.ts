@@ -8,3 +8,11 @@ export async function readChainMeta(db: Db): Promise<{ chainId: string; vmType: 
   const row = rows[0];
   return row ? { chainId: row.chain_id, vmType: row.vm_type } : undefined;
 }
+
+/** Last committed block height (0 when nothing is indexed), read without any node. */
+export async function readIndexedHeight(db: Db): Promise<number> {
+  const { rows } = await db.query<{ height: string }>(
+    "SELECT height::text AS height FROM checkpoint WHERE stream = 'blocks'",
+  );
+  return Number(rows[0]?.height ?? 0);
+}

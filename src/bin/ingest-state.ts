@@ -1,0 +1,48 @@
+import type { Progress } from '../ingest/pipeline.js';
+
+/** Blocks behind the node's head up to which the indexer counts as caught up (ready). */
+const CAUGHT_UP_BLOCKS = 10;
+
+export type IngestPhase = 'starting' | 'database' | 'node' | 'ingesting' | 'stopping';
+
+/** What the ingest process is doing, for `/ready` from its first second on. */
+export interface IngestState {
+  phase(): IngestPhase;
+  enter(phase: IngestPhase, reason: string): void;
+  /** A node request failed and is being retried. */
+  nodeTrouble(message: string): void;
+  progress(p: Pick<Progress, 'height' | 'nodeHeight'>): void;
+  readiness(): { ready: boolean; reason?: string };
+}
+
+export function createIngestState(): IngestState {
+  let phase: IngestPhase = 'starting';
+  let reason = 'starting';
+  let nodeTrouble: string | undefined;
+  let height = 0;
+  let nodeHeight = 0;
+  return {
+    phase: () => phase,
+    enter(next, why) {
+      phase = next;
+      reason = why;
+      nodeTrouble = undefined;
+    },
+    nodeTrouble(message) {
+      nodeTrouble = `node unreachable: ${message}`;
+    },
+    progress(p) {
+      height = p.height;
+      nodeHeight = p.nodeHeight;
+      nodeTrouble = undefined;
+    },
+    readiness() {
+      if (nodeTrouble !== undefined && phase !== 'ingesting') return { ready: false, reason: nodeTrouble };
+      if (phase !== 'ingesting') return { ready: false, reason };
+      if (height === 0) return { ready: false, reason: 'catching up: no block indexed yet' };
+      if (nodeHeight - height > CAUGHT_UP_BLOCKS)
+        return { ready: false, reason: `catching up: height ${height} of ${nodeHeight}` };
+      return { ready: true };
+    },
+  };
+}
