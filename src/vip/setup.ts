@@ -122,17 +122,56 @@ async function cosmosSigner(o: VipOptions, deps: VipDeps): Promise<CosmosSigner>
   return createLocalSigner(key, o.keyType);
 }
 
-/** Builds the VM backend plus a way to re-bind it to another contract address (after deploy). */
+function hasKey(o: VipOptions, deps: VipDeps): boolean {
+  return (
+    o.ledger ||
+    o.keyEnv !== undefined ||
+    o.keyFile !== undefined ||
+    (o.vm === 'evm' && !!deps.env.PRIVATE_KEY)
+  );
+}
+
+const noKey = () =>
+  new InputError('missing_key', 'this needs a key: --key-env NAME, --key-file PATH or --ledger');
+
+/** Stands in for a key in read-only commands: reading works, anything that needs the key fails clearly. */
+function keylessEvmAccount(): Account & { signTransaction: NonNullable<Account['signTransaction']> } {
+  return {
+    type: 'local',
+    get address(): Hex {
+      throw noKey();
+    },
+    signTransaction: () => Promise.reject(noKey()),
+  } as unknown as Account & { signTransaction: NonNullable<Account['signTransaction']> };
+}
+
+function keylessCosmosSigner(o: VipOptions): CosmosSigner {
+  return {
+    algo: o.keyType,
+    signMode: 'direct',
+    publicKey: () => Promise.reject(noKey()),
+    sign: () => Promise.reject(noKey()),
+  };
+}
+
+/**
+ * Builds the VM backend plus a way to re-bind it to another contract address (after deploy).
+ * `readOnly` (status): no key, chain id or gas price is needed unless one is given.
+ */
 export async function createBackend(
   o: VipOptions,
   deps: VipDeps,
+  { readOnly = false }: { readOnly?: boolean } = {},
 ): Promise<{ backend: VipBackend; bind: (c: string) => VipBackend }> {
   const maxTxGas = o.maxTxGas ?? DEFAULT_MAX_TX_GAS[o.vm];
+  const keyless = readOnly && !hasKey(o, deps);
   if (o.vm === 'evm') {
     const rpcUrl = need(o.jsonRpc ?? deps.env.JSON_RPC_URL, '--json-rpc (or JSON_RPC_URL)');
-    const account = (await evmAccount(o, deps)) as Account & {
-      signTransaction: NonNullable<Account['signTransaction']>;
-    };
+    const account = keyless
+      ? keylessEvmAccount()
+      : ((await evmAccount(o, deps)) as Account & {
+          signTransaction: NonNullable<Account['signTransaction']>;
+        });
     const artifact = JSON.parse(await readFile(artifactPath(), 'utf8')) as { bytecode: Hex };
     const make = (contract: string | undefined) =>
       createEvmBackend({
@@ -147,9 +186,10 @@ export async function createBackend(
   const rest = createCosmosRest({ baseUrl: need(o.rest, '--rest'), timeoutMs: 15_000 });
   const core = createCosmosCore({
     rest,
-    signer: await cosmosSigner(o, deps),
-    chainId: need(o.chainId, '--chain-id'),
-    gasPrice: need(o.gasPrices, '--gas-prices'),
+    signer: keyless ? keylessCosmosSigner(o) : await cosmosSigner(o, deps),
+    chainId: readOnly ? (o.chainId ?? '') : need(o.chainId, '--chain-id'),
+    // Only signing reads the price; a read-only run may omit it.
+    gasPrice: readOnly ? (o.gasPrices ?? '0uinit') : need(o.gasPrices, '--gas-prices'),
     gasAdjustment: o.gasAdjustment,
     maxTxGas,
     prefix: o.prefix,

@@ -76,6 +76,14 @@ describe('vip CLI on a real EVM (anvil)', () => {
       openStage: '4',
       senderMayWrite: true,
     });
+    // Read-only: no key at all.
+    expect(
+      await vip(['status', '--vm', 'evm', '--json-rpc', anvil.url, '--contract', contract]),
+    ).toMatchObject({
+      initStage: '4',
+      sender: null,
+      senderMayWrite: null,
+    });
     const { csv, total } = scoresCsv(1200);
     const file = path.join(dir, 's.csv');
     await writeFile(file, csv);

@@ -41,6 +41,20 @@ describe('vip CLI on a Move rollup (chain model)', () => {
     expect(out.writers).toEqual([publisherHex()]);
   });
 
+  it('status is read-only: it needs no key, chain id or gas price, and reports no sender', async () => {
+    const out = await h.vip([
+      'status',
+      '--vm',
+      'move',
+      '--rest',
+      h.server.url,
+      '--contract',
+      bech32Of(KEYS.deployer),
+    ]);
+    expect(out).toMatchObject({ vm: 'move', initStage: '5', sender: null, senderMayWrite: null });
+    expect(out.writers).toEqual([publisherHex()]);
+  });
+
   it('scores 10,000 addresses in simulated batches, confirms each, and checks totals', async () => {
     const { csv, total } = scoresCsv(10_000);
     const file = await h.file('s5.csv', csv);

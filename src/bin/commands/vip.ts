@@ -328,6 +328,11 @@ export function registerVip(program: Command, deps: VipDeps = defaultDeps()): vo
 
   vip
     .command('status')
-    .description('init stage, open stage, finalized stages, totals, writers')
-    .action(withBackend((ctx) => readStatus(ctx)));
+    .description('init stage, open stage, finalized stages, totals, writers (no key needed)')
+    .action(
+      run(async (o, _raw, d) => {
+        const { backend } = await createBackend(o, d, { readOnly: true });
+        return readStatus({ backend });
+      }),
+    );
 }

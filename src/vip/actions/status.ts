@@ -1,3 +1,4 @@
+import { AppError } from '../../shared/errors.js';
 import type { StageInfo } from '../types.js';
 import type { ActionContext } from './context.js';
 
@@ -7,9 +8,13 @@ const MAX_STAGES = 10_000;
 export async function readStatus(ctx: Pick<ActionContext, 'backend'>): Promise<Record<string, unknown>> {
   const { backend } = ctx;
   const initStage = await backend.initStage();
-  const sender = await backend.senderAddress();
+  const sender = await backend.senderAddress().catch((err: unknown) => {
+    // Read without a key: there is no sender to report.
+    if (err instanceof AppError && err.code === 'missing_key') return undefined;
+    throw err;
+  });
   const writers = await backend.writers();
-  const senderMayWrite = await backend.isWriter(sender);
+  const senderMayWrite = sender === undefined ? undefined : await backend.isWriter(sender);
   const stages: StageInfo[] = [];
   if (initStage !== undefined) {
     for (let s = initStage; s < initStage + BigInt(MAX_STAGES); s++) {
@@ -30,7 +35,7 @@ export async function readStatus(ctx: Pick<ActionContext, 'backend'>): Promise<R
       isFinalized: s.isFinalized,
     })),
     writers: writers ?? null,
-    sender,
+    sender: sender ?? null,
     senderMayWrite: senderMayWrite ?? null,
   };
 }
