@@ -1,0 +1,159 @@
+import http from 'node:http';
+import type { Socket } from 'node:net';
+import type { FastifyInstance } from 'fastify';
+import { GrpcCode, type ErrorBody } from './errors.js';
+
+/**
+ * The HTTP edge: answers that Node's parser or Fastify produce before (or instead of) routing,
+ * brought under the JSON error model `{code,message,details}` (decision 1): malformed requests,
+ * oversized headers, unknown methods, CONNECT, odd `Expect` values and the shutdown window.
+ * Node never builds a request object for these, so they are written as raw HTTP/1.1 answers.
+ */
+
+/** Limits of the edge (README "Limits"); the header limit also bounds the URL (request line). */
+export interface EdgeLimits {
+  /** Request line + headers, bytes (Node's `maxHeaderSize`); past it: 431. */
+  maxHeaderBytes: number;
+  /** Request body, bytes; no route takes a body, so past it a body is refused with 413. */
+  maxBodyBytes: number;
+}
+
+export const DEFAULT_EDGE_LIMITS: EdgeLimits = { maxHeaderBytes: 16_384, maxBodyBytes: 65_536 };
+
+/** Node's `clientError` error: an llhttp code and the bytes that failed to parse. */
+interface ConnectionError extends Error {
+  code?: string | undefined;
+  rawPacket?: unknown;
+}
+
+const rawStart = (err: ConnectionError, length: number): string =>
+  Buffer.isBuffer(err.rawPacket) ? err.rawPacket.subarray(0, length).toString('latin1') : '';
+
+/** RFC 9110 `token`: a method the parser refused but that is well-formed is "not implemented". */
+const METHOD_TOKEN_RE = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+ /;
+
+interface RawAnswer {
+  status: number;
+  body: ErrorBody;
+}
+
+function classify(err: ConnectionError, limits: EdgeLimits): RawAnswer {
+  const answer = (status: number, code: number, message: string): RawAnswer => ({
+    status,
+    body: { code, message, details: [] },
+  });
+  if (err.code === 'HPE_HEADER_OVERFLOW') {
+    return answer(
+      431,
+      GrpcCode.invalidArgument,
+      `Request Header Fields Too Large: the request line and headers may hold at most ${limits.maxHeaderBytes} bytes`,
+    );
+  }
+  if (err.code === 'ERR_HTTP_REQUEST_TIMEOUT') {
+    return answer(408, GrpcCode.invalidArgument, 'Request Timeout: the request did not arrive in time');
+  }
+  const head = rawStart(err, 64);
+  if (err.code === 'HPE_INVALID_METHOD' && METHOD_TOKEN_RE.test(head)) {
+    // Methods are case-sensitive (RFC 9110 §9.1): `get` is an unknown method, like `FOO`.
+    return answer(501, GrpcCode.unimplemented, 'Not Implemented: unknown request method');
+  }
+  if (err.code === 'HPE_INVALID_URL' || err.code === 'HPE_INVALID_CHARACTER') {
+    return answer(
+      400,
+      GrpcCode.invalidArgument,
+      'Bad Request: the request target holds bytes that are not allowed (percent-encode non-ASCII characters)',
+    );
+  }
+  return answer(
+    400,
+    GrpcCode.invalidArgument,
+    `Bad Request: malformed HTTP request (${err.code ?? 'unknown'})`,
+  );
+}
+
+/** Writes a complete HTTP/1.1 error answer on a socket no request object exists for, then closes it. */
+export function writeRawError(socket: Socket, answer: RawAnswer, headRequest: boolean): void {
+  if (socket.destroyed || !socket.writable) {
+    socket.destroy();
+    return;
+  }
+  const body = JSON.stringify(answer.body);
+  const reason = http.STATUS_CODES[answer.status] ?? 'Error';
+  const headers =
+    `HTTP/1.1 ${answer.status} ${reason}\r\n` +
+    `Content-Type: application/json\r\n` +
+    `Content-Length: ${Buffer.byteLength(body)}\r\n` +
+    (answer.status === 405 ? 'Allow: GET, HEAD\r\n' : '') +
+    `Connection: close\r\n\r\n`;
+  socket.end(headRequest ? headers : headers + body);
+}
+
+/** Fastify's `clientErrorHandler`: every parser-level failure gets a JSON answer (none on a reset). */
+export function createClientErrorHandler(limits: EdgeLimits) {
+  return (err: ConnectionError, socket: Socket): void => {
+    if (err.code === 'ECONNRESET' || socket.destroyed) return;
+    const headRequest = rawStart(err, 5) === 'HEAD ';
+    writeRawError(socket, classify(err, limits), headRequest);
+  };
+}
+
+/**
+ * Server-level events Fastify leaves to Node's defaults: CONNECT (Node would close the socket
+ * silently) answers 405 JSON; an `Expect` other than 100-continue (Node would answer 417 with no
+ * body) is ignored, as RFC 9110 §10.1.1 allows, and the request is served normally.
+ */
+export function installServerEdge(app: FastifyInstance): void {
+  app.server.on('connect', (_request: http.IncomingMessage, socket: Socket) => {
+    writeRawError(
+      socket,
+      {
+        status: 405,
+        body: { code: GrpcCode.unimplemented, message: 'Method Not Allowed: CONNECT', details: [] },
+      },
+      false,
+    );
+  });
+  app.server.on('checkExpectation', (request: http.IncomingMessage, response: http.ServerResponse) => {
+    app.server.emit('request', request, response);
+  });
+}
+
+/**
+ * Requests that arrive while the server closes (on a kept-alive connection) get 503 JSON and
+ * `Connection: close`, instead of Fastify's built-in `{"error":…,"statusCode":503}`.
+ * Needs `return503OnClosing: false` in the Fastify options.
+ */
+export function installShutdownAnswer(app: FastifyInstance): void {
+  let closing = false;
+  app.addHook('preClose', async () => {
+    closing = true;
+  });
+  app.addHook('onRequest', async (_request, reply) => {
+    if (!closing) return undefined;
+    const body: ErrorBody = {
+      code: GrpcCode.unavailable,
+      message: 'Service Unavailable: the server is shutting down',
+      details: [],
+    };
+    return reply
+      .code(503)
+      .header('connection', 'close')
+      .header('content-type', 'application/json')
+      .send(Buffer.from(JSON.stringify(body)));
+  });
+}
+
+/**
+ * No route reads a body: any content type is accepted and discarded unparsed (so a POST gets its
+ * 405, never a 415 or a JSON syntax error), up to `maxBodyBytes` (then 413).
+ */
+export function installBodyDiscard(app: FastifyInstance, limits: EdgeLimits): void {
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser(
+    '*',
+    { parseAs: 'buffer', bodyLimit: limits.maxBodyBytes },
+    (_request, _body, done) => {
+      done(null, undefined);
+    },
+  );
+}
