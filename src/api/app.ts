@@ -20,6 +20,7 @@ import { installErrorHandlers } from './errors.js';
 import {
   createClientErrorHandler,
   installBodyDiscard,
+  installHostCheck,
   installServerEdge,
   installShutdownAnswer,
 } from './http-edge.js';
@@ -54,7 +55,7 @@ export async function createApiApp(ctx: ApiContext): Promise<FastifyInstance> {
   const app = Fastify({
     logger: false,
     // Edge limits (README "Limits"): Node's parser answers past them, in JSON (http-edge.ts).
-    http: { maxHeaderSize: limits.maxHeaderBytes },
+    http: { maxHeaderSize: limits.maxHeaderBytes, requireHostHeader: false },
     bodyLimit: limits.maxBodyBytes,
     clientErrorHandler: createClientErrorHandler(limits),
     return503OnClosing: false,
@@ -84,6 +85,7 @@ export async function createApiApp(ctx: ApiContext): Promise<FastifyInstance> {
   }
   installServerEdge(app);
   installShutdownAnswer(app);
+  installHostCheck(app);
   installBodyDiscard(app, limits);
   if (limits.rateLimitPerSecond > 0) {
     installRateLimit(app, { perSecond: limits.rateLimitPerSecond, burst: limits.rateLimitBurst });

@@ -144,10 +144,39 @@ export function installShutdownAnswer(app: FastifyInstance): void {
 }
 
 /**
+ * HTTP/1.1 requires a Host header (RFC 9112 §3.2). Node's own check answers 400 with an empty
+ * body, so it is turned off (`requireHostHeader: false`) and made here, in JSON.
+ */
+export function installHostCheck(app: FastifyInstance): void {
+  app.addHook('onRequest', async (request, reply) => {
+    const raw = request.raw;
+    if (raw.httpVersionMajor !== 1 || raw.httpVersionMinor !== 1 || raw.headers.host !== undefined) {
+      return undefined;
+    }
+    const body: ErrorBody = {
+      code: GrpcCode.invalidArgument,
+      message: 'Bad Request: an HTTP/1.1 request needs a Host header',
+      details: [],
+    };
+    return reply
+      .code(400)
+      .header('connection', 'close')
+      .header('content-type', 'application/json')
+      .send(Buffer.from(JSON.stringify(body)));
+  });
+}
+
+/**
  * No route reads a body: any content type is accepted and discarded unparsed (so a POST gets its
  * 405, never a 415 or a JSON syntax error), up to `maxBodyBytes` (then 413).
  */
 export function installBodyDiscard(app: FastifyInstance, limits: EdgeLimits): void {
+  // Whatever the client claims (blank, malformed, unknown), the body is opaque bytes to discard.
+  app.addHook('onRequest', async (request) => {
+    if (request.headers['content-type'] !== undefined) {
+      request.headers['content-type'] = 'application/octet-stream';
+    }
+  });
   app.removeAllContentTypeParsers();
   app.addContentTypeParser(
     '*',
