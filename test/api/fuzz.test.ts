@@ -188,8 +188,8 @@ describe.each(testDbFactories())('API fuzz over the OpenAPI document on $name', 
       }),
       { seed: SEED, numRuns: RUNS },
     );
-    console.log(
-      `fuzz (inject, seed ${SEED}): ${JSON.stringify(Object.fromEntries(statuses))}, ${rowsServed} pages with rows`,
+    process.stdout.write(
+      `fuzz (inject, seed ${SEED}): ${JSON.stringify(Object.fromEntries(statuses))}, ${rowsServed} pages with rows\n`,
     );
     // The cases reach the handlers and the data, not only the parameter checks.
     expect(statuses.get(200) ?? 0).toBeGreaterThan(RUNS / 10);
@@ -208,7 +208,7 @@ describe.each(testDbFactories())('API fuzz over the OpenAPI document on $name', 
       }),
       { seed: SEED, numRuns: RAW_RUNS },
     );
-    console.log(`fuzz (raw, seed ${SEED}): ${JSON.stringify(Object.fromEntries(statuses))}`);
+    process.stdout.write(`fuzz (raw, seed ${SEED}): ${JSON.stringify(Object.fromEntries(statuses))}\n`);
     // Parser-level answers were among them, not only routed ones.
     for (const status of [200, 400, 431, 501]) expect(statuses.get(status) ?? 0).toBeGreaterThan(0);
   }, 600_000);
