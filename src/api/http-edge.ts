@@ -170,10 +170,13 @@ export function installHostCheck(app: FastifyInstance): void {
  * No route reads a body: any content type is accepted and discarded unparsed (so a POST gets its
  * 405, never a 415 or a JSON syntax error), up to `maxBodyBytes` (then 413).
  */
+const BODYLESS = new Set(['GET', 'HEAD']);
+
 export function installBodyDiscard(app: FastifyInstance, limits: EdgeLimits): void {
-  // Whatever the client claims (blank, malformed, unknown), the body is opaque bytes to discard.
+  // Whatever the client claims (blank, malformed, unknown, missing where Fastify insists on one,
+  // as for QUERY), the body is opaque bytes to discard.
   app.addHook('onRequest', async (request) => {
-    if (request.headers['content-type'] !== undefined) {
+    if (request.headers['content-type'] !== undefined || !BODYLESS.has(request.method)) {
       request.headers['content-type'] = 'application/octet-stream';
     }
   });

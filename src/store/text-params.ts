@@ -29,7 +29,7 @@ export function assertStorableParams(params: readonly unknown[] | undefined): vo
 function guardQueryable<Q extends Queryable>(q: Q): Q {
   return {
     ...q,
-    query(sql: string, params?: readonly unknown[]) {
+    async query(sql: string, params?: readonly unknown[]) {
       assertStorableParams(params);
       return q.query(sql, params);
     },
