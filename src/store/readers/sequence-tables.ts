@@ -129,7 +129,9 @@ export async function listByAccount(
     `JOIN ${tables.main} t ON t.sequence = q.sequence ORDER BY t.sequence ${dir}`;
   return fetchPage(
     ctx,
-    { sql, params, offsetScan },
+    // Intersecting an account's edges with message types may walk many edges per match: as
+    // expensive as an offset scan (bounded by the statement timeout, capped like one).
+    { sql, params, offsetScan: offsetScan || ids !== undefined },
     plan.limit,
     options.countTotal && (() => accountTotal(ctx, tables, options, filter, filterParams)),
   );
