@@ -103,7 +103,14 @@ export function createClientErrorHandler(limits: EdgeLimits) {
  * body) is ignored, as RFC 9110 §10.1.1 allows, and the request is served normally.
  */
 export function installServerEdge(app: FastifyInstance): void {
-  app.server.on('connect', (_request: http.IncomingMessage, socket: Socket) => {
+  answerConnect(app.server);
+  app.server.on('checkExpectation', (request: http.IncomingMessage, response: http.ServerResponse) => {
+    app.server.emit('request', request, response);
+  });
+}
+
+function answerConnect(server: http.Server): void {
+  server.on('connect', (_request: http.IncomingMessage, socket: Socket) => {
     writeRawError(
       socket,
       {
@@ -113,9 +120,15 @@ export function installServerEdge(app: FastifyInstance): void {
       false,
     );
   });
-  app.server.on('checkExpectation', (request: http.IncomingMessage, response: http.ServerResponse) => {
-    app.server.emit('request', request, response);
-  });
+}
+
+/**
+ * The same JSON answers for a plain `http.Server` outside Fastify (the `indexer` command's
+ * /health and /metrics port): parser errors and CONNECT.
+ */
+export function installPlainServerEdge(server: http.Server, limits: EdgeLimits = DEFAULT_EDGE_LIMITS): void {
+  server.on('clientError', createClientErrorHandler(limits));
+  answerConnect(server);
 }
 
 /**

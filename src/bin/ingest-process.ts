@@ -2,6 +2,7 @@ import http from 'node:http';
 import type { FastifyInstance } from 'fastify';
 import { createApiApp } from '../api/app.js';
 import { loadApiOptions } from '../api/options.js';
+import { installPlainServerEdge } from '../api/http-edge.js';
 import type { Env, IngestOptions } from '../shared/config.js';
 import { createLogger, type Logger } from '../shared/logger.js';
 import { createMetricsRegistry, type Registry } from '../shared/metrics.js';
@@ -120,6 +121,7 @@ async function startMetricsServer(registry: Registry, port: number): Promise<{ c
       res.end('{"code":5,"message":"not found","details":[]}');
     }
   });
+  installPlainServerEdge(server);
   await new Promise<void>((resolve) => server.listen(port, resolve));
   return { close: () => new Promise<void>((resolve) => server.close(() => resolve())) };
 }

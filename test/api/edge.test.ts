@@ -1,7 +1,9 @@
+import http from 'node:http';
 import net from 'node:net';
 import type { FastifyInstance } from 'fastify';
 import { afterEach, beforeAll, afterAll, describe, expect, it } from 'vitest';
 import { createApiApp } from '../../src/api/app.js';
+import { installPlainServerEdge } from '../../src/api/http-edge.js';
 import { loadApiOptions } from '../../src/api/options.js';
 import { silentLogger } from '../../src/shared/logger.js';
 import { createMetricsRegistry } from '../../src/shared/metrics.js';
@@ -157,6 +159,25 @@ describe('HTTP edge answers (raw sockets)', () => {
     // An Expect other than 100-continue is ignored (Node would answer 417 with no body).
     const expectation = await one(port, request('GET /health HTTP/1.1', ['Expect: teapot']));
     expect(expectation.status).toBe(200);
+  });
+
+  it('gives a plain http.Server (the indexer health port) the same JSON parser-level answers', async () => {
+    const server = http.createServer((_req, res) => res.end('{}'));
+    installPlainServerEdge(server);
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    try {
+      const port = (server.address() as net.AddressInfo).port;
+      expectJson(await one(port, request('get /health HTTP/1.1')), 501, 12, /unknown request method/);
+      expectJson(
+        await one(port, request('GET /health HTTP/1.1', [`X-Big: ${'a'.repeat(20_000)}`])),
+        431,
+        3,
+        /16384/,
+      );
+      expectJson(await one(port, 'CONNECT a:1 HTTP/1.1\r\nHost: a:1\r\n\r\n'), 405, 12, /CONNECT/);
+    } finally {
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    }
   });
 
   it('honours API_MAX_HEADER_BYTES', async () => {
