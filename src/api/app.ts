@@ -55,7 +55,13 @@ export async function createApiApp(ctx: ApiContext): Promise<FastifyInstance> {
   const app = Fastify({
     logger: false,
     // Edge limits (README "Limits"): Node's parser answers past them, in JSON (http-edge.ts).
-    http: { maxHeaderSize: limits.maxHeaderBytes, requireHostHeader: false },
+    http: {
+      maxHeaderSize: limits.maxHeaderBytes,
+      requireHostHeader: false,
+      // Node checks request timeouts on this interval (default 30 s): keep it below the timeout.
+      connectionsCheckingInterval: Math.max(50, Math.min(30_000, Math.floor(limits.requestTimeoutMs / 2))),
+    },
+    requestTimeout: limits.requestTimeoutMs,
     bodyLimit: limits.maxBodyBytes,
     clientErrorHandler: createClientErrorHandler(limits),
     return503OnClosing: false,

@@ -45,6 +45,8 @@ export interface ApiLimits {
   maxHeaderBytes: number;
   /** Request body (413 past it); no route reads one. */
   maxBodyBytes: number;
+  /** Time to receive a whole request (408 past it): slow-header clients cannot hold sockets. */
+  requestTimeoutMs: number;
   /** Requests per second per client address; 0 = no rate limit (429 past it). */
   rateLimitPerSecond: number;
   /** Bucket size of the rate limit (requests a client may send at once). */
@@ -95,6 +97,7 @@ const envSchema = z.object({
   API_MAX_OFFSET: intText(0, Number.MAX_SAFE_INTEGER).default(10_000),
   API_MAX_HEADER_BYTES: intText(1024, 1_048_576).default(16_384),
   API_MAX_BODY_BYTES: intText(0, 104_857_600).default(65_536),
+  API_REQUEST_TIMEOUT_MS: intText(100, 3_600_000).default(30_000),
   API_RATE_LIMIT: intText(0, 1_000_000).default(0),
   API_RATE_LIMIT_BURST: intText(0, 1_000_000).optional(),
   API_MAX_EXPENSIVE_QUERIES: intText(0, 10_000).default(0),
@@ -163,6 +166,7 @@ export function loadApiOptions(
       maxOffset: e.API_MAX_OFFSET,
       maxHeaderBytes: e.API_MAX_HEADER_BYTES,
       maxBodyBytes: e.API_MAX_BODY_BYTES,
+      requestTimeoutMs: e.API_REQUEST_TIMEOUT_MS,
       rateLimitPerSecond: e.API_RATE_LIMIT,
       rateLimitBurst: Math.max(1, e.API_RATE_LIMIT_BURST ?? 2 * e.API_RATE_LIMIT),
       maxExpensiveQueries: e.API_MAX_EXPENSIVE_QUERIES,

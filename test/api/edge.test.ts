@@ -180,6 +180,17 @@ describe('HTTP edge answers (raw sockets)', () => {
     }
   });
 
+  it('answers 408 JSON to a client that does not finish its request in API_REQUEST_TIMEOUT_MS', async () => {
+    const port = await listen(db, { API_REQUEST_TIMEOUT_MS: '300' });
+    // Headers never end: the server's own timeout ends the exchange.
+    expectJson(
+      await one(port, 'GET /health HTTP/1.1\r\nHost: localhost\r\n'),
+      408,
+      3,
+      /did not arrive in time/,
+    );
+  });
+
   it('honours API_MAX_HEADER_BYTES', async () => {
     const port = await listen(db, { API_MAX_HEADER_BYTES: '4096' });
     expectJson(
