@@ -183,3 +183,29 @@ describe.each(testDbFactories())('request limits on $name', (factory) => {
     expect((await app.inject({ url: BLOCKS, remoteAddress: '10.0.0.9' })).statusCode).toBe(200);
   });
 });
+
+describe.each(testDbFactories())('EVM tx offsets on $name', (factory) => {
+  let h: Harness;
+  beforeAll(async () => {
+    h = await createHarness(factory, { vm: 'evm', blocks: 12 });
+  });
+  afterAll(async () => {
+    await h?.dispose();
+  });
+
+  it('serves any offset of /evm-txs as a key look-up, equal to the slice', async () => {
+    const hashes = h.chain.evmTxs.map((t) => `0x${t.hash.toLowerCase()}`);
+    const n = hashes.length;
+    expect(n).toBeGreaterThan(5);
+    for (const reverse of [true, false]) {
+      const order = reverse ? [...hashes].reverse() : hashes;
+      for (const offset of [0, 1, 4, n - 1, n, Number.MAX_SAFE_INTEGER]) {
+        const res = await h.app.inject({
+          url: `/indexer/tx/v1/evm-txs?pagination.limit=2&pagination.reverse=${reverse}&pagination.offset=${offset}`,
+        });
+        const body = JSON.parse(res.body) as { txs: { transactionHash: string }[] };
+        expect(body.txs.map((t) => t.transactionHash)).toEqual(order.slice(offset, offset + 2));
+      }
+    }
+  });
+});
