@@ -17,13 +17,7 @@ import { guardTextParams } from '../store/text-params.js';
 import { createResponseCache } from './cache.js';
 import { installCors } from './cors.js';
 import { installErrorHandlers } from './errors.js';
-import {
-  createClientErrorHandler,
-  installBodyDiscard,
-  installHostCheck,
-  installServerEdge,
-  installShutdownAnswer,
-} from './http-edge.js';
+import { createClientErrorHandler, installRequestEdge, installServerEdge } from './http-edge.js';
 import { installHttpMetrics } from './http-metrics.js';
 import type { ApiOptions } from './options.js';
 import { parseQueryString } from './params.js';
@@ -90,9 +84,7 @@ export async function createApiApp(ctx: ApiContext): Promise<FastifyInstance> {
     }
   }
   installServerEdge(app);
-  installShutdownAnswer(app);
-  installHostCheck(app);
-  installBodyDiscard(app, limits);
+  installRequestEdge(app, limits);
   if (limits.rateLimitPerSecond > 0) {
     installRateLimit(app, { perSecond: limits.rateLimitPerSecond, burst: limits.rateLimitBurst });
   }

@@ -1,6 +1,6 @@
 import http from 'node:http';
 import type { Socket } from 'node:net';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyReply } from 'fastify';
 import { GrpcCode, type ErrorBody } from './errors.js';
 
 /**
@@ -131,67 +131,55 @@ export function installPlainServerEdge(server: http.Server, limits: EdgeLimits =
   answerConnect(server);
 }
 
+const BODYLESS = new Set(['GET', 'HEAD']);
+
+function sendEdgeError(reply: FastifyReply, status: number, code: number, message: string): FastifyReply {
+  const body: ErrorBody = { code, message, details: [] };
+  return reply
+    .code(status)
+    .header('connection', 'close')
+    .header('content-type', 'application/json')
+    .send(Buffer.from(JSON.stringify(body)));
+}
+
 /**
- * Requests that arrive while the server closes (on a kept-alive connection) get 503 JSON and
- * `Connection: close`, instead of Fastify's built-in `{"error":…,"statusCode":503}`.
- * Needs `return503OnClosing: false` in the Fastify options.
+ * What every request meets before routing, in one hook:
+ * - while the server closes, requests that still arrive (on a kept-alive connection) get 503 JSON
+ *   and `Connection: close`, not Fastify's `{"error":…,"statusCode":503}` (needs
+ *   `return503OnClosing: false`);
+ * - HTTP/1.1 without Host is a 400 (RFC 9112 §3.2): Node's own check answers with an empty body,
+ *   so it is turned off (`requireHostHeader: false`) and made here;
+ * - no route reads a body: whatever content type the client claims (blank, malformed, unknown,
+ *   missing where Fastify insists on one, as for QUERY), the body is opaque bytes, discarded
+ *   unparsed up to `maxBodyBytes` (then 413), so a POST gets its 405, never a 415.
  */
-export function installShutdownAnswer(app: FastifyInstance): void {
+export function installRequestEdge(app: FastifyInstance, limits: EdgeLimits): void {
   let closing = false;
   app.addHook('preClose', async () => {
     closing = true;
   });
-  app.addHook('onRequest', async (_request, reply) => {
-    if (!closing) return undefined;
-    const body: ErrorBody = {
-      code: GrpcCode.unavailable,
-      message: 'Service Unavailable: the server is shutting down',
-      details: [],
-    };
-    return reply
-      .code(503)
-      .header('connection', 'close')
-      .header('content-type', 'application/json')
-      .send(Buffer.from(JSON.stringify(body)));
-  });
-}
-
-/**
- * HTTP/1.1 requires a Host header (RFC 9112 §3.2). Node's own check answers 400 with an empty
- * body, so it is turned off (`requireHostHeader: false`) and made here, in JSON.
- */
-export function installHostCheck(app: FastifyInstance): void {
   app.addHook('onRequest', async (request, reply) => {
-    const raw = request.raw;
-    if (raw.httpVersionMajor !== 1 || raw.httpVersionMinor !== 1 || raw.headers.host !== undefined) {
-      return undefined;
+    if (closing) {
+      return sendEdgeError(
+        reply,
+        503,
+        GrpcCode.unavailable,
+        'Service Unavailable: the server is shutting down',
+      );
     }
-    const body: ErrorBody = {
-      code: GrpcCode.invalidArgument,
-      message: 'Bad Request: an HTTP/1.1 request needs a Host header',
-      details: [],
-    };
-    return reply
-      .code(400)
-      .header('connection', 'close')
-      .header('content-type', 'application/json')
-      .send(Buffer.from(JSON.stringify(body)));
-  });
-}
-
-/**
- * No route reads a body: any content type is accepted and discarded unparsed (so a POST gets its
- * 405, never a 415 or a JSON syntax error), up to `maxBodyBytes` (then 413).
- */
-const BODYLESS = new Set(['GET', 'HEAD']);
-
-export function installBodyDiscard(app: FastifyInstance, limits: EdgeLimits): void {
-  // Whatever the client claims (blank, malformed, unknown, missing where Fastify insists on one,
-  // as for QUERY), the body is opaque bytes to discard.
-  app.addHook('onRequest', async (request) => {
+    const raw = request.raw;
+    if (raw.httpVersionMajor === 1 && raw.httpVersionMinor === 1 && raw.headers.host === undefined) {
+      return sendEdgeError(
+        reply,
+        400,
+        GrpcCode.invalidArgument,
+        'Bad Request: an HTTP/1.1 request needs a Host header',
+      );
+    }
     if (request.headers['content-type'] !== undefined || !BODYLESS.has(request.method)) {
       request.headers['content-type'] = 'application/octet-stream';
     }
+    return undefined;
   });
   app.removeAllContentTypeParsers();
   app.addContentTypeParser(
