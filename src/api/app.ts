@@ -18,7 +18,7 @@ import { createResponseCache } from './cache.js';
 import { installCors } from './cors.js';
 import { installErrorHandlers } from './errors.js';
 import { createClientErrorHandler, installRequestEdge, installServerEdge } from './http-edge.js';
-import { installHttpMetrics } from './http-metrics.js';
+import { installHttpMetrics, refusalCounter } from './http-metrics.js';
 import type { ApiOptions } from './options.js';
 import { parseQueryString } from './params.js';
 import { installRateLimit } from './rate-limit.js';
@@ -85,8 +85,13 @@ export async function createApiApp(ctx: ApiContext): Promise<FastifyInstance> {
   }
   installServerEdge(app);
   installRequestEdge(app, limits);
+  const refused = refusalCounter(ctx.metrics);
   if (limits.rateLimitPerSecond > 0) {
-    installRateLimit(app, { perSecond: limits.rateLimitPerSecond, burst: limits.rateLimitBurst });
+    installRateLimit(app, {
+      perSecond: limits.rateLimitPerSecond,
+      burst: limits.rateLimitBurst,
+      onLimited: () => refused('rate_limit'),
+    });
   }
   // Bodies are assembled as JSON text; objects (errors) go through plain JSON.stringify.
   app.setSerializerCompiler(() => (data) => JSON.stringify(data));
@@ -136,7 +141,9 @@ export async function createApiApp(ctx: ApiContext): Promise<FastifyInstance> {
     // Identical concurrent counts always share one query; with the cache on they live 1 s.
     totals: createTotalsCache({ ttlMs: options.cache ? 1000 : 0 }),
     maxOffset: limits.maxOffset,
-    ...(limits.maxExpensiveQueries > 0 ? { expensive: createWorkLimiter(limits.maxExpensiveQueries) } : {}),
+    ...(limits.maxExpensiveQueries > 0
+      ? { expensive: createWorkLimiter(limits.maxExpensiveQueries, () => refused('expensive_cap')) }
+      : {}),
   };
   const deps: RouteDeps = {
     options,

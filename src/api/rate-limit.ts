@@ -14,6 +14,8 @@ export interface RateLimitOptions {
   /** Most client addresses tracked at once; the longest-idle ones are forgotten first. */
   maxClients?: number;
   now?: () => number;
+  /** Observes each 429 (a metric). */
+  onLimited?: () => void;
 }
 
 interface Bucket {
@@ -62,6 +64,7 @@ export function installRateLimit(app: FastifyInstance, options: RateLimitOptions
     if (UNLIMITED_PATHS.has(path)) return undefined;
     const wait = limiter.take(request.ip);
     if (wait === 0) return undefined;
+    options.onLimited?.();
     const body = {
       code: GrpcCode.resourceExhausted,
       message: `Too Many Requests: at most ${options.perSecond} requests per second per client (API_RATE_LIMIT)`,

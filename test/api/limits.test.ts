@@ -145,6 +145,8 @@ describe.each(testDbFactories())('request limits on $name', (factory) => {
       });
       // Key look-ups are never capped.
       expect((await list(app, `${TXS}?pagination.offset=1`)).txs?.length).toBeGreaterThan(0);
+      const metrics = (await app.inject({ url: '/metrics' })).body;
+      expect(metrics).toContain('rollup_indexer_api_refused_total{reason="expensive_cap"} 2');
       gated.release();
       const first = JSON.parse((await held).body) as ListBody;
       const expected = h.chain.txs.filter(
@@ -179,6 +181,8 @@ describe.each(testDbFactories())('request limits on $name', (factory) => {
       details: [],
     });
     expect((await app.inject({ url: '/health' })).statusCode).toBe(200);
+    const metrics = (await app.inject({ url: '/metrics' })).body;
+    expect(metrics).toContain(`rollup_indexer_api_refused_total{reason="rate_limit"} ${limited.length}`);
     // Another client address has its own bucket.
     expect((await app.inject({ url: BLOCKS, remoteAddress: '10.0.0.9' })).statusCode).toBe(200);
   });

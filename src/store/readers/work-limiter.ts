@@ -12,12 +12,16 @@ export interface WorkLimiter {
   inFlight(): number;
 }
 
-export function createWorkLimiter(max: number): WorkLimiter {
+/** `onRefused` observes each refusal (a metric). */
+export function createWorkLimiter(max: number, onRefused: () => void = () => undefined): WorkLimiter {
   let running = 0;
   return {
     max,
     tryRun(fn) {
-      if (running >= max) return undefined;
+      if (running >= max) {
+        onRefused();
+        return undefined;
+      }
       running += 1;
       let promise: ReturnType<typeof fn>;
       try {
