@@ -25,8 +25,8 @@ import { createHarness, openApiValidators, type Harness } from './harness.js';
  * (the soak raises them). A failure prints the seed and the shrunk counterexample.
  */
 const SEED = Number(process.env.FUZZ_SEED ?? 20261124);
-const RUNS = Number(process.env.FUZZ_RUNS ?? 3000);
-const RAW_RUNS = Number(process.env.FUZZ_RAW_RUNS ?? 300);
+const RUNS = Number(process.env.FUZZ_RUNS ?? 5000);
+const RAW_RUNS = Number(process.env.FUZZ_RAW_RUNS ?? 1000);
 const ALLOWED = new Set([200, 400, 404, 405, 413, 429, 431, 501]);
 /** 200 answers that are not JSON by design: Prometheus text and the interactive reference. */
 const NON_JSON_200 = /^\/(metrics|swagger\/(?!doc\.json))/i;
