@@ -228,7 +228,20 @@ export const oddMethod = fc.oneof(
 
 const headerValue = fc.oneof(
   fc.string({ unit: fc.integer({ min: 0x20, max: 0x7e }).map((c) => String.fromCharCode(c)), maxLength: 60 }),
-  fc.constantFrom('no-store', 'no-cache', 'application/json', 'text/xml', '*/*', 'https://a.example.com'),
+  fc.constantFrom(
+    'no-store',
+    'no-cache',
+    'application/json',
+    'text/xml',
+    '*/*',
+    'https://a.example.com',
+    'gzip',
+    'br',
+    'br;q=0, gzip;q=NaN',
+    'identity;q=0',
+    '*;q=0',
+    'deflate, zstd',
+  ),
 );
 
 /** Request headers for app.inject: caching and content headers with odd values, random names. */
@@ -239,6 +252,7 @@ export const injectHeaders = fc.dictionary(
       'origin',
       'content-type',
       'accept',
+      'accept-encoding',
       'x-forwarded-for',
       'if-none-match',
       'range',
