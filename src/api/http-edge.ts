@@ -71,7 +71,10 @@ function classify(err: ConnectionError, limits: EdgeLimits): RawAnswer {
   );
 }
 
-/** Writes a complete HTTP/1.1 error answer on a socket no request object exists for, then closes it. */
+/**
+ * Writes a complete HTTP/1.1 error answer on a socket no request object exists for, then closes it
+ * (after the answer drained, or after LINGER_MS at the latest).
+ */
 export function writeRawError(socket: Socket, answer: RawAnswer, headRequest: boolean): void {
   if (socket.destroyed || !socket.writable) {
     socket.destroy();
@@ -86,7 +89,13 @@ export function writeRawError(socket: Socket, answer: RawAnswer, headRequest: bo
     (answer.status === 405 ? 'Allow: GET, HEAD\r\n' : '') +
     `Connection: close\r\n\r\n`;
   socket.end(headRequest ? headers : headers + body);
+  // end() lets the answer drain; a client that never closes its side is cut off shortly after.
+  const linger = setTimeout(() => socket.destroy(), LINGER_MS);
+  linger.unref();
+  socket.once('close', () => clearTimeout(linger));
 }
+
+const LINGER_MS = 5_000;
 
 /** Fastify's `clientErrorHandler`: every parser-level failure gets a JSON answer (none on a reset). */
 export function createClientErrorHandler(limits: EdgeLimits) {
