@@ -1,3 +1,4 @@
+import http from 'node:http';
 import zlib from 'node:zlib';
 import compress from '@fastify/compress';
 import swagger from '@fastify/swagger';
@@ -11,12 +12,21 @@ import { createDictReader } from '../store/readers/dicts.js';
 import { createEvmTxReader } from '../store/readers/evm-txs.js';
 import { createHealthReader } from '../store/readers/health.js';
 import { createTxReader } from '../store/readers/txs.js';
+import { createWorkLimiter } from '../store/readers/work-limiter.js';
+import { guardTextParams } from '../store/text-params.js';
 import { createResponseCache } from './cache.js';
 import { installCors } from './cors.js';
 import { installErrorHandlers } from './errors.js';
-import { installHttpMetrics } from './http-metrics.js';
+import {
+  createClientErrorHandler,
+  edgeServerOptions,
+  installRequestEdge,
+  installServerEdge,
+} from './http-edge.js';
+import { installHttpMetrics, refusalCounter } from './http-metrics.js';
 import type { ApiOptions } from './options.js';
 import { parseQueryString } from './params.js';
+import { installRateLimit } from './rate-limit.js';
 import { registerBlockRoutes } from './routes/blocks.js';
 import type { RouteDeps } from './routes/define.js';
 import { registerEvmTxRoutes } from './routes/evm-txs.js';
@@ -42,9 +52,17 @@ export interface ApiContext {
 /** Builds the read API (routes, schemas, OpenAPI, cache, CORS, compression); the caller listens. */
 export async function createApiApp(ctx: ApiContext): Promise<FastifyInstance> {
   const { options } = ctx;
+  const { limits } = options;
   const app = Fastify({
     logger: false,
+    // The ingest process opens its port first and hands it over (it applies the same limits).
     ...(ctx.serverFactory ? { serverFactory: ctx.serverFactory } : {}),
+    // Edge limits (README "Limits"): Node's parser answers past them, in JSON (http-edge.ts).
+    http: edgeServerOptions(limits),
+    requestTimeout: limits.requestTimeoutMs,
+    bodyLimit: limits.maxBodyBytes,
+    clientErrorHandler: createClientErrorHandler(limits),
+    return503OnClosing: false,
     routerOptions: {
       caseSensitive: false,
       ignoreTrailingSlash: true,
@@ -62,6 +80,23 @@ export async function createApiApp(ctx: ApiContext): Promise<FastifyInstance> {
         .send(Buffer.from(JSON.stringify({ code: 3, message: error.message, details: [] })));
     },
   });
+  // Every method Node parses (but CONNECT, see http-edge.ts) is routable, so a known path answers
+  // 405 to PROPFIND or TRACE instead of 404.
+  for (const method of http.METHODS) {
+    if (method !== 'CONNECT' && !app.supportedMethods.includes(method)) {
+      app.addHttpMethod(method, { hasBody: true });
+    }
+  }
+  installServerEdge(app);
+  installRequestEdge(app, limits);
+  const refused = refusalCounter(ctx.metrics);
+  if (limits.rateLimitPerSecond > 0) {
+    installRateLimit(app, {
+      perSecond: limits.rateLimitPerSecond,
+      burst: limits.rateLimitBurst,
+      onLimited: () => refused('rate_limit'),
+    });
+  }
   // Bodies are assembled as JSON text; objects (errors) go through plain JSON.stringify.
   app.setSerializerCompiler(() => (data) => JSON.stringify(data));
   for (const schema of SHARED_SCHEMAS) app.addSchema(schema);
@@ -103,11 +138,17 @@ export async function createApiApp(ctx: ApiContext): Promise<FastifyInstance> {
     },
   });
 
+  // No text parameter holding NUL reaches SQL (a 400 instead of PostgreSQL's encoding error).
+  const db = guardTextParams(ctx.db);
   const readerContext = {
-    db: ctx.db,
+    db,
     countTimeoutMs: options.countTimeoutMs,
     // Identical concurrent counts always share one query; with the cache on they live 1 s.
     totals: createTotalsCache({ ttlMs: options.cache ? 1000 : 0 }),
+    maxOffset: limits.maxOffset,
+    ...(limits.maxExpensiveQueries > 0
+      ? { expensive: createWorkLimiter(limits.maxExpensiveQueries, () => refused('expensive_cap')) }
+      : {}),
   };
   const deps: RouteDeps = {
     options,
@@ -116,7 +157,7 @@ export async function createApiApp(ctx: ApiContext): Promise<FastifyInstance> {
       blocks: createBlockReader(readerContext),
       txs: createTxReader(readerContext),
       evmTxs: createEvmTxReader(readerContext),
-      dicts: createDictReader({ db: ctx.db }),
+      dicts: createDictReader({ db }),
       health: createHealthReader(readerContext),
     },
   };

@@ -22,7 +22,8 @@ const request = (url: string, cacheControl?: string) =>
 describe('createResponseCache', () => {
   it('expires entries after their TTL and keeps within its byte budget', async () => {
     let clock = 0;
-    const cache = createResponseCache({ enabled: true, maxBytes: 10, now: () => clock });
+    // Entries cost body + key bytes: 'GET:/a' + 'aaaa' = 10.
+    const cache = createResponseCache({ enabled: true, maxBytes: 30, now: () => clock });
     const serve = async (...args: Parameters<typeof cache.serve>): Promise<string> =>
       String(await cache.serve(...args));
     let runs = 0;
@@ -38,13 +39,19 @@ describe('createResponseCache', () => {
     expect(b.headers['x-cache']).toBe('hit');
     clock = 1000;
     expect(await serve(request('/a'), fakeReply().reply, 1, produce('bbbb'))).toBe('bbbb');
-    await serve(request('/c'), fakeReply().reply, 10, produce('cccccccc')); // evicts /a (4 + 8 > 10)
+    await serve(request('/c'), fakeReply().reply, 10, produce('c'.repeat(16))); // evicts /a (10 + 22 > 30)
     expect(await serve(request('/a'), fakeReply().reply, 10, produce('dddd'))).toBe('dddd');
     expect(runs).toBe(4);
     const big = fakeReply();
-    await serve(request('/big'), big.reply, 10, produce('x'.repeat(11)));
+    await serve(request('/big'), big.reply, 10, produce('x'.repeat(25)));
     const again = fakeReply();
-    await serve(request('/big'), again.reply, 10, produce('x'.repeat(11)));
+    await serve(request('/big'), again.reply, 10, produce('x'.repeat(25)));
     expect(again.headers['x-cache']).toBe('miss'); // larger than the whole budget: never stored
+    // A long URL counts too: a one-byte body under a 40-byte key does not fit.
+    const longUrl = `/s?${'q'.repeat(36)}`;
+    await serve(request(longUrl), fakeReply().reply, 10, produce('1'));
+    const longAgain = fakeReply();
+    await serve(request(longUrl), longAgain.reply, 10, produce('1'));
+    expect(longAgain.headers['x-cache']).toBe('miss');
   });
 });

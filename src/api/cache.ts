@@ -25,7 +25,10 @@ interface Entry {
 
 export function createResponseCache(options: {
   enabled: boolean;
-  /** Budget for stored bodies (bytes); oldest entries go first. */
+  /**
+   * Budget for stored entries (bytes of body + key); oldest entries go first. Keys count: a
+   * URL may be 16 KiB of ignored query, so bodies alone would not bound the memory.
+   */
   maxBytes: number;
   now?: () => number;
 }): ResponseCache {
@@ -33,17 +36,18 @@ export function createResponseCache(options: {
   const entries = new Map<string, Entry>();
   let bytes = 0;
 
+  const sizeOf = (key: string, body: Buffer) => body.length + key.length;
   const remove = (key: string) => {
     const entry = entries.get(key);
     if (!entry) return;
-    bytes -= entry.body.length;
+    bytes -= sizeOf(key, entry.body);
     entries.delete(key);
   };
   const store = (key: string, body: Buffer, ttlSeconds: number) => {
     remove(key);
-    if (body.length > options.maxBytes) return;
+    if (sizeOf(key, body) > options.maxBytes) return;
     entries.set(key, { body, expiresAt: now() + ttlSeconds * 1000 });
-    bytes += body.length;
+    bytes += sizeOf(key, body);
     while (bytes > options.maxBytes) {
       const oldest = entries.keys().next();
       if (oldest.done) break;

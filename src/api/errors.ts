@@ -4,12 +4,14 @@ import type { Logger } from '../shared/logger.js';
 
 /**
  * The JSON error model of spec/api.md (decision 1): `{code, message, details}` with gRPC codes
- * 3 invalid argument (400), 5 not found (404), 12 unimplemented (404/405/501),
- * 14 unavailable (503), 13 internal (500). 5xx messages are generic; causes go to the log.
+ * 3 invalid argument (400, 413, 431), 5 not found (404), 8 resource exhausted (429, the optional
+ * rate limit), 12 unimplemented (404/405/501), 14 unavailable (503), 13 internal (500).
+ * 5xx messages are generic (except the documented 503 causes); causes go to the log.
  */
 export const GrpcCode = {
   invalidArgument: 3,
   notFound: 5,
+  resourceExhausted: 8,
   unimplemented: 12,
   internal: 13,
   unavailable: 14,
@@ -41,6 +43,9 @@ export function toErrorResponse(err: unknown): { status: number; body: ErrorBody
     return { status: 400, body: body(GrpcCode.invalidArgument, err.message), log: false };
   if (err instanceof NotFoundError)
     return { status: 404, body: body(GrpcCode.notFound, err.message), log: false };
+  if (err instanceof AppError && err.code === 'overloaded') {
+    return { status: 503, body: body(GrpcCode.unavailable, err.message), log: false };
+  }
   if (err instanceof AppError && (err.code === 'db_unavailable' || err.code === 'db_statement_timeout')) {
     return { status: 503, body: body(GrpcCode.unavailable, 'Service Unavailable'), log: true };
   }
@@ -54,6 +59,7 @@ export function toErrorResponse(err: unknown): { status: number; body: ErrorBody
 }
 
 function sendError(reply: FastifyReply, status: number, body: ErrorBody): void {
+  if (status === 503) void reply.header('retry-after', '1');
   void reply.code(status).header('content-type', 'application/json').send(JSON.stringify(body));
 }
 

@@ -28,3 +28,20 @@ export function installHttpMetrics(app: FastifyInstance, registry: Registry): vo
     duration.observe({ method: request.method, route }, reply.elapsedTime / 1000);
   });
 }
+
+/**
+ * Requests the optional protections turned away, by reason: `rate_limit` (429),
+ * `expensive_cap` (an offset scan answered 503 or a count reported "-1").
+ */
+export function refusalCounter(registry: Registry): (reason: 'rate_limit' | 'expensive_cap') => void {
+  const name = 'rollup_indexer_api_refused_total';
+  const counter =
+    (registry.getSingleMetric(name) as Counter<string> | undefined) ??
+    new Counter({
+      name,
+      help: 'Requests or queries refused by API_RATE_LIMIT or API_MAX_EXPENSIVE_QUERIES',
+      labelNames: ['reason'],
+      registers: [registry],
+    });
+  return (reason) => counter.inc({ reason });
+}

@@ -32,3 +32,40 @@ describe('loadApiOptions', () => {
     );
   });
 });
+
+describe('loadApiOptions limits (issue 12)', () => {
+  const base = { CHAIN_ID: 'x', VM_TYPE: 'move' };
+  it('defaults: offsets capped at 10000, 16 KiB headers, protections off', () => {
+    expect(loadApiOptions(base).limits).toEqual({
+      maxOffset: 10_000,
+      maxHeaderBytes: 16_384,
+      maxBodyBytes: 65_536,
+      requestTimeoutMs: 30_000,
+      rateLimitPerSecond: 0,
+      rateLimitBurst: 1,
+      maxExpensiveQueries: 0,
+    });
+  });
+  it('reads them from env; the burst defaults to twice the rate', () => {
+    const limits = loadApiOptions({
+      ...base,
+      API_MAX_OFFSET: '500',
+      API_RATE_LIMIT: '20',
+      API_MAX_EXPENSIVE_QUERIES: '4',
+    }).limits;
+    expect(limits).toMatchObject({
+      maxOffset: 500,
+      rateLimitPerSecond: 20,
+      rateLimitBurst: 40,
+      maxExpensiveQueries: 4,
+    });
+    expect(
+      loadApiOptions({ ...base, API_RATE_LIMIT: '5', API_RATE_LIMIT_BURST: '7' }).limits.rateLimitBurst,
+    ).toBe(7);
+  });
+  it('names a bad limit', () => {
+    expect(() => loadApiOptions({ ...base, API_MAX_OFFSET: '-1' })).toThrow(/API_MAX_OFFSET/);
+    expect(() => loadApiOptions({ ...base, API_MAX_HEADER_BYTES: '10' })).toThrow(/API_MAX_HEADER_BYTES/);
+    expect(() => loadApiOptions({ ...base, API_RATE_LIMIT: 'lots' })).toThrow(/API_RATE_LIMIT/);
+  });
+});

@@ -32,8 +32,27 @@ export interface ApiOptions {
   countTimeoutMs: number;
   /** /ready fails when the ingest checkpoint is older than this (0 = not checked). */
   readyMaxLagSeconds: number;
+  /** Request-size and work limits, and the optional rate limit / expensive-query cap (README "Limits"). */
+  limits: ApiLimits;
   version: string;
   commit: string;
+}
+
+export interface ApiLimits {
+  /** Deepest OFFSET scanned where it cannot be a key look-up (400 past it). */
+  maxOffset: number;
+  /** Request line + headers (431 past it); bounds the URL too. */
+  maxHeaderBytes: number;
+  /** Request body (413 past it); no route reads one. */
+  maxBodyBytes: number;
+  /** Time to receive a whole request (408 past it): slow-header clients cannot hold sockets. */
+  requestTimeoutMs: number;
+  /** Requests per second per client address; 0 = no rate limit (429 past it). */
+  rateLimitPerSecond: number;
+  /** Bucket size of the rate limit (requests a client may send at once). */
+  rateLimitBurst: number;
+  /** Concurrent exact counts + offset scans; 0 = no cap (a count then says "-1", a scan 503). */
+  maxExpensiveQueries: number;
 }
 
 /** Flags of `rollup-indexer api`; each overrides its env variable. */
@@ -75,9 +94,34 @@ const envSchema = z.object({
   CORS_MAX_AGE: intText(0, 31_536_000).default(0),
   API_COUNT_TIMEOUT_MS: intText(1, 600_000).default(5000),
   READY_MAX_LAG_SECONDS: intText(0, 31_536_000).default(0),
+  API_MAX_OFFSET: intText(0, Number.MAX_SAFE_INTEGER).default(10_000),
+  API_MAX_HEADER_BYTES: intText(1024, 1_048_576).default(16_384),
+  API_MAX_BODY_BYTES: intText(0, 104_857_600).default(65_536),
+  API_REQUEST_TIMEOUT_MS: intText(100, 3_600_000).default(30_000),
+  API_RATE_LIMIT: intText(0, 1_000_000).default(0),
+  API_RATE_LIMIT_BURST: intText(0, 1_000_000).optional(),
+  API_MAX_EXPENSIVE_QUERIES: intText(0, 10_000).default(0),
   APP_VERSION: z.string().default('v0.1.0'),
   GIT_COMMIT: z.string().default('unknown'),
 });
+
+const edgeSchema = envSchema.pick({
+  API_MAX_HEADER_BYTES: true,
+  API_MAX_BODY_BYTES: true,
+  API_REQUEST_TIMEOUT_MS: true,
+});
+
+/** The HTTP edge's limits alone: a process opens its port with them before the chain is known. */
+export function loadEdgeLimits(
+  env: Env,
+): Pick<ApiLimits, 'maxHeaderBytes' | 'maxBodyBytes' | 'requestTimeoutMs'> {
+  const e = parseEnv(edgeSchema, setVariables(edgeSchema, env));
+  return {
+    maxHeaderBytes: e.API_MAX_HEADER_BYTES,
+    maxBodyBytes: e.API_MAX_BODY_BYTES,
+    requestTimeoutMs: e.API_REQUEST_TIMEOUT_MS,
+  };
+}
 
 /** The schema's variables that are set: the API treats an empty value as unset. */
 function setVariables(schema: z.ZodObject, values: Env): Env {
@@ -136,6 +180,15 @@ export function loadApiOptions(
     },
     countTimeoutMs: e.API_COUNT_TIMEOUT_MS,
     readyMaxLagSeconds: e.READY_MAX_LAG_SECONDS,
+    limits: {
+      maxOffset: e.API_MAX_OFFSET,
+      maxHeaderBytes: e.API_MAX_HEADER_BYTES,
+      maxBodyBytes: e.API_MAX_BODY_BYTES,
+      requestTimeoutMs: e.API_REQUEST_TIMEOUT_MS,
+      rateLimitPerSecond: e.API_RATE_LIMIT,
+      rateLimitBurst: Math.max(1, e.API_RATE_LIMIT_BURST ?? 2 * e.API_RATE_LIMIT),
+      maxExpensiveQueries: e.API_MAX_EXPENSIVE_QUERIES,
+    },
     version: e.APP_VERSION,
     commit: e.GIT_COMMIT,
   });

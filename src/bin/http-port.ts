@@ -1,6 +1,7 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Registry } from 'prom-client';
+import { edgeServerOptions, installPlainServerEdge, type EdgeLimits } from '../api/http-edge.js';
 import { InputError } from '../shared/errors.js';
 import type { IngestState } from './ingest-state.js';
 
@@ -26,9 +27,11 @@ export async function openHttpPort(ctx: {
   host: string;
   registry: Registry;
   state: IngestState;
+  limits: EdgeLimits & { requestTimeoutMs: number };
 }): Promise<HttpPort> {
   let handler: RequestHandler = bootHandler(ctx.registry, ctx.state);
-  const server = http.createServer((req, res) => handler(req, res));
+  const server = http.createServer(edgeServerOptions(ctx.limits), (req, res) => handler(req, res));
+  installPlainServerEdge(server, ctx.limits);
   await new Promise<void>((resolve, reject) => {
     server.once('error', (err: NodeJS.ErrnoException) => reject(listenError(err, ctx.host, ctx.port)));
     server.listen(ctx.port, ctx.host, () => resolve());
@@ -39,6 +42,9 @@ export async function openHttpPort(ctx: {
     server,
     url: `http://${host}:${address.port}`,
     adopt(next) {
+      // The API installs its own edge answers (parser errors, CONNECT) on this server.
+      server.removeAllListeners('clientError');
+      server.removeAllListeners('connect');
       handler = next;
     },
     close: () =>

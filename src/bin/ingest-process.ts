@@ -1,6 +1,6 @@
 import type { FastifyServerFactory } from 'fastify';
 import { createApiApp } from '../api/app.js';
-import { loadApiOptions } from '../api/options.js';
+import { loadApiOptions, loadEdgeLimits } from '../api/options.js';
 import type { Env, IngestOptions, NodeEndpoints } from '../shared/config.js';
 import { createLogger, type Logger } from '../shared/logger.js';
 import { createMetricsRegistry, type Registry } from '../shared/metrics.js';
@@ -45,7 +45,13 @@ export async function runIngestProcess(opts: IngestProcessOptions): Promise<numb
   const registry = createMetricsRegistry();
   const metrics = createIngestMetrics(registry);
   const state = createIngestState();
-  const port = await openHttpPort({ port: ingest.port, host: ingest.host, registry, state });
+  const port = await openHttpPort({
+    port: ingest.port,
+    host: ingest.host,
+    registry,
+    state,
+    limits: loadEdgeLimits(opts.env),
+  });
   opts.onListening?.(port.url);
   let db: Db | undefined;
   let apiDb: Db | undefined;

@@ -178,23 +178,69 @@ export function takePage<Row>(rows: Row[], limit: number): { rows: Row[]; hasMor
   return rows.length > limit ? { rows: rows.slice(0, limit), hasMore: true } : { rows, hasMore: false };
 }
 
-/** SQL fragments for a keyset plan on `column`; params are appended to `params`. */
+/**
+ * Bounded work per request: an OFFSET makes PostgreSQL walk and drop that many rows, so a deep
+ * offset costs as much as the table is long. Readers either turn it into a key look-up (on a
+ * gapless column) or refuse offsets above `maxOffset` with a 400 naming the limit.
+ */
+export const DEFAULT_MAX_OFFSET = 10_000;
+
+/** A column holding exactly the integers min..max of its table (tx.sequence, block.height). */
+export interface GaplessColumn {
+  table: string;
+  column: string;
+}
+
+export interface OffsetBounds {
+  /** Largest OFFSET a reader may scan (API_MAX_OFFSET); default DEFAULT_MAX_OFFSET. */
+  maxOffset?: number | undefined;
+  /** When the ordered column is gapless over the whole table, offsets become key look-ups. */
+  gapless?: GaplessColumn;
+}
+
+/** Refuses an offset scan deeper than the limit: 400, naming the limit and the way around it. */
+export function checkOffset(offset: number, maxOffset: number = DEFAULT_MAX_OFFSET): void {
+  if (offset > maxOffset) {
+    throw new InputError(
+      'offset_too_large',
+      `pagination offset ${offset} is above the limit of ${maxOffset} (API_MAX_OFFSET) for this query; ` +
+        'page with the next_key cursor or narrow the filter instead',
+    );
+  }
+}
+
+/**
+ * SQL fragments for a keyset plan on `column`; params are appended to `params`. `offsetScan`
+ * says whether the statement walks `offset` rows (the work the expensive-query cap limits).
+ */
 export function keysetSql(
   plan: KeysetPlan,
   column: string,
   params: unknown[],
-): { where: string; tail: string } {
+  bounds: OffsetBounds = {},
+): { where: string; tail: string; offsetScan: boolean } {
   const dir = plan.desc ? 'DESC' : 'ASC';
   let where = '';
   if (plan.after !== undefined) {
     params.push(plan.after);
     where = ` AND ${column} ${plan.desc ? '<' : '>'} $${params.length}`;
   }
-  params.push(plan.limit + 1);
-  let tail = ` ORDER BY ${column} ${dir} LIMIT $${params.length}`;
-  if (plan.offset > 0) {
+  let offsetScan = false;
+  let offsetTail = '';
+  if (plan.offset > 0 && bounds.gapless && plan.after === undefined) {
+    // Row k from the top of a gapless column is the value max - k (or min + k ascending).
+    const { table, column: bare } = bounds.gapless;
     params.push(plan.offset);
-    tail += ` OFFSET $${params.length}`;
+    where += plan.desc
+      ? ` AND ${column} <= (SELECT max(${bare}) FROM ${table}) - $${params.length}::bigint`
+      : ` AND ${column} >= (SELECT min(${bare}) FROM ${table}) + $${params.length}::bigint`;
+  } else if (plan.offset > 0) {
+    checkOffset(plan.offset, bounds.maxOffset);
+    offsetScan = true;
+    params.push(plan.offset);
+    offsetTail = ` OFFSET $${params.length}`;
   }
-  return { where, tail };
+  params.push(plan.limit + 1);
+  const tail = ` ORDER BY ${column} ${dir} LIMIT $${params.length}${offsetTail}`;
+  return { where, tail, offsetScan };
 }

@@ -33,11 +33,10 @@ export interface JsonRoute {
   handler(input: { query: Query; params: Params; request: FastifyRequest }): Promise<string | Buffer>;
 }
 
-const OTHER_METHODS = ['POST', 'PUT', 'DELETE', 'PATCH', 'OPTIONS'] as const;
-
 /**
  * GET (+HEAD) route answering a JSON text, through the response cache when it has a TTL;
- * other methods on the same path answer 405 JSON like the reference.
+ * every other method the server accepts (app.supportedMethods) answers 405 JSON on the same
+ * path, like the reference, with `Allow: GET, HEAD`.
  */
 export function jsonRoute(app: FastifyInstance, deps: RouteDeps, route: JsonRoute): void {
   const rawParams = rawParamReader(route.url);
@@ -52,10 +51,11 @@ export function jsonRoute(app: FastifyInstance, deps: RouteDeps, route: JsonRout
     return body;
   });
   app.route({
-    method: [...OTHER_METHODS],
+    method: app.supportedMethods.filter((m) => m !== 'GET' && m !== 'HEAD'),
     url: route.url,
     schema: { hide: true },
-    handler: async () => {
+    handler: async (_request, reply) => {
+      void reply.header('allow', 'GET, HEAD');
       throw methodNotAllowed();
     },
   });

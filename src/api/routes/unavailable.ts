@@ -2,8 +2,6 @@ import type { FastifyInstance } from 'fastify';
 import { GrpcCode, HttpError } from '../errors.js';
 import type { ApiOptions } from '../options.js';
 
-const ALL_METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'DELETE', 'PATCH', 'OPTIONS'] as const;
-
 interface UnavailableFamily {
   /** Path prefix; both the prefix itself and everything under it answer. */
   prefix: string;
@@ -45,7 +43,13 @@ export function registerUnavailableRoutes(app: FastifyInstance, options: ApiOpti
       throw new HttpError(family.status, GrpcCode.unimplemented, family.message, 'route_unavailable');
     };
     for (const url of [family.prefix, `${family.prefix}/*`]) {
-      app.route({ method: [...ALL_METHODS], url, schema: { hide: true }, exposeHeadRoute: false, handler });
+      app.route({
+        method: app.supportedMethods,
+        url,
+        schema: { hide: true },
+        exposeHeadRoute: false,
+        handler,
+      });
     }
   }
 }

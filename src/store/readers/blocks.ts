@@ -1,5 +1,5 @@
 import { keysetSql, takePage, type KeysetPlan } from '../pagination.js';
-import { plainCount, type ReaderContext } from './context.js';
+import { plainCount, runOffsetScan, type ReaderContext } from './context.js';
 
 /** One block row with everything the Block object of spec/api.md §4.2 needs, pre-formatted by SQL. */
 export interface BlockRow {
@@ -46,11 +46,17 @@ export function createBlockReader(ctx: ReaderContext): BlockReader {
   return {
     async list(plan) {
       const params: unknown[] = [];
-      const { where, tail } = keysetSql(plan, 'b.height', params);
+      // Heights are gapless, so any offset is a key look-up.
+      const { where, tail, offsetScan } = keysetSql(plan, 'b.height', params, {
+        maxOffset: ctx.maxOffset,
+        gapless: { table: 'block', column: 'height' },
+      });
       // The total (latest height) rides along in the same statement: one round trip per page.
-      const { rows } = await ctx.db.query<BlockRow & { head: number }>(
-        `SELECT ${BLOCK_COLUMNS}, (${LATEST_HEIGHT}) AS head ${BLOCK_FROM} WHERE true${where}${tail}`,
-        params,
+      const { rows } = await runOffsetScan(ctx, offsetScan, () =>
+        ctx.db.query<BlockRow & { head: number }>(
+          `SELECT ${BLOCK_COLUMNS}, (${LATEST_HEIGHT}) AS head ${BLOCK_FROM} WHERE true${where}${tail}`,
+          params,
+        ),
       );
       const total = rows[0] ? String(rows[0].head) : await plainCount(ctx, LATEST_HEIGHT);
       const page = takePage(rows, plan.limit);

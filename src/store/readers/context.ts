@@ -1,5 +1,6 @@
 import { AppError } from '../../shared/errors.js';
 import type { Db } from '../db.js';
+import { overloadedError, type WorkLimiter } from './work-limiter.js';
 
 /** What every reader needs: the (read-only) database and the time budget for totals. */
 export interface ReaderContext {
@@ -8,6 +9,21 @@ export interface ReaderContext {
   countTimeoutMs: number;
   /** Shares identical counts between concurrent requests (and for a short TTL when set). */
   totals?: TotalsCache;
+  /** Deepest OFFSET a reader scans (API_MAX_OFFSET); default DEFAULT_MAX_OFFSET. */
+  maxOffset?: number;
+  /** Cap on concurrent exact counts and offset scans (API_MAX_EXPENSIVE_QUERIES); none when unset. */
+  expensive?: WorkLimiter;
+}
+
+/**
+ * Runs an offset scan under the expensive-query cap; when the cap is full it is not run and the
+ * request fails with the retryable `overloaded` error (503).
+ */
+export function runOffsetScan<T>(ctx: ReaderContext, offsetScan: boolean, fn: () => Promise<T>): Promise<T> {
+  if (!offsetScan || !ctx.expensive) return fn();
+  const running = ctx.expensive.tryRun(fn);
+  if (running === undefined) return Promise.reject(overloadedError(ctx.expensive.max));
+  return running;
 }
 
 /**
@@ -74,7 +90,17 @@ export async function countWithTimeout(
   return ctx.totals.get(`${sql}\u0000${JSON.stringify(params)}`, () => runCountWithTimeout(ctx, sql, params));
 }
 
+/** An exact count that finds the expensive-query cap full reports "-1", like a timed-out one. */
 async function runCountWithTimeout(
+  ctx: ReaderContext,
+  sql: string,
+  params: readonly unknown[],
+): Promise<string> {
+  if (!ctx.expensive) return countUnderTimeout(ctx, sql, params);
+  return ctx.expensive.tryRun(() => countUnderTimeout(ctx, sql, params)) ?? '-1';
+}
+
+async function countUnderTimeout(
   ctx: ReaderContext,
   sql: string,
   params: readonly unknown[],

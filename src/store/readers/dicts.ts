@@ -1,4 +1,5 @@
 import type { Db } from '../db.js';
+import { canBeStored } from '../text-params.js';
 
 /**
  * Dictionary look-ups (account bytes → id, message type → id). Only hits are cached, like the
@@ -29,7 +30,8 @@ export function createDictReader(options: { db: Db; accountCacheSize?: number; m
     async msgTypeIds(names) {
       const ids: number[] = [];
       const missing: string[] = [];
-      for (const name of new Set(names)) {
+      // A name holding NUL can never have been stored: it is simply unknown (matches nothing).
+      for (const name of new Set(names.filter(canBeStored))) {
         const cached = msgTypes.get(name);
         if (cached === undefined) missing.push(name);
         else ids.push(cached);

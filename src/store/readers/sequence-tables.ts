@@ -1,5 +1,12 @@
-import { keysetSql, takePage, type KeysetPlan } from '../pagination.js';
-import { countWithTimeout, plainCount, EMPTY_PAGE, type JsonPage, type ReaderContext } from './context.js';
+import { checkOffset, keysetSql, takePage, type KeysetPlan } from '../pagination.js';
+import {
+  countWithTimeout,
+  plainCount,
+  runOffsetScan,
+  EMPTY_PAGE,
+  type JsonPage,
+  type ReaderContext,
+} from './context.js';
 
 /**
  * Shared reader for a table of rendered JSON rows keyed by a gapless `sequence`
@@ -23,15 +30,20 @@ interface SeqRow {
   data: string;
 }
 
-/** One page of rows and, when `total` is given, its total, fetched concurrently. */
+/**
+ * One page of rows and, when `total` is given, its total, fetched concurrently. A statement that
+ * scans an OFFSET runs under the expensive-query cap.
+ */
 async function fetchPage(
   ctx: ReaderContext,
-  sql: string,
-  params: unknown[],
+  statement: { sql: string; params: unknown[]; offsetScan: boolean },
   limit: number,
   total: (() => Promise<string>) | false,
 ): Promise<JsonPage> {
-  const [rows, count] = await Promise.all([ctx.db.query<SeqRow>(sql, params), total ? total() : '0']);
+  const rowsQuery = runOffsetScan(ctx, statement.offsetScan, () =>
+    ctx.db.query<SeqRow>(statement.sql, statement.params),
+  );
+  const [rows, count] = await Promise.all([rowsQuery, total ? total() : '0']);
   const page = takePage(rows.rows, limit);
   return {
     items: page.rows.map((r) => r.data),
@@ -58,17 +70,22 @@ export async function listAll(
   if (ids !== undefined && ids.length === 0) return EMPTY_PAGE;
   if (ids === undefined) {
     const params: unknown[] = [];
-    const { where, tail } = keysetSql(plan, 'sequence', params);
+    // Sequences are gapless: any offset of the unfiltered list is a key look-up.
+    const { where, tail, offsetScan } = keysetSql(plan, 'sequence', params, {
+      maxOffset: ctx.maxOffset,
+      gapless: { table: tables.main, column: 'sequence' },
+    });
     return fetchPage(
       ctx,
-      `SELECT sequence, data FROM ${tables.main} WHERE true${where}${tail}`,
-      params,
+      { sql: `SELECT sequence, data FROM ${tables.main} WHERE true${where}${tail}`, params, offsetScan },
       plan.limit,
       options.countTotal &&
         (() => plainCount(ctx, `SELECT COALESCE(MAX(sequence), 0) AS n FROM ${tables.main}`)),
     );
   }
-  // One bounded index scan per message type, merged: cheap whatever the types' popularity.
+  // One bounded index scan per message type, merged: cheap whatever the types' popularity,
+  // but each walks offset + limit rows, so the offset is capped.
+  if (plan.offset > 0) checkOffset(plan.offset, ctx.maxOffset);
   const params: unknown[] = [ids];
   const dir = plan.desc ? 'DESC' : 'ASC';
   let bound = '';
@@ -86,8 +103,7 @@ export async function listAll(
   const countSql = `SELECT count(DISTINCT sequence) AS n FROM ${tables.msgTypes} WHERE msg_type_id = ANY($1::int[])`;
   return fetchPage(
     ctx,
-    sql,
-    params,
+    { sql, params, offsetScan: plan.offset > 0 },
     plan.limit,
     options.countTotal && (() => countWithTimeout(ctx, countSql, [ids])),
   );
@@ -106,15 +122,16 @@ export async function listByAccount(
   let filter = `a.account_id = $1${options.signerOnly ? ' AND a.signer' : ''}`;
   if (ids !== undefined) filter += msgTypeCondition(tables, 'a', filterParams, ids);
   const params = [...filterParams];
-  const { where, tail } = keysetSql(plan, 'a.sequence', params);
+  const { where, tail, offsetScan } = keysetSql(plan, 'a.sequence', params, { maxOffset: ctx.maxOffset });
   const dir = plan.desc ? 'DESC' : 'ASC';
   const sql =
     `SELECT t.sequence, t.data FROM (SELECT a.sequence FROM ${tables.accounts} a WHERE ${filter}${where}${tail}) q ` +
     `JOIN ${tables.main} t ON t.sequence = q.sequence ORDER BY t.sequence ${dir}`;
   return fetchPage(
     ctx,
-    sql,
-    params,
+    // Intersecting an account's edges with message types may walk many edges per match: as
+    // expensive as an offset scan (bounded by the statement timeout, capped like one).
+    { sql, params, offsetScan: offsetScan || ids !== undefined },
     plan.limit,
     options.countTotal && (() => accountTotal(ctx, tables, options, filter, filterParams)),
   );
@@ -154,11 +171,14 @@ export async function listByHeight(
   let filter = 't.height = $1::bigint';
   if (ids !== undefined) filter += msgTypeCondition(tables, 't', filterParams, ids);
   const params = [...filterParams];
-  const { where, tail } = keysetSql(plan, 't.sequence', params);
+  const { where, tail, offsetScan } = keysetSql(plan, 't.sequence', params, { maxOffset: ctx.maxOffset });
   return fetchPage(
     ctx,
-    `SELECT t.sequence, t.data FROM ${tables.main} t WHERE ${filter}${where}${tail}`,
-    params,
+    {
+      sql: `SELECT t.sequence, t.data FROM ${tables.main} t WHERE ${filter}${where}${tail}`,
+      params,
+      offsetScan,
+    },
     plan.limit,
     options.countTotal &&
       (() =>
