@@ -7,6 +7,8 @@ export interface IngestMetrics {
   txs: Counter;
   writeSeconds: Histogram;
   queueDepth: Gauge<'kind'>;
+  dbRetries: Counter;
+  dbAvailable: Gauge;
 }
 
 export function createIngestMetrics(registry: Registry): IngestMetrics {
@@ -41,6 +43,16 @@ export function createIngestMetrics(registry: Registry): IngestMetrics {
       name: 'rollup_indexer_queue_depth',
       help: 'Blocks buffered and chunk requests in flight',
       labelNames: ['kind'],
+      registers: [registry],
+    }),
+    dbRetries: new Counter({
+      name: 'rollup_indexer_db_retries_total',
+      help: 'Commits retried because the database was unavailable',
+      registers: [registry],
+    }),
+    dbAvailable: new Gauge({
+      name: 'rollup_indexer_db_available',
+      help: '1 while commits succeed, 0 while ingest waits for the database',
       registers: [registry],
     }),
   };

@@ -9,6 +9,9 @@ import { createFetchWindow, type FetchWindow } from './fetch-window.js';
 import type { IngestMetrics } from './metrics.js';
 import { createAccountBytesMemo, prepareBlock, type PreparedBlock } from './prepare.js';
 import { millisBetween } from './time.js';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { errorMessage, isRetryable } from '../shared/errors.js';
+import { backoffDelay, INGEST_RETRY } from '../node/retry.js';
 
 export interface PipelineDeps {
   logger: Logger;
@@ -121,7 +124,7 @@ export async function runPipeline(deps: PipelineDeps, run: RunOptions): Promise<
       deps.metrics.queueDepth.set({ kind: 'buffered_blocks' }, depth.buffered);
       deps.metrics.queueDepth.set({ kind: 'chunks_in_flight' }, depth.inFlight);
       await pendingWrite;
-      pendingWrite = commit(deps, rows, window.knownHead(), totals, run.onCommit);
+      pendingWrite = commit(deps, run.signal, rows, window.knownHead(), totals, run.onCommit);
       // Keep a rejected write from surfacing as unhandled while the next batch is assembled.
       pendingWrite.catch(() => undefined);
     }
@@ -150,15 +153,47 @@ async function nextBatch(
   return batch;
 }
 
+/**
+ * Writes the batch, waiting out a database that is away (restart, failover, dropped connection):
+ * retries with capped backoff and, since a commit whose answer was lost may have happened,
+ * re-reads the checkpoint before each retry and writes only what is not stored yet.
+ */
+async function writeUntilStored(deps: PipelineDeps, rows: BlockRows[], signal: AbortSignal): Promise<void> {
+  let resync = false;
+  for (let attempt = 0; ; attempt++) {
+    try {
+      if (resync) await deps.writer.resync();
+      const stored = deps.writer.checkpoint().height;
+      await deps.writer.write(rows.filter((r) => r.block.height > stored));
+      deps.metrics.dbAvailable.set(1);
+      if (attempt > 0) deps.logger.info({ attempts: attempt + 1 }, 'database is back; commit done');
+      return;
+    } catch (err) {
+      // Stopping while the database is away: nothing is lost, the checkpoint says where to resume.
+      if (!isRetryable(err) || signal.aborted) throw err;
+      resync = true;
+      const delayMs = backoffDelay(attempt, INGEST_RETRY);
+      deps.metrics.dbAvailable.set(0);
+      deps.metrics.dbRetries.inc();
+      deps.logger.warn(
+        { attempt: attempt + 1, delayMs, err: errorMessage(err) },
+        'database unavailable, retrying the commit',
+      );
+      await sleep(delayMs, undefined, { signal }).catch(() => undefined);
+    }
+  }
+}
+
 async function commit(
   deps: PipelineDeps,
+  signal: AbortSignal,
   rows: BlockRows[],
   nodeHeight: number,
   totals: { blocks: number; txs: number },
   onCommit: RunOptions['onCommit'],
 ): Promise<void> {
   const stopTimer = deps.metrics.writeSeconds.startTimer();
-  await deps.writer.write(rows);
+  await writeUntilStored(deps, rows, signal);
   stopTimer();
   const txCount = rows.reduce((n, r) => n + r.txs.length, 0);
   const height = rows[rows.length - 1]!.block.height;

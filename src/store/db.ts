@@ -61,6 +61,11 @@ export function createPostgresDb(options: PostgresOptions): Db {
       const client = await pool.connect().catch((err: unknown) => {
         throw mapPostgresError(err);
       });
+      // A connection lost while checked out (server restart, pg_terminate_backend) is emitted on
+      // the client, where nothing listens by default: that would crash the process. The failure
+      // reaches the caller through the pending query instead.
+      const onLost = () => undefined;
+      client.on('error', onLost);
       const tx: Queryable = {
         async query<Row>(sql: string, params?: readonly unknown[]) {
           const result = await client.query(sql, params as unknown[] | undefined).catch((err: unknown) => {
@@ -76,12 +81,14 @@ export function createPostgresDb(options: PostgresOptions): Db {
         await client.query('BEGIN');
         const value = await fn(tx);
         await client.query('COMMIT');
+        client.off('error', onLost);
         client.release();
         return value;
       } catch (err) {
         await client.query('ROLLBACK').catch(() => undefined);
+        client.off('error', onLost);
         client.release(true);
-        throw err;
+        throw mapPostgresError(err);
       }
     },
     withStatementTimeout(timeoutMs) {

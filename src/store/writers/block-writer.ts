@@ -15,6 +15,11 @@ export interface BlockWriter {
   write(blocks: readonly BlockRows[]): Promise<void>;
   /** On an empty database only: begin at `height` instead of 1 (mid-chain start, pruned node). */
   startAt(height: number): Promise<void>;
+  /**
+   * Re-reads the committed checkpoint: after a write failed with the connection lost, the commit
+   * may or may not have happened, and only the database knows.
+   */
+  resync(): Promise<Checkpoint>;
 }
 
 /** Reads the checkpoint (creating it) and returns a writer that continues from it. */
@@ -40,6 +45,10 @@ export async function createBlockWriter(
 
   return {
     checkpoint: () => current,
+    async resync() {
+      current = await loadCheckpoint(db);
+      return current;
+    },
     async startAt(height) {
       if (current.height !== 0 || current.txSequence !== 0) {
         throw new AppError('not_empty', `cannot start at ${height}: the database already holds blocks`);

@@ -1,0 +1,100 @@
+import { execFile } from 'node:child_process';
+import { chmod, chown, mkdtemp, rm } from 'node:fs/promises';
+import net from 'node:net';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import pg from 'pg';
+
+const run = promisify(execFile);
+const BIN = process.env.PG_BIN_DIR ?? '/usr/lib/postgresql/15/bin';
+
+/** A private PostgreSQL cluster on a free port, to stop, start and break without touching the shared one. */
+export interface PgCluster {
+  port: number;
+  dataDir: string;
+  url(database?: string): string;
+  start(): Promise<void>;
+  /** `pg_ctl stop -m fast`: connections are dropped, new ones refused. */
+  stop(): Promise<void>;
+  /** Runs SQL as the superuser (postgres database). */
+  sql<Row = Record<string, unknown>>(text: string, params?: unknown[]): Promise<Row[]>;
+  dispose(): Promise<void>;
+}
+
+/** True when the PostgreSQL server binaries are installed (Debian's postgresql package). */
+export async function pgBinariesAvailable(): Promise<boolean> {
+  return run(path.join(BIN, 'initdb'), ['--version']).then(
+    () => true,
+    () => false,
+  );
+}
+
+/**
+ * initdb refuses to run as root, so as root the server runs as the `postgres` OS user, in a
+ * temp directory it owns. Trust auth on 127.0.0.1 only.
+ */
+export async function createPgCluster(): Promise<PgCluster> {
+  const root = await mkdtemp(path.join(tmpdir(), 'ri-pg-'));
+  const dataDir = path.join(root, 'data');
+  const asRoot = process.getuid?.() === 0;
+  if (asRoot) {
+    const { stdout } = await run('id', ['-u', 'postgres']);
+    const { stdout: gid } = await run('id', ['-g', 'postgres']);
+    await chown(root, Number(stdout), Number(gid));
+    await chmod(root, 0o700);
+  }
+  const pgRun = (bin: string, args: string[]) =>
+    asRoot
+      ? run('runuser', ['-u', 'postgres', '--', path.join(BIN, bin), ...args])
+      : run(path.join(BIN, bin), args);
+  await pgRun('initdb', ['-D', dataDir, '-A', 'trust', '-U', 'postgres', '--no-sync', '-E', 'UTF8']);
+  const port = await freePort();
+  const serverOptions = `-p ${port} -k ${root} -c listen_addresses=127.0.0.1 -c fsync=off -c full_page_writes=off`;
+  const cluster: PgCluster = {
+    port,
+    dataDir,
+    url: (database = 'postgres') => `postgres://postgres@127.0.0.1:${port}/${database}`,
+    async start() {
+      // -w: returns once the server accepts connections.
+      await pgRun('pg_ctl', [
+        '-D',
+        dataDir,
+        '-o',
+        serverOptions,
+        '-l',
+        path.join(root, 'log'),
+        '-w',
+        'start',
+      ]);
+    },
+    async stop() {
+      await pgRun('pg_ctl', ['-D', dataDir, '-m', 'fast', '-w', 'stop']);
+    },
+    async sql<Row>(text: string, params: unknown[] = []) {
+      const client = new pg.Client({ connectionString: cluster.url() });
+      await client.connect();
+      try {
+        return (await client.query(text, params)).rows as Row[];
+      } finally {
+        await client.end();
+      }
+    },
+    async dispose() {
+      await cluster.stop().catch(() => undefined);
+      await rm(root, { recursive: true, force: true });
+    },
+  };
+  await cluster.start();
+  return cluster;
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer().listen(0, '127.0.0.1', () => {
+      const port = (server.address() as net.AddressInfo).port;
+      server.close(() => resolve(port));
+    });
+    server.on('error', reject);
+  });
+}

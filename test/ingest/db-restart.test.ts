@@ -1,0 +1,101 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createPostgresDb } from '../../src/store/db.js';
+import { createSimulator } from '../../src/sim/simulator.js';
+import type { Simulator, SimulatorUrls } from '../../src/sim/types.js';
+import { startCli, type CliProcess } from '../helpers/cli-process.js';
+import { createPgCluster, pgBinariesAvailable, type PgCluster } from '../helpers/pg-cluster.js';
+import { expectIngestMatchesTruth } from '../helpers/truth.js';
+
+const FIRST_HEAD = 150;
+const SECOND_HEAD = 400;
+const available = await pgBinariesAvailable();
+
+/** The same deterministic chain, served up to `head` on fixed ports (a restart keeps the URLs). */
+async function serveChain(
+  head: number,
+  ports?: SimulatorUrls,
+): Promise<{ sim: Simulator; urls: SimulatorUrls }> {
+  const port = (url: string | undefined) => (url ? Number(new URL(url).port) : 0);
+  const sim = createSimulator({
+    vm: 'move',
+    head,
+    txsPerBlock: '0-8',
+    fastSignatures: true,
+    rpcPort: port(ports?.rpc),
+    restPort: port(ports?.rest),
+  });
+  return { sim, urls: await sim.listen() };
+}
+
+/**
+ * PostgreSQL stops while the indexer has blocks to commit, and its backends are terminated
+ * mid-commit later: the process stays up, waits, resumes by itself, and the database equals the
+ * truth. Every step waits for a condition (a log line, a height), never for a delay.
+ */
+describe.skipIf(!available)('ingest survives the database going away', () => {
+  let cluster: PgCluster;
+  beforeAll(async () => {
+    cluster = await createPgCluster();
+  });
+  afterAll(async () => cluster?.dispose());
+
+  for (const command of ['indexer', 'start'] as const) {
+    it(
+      `${command}: a PostgreSQL restart and terminated backends lose and duplicate nothing`,
+      { timeout: 300_000 },
+      async () => {
+        const database = `ri_restart_${command}`;
+        await cluster.sql(`CREATE DATABASE ${database}`);
+        let { sim, urls } = await serveChain(FIRST_HEAD);
+        let cli: CliProcess | undefined;
+        try {
+          cli = startCli([command, '--port', '0'], {
+            DATABASE_URL: cluster.url(database),
+            RPC_URL: urls.rpc,
+            REST_URL: urls.rest,
+            VM_TYPE: 'move',
+          });
+          await cli.waitForHeight(FIRST_HEAD);
+
+          // The database goes away; the node then has new blocks, which cannot be committed.
+          await cluster.stop();
+          await sim.close();
+          ({ sim, urls } = await serveChain(SECOND_HEAD, urls));
+          await cli.waitForLine('database unavailable, retrying the commit');
+          if (command === 'start') {
+            const api = (await cli.url()).replace('0.0.0.0', '127.0.0.1');
+            const res = await fetch(`${api}/indexer/block/v1/blocks/1`);
+            expect(res.status).toBe(503);
+            expect(await res.json()).toMatchObject({ code: 14 });
+          }
+          await cluster.start();
+          await cli.waitForLine('database is back; commit done');
+
+          // Connections killed under the writer, commit after commit.
+          for (let i = 0; i < 3; i++) {
+            await cluster.sql(
+              "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = 'rollup-indexer' AND pid <> pg_backend_pid()",
+            );
+          }
+          await cli.waitForHeight(SECOND_HEAD);
+          if (command === 'start') {
+            const api = (await cli.url()).replace('0.0.0.0', '127.0.0.1');
+            expect((await fetch(`${api}/indexer/block/v1/blocks/${SECOND_HEAD}`)).status).toBe(200);
+          }
+          cli.kill('SIGTERM');
+          expect((await cli.exited).code, cli.lastLines()).toBe(0);
+
+          const db = createPostgresDb({ url: cluster.url(database) });
+          try {
+            await expectIngestMatchesTruth(db, sim, SECOND_HEAD);
+          } finally {
+            await db.close();
+          }
+        } finally {
+          cli?.kill('SIGKILL');
+          await sim.close();
+        }
+      },
+    );
+  }
+});
