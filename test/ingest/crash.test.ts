@@ -1,4 +1,3 @@
-import { spawn } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -6,6 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { createPgliteDb } from '../../src/store/pglite.js';
 import { createSimulator } from '../../src/sim/simulator.js';
 import type { Db } from '../../src/store/db.js';
+import { startCli } from '../helpers/cli-process.js';
 import { createPostgresTestDb } from '../helpers/db.js';
 import { expectIngestMatchesTruth } from '../helpers/truth.js';
 
@@ -18,44 +18,25 @@ interface IndexerRun {
 }
 
 /**
- * Runs `rollup-indexer indexer` as a child process; resolves 'killed' (SIGKILL) or 'done' (exit 0).
- * A signal is only sent after the process logged "ingest started": before that its handlers may
- * not exist yet, and start-up time on a loaded machine is anything but fixed.
+ * Runs `rollup-indexer indexer`; resolves 'killed' (SIGKILL) or 'done' (exit 0). A signal is only
+ * sent after the process logged "ingest started": before that its handlers may not exist yet, and
+ * start-up time on a loaded machine is anything but fixed.
  */
-function runIndexer(env: Record<string, string>, run: IndexerRun = {}): Promise<string> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/bin/cli.ts', 'indexer', '--port', '0'], {
-    env: { ...process.env, LOG_LEVEL: 'info', LOG_FORMAT: 'json', ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  const lastLines: string[] = [];
-  const remember = (text: string) => {
-    lastLines.push(...text.split('\n').filter(Boolean));
-    lastLines.splice(0, Math.max(0, lastLines.length - 20));
-  };
+async function runIndexer(env: Record<string, string>, run: IndexerRun = {}): Promise<string> {
+  const p = startCli(['indexer', '--port', '0'], env);
   let timer: NodeJS.Timeout | undefined;
-  const onReady = () => {
-    if (run.kill) timer = setTimeout(() => child.kill(run.kill!.signal), run.kill.afterReadyMs);
-  };
-  let stdoutTail = '';
-  child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
-    remember(chunk);
-    if (timer === undefined && (stdoutTail + chunk).includes('"msg":"ingest started"')) onReady();
-    stdoutTail = chunk.slice(-64);
-  });
-  child.stderr.setEncoding('utf8').on('data', remember);
-  return new Promise((resolve, reject) => {
-    child.once('exit', (code, signal) => {
-      clearTimeout(timer);
-      if (signal === 'SIGKILL' && run.kill?.signal === 'SIGKILL') resolve('killed');
-      else if (code === 0) resolve('done');
-      else
-        reject(
-          new Error(
-            `indexer exited with code ${code} signal ${signal}; last lines:\n${lastLines.join('\n')}`,
-          ),
-        );
-    });
-  });
+  if (run.kill) {
+    const { afterReadyMs, signal } = run.kill;
+    p.waitForLine('"msg":"ingest started"').then(
+      () => (timer = setTimeout(() => p.kill(signal), afterReadyMs)),
+      () => undefined,
+    );
+  }
+  const { code, signal } = await p.exited;
+  clearTimeout(timer);
+  if (signal === 'SIGKILL' && run.kill?.signal === 'SIGKILL') return 'killed';
+  if (code === 0) return 'done';
+  throw new Error(`indexer exited with code ${code} signal ${signal}; last lines:\n${p.lastLines()}`);
 }
 
 function seeded(seed: number) {

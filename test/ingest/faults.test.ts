@@ -66,6 +66,8 @@ describe('ingest start-up', () => {
     const { db, dispose } = await pglite!.create();
     const [rpcPort, restPort] = await Promise.all([freePort(), freePort()]);
     const sim = createSimulator({ vm: 'move', head: 15, rpcPort, restPort, fastSignatures: true });
+    let nodeRefused!: () => void;
+    const refused = new Promise<void>((resolve) => (nodeRefused = resolve));
     const service = createIngestService({
       options: {
         chainId: undefined,
@@ -83,8 +85,10 @@ describe('ingest start-up', () => {
       logger: silentLogger(),
       db,
       registry: createMetricsRegistry({ defaultMetrics: false }),
+      onNodeRetry: () => nodeRefused(),
     });
-    await new Promise((r) => setTimeout(r, 800));
+    // The node comes up only after the service has found it down (and kept waiting).
+    await refused;
     await sim.listen();
     try {
       const ready = await service;

@@ -81,12 +81,14 @@ export async function expectResumeAfterFailedBatch(h: Harness, contract: string,
  */
 export async function expectPendingBatchFoundAtResume(h: Harness, contract: string, c: ResumeCase) {
   const { total, progress, cli } = await prepare(h, contract, 'crash', c);
+  const includedBeforeCrash = h.chain.stats.includedTxs;
   h.chain.faults.delayNextInclusionMs = 400;
   await expect(h.vip([...cli, '--confirm-timeout-ms', '30'])).rejects.toMatchObject({
     code: 'tx_unconfirmed',
   });
   expect((JSON.parse(await readFile(progress, 'utf8')) as Progress).pending?.index).toBe(0);
-  await new Promise((r) => setTimeout(r, 500));
+  // Wait for the late inclusion itself (a condition, not a delay).
+  while (h.chain.stats.includedTxs === includedBeforeCrash) await new Promise((r) => setTimeout(r, 20));
   const before = h.chain.stats.includedTxs;
   const out = await h.vip(cli);
   expect(h.chain.stats.includedTxs - before).toBe(c.batches - 1);

@@ -147,9 +147,10 @@ function registerDemo(program: Command): void {
           onApiListening: (api) => printDemoHelp(api),
           // The chain has at least what is already indexed, so a second run resumes at once.
           resolveEndpoints: async (indexed) => {
+            const head = Math.max(backlog, indexed);
             sim = createSimulator({
               vm,
-              head: Math.max(backlog, indexed),
+              head,
               live: true,
               blockTimeMs,
               txsPerBlock: '0-12',
@@ -159,7 +160,7 @@ function registerDemo(program: Command): void {
             });
             const urls = await sim.listen();
             console.error(
-              `simulated ${vm} rollup at height ${sim.head()}: rpc ${urls.rpc}  rest ${urls.rest}${urls.jsonRpc ? `  json-rpc ${urls.jsonRpc}` : ''}`,
+              `simulated ${vm} rollup from height ${head}: rpc ${urls.rpc}  rest ${urls.rest}${urls.jsonRpc ? `  json-rpc ${urls.jsonRpc}` : ''}`,
             );
             return { rpc: [urls.rpc], rest: [urls.rest], jsonRpc: urls.jsonRpc ? [urls.jsonRpc] : [] };
           },

@@ -1,0 +1,119 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import net from 'node:net';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startCli, type CliProcess } from '../helpers/cli-process.js';
+import { useSimulators } from '../sim/helpers/sims.js';
+
+/** Every step waits for a line, an exit or an answer; none waits for a delay. */
+describe('start, indexer and demo as an operator meets them', () => {
+  const start = useSimulators();
+  let dir: string;
+  const running: CliProcess[] = [];
+  const cli = (args: string[], env: Record<string, string> = {}) => {
+    const p = startCli(args, env);
+    running.push(p);
+    return p;
+  };
+  beforeAll(async () => {
+    dir = await mkdtemp(path.join(tmpdir(), 'ri-cmd-'));
+  });
+  afterAll(async () => {
+    for (const p of running) p.kill('SIGKILL');
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it('start with the node down: /health at once, /ready names the reason, metrics show the checkpoint, SIGTERM stops', async () => {
+    const dataDir = path.join(dir, 'start');
+    const { urls } = await start({ vm: 'move', head: 20, fastSignatures: true });
+    const first = cli(['indexer', '--port', '0'], {
+      DATA_DIR: dataDir,
+      RPC_URL: urls.rpc,
+      REST_URL: urls.rest,
+      UNTIL_HEIGHT: '20',
+    });
+    expect((await first.exited).code, first.lastLines()).toBe(0);
+    expect(first.lastLines()).toContain('stopped at height 20');
+
+    const down = 'http://127.0.0.1:1';
+    const p = cli(['start', '--port', '0'], { DATA_DIR: dataDir, RPC_URL: down, REST_URL: down });
+    const base = await p.url();
+    expect(base).toMatch(/^http:\/\/0\.0\.0\.0:\d+$/);
+    const local = base.replace('0.0.0.0', '127.0.0.1');
+    expect(await (await fetch(`${local}/health`)).json()).toEqual({ status: 'ok' });
+    await p.waitForLine('node request failed, retrying');
+    const ready = await fetch(`${local}/ready`);
+    expect(ready.status).toBe(503);
+    expect(((await ready.json()) as { message: string }).message).toMatch(/^node unreachable: /);
+    expect(await (await fetch(`${local}/metrics`)).text()).toMatch(/^rollup_indexer_height 20$/m);
+    p.kill('SIGTERM');
+    expect((await p.exited).code, p.lastLines()).toBe(0);
+    expect(p.lastLines()).toContain('stopped at height 20');
+  });
+
+  it('a taken port fails at once with a one-line hint, leaving nothing running', async () => {
+    const blocker = net.createServer();
+    await new Promise<void>((resolve) => blocker.listen(0, '127.0.0.1', resolve));
+    const port = String((blocker.address() as net.AddressInfo).port);
+    try {
+      const p = cli(['demo', '--port', port, '--data-dir', path.join(dir, 'busy')]);
+      expect((await p.exited).code).toBe(2);
+      expect(p.lastLines()).toContain(`error [port_in_use]: 127.0.0.1:${port} is already in use`);
+    } finally {
+      blocker.close();
+    }
+  });
+
+  it('a bad flag exits non-zero before anything starts', async () => {
+    for (const args of [
+      ['--port', '99999'],
+      ['--vm', 'cosmos'],
+      ['--backlog', '0'],
+    ]) {
+      const p = cli(['demo', ...args, '--data-dir', path.join(dir, 'bad')]);
+      const { code } = await p.exited;
+      expect(code, p.lastLines()).toBe(2);
+      expect(p.lastLines()).not.toContain('simulated');
+    }
+  });
+
+  it('a second demo run resumes where the index is, on 127.0.0.1, and --reset starts over', async () => {
+    const dataDir = path.join(dir, 'demo');
+    const demo = (until: number, ...extra: string[]) =>
+      cli([
+        'demo',
+        '--port',
+        '0',
+        '--data-dir',
+        dataDir,
+        '--backlog',
+        '30',
+        '--block-time-ms',
+        '20',
+        '--until',
+        String(until),
+        ...extra,
+      ]);
+    const first = demo(40);
+    expect(await first.waitForLine('API listening on')).toMatch(
+      /API listening on http:\/\/127\.0\.0\.1:\d+ /,
+    );
+    expect((await first.exited).code, first.lastLines()).toBe(0);
+
+    const second = demo(45);
+    // The simulator starts at (at least) the indexed height, so ingest never waits for it.
+    const line = await second.waitForLine('simulated move rollup from height');
+    expect(Number(/from height (\d+)/.exec(line)![1])).toBe(40);
+    expect((await second.exited).code, second.lastLines()).toBe(0);
+    expect(second.lastLines()).not.toContain('node is behind the database');
+    expect(second.lastLines()).toContain('stopped at height 45');
+
+    const reset = demo(5, '--reset');
+    expect(
+      Number(/from height (\d+)/.exec(await reset.waitForLine('simulated move rollup from height'))![1]),
+    ).toBe(30);
+    expect((await reset.exited).code, reset.lastLines()).toBe(0);
+    expect(reset.lastLines()).toContain('stopped at height 5');
+  });
+});
