@@ -35,6 +35,15 @@ export class HttpError extends AppError {
   }
 }
 
+/** The database cannot serve this process right now (down, slow, or refusing its credentials). */
+const DATABASE_AWAY = new Set([
+  'db_unavailable',
+  'db_statement_timeout',
+  'db_auth_failed',
+  'db_missing',
+  'db_rejected',
+]);
+
 export function toErrorResponse(err: unknown): { status: number; body: ErrorBody; log: boolean } {
   const body = (code: number, message: string): ErrorBody => ({ code, message, details: [] });
   if (err instanceof HttpError)
@@ -46,7 +55,7 @@ export function toErrorResponse(err: unknown): { status: number; body: ErrorBody
   if (err instanceof AppError && err.code === 'overloaded') {
     return { status: 503, body: body(GrpcCode.unavailable, err.message), log: false };
   }
-  if (err instanceof AppError && (err.code === 'db_unavailable' || err.code === 'db_statement_timeout')) {
+  if (err instanceof AppError && DATABASE_AWAY.has(err.code)) {
     return { status: 503, body: body(GrpcCode.unavailable, 'Service Unavailable'), log: true };
   }
   const status = (err as Partial<FastifyError>).statusCode;

@@ -10,6 +10,7 @@ import type { Progress } from '../ingest/pipeline.js';
 import { readChainMeta, readIndexedHeight } from '../store/readers/chain-meta.js';
 import type { Db } from '../store/db.js';
 import { migrate } from '../store/migrate.js';
+import { INGEST_RETRY, withRetry } from '../node/retry.js';
 import { openDatabase, shutdownSignal } from './context.js';
 import { openHttpPort, type HttpPort } from './http-port.js';
 import { createIngestState, type IngestState } from './ingest-state.js';
@@ -59,8 +60,7 @@ export async function runIngestProcess(opts: IngestProcessOptions): Promise<numb
   try {
     state.enter('database', 'opening the database');
     db = await openDatabase(ingest.database);
-    const { applied } = await migrate(db, { logger });
-    if (applied.length > 0) logger.info({ applied: applied.length }, 'database migrated');
+    await migrateWhenReachable(db, logger, state, signal);
     height = await readIndexedHeight(db);
     metrics.height.set(height);
     state.enter('node', 'waiting for the node');
@@ -72,7 +72,7 @@ export async function runIngestProcess(opts: IngestProcessOptions): Promise<numb
       registry,
       metrics,
       signal,
-      onNodeRetry: (err) => state.nodeTrouble(err.message),
+      onNodeRetry: (err) => state.trouble(`node unreachable: ${err.message}`),
     });
     if (opts.withApi) {
       apiDb = await openApiDatabase(db, opts.env, ingest);
@@ -91,6 +91,23 @@ export async function runIngestProcess(opts: IngestProcessOptions): Promise<numb
     logger.info({ height }, `stopped at height ${height}`);
   }
   return height;
+}
+
+/**
+ * A database that is not reachable yet (starting with the indexer, failing over) is waited for;
+ * wrong credentials or a missing database stop at once with a message naming which.
+ */
+async function migrateWhenReachable(db: Db, logger: Logger, state: IngestState, signal: AbortSignal) {
+  const { applied } = await withRetry(() => migrate(db, { logger }), {
+    policy: INGEST_RETRY,
+    what: 'database',
+    signal,
+    onRetry: (err) => {
+      state.trouble(err.message);
+      logger.warn({ err: err.message }, 'database unreachable, waiting for it');
+    },
+  });
+  if (applied.length > 0) logger.info({ applied: applied.length }, 'database migrated');
 }
 
 async function runService(

@@ -9,8 +9,8 @@ export type IngestPhase = 'starting' | 'database' | 'node' | 'ingesting' | 'stop
 export interface IngestState {
   phase(): IngestPhase;
   enter(phase: IngestPhase, reason: string): void;
-  /** A node request failed and is being retried. */
-  nodeTrouble(message: string): void;
+  /** Something the current phase waits for failed and is being retried (shown by /ready). */
+  trouble(reason: string): void;
   progress(p: Pick<Progress, 'height' | 'nodeHeight'>): void;
   readiness(): { ready: boolean; reason?: string };
 }
@@ -18,7 +18,7 @@ export interface IngestState {
 export function createIngestState(): IngestState {
   let phase: IngestPhase = 'starting';
   let reason = 'starting';
-  let nodeTrouble: string | undefined;
+  let trouble: string | undefined;
   let height = 0;
   let nodeHeight = 0;
   return {
@@ -26,18 +26,18 @@ export function createIngestState(): IngestState {
     enter(next, why) {
       phase = next;
       reason = why;
-      nodeTrouble = undefined;
+      trouble = undefined;
     },
-    nodeTrouble(message) {
-      nodeTrouble = `node unreachable: ${message}`;
+    trouble(why) {
+      trouble = why;
     },
     progress(p) {
       height = p.height;
       nodeHeight = p.nodeHeight;
-      nodeTrouble = undefined;
+      trouble = undefined;
     },
     readiness() {
-      if (nodeTrouble !== undefined && phase !== 'ingesting') return { ready: false, reason: nodeTrouble };
+      if (trouble !== undefined && phase !== 'ingesting') return { ready: false, reason: trouble };
       if (phase !== 'ingesting') return { ready: false, reason };
       if (height === 0) return { ready: false, reason: 'catching up: no block indexed yet' };
       if (nodeHeight - height > CAUGHT_UP_BLOCKS)

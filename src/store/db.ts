@@ -48,7 +48,8 @@ function typeParser(oid: number, format?: string): (value: string) => unknown {
 
 export function createPostgresDb(options: PostgresOptions): Db {
   const pool = openPool(options);
-  const query = poolQuery(pool, options.preparedStatements === true);
+  const target = describeTarget(options.url);
+  const query = poolQuery(pool, options.preparedStatements === true, target);
   const timedPools = new Map<number, pg.Pool>();
 
   return {
@@ -59,7 +60,7 @@ export function createPostgresDb(options: PostgresOptions): Db {
     },
     async transaction(fn) {
       const client = await pool.connect().catch((err: unknown) => {
-        throw mapPostgresError(err);
+        throw mapPostgresError(err, target);
       });
       // A connection lost while checked out (server restart, pg_terminate_backend) is emitted on
       // the client, where nothing listens by default: that would crash the process. The failure
@@ -69,7 +70,7 @@ export function createPostgresDb(options: PostgresOptions): Db {
       const tx: Queryable = {
         async query<Row>(sql: string, params?: readonly unknown[]) {
           const result = await client.query(sql, params as unknown[] | undefined).catch((err: unknown) => {
-            throw mapPostgresError(err);
+            throw mapPostgresError(err, target);
           });
           return { rows: result.rows as Row[] };
         },
@@ -88,7 +89,7 @@ export function createPostgresDb(options: PostgresOptions): Db {
         await client.query('ROLLBACK').catch(() => undefined);
         client.off('error', onLost);
         client.release(true);
-        throw mapPostgresError(err);
+        throw mapPostgresError(err, target);
       }
     },
     withStatementTimeout(timeoutMs) {
@@ -97,7 +98,7 @@ export function createPostgresDb(options: PostgresOptions): Db {
         timed = openPool({ ...options, statementTimeoutMs: timeoutMs });
         timedPools.set(timeoutMs, timed);
       }
-      const timedQuery = poolQuery(timed, options.preparedStatements === true);
+      const timedQuery = poolQuery(timed, options.preparedStatements === true, target);
       return {
         query: timedQuery,
         async exec(sql) {
@@ -133,7 +134,7 @@ function openPool(options: PostgresOptions): pg.Pool {
 /** SQLSTATE of "cached plan must not change result type": a migration changed a prepared statement's rows. */
 const CACHED_PLAN_STALE = '0A000';
 
-function poolQuery(pool: pg.Pool, prepared: boolean) {
+function poolQuery(pool: pg.Pool, prepared: boolean, target: string) {
   return async <Row>(sql: string, params?: readonly unknown[]) => {
     const values = (params ?? []) as unknown[];
     const run = (config: pg.QueryConfig) => pool.query(config);
@@ -147,7 +148,7 @@ function poolQuery(pool: pg.Pool, prepared: boolean) {
         throw err;
       })
       .catch((err: unknown) => {
-        throw mapPostgresError(err);
+        throw mapPostgresError(err, target);
       });
     return { rows: result.rows as Row[] };
   };
@@ -167,22 +168,69 @@ function statementName(sql: string): string {
 
 /** SQLSTATE classes that mean "the database is not reachable right now" (retry later). */
 const UNAVAILABLE_SQLSTATE_PREFIXES = ['08', '53', '57P'];
-const NETWORK_ERROR_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND']);
+const NETWORK_ERROR_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'EPIPE',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+]);
 
-export function mapPostgresError(err: unknown): AppError {
+/** Who and where, for messages: `user "u", database "d" at host:port` — never the password. */
+export function describeTarget(url: string): string {
+  try {
+    const u = new URL(url);
+    const user = decodeURIComponent(u.username) || 'postgres';
+    const database = decodeURIComponent(u.pathname.replace(/^\//, '')) || user;
+    return `user "${user}", database "${database}" at ${u.hostname || 'localhost'}:${u.port || '5432'}`;
+  } catch {
+    return 'the configured database';
+  }
+}
+
+/**
+ * A driver error as an AppError, by SQLSTATE or errno (never by message text). `target` (from
+ * describeTarget) makes connection failures say which setting to fix.
+ */
+export function mapPostgresError(err: unknown, target = 'the database'): AppError {
   if (err instanceof AppError) return err;
   const code = (err as { code?: unknown }).code;
+  const connection = connectionError(code, target, err);
+  if (connection) return connection;
   if (typeof code === 'string') {
     if (code === '57014')
       return new AppError('db_statement_timeout', 'database statement timed out', { cause: err });
-    if (NETWORK_ERROR_CODES.has(code) || UNAVAILABLE_SQLSTATE_PREFIXES.some((p) => code.startsWith(p))) {
-      return new AppError('db_unavailable', 'database unavailable', { cause: err, retryable: true });
-    }
     if (code === '25006')
       return new AppError('db_read_only', 'database session is read-only', { cause: err });
   }
   if (err instanceof Error && /Connection terminated|connect/i.test(err.message) && code === undefined) {
-    return new AppError('db_unavailable', 'database unavailable', { cause: err, retryable: true });
+    return new AppError('db_unavailable', `database unavailable (${target}): connection lost`, {
+      cause: err,
+      retryable: true,
+    });
   }
   return new AppError('db_error', 'database error', { cause: err });
+}
+
+function connectionError(code: unknown, target: string, cause: unknown): AppError | undefined {
+  if (typeof code !== 'string') return undefined;
+  const fatal = (c: string, message: string) => new AppError(c, message, { cause });
+  const retry = (reason: string) =>
+    new AppError('db_unavailable', `database unavailable (${target}): ${reason}`, { cause, retryable: true });
+  if (code === '28P01')
+    return fatal('db_auth_failed', `authentication failed for ${target}: check the password in the URL`);
+  if (code === '28000')
+    return fatal(
+      'db_rejected',
+      `the server rejects ${target} (pg_hba.conf); if it requires TLS, add sslmode=require to the URL`,
+    );
+  if (code === '3D000') return fatal('db_missing', `${target}: the database does not exist`);
+  if (code === 'ECONNREFUSED') return retry('connection refused (is the server running?)');
+  if (code === 'ENOTFOUND' || code === 'EAI_AGAIN') return retry('host name not found');
+  if (NETWORK_ERROR_CODES.has(code)) return retry(`network error ${code}`);
+  if (UNAVAILABLE_SQLSTATE_PREFIXES.some((p) => code.startsWith(p))) return retry(`server says ${code}`);
+  return undefined;
 }

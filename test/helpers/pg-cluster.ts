@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { chmod, chown, mkdtemp, rm } from 'node:fs/promises';
+import { chmod, chown, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import net from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -34,10 +34,20 @@ export async function pgBinariesAvailable(): Promise<boolean> {
  * initdb refuses to run as root, so as root the server runs as the `postgres` OS user, in a
  * temp directory it owns. Trust auth on 127.0.0.1 only.
  */
-export async function createPgCluster(): Promise<PgCluster> {
+export async function createPgCluster(
+  options: {
+    /** Superuser password (scram-sha-256 over TCP); none = trust. */
+    password?: string;
+    /** pg_hba.conf lines for TCP; the default trusts 127.0.0.1. */
+    hba?: string[];
+  } = {},
+): Promise<PgCluster> {
   const root = await mkdtemp(path.join(tmpdir(), 'ri-pg-'));
   const dataDir = path.join(root, 'data');
   const asRoot = process.getuid?.() === 0;
+  const pwfile = path.join(root, 'pw');
+  await writeFile(pwfile, options.password ?? 'unused');
+  await chmod(pwfile, 0o644);
   if (asRoot) {
     const { stdout } = await run('id', ['-u', 'postgres']);
     const { stdout: gid } = await run('id', ['-g', 'postgres']);
@@ -48,13 +58,31 @@ export async function createPgCluster(): Promise<PgCluster> {
     asRoot
       ? run('runuser', ['-u', 'postgres', '--', path.join(BIN, bin), ...args])
       : run(path.join(BIN, bin), args);
-  await pgRun('initdb', ['-D', dataDir, '-A', 'trust', '-U', 'postgres', '--no-sync', '-E', 'UTF8']);
+  await pgRun('initdb', [
+    '-D',
+    dataDir,
+    '-A',
+    'trust',
+    '-U',
+    'postgres',
+    '--pwfile',
+    pwfile,
+    '--no-sync',
+    '-E',
+    'UTF8',
+  ]);
+  const tcp = options.hba ?? [
+    `host all all 127.0.0.1/32 ${options.password === undefined ? 'trust' : 'scram-sha-256'}`,
+  ];
+  // The helper's own SQL goes through the socket, whatever the TCP rules say.
+  await writeFile(path.join(dataDir, 'pg_hba.conf'), ['local all all trust', ...tcp, ''].join('\n'));
   const port = await freePort();
   const serverOptions = `-p ${port} -k ${root} -c listen_addresses=127.0.0.1 -c fsync=off -c full_page_writes=off`;
   const cluster: PgCluster = {
     port,
     dataDir,
-    url: (database = 'postgres') => `postgres://postgres@127.0.0.1:${port}/${database}`,
+    url: (database = 'postgres') =>
+      `postgres://postgres${options.password === undefined ? '' : `:${options.password}`}@127.0.0.1:${port}/${database}`,
     async start() {
       // -w: returns once the server accepts connections.
       await pgRun('pg_ctl', [
@@ -72,7 +100,7 @@ export async function createPgCluster(): Promise<PgCluster> {
       await pgRun('pg_ctl', ['-D', dataDir, '-m', 'fast', '-w', 'stop']);
     },
     async sql<Row>(text: string, params: unknown[] = []) {
-      const client = new pg.Client({ connectionString: cluster.url() });
+      const client = new pg.Client({ host: root, port, user: 'postgres', database: 'postgres' });
       await client.connect();
       try {
         return (await client.query(text, params)).rows as Row[];

@@ -3,7 +3,7 @@ import { createApiApp } from '../../api/app.js';
 import { loadApiDatabaseOptions, loadApiOptions, type ApiDatabaseOptions } from '../../api/options.js';
 import { redactUrl } from '../../shared/config.js';
 import { AppError } from '../../shared/errors.js';
-import { createLogger, defaultLogFormat, type LogFormat } from '../../shared/logger.js';
+import { createLogger, defaultLogFormat, type LogFormat, type Logger } from '../../shared/logger.js';
 import { createMetricsRegistry } from '../../shared/metrics.js';
 import type { Db } from '../../store/db.js';
 import { openDatabase } from '../context.js';
@@ -28,12 +28,21 @@ function openReadDb(db: ApiDatabaseOptions): Promise<Db> {
   });
 }
 
-async function chainMetaOrUndefined(db: Db) {
+/**
+ * The recorded chain identity, read once at start. Wrong credentials or a missing database stop
+ * here with one line naming which. A database that is only unreachable stops here too unless
+ * CHAIN_ID and VM_TYPE are given: then the API starts and answers 503 until the database is back.
+ */
+async function chainMetaAtStart(db: Db, identityGiven: boolean, logger: Logger) {
   try {
     return await readChainMeta(db);
   } catch (err) {
-    if (err instanceof AppError && err.code === 'db_unavailable') throw err;
-    return undefined; // no chain_meta table yet: CHAIN_ID / VM_TYPE must then be given
+    if (!(err instanceof AppError) || err.code === 'db_error') return undefined; // no chain_meta table yet
+    if (err.code === 'db_unavailable' && identityGiven) {
+      logger.warn({ err: err.message }, 'database unreachable at start; answering 503 until it is back');
+      return undefined;
+    }
+    throw err;
   }
 }
 
@@ -58,7 +67,8 @@ export function registerApi(program: Command): void {
       });
       const dbOptions = loadApiDatabaseOptions(env);
       const db = await openReadDb(dbOptions);
-      const meta = env.CHAIN_ID && env.VM_TYPE ? undefined : await chainMetaOrUndefined(db);
+      const identityGiven = Boolean((flags.chainId ?? env.CHAIN_ID) && (flags.vmType ?? env.VM_TYPE));
+      const meta = await chainMetaAtStart(db, identityGiven, logger);
       const options = loadApiOptions(
         env,
         {
