@@ -1,13 +1,12 @@
 import { rm } from 'node:fs/promises';
 import type { Command } from 'commander';
-import { databaseTarget, loadIngestOptions, type Env } from '../../shared/config.js';
+import { loadIngestOptions, type Env } from '../../shared/config.js';
 import { createLogger, defaultLogFormat } from '../../shared/logger.js';
 import { createSimulator } from '../../sim/simulator.js';
 import type { Simulator, VmType } from '../../sim/types.js';
 import { InputError } from '../../shared/errors.js';
-import { migrate } from '../../store/migrate.js';
-import { openDatabase } from '../context.js';
 import { runIngestProcess } from '../ingest-process.js';
+import { registerMigrate } from './migrate.js';
 
 interface NodeFlags {
   rpcUrl?: string;
@@ -89,25 +88,7 @@ export function registerIngestCommands(program: Command): void {
       });
     });
 
-  program
-    .command('migrate')
-    .description('Apply pending database migrations and exit')
-    .option('--database-url <url>', 'PostgreSQL URL; absent = embedded PGlite (env DATABASE_URL or DB_DSN)')
-    .option('--data-dir <dir>', 'PGlite data directory (env DATA_DIR, default ./data)')
-    .action(async (flags: { databaseUrl?: string; dataDir?: string }) => {
-      const target = databaseTarget(
-        flags.databaseUrl ?? process.env.DATABASE_URL ?? process.env.DB_DSN,
-        flags.dataDir ?? process.env.DATA_DIR,
-      );
-      const db = await openDatabase(target);
-      try {
-        const { applied } = await migrate(db);
-        console.log(applied.length ? `applied ${applied.join(', ')}` : 'database is up to date');
-      } finally {
-        await db.close();
-      }
-    });
-
+  registerMigrate(program);
   registerDemo(program);
 }
 
