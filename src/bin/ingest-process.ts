@@ -56,6 +56,7 @@ export async function runIngestProcess(opts: IngestProcessOptions): Promise<numb
   opts.onListening?.(port.url);
   let db: Db | undefined;
   let apiDb: Db | undefined;
+  let service: IngestService | undefined;
   let height = 0;
   try {
     state.enter('database', 'opening the database');
@@ -65,7 +66,7 @@ export async function runIngestProcess(opts: IngestProcessOptions): Promise<numb
     metrics.height.set(height);
     state.enter('node', 'waiting for the node');
     const endpoints = opts.resolveEndpoints ? await opts.resolveEndpoints(height) : ingest.endpoints;
-    const service = await createIngestService({
+    service = await createIngestService({
       options: { ...ingest, endpoints },
       logger,
       db,
@@ -79,7 +80,7 @@ export async function runIngestProcess(opts: IngestProcessOptions): Promise<numb
       await serveApi({ port, db: apiDb, env: opts.env, ingest, logger, registry, state });
       opts.onApiListening?.(port.url);
     }
-    height = await runService(service, opts, signal, state);
+    await runService(service, opts, signal, state);
   } catch (err) {
     // A signal during start-up (waiting for the node) is a stop, not a failure.
     if (!signal.aborted) throw err;
@@ -88,6 +89,7 @@ export async function runIngestProcess(opts: IngestProcessOptions): Promise<numb
     await port.close();
     if (apiDb && apiDb !== db) await apiDb.close();
     await db?.close();
+    height = service?.height() ?? height;
     logger.info({ height }, `stopped at height ${height}`);
   }
   return height;
@@ -115,7 +117,7 @@ async function runService(
   opts: IngestProcessOptions,
   signal: AbortSignal,
   state: IngestState,
-): Promise<number> {
+): Promise<void> {
   const { ingest } = opts;
   const bar = ingest.progress ? createProgressBar() : undefined;
   state.enter('ingesting', 'ingesting');
@@ -134,7 +136,6 @@ async function runService(
     bar?.done();
     await service.close();
   }
-  return service.height();
 }
 
 /** PGlite is shared in-process; PostgreSQL gets its own read-only pool (or a replica). */

@@ -98,4 +98,38 @@ describe.skipIf(!available)('ingest survives the database going away', () => {
       },
     );
   }
+
+  it(
+    'SIGTERM while waiting for the database stops at once; the next run resumes from the checkpoint',
+    { timeout: 300_000 },
+    async () => {
+      await cluster.sql('CREATE DATABASE ri_restart_sigterm');
+      const url = cluster.url('ri_restart_sigterm');
+      let { sim, urls } = await serveChain(FIRST_HEAD);
+      const env = () => ({ DATABASE_URL: url, RPC_URL: urls.rpc, REST_URL: urls.rest, VM_TYPE: 'move' });
+      try {
+        const first = startCli(['indexer', '--port', '0'], env());
+        await first.waitForHeight(FIRST_HEAD);
+        await cluster.stop();
+        await sim.close();
+        ({ sim, urls } = await serveChain(SECOND_HEAD, urls));
+        await first.waitForLine('database unavailable, retrying the commit');
+        first.kill('SIGTERM');
+        expect((await first.exited).code, first.lastLines()).toBe(0);
+        expect(first.lastLines()).toContain(`stopped at height ${FIRST_HEAD}`);
+
+        await cluster.start();
+        const second = startCli(['indexer', '--port', '0'], { ...env(), UNTIL_HEIGHT: String(SECOND_HEAD) });
+        expect((await second.exited).code, second.lastLines()).toBe(0);
+        const db = createPostgresDb({ url });
+        try {
+          await expectIngestMatchesTruth(db, sim, SECOND_HEAD);
+        } finally {
+          await db.close();
+        }
+      } finally {
+        await sim.close();
+      }
+    },
+  );
 });
