@@ -23,7 +23,7 @@ import {
   installRequestEdge,
   installServerEdge,
 } from './http-edge.js';
-import { installHttpMetrics, refusalCounter } from './http-metrics.js';
+import { installHttpMetrics, installReplicaLagMetric, refusalCounter } from './http-metrics.js';
 import type { ApiOptions } from './options.js';
 import { parseQueryString } from './params.js';
 import { installRateLimit } from './rate-limit.js';
@@ -161,6 +161,7 @@ export async function createApiApp(ctx: ApiContext): Promise<FastifyInstance> {
       health: createHealthReader(readerContext),
     },
   };
+  installReplicaLagMetric(ctx.metrics, deps.readers.health);
   registerStatusRoutes(app, deps);
   registerBlockRoutes(app, deps);
   registerTxRoutes(app, deps);

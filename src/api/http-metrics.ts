@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
-import { Counter, Histogram, type Registry } from 'prom-client';
+import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
+import type { HealthReader } from '../store/readers/health.js';
 
 /** Request count and latency per route template and status class, on the process registry. */
 export function installHttpMetrics(app: FastifyInstance, registry: Registry): void {
@@ -44,4 +45,22 @@ export function refusalCounter(registry: Registry): (reason: 'rate_limit' | 'exp
       registers: [registry],
     });
   return (reason) => counter.inc({ reason });
+}
+
+/**
+ * `rollup_indexer_api_replica_lag_seconds`, read from the database at each scrape: how far the
+ * replica this API reads (`DATABASE_READ_URL`) is behind its primary; 0 on a primary.
+ */
+export function installReplicaLagMetric(registry: Registry, health: HealthReader): void {
+  const name = 'rollup_indexer_api_replica_lag_seconds';
+  if (registry.getSingleMetric(name)) return;
+  new Gauge({
+    name,
+    help: 'Replay lag of the read replica the API reads (0 on a primary)',
+    registers: [registry],
+    async collect() {
+      const lag = await health.replicaLagSeconds().catch(() => undefined);
+      this.set(lag ?? 0);
+    },
+  });
 }

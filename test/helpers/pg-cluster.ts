@@ -30,9 +30,30 @@ export async function pgBinariesAvailable(): Promise<boolean> {
   );
 }
 
+/** Runs a PostgreSQL binary; as root, as the `postgres` OS user (initdb refuses root). */
+function pgRunner(asRoot: boolean) {
+  return (bin: string, args: string[]) =>
+    asRoot
+      ? run('runuser', ['-u', 'postgres', '--', path.join(BIN, bin), ...args])
+      : run(path.join(BIN, bin), args);
+}
+
+/** A temp directory the server's OS user owns. */
+async function serverRoot(): Promise<{ root: string; asRoot: boolean }> {
+  const root = await mkdtemp(path.join(tmpdir(), 'ri-pg-'));
+  const asRoot = process.getuid?.() === 0;
+  if (asRoot) {
+    const { stdout: uid } = await run('id', ['-u', 'postgres']);
+    const { stdout: gid } = await run('id', ['-g', 'postgres']);
+    await chown(root, Number(uid), Number(gid));
+    await chmod(root, 0o700);
+  }
+  return { root, asRoot };
+}
+
 /**
- * initdb refuses to run as root, so as root the server runs as the `postgres` OS user, in a
- * temp directory it owns. Trust auth on 127.0.0.1 only.
+ * A new cluster (initdb) on a free port, trust auth on 127.0.0.1 unless a password or other
+ * pg_hba rules are given; replication connections are allowed (for createStandby).
  */
 export async function createPgCluster(
   options: {
@@ -42,47 +63,48 @@ export async function createPgCluster(
     hba?: string[];
   } = {},
 ): Promise<PgCluster> {
-  const root = await mkdtemp(path.join(tmpdir(), 'ri-pg-'));
+  const { root, asRoot } = await serverRoot();
   const dataDir = path.join(root, 'data');
-  const asRoot = process.getuid?.() === 0;
   const pwfile = path.join(root, 'pw');
   await writeFile(pwfile, options.password ?? 'unused');
   await chmod(pwfile, 0o644);
-  if (asRoot) {
-    const { stdout } = await run('id', ['-u', 'postgres']);
-    const { stdout: gid } = await run('id', ['-g', 'postgres']);
-    await chown(root, Number(stdout), Number(gid));
-    await chmod(root, 0o700);
-  }
-  const pgRun = (bin: string, args: string[]) =>
-    asRoot
-      ? run('runuser', ['-u', 'postgres', '--', path.join(BIN, bin), ...args])
-      : run(path.join(BIN, bin), args);
-  await pgRun('initdb', [
-    '-D',
-    dataDir,
-    '-A',
-    'trust',
-    '-U',
-    'postgres',
-    '--pwfile',
-    pwfile,
-    '--no-sync',
-    '-E',
-    'UTF8',
+  await pgRunner(asRoot)('initdb', [
+    ...['-D', dataDir, '-A', 'trust', '-U', 'postgres', '--pwfile', pwfile, '--no-sync', '-E', 'UTF8'],
   ]);
+  const method = options.password === undefined ? 'trust' : 'scram-sha-256';
   const tcp = options.hba ?? [
-    `host all all 127.0.0.1/32 ${options.password === undefined ? 'trust' : 'scram-sha-256'}`,
+    `host all all 127.0.0.1/32 ${method}`,
+    `host replication all 127.0.0.1/32 ${method}`,
   ];
   // The helper's own SQL goes through the socket, whatever the TCP rules say.
   await writeFile(path.join(dataDir, 'pg_hba.conf'), ['local all all trust', ...tcp, ''].join('\n'));
+  return startedCluster(root, dataDir, asRoot, options.password);
+}
+
+/** A streaming replica of `primary` (pg_basebackup -R), on its own free port. */
+export async function createStandby(primary: PgCluster): Promise<PgCluster> {
+  const { root, asRoot } = await serverRoot();
+  const dataDir = path.join(root, 'data');
+  await pgRunner(asRoot)('pg_basebackup', [
+    ...['-h', '127.0.0.1', '-p', String(primary.port), '-U', 'postgres', '-D', dataDir, '-R', '-X', 'stream'],
+  ]);
+  return startedCluster(root, dataDir, asRoot, undefined);
+}
+
+async function startedCluster(
+  root: string,
+  dataDir: string,
+  asRoot: boolean,
+  password: string | undefined,
+): Promise<PgCluster> {
+  const pgRun = pgRunner(asRoot);
   const port = await freePort();
   const serverOptions = `-p ${port} -k ${root} -c listen_addresses=127.0.0.1 -c fsync=off -c full_page_writes=off`;
   const cluster: PgCluster = {
     port,
     dataDir,
     url: (database = 'postgres') =>
-      `postgres://postgres${options.password === undefined ? '' : `:${options.password}`}@127.0.0.1:${port}/${database}`,
+      `postgres://postgres${password === undefined ? '' : `:${password}`}@127.0.0.1:${port}/${database}`,
     async start() {
       // -w: returns once the server accepts connections.
       await pgRun('pg_ctl', [
