@@ -3,24 +3,18 @@ import net from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startCli, type CliProcess } from '../helpers/cli-process.js';
+import { useCliProcesses } from '../helpers/cli-process.js';
 import { useSimulators } from '../sim/helpers/sims.js';
 
 /** Every step waits for a line, an exit or an answer; none waits for a delay. */
-describe('start, indexer and demo as an operator meets them', () => {
+describe('start, indexer and demo as an operator meets them', { timeout: 300_000 }, () => {
   const start = useSimulators();
   let dir: string;
-  const running: CliProcess[] = [];
-  const cli = (args: string[], env: Record<string, string> = {}) => {
-    const p = startCli(args, env);
-    running.push(p);
-    return p;
-  };
+  const cli = useCliProcesses();
   beforeAll(async () => {
     dir = await mkdtemp(path.join(tmpdir(), 'ri-cmd-'));
   });
   afterAll(async () => {
-    for (const p of running) p.kill('SIGKILL');
     await rm(dir, { recursive: true, force: true });
   });
 

@@ -1,27 +1,21 @@
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startCli, type CliProcess } from '../helpers/cli-process.js';
+import { useCliProcesses } from '../helpers/cli-process.js';
 import { createPgCluster, pgBinariesAvailable, type PgCluster } from '../helpers/pg-cluster.js';
 import { useSimulators } from '../sim/helpers/sims.js';
 
 const available = await pgBinariesAvailable();
 
 /** Least privilege: `api` runs as a role that can read every table and write none, whatever it sets. */
-describe.skipIf(!available)('the read-only role from `migrate`', () => {
+describe.skipIf(!available)('the read-only role from `migrate`', { timeout: 300_000 }, () => {
   const start = useSimulators();
   let cluster: PgCluster;
-  const running: CliProcess[] = [];
-  const cli = (args: string[], env: Record<string, string>) => {
-    const p = startCli(args, env);
-    running.push(p);
-    return p;
-  };
+  const cli = useCliProcesses();
   beforeAll(async () => {
     cluster = await createPgCluster();
     await cluster.sql('CREATE DATABASE ri_ro');
   });
   afterAll(async () => {
-    for (const p of running) p.kill('SIGKILL');
     await cluster?.dispose();
   });
 

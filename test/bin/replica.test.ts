@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startCli, type CliProcess } from '../helpers/cli-process.js';
+import { useCliProcesses } from '../helpers/cli-process.js';
 import {
   createPgCluster,
   createStandby,
@@ -19,16 +19,11 @@ const ROUTES = [
 ];
 
 /** Scale-out: one indexer writes the primary, an `api` reads a streaming replica. */
-describe.skipIf(!available)('api on a streaming replica', () => {
+describe.skipIf(!available)('api on a streaming replica', { timeout: 300_000 }, () => {
   const start = useSimulators();
   let primary: PgCluster;
   let standby: PgCluster;
-  const running: CliProcess[] = [];
-  const cli = (args: string[], env: Record<string, string>) => {
-    const p = startCli(args, env);
-    running.push(p);
-    return p;
-  };
+  const cli = useCliProcesses();
   const apiOn = async (env: Record<string, string>) => {
     const p = cli(['api', '--port', '0', '--host', '127.0.0.1', '--no-cache'], env);
     return (JSON.parse(await p.waitForLine('"msg":"api listening"')) as { address: string }).address;
@@ -38,7 +33,6 @@ describe.skipIf(!available)('api on a streaming replica', () => {
     standby = await createStandby(primary);
   });
   afterAll(async () => {
-    for (const p of running) p.kill('SIGKILL');
     await standby?.dispose();
     await primary?.dispose();
   });

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startCli, type CliProcess } from '../helpers/cli-process.js';
+import { useCliProcesses, type CliProcess } from '../helpers/cli-process.js';
 import { createPgCluster, pgBinariesAvailable, type PgCluster } from '../helpers/pg-cluster.js';
 
 const available = await pgBinariesAvailable();
@@ -7,15 +7,10 @@ const SECRET = 's3cret-pw';
 const NODE = { RPC_URL: 'http://127.0.0.1:1', REST_URL: 'http://127.0.0.1:1' };
 
 /** What an operator sees when the database setting is wrong: one line naming which, never the password. */
-describe.skipIf(!available)('database start-up errors', () => {
+describe.skipIf(!available)('database start-up errors', { timeout: 300_000 }, () => {
   let withPassword: PgCluster;
   let tlsOnly: PgCluster;
-  const running: CliProcess[] = [];
-  const cli = (args: string[], env: Record<string, string>) => {
-    const p = startCli(args, env);
-    running.push(p);
-    return p;
-  };
+  const cli = useCliProcesses();
   beforeAll(async () => {
     [withPassword, tlsOnly] = await Promise.all([
       createPgCluster({ password: SECRET }),
@@ -24,7 +19,6 @@ describe.skipIf(!available)('database start-up errors', () => {
     ]);
   });
   afterAll(async () => {
-    for (const p of running) p.kill('SIGKILL');
     await Promise.all([withPassword?.dispose(), tlsOnly?.dispose()]);
   });
 

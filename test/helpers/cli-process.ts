@@ -1,4 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { afterAll } from 'vitest';
 
 /** `rollup-indexer <args>` as a child process, with its output as lines to wait on. */
 export interface CliProcess {
@@ -75,5 +76,21 @@ export function startCli(args: string[], env: Record<string, string>): CliProces
     exited,
     lastLines,
     kill: (signal = 'SIGTERM') => child.kill(signal),
+  };
+}
+
+/**
+ * For one describe block (call it at its top): `cli(args, env)` starts the CLI, and every process
+ * it started is killed after the block, whatever the tests did.
+ */
+export function useCliProcesses(): (args: string[], env?: Record<string, string>) => CliProcess {
+  const running: CliProcess[] = [];
+  afterAll(() => {
+    for (const p of running) p.kill('SIGKILL');
+  });
+  return (args, env = {}) => {
+    const p = startCli(args, env);
+    running.push(p);
+    return p;
   };
 }
