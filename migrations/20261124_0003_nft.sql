@@ -87,10 +87,10 @@ CREATE UNIQUE INDEX nft_object_addr_idx ON nft (object_addr) WHERE object_addr I
 CREATE TABLE nft_holding (
   owner_id        bigint NOT NULL,
   collection_addr bytea NOT NULL,
-  nft_count       bigint NOT NULL CHECK (nft_count > 0),
+  nft_count       bigint NOT NULL CHECK (nft_count >= 0),
   PRIMARY KEY (owner_id, collection_addr)
 );
-COMMENT ON TABLE nft_holding IS 'How many live NFTs each account owns per collection; a row exists only while the count is > 0. Maintained by ingest with nft in the same transaction.';
+COMMENT ON TABLE nft_holding IS 'How many live NFTs each account owns per collection; rows whose count reaches 0 are deleted in the same transaction. Maintained by ingest with nft in the same transaction.';
 COMMENT ON COLUMN nft_holding.owner_id IS 'account_dict id of the owner.';
 COMMENT ON COLUMN nft_holding.collection_addr IS 'Collection address bytes, as nft_collection.addr.';
 COMMENT ON COLUMN nft_holding.nft_count IS 'Number of rows in nft with this owner_id and collection_addr.';

@@ -95,3 +95,65 @@ async function expectAccountCountsMatchEdges(db: Db): Promise<void> {
     expect(kept.rows, counts).toEqual(rows);
   }
 }
+
+/**
+ * The NFT tables equal the simulator's NFT truth at `head`: collections (address, name, creator,
+ * origin name, exact nft_count), live tokens (owner, uri), per-owner holdings derived from them,
+ * and every token's tx edges point at txs whose events name that token.
+ */
+export async function expectNftMatchesTruth(db: Db, sim: Simulator, head: number): Promise<void> {
+  const hex = (b: Uint8Array) => '0x' + Buffer.from(b).toString('hex');
+  const collections = await db.query<{
+    addr: Uint8Array;
+    name: string;
+    creator: Uint8Array | null;
+    origin_name: string;
+    nft_count: number;
+  }>(
+    `SELECT c.addr, c.name, d.account AS creator, c.origin_name, c.nft_count
+       FROM nft_collection c LEFT JOIN account_dict d ON d.id = c.creator_id ORDER BY c.addr`,
+  );
+  expect(
+    collections.rows.map((c) => ({
+      addr: hex(c.addr),
+      name: c.name,
+      creator: c.creator ? toBech32(c.creator, 'init') : '',
+      originName: c.origin_name,
+      nftCount: Number(c.nft_count),
+    })),
+  ).toEqual(sim.truth.nftCollections(head));
+
+  const tokens = await db.query<{
+    collection_addr: Uint8Array;
+    token_id: string;
+    owner: Uint8Array;
+    uri: string;
+  }>(
+    `SELECT n.collection_addr, n.token_id, d.account AS owner, n.uri
+       FROM nft n JOIN account_dict d ON d.id = n.owner_id ORDER BY n.collection_addr, length(n.token_id), n.token_id`,
+  );
+  expect(
+    tokens.rows.map((t) => ({
+      collectionAddr: hex(t.collection_addr),
+      tokenId: t.token_id,
+      owner: toBech32(t.owner, 'init'),
+      uri: t.uri,
+    })),
+  ).toEqual(sim.truth.nftTokens(head));
+
+  const holdings = await db.query<{
+    owner_id: number;
+    collection_addr: Uint8Array;
+    nft_count: number;
+    live: number;
+  }>(
+    `SELECT h.owner_id, h.collection_addr, h.nft_count,
+            (SELECT count(*) FROM nft n WHERE n.owner_id = h.owner_id AND n.collection_addr = h.collection_addr) AS live
+       FROM nft_holding h`,
+  );
+  for (const h of holdings.rows) expect(Number(h.nft_count), `holding ${h.owner_id}`).toBe(Number(h.live));
+  const distinctPairs = await db.query<{ n: number }>(
+    `SELECT count(*) AS n FROM (SELECT DISTINCT owner_id, collection_addr FROM nft) p`,
+  );
+  expect(holdings.rows.length).toBe(Number(distinctPairs.rows[0]!.n));
+}
