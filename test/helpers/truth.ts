@@ -1,5 +1,5 @@
 import { expect } from 'vitest';
-import { toBech32 } from '../../src/shared/address.js';
+import { accountBytesFromString, toBech32 } from '../../src/shared/address.js';
 import type { Db } from '../../src/store/db.js';
 import type { Simulator } from '../../src/sim/types.js';
 
@@ -156,4 +156,62 @@ export async function expectNftMatchesTruth(db: Db, sim: Simulator, head: number
     `SELECT count(*) AS n FROM (SELECT DISTINCT owner_id, collection_addr FROM nft) p`,
   );
   expect(holdings.rows.length).toBe(Number(distinctPairs.rows[0]!.n));
+}
+
+type StoredEvent = { type: string; attributes?: Array<{ key: string; value?: string }> };
+
+/**
+ * Every token's tx history is exactly the txs whose events touch it, read back from the stored tx
+ * JSON (an independent reading of the events, not the collector): ERC721 Transfer logs, cw721
+ * mint / transfer_nft / send_nft / burn, Move Mint / Transfer (of a minted object) / uri Mutation /
+ * Burn. Returns the number of edges compared.
+ */
+export async function expectNftTxEdgesMatchEvents(db: Db, vm: 'move' | 'wasm' | 'evm'): Promise<number> {
+  const expected = new Set<string>();
+  const objects = new Map<string, string>();
+  const pad = (h: string, n: number) => '0x' + h.replace(/^0x/, '').toLowerCase().padStart(n, '0');
+  const { rows } = await db.query<{ sequence: number; data: string }>(
+    'SELECT sequence, data FROM tx ORDER BY sequence',
+  );
+  for (const row of rows) {
+    const events = (JSON.parse(row.data) as { events?: StoredEvent[] }).events ?? [];
+    for (const e of events) {
+      const a = new Map((e.attributes ?? []).map((x) => [x.key, x.value ?? '']));
+      let key: string | undefined;
+      if (vm === 'evm' && e.type === 'evm') {
+        for (const x of e.attributes ?? []) {
+          if (x.key !== 'log') continue;
+          const log = JSON.parse(x.value!) as { address: string; topics: string[]; data: string };
+          if (log.topics.length === 4 && log.topics[0]!.startsWith('0xddf252ad') && log.data === '0x')
+            expected.add(`${log.address.toLowerCase()}/${BigInt(log.topics[3]!)}@${row.sequence}`);
+        }
+      } else if (vm === 'wasm' && e.type === 'wasm' && a.has('token_id')) {
+        if (['mint', 'transfer_nft', 'send_nft', 'burn'].includes(a.get('action') ?? ''))
+          key = `${pad(Buffer.from(accountBytesOf(a.get('_contract_address')!)).toString('hex'), 0)}/${a.get('token_id')}`;
+      } else if (vm === 'move' && e.type === 'move') {
+        const tag = a.get('type_tag');
+        const d = JSON.parse(a.get('data') ?? '{}') as Record<string, string>;
+        if (tag === '0x1::collection::MintEvent') {
+          key = `${pad(d.collection!, 64)}/${d.token_id}`;
+          objects.set(pad(d.nft!, 64), key);
+        } else if (tag === '0x1::object::TransferEvent') key = objects.get(pad(d.object!, 64));
+        else if (tag === '0x1::nft::MutationEvent' && d.mutated_field_name === 'uri')
+          key = objects.get(pad(d.nft!, 64));
+        else if (tag === '0x1::collection::BurnEvent') key = objects.get(pad(d.nft!, 64));
+      }
+      if (key) expected.add(`${key}@${row.sequence}`);
+    }
+  }
+  const stored = await db.query<{ c: Uint8Array; t: string; sequence: number }>(
+    `SELECT d.collection_addr AS c, d.token_id AS t, e.sequence FROM tx_nfts e JOIN nft_dict d ON d.id = e.nft_id`,
+  );
+  const actual = new Set(
+    stored.rows.map((r) => `0x${Buffer.from(r.c).toString('hex')}/${r.t}@${r.sequence}`),
+  );
+  expect([...actual].sort()).toEqual([...expected].sort());
+  return actual.size;
+}
+
+function accountBytesOf(bech32Text: string): Uint8Array {
+  return accountBytesFromString(bech32Text, 'init');
 }
