@@ -168,6 +168,9 @@ describe.each(
     txs.forEach((tx, g) => {
       const op = nftOpAt(plan, g);
       if (!op || op.kind === 'create-collection') return;
+      // A Move transfer to the current owner emits no TransferEvent (object::transfer returns
+      // early, as on chain): nothing in the tx names the token, so it is not in its history.
+      if (vm === 'move' && op.kind === 'transfer' && op.from === op.to) return;
       const key = tokenKey(addrOf(op.kind === 'ibc-receive' ? 'ibc' : op.collection), op.tokenId);
       history.set(key, [...(history.get(key) ?? []), tx.hash]);
     });
