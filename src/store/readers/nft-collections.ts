@@ -107,17 +107,16 @@ export function createNftCollectionReader(ctx: ReaderContext): NftCollectionRead
       const { where, tail, offsetScan } = collectionOrder(plan, params, ctx.maxOffset);
       // nft_holding holds one row per (owner, collection) with live tokens: an owner of 100,000
       // NFTs in 50 collections reads 50 rows, never its tokens.
-      const from =
-        'FROM nft_holding h JOIN nft_collection c ON c.addr = h.collection_addr ' +
-        `${CREATOR_JOIN} WHERE h.owner_id = $1`;
+      // The fenced LATERAL (OFFSET 0) keeps that plan: one key look-up per holding, never a
+      // scan of every collection, however the planner sizes the tables.
+      const holding =
+        'FROM nft_holding h CROSS JOIN LATERAL ' +
+        '(SELECT * FROM nft_collection c WHERE c.addr = h.collection_addr OFFSET 0) c';
+      const from = `${holding} ${CREATOR_JOIN} WHERE h.owner_id = $1`;
       const [rows, total] = await Promise.all([
         select(`SELECT ${COLLECTION_COLUMNS} ${from}${where}${tail}`, params, offsetScan),
         countTotal
-          ? plainCount(
-              ctx,
-              'SELECT count(*) AS n FROM nft_holding h JOIN nft_collection c ON c.addr = h.collection_addr WHERE h.owner_id = $1',
-              [ownerId],
-            )
+          ? plainCount(ctx, `SELECT count(*) AS n ${holding} WHERE h.owner_id = $1`, [ownerId])
           : '0',
       ]);
       return toPage(rows, plan.limit, total);
