@@ -66,6 +66,27 @@ describe.each(
     return [...totals][0];
   };
 
+  it('the served OpenAPI document has the seven routes and the nft.* schemas', async () => {
+    const doc = (await h.get('/swagger/doc.json')).json as {
+      paths: Record<string, { get?: { responses?: Record<string, unknown> } }>;
+      components: { schemas: Record<string, unknown> };
+    };
+    for (const name of ['nft.CollectionsResponse', 'nft.CollectionResponse', 'nft.NftsResponse']) {
+      expect(doc.components.schemas[name], name).toBeDefined();
+    }
+    for (const path of [
+      '/indexer/nft/v1/collections',
+      '/indexer/nft/v1/collections/by_account/{account}',
+      '/indexer/nft/v1/collections/by_name/{name}',
+      '/indexer/nft/v1/collections/{collection_addr}',
+      '/indexer/nft/v1/tokens/by_account/{account}',
+      '/indexer/nft/v1/tokens/by_collection/{collection_addr}',
+      '/indexer/nft/v1/txs/{collection_addr}/{token_id}',
+    ]) {
+      expect(doc.paths[path]?.get?.responses?.['200'], path).toBeDefined();
+    }
+  });
+
   it('/collections walks every collection in (height, address) order, exact JSON and total', async () => {
     const asc = [...seed.collections].sort(byCollectionOrder).map((c) => c.json);
     expect(await expectWalk(`${NFT}/collections`, 'collections', asc)).toBe(String(asc.length));

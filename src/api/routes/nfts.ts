@@ -108,7 +108,7 @@ export function registerNftRoutes(app: FastifyInstance, deps: RouteDeps): void {
 
   jsonRoute(app, deps, {
     url: '/indexer/nft/v1/collections',
-    ttlSeconds: 10,
+    ttlSeconds: 1,
     schema: {
       tags,
       summary: 'NFT collections, newest first',
@@ -123,7 +123,7 @@ export function registerNftRoutes(app: FastifyInstance, deps: RouteDeps): void {
 
   jsonRoute(app, deps, {
     url: '/indexer/nft/v1/collections/by_account/:account',
-    ttlSeconds: 10,
+    ttlSeconds: 1,
     schema: {
       tags,
       summary: 'Collections in which an account owns NFTs',
@@ -145,7 +145,7 @@ export function registerNftRoutes(app: FastifyInstance, deps: RouteDeps): void {
 
   jsonRoute(app, deps, {
     url: '/indexer/nft/v1/collections/by_name/:name',
-    ttlSeconds: 10,
+    ttlSeconds: 1,
     schema: {
       tags,
       summary: 'Collections whose name or origin name contains the given name (letters and digits, any case)',
@@ -180,7 +180,7 @@ export function registerNftRoutes(app: FastifyInstance, deps: RouteDeps): void {
 
   jsonRoute(app, deps, {
     url: '/indexer/nft/v1/tokens/by_account/:account',
-    ttlSeconds: 10,
+    ttlSeconds: 1,
     schema: {
       tags,
       summary: 'NFTs an account owns',
@@ -208,7 +208,7 @@ export function registerNftRoutes(app: FastifyInstance, deps: RouteDeps): void {
 
   jsonRoute(app, deps, {
     url: '/indexer/nft/v1/tokens/by_collection/:collection_addr',
-    ttlSeconds: 10,
+    ttlSeconds: 1,
     schema: {
       tags,
       summary: 'NFTs of one collection',
