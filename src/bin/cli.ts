@@ -16,3 +16,6 @@ registerSim(program);
 registerVip(program);
 
 await runCli(program, process.argv);
+// A failed command ends even if a library left a handle open (a half-opened embedded database
+// keeps the event loop alive).
+if (process.exitCode) process.exit();
