@@ -2,7 +2,7 @@
  * NFT read-API benchmark (issue 10): autocannon against `rollup-indexer api` (child process,
  * cache off) on PostgreSQL, JSON results on stdout.
  *
- *   npx tsx bench/nft-api.ts [--admin-url postgres://…/postgres] [--reseed] [--duration 10] [--connections 50]
+ *   npm run bench:nft-api -- [--admin-url postgres://…/postgres] [--reseed] [--duration 10] [--connections 50]
  *
  * The dataset is written by SQL straight into the real schema (migrations/*.sql), not ingested:
  * one owner with 100,000 NFTs across 50 collections (2,000 each), 10,000 collections in all
