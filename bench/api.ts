@@ -12,28 +12,14 @@
  * Options: --txs N (ingested size, default 1000000), --reseed, --duration S (20),
  * --connections C (50), --routes a,b (subset by name), --cache off|on|both, --encoding identity|gzip|br, --admin-url URL, --workers N (API processes).
  */
-import { spawn, type ChildProcess } from 'node:child_process';
-import { readFile } from 'node:fs/promises';
-import { createRequire } from 'node:module';
 import { cpus, loadavg } from 'node:os';
 import { parseArgs } from 'node:util';
 import pg from 'pg';
 import { createPostgresDb, type Db } from '../src/store/db.js';
 import { migrate } from '../src/store/migrate.js';
 import { accountBytesFromString } from '../src/shared/address.js';
+import { runRoute, startApi, stopApi, transferCeiling, type RouteSpec } from './http-load.js';
 import { benchIngestService, startSimProcess } from './lib.js';
-
-/** The part of autocannon's API used here (the package ships no types). */
-interface AutocannonResult {
-  requests: { average: number };
-  throughput: { average: number };
-  latency: { p50: number; p99: number; max: number };
-  errors: number;
-  timeouts: number;
-  non2xx: number;
-}
-type Autocannon = (options: Record<string, unknown>) => Promise<AutocannonResult>;
-const autocannon = createRequire(import.meta.url)('autocannon') as Autocannon;
 
 const { values: args } = parseArgs({
   options: {
@@ -170,13 +156,6 @@ async function loadFixtures(db: Db, busyArg: string | undefined): Promise<Fixtur
   return { txs, blocks, busy, busyTxs, hashes, heights, deepKey, busyCountMs };
 }
 
-interface RouteSpec {
-  name: string;
-  /** Fixed path, or a generator for per-request variation. */
-  path: string | (() => string);
-  kind: 'single' | 'list';
-}
-
 function routes(f: Fixtures): RouteSpec[] {
   const pick = <T>(list: T[]) => list[Math.floor(Math.random() * list.length)] as T;
   const busyPath = `/indexer/tx/v1/txs/by_account/${f.busy}`;
@@ -198,118 +177,6 @@ function routes(f: Fixtures): RouteSpec[] {
     { name: 'blocks_limit_100', path: '/indexer/block/v1/blocks?pagination.limit=100', kind: 'list' },
     { name: 'txs_by_height', path: () => `/indexer/tx/v1/txs/by_height/${pick(f.heights)}`, kind: 'list' },
   ];
-}
-
-async function startApi(url: string, cache: boolean, port: number): Promise<ChildProcess> {
-  const child = spawn(
-    process.execPath,
-    [
-      '--import',
-      'tsx',
-      'src/bin/cli.ts',
-      'api',
-      '--port',
-      String(port),
-      '--host',
-      '127.0.0.1',
-      ...(cache ? [] : ['--no-cache']),
-    ],
-    {
-      env: { ...process.env, DATABASE_READ_URL: url, LOG_LEVEL: 'warn', LOG_FORMAT: 'json' },
-      stdio: ['ignore', 'ignore', 'inherit'],
-    },
-  );
-  for (let i = 0; i < 100; i++) {
-    await new Promise((r) => setTimeout(r, 200));
-    const ok = await fetch(`http://127.0.0.1:${port}/health`).then(
-      (r) => r.ok,
-      () => false,
-    );
-    if (ok) return child;
-  }
-  child.kill('SIGTERM');
-  throw new Error('api did not start');
-}
-
-async function stopApi(child: ChildProcess): Promise<void> {
-  const exited = new Promise((resolve) => child.once('exit', resolve));
-  child.kill('SIGTERM');
-  await exited;
-}
-
-/**
- * The machine's ceiling for a body of this size: a bare node:http server answering a ready
- * Buffer (no routing, no database), loaded by the same client. A route cannot beat it here.
- */
-async function transferCeiling(kb: number, port: number, seconds: number, connections: number) {
-  const script =
-    `const body = Buffer.alloc(${kb * 1024}, 97);` +
-    `require('node:http').createServer((q, r) => { r.writeHead(200, { 'content-length': body.length }); r.end(body); })` +
-    `.listen(${port}, '127.0.0.1', () => console.log('ready'));`;
-  const server = spawn(process.execPath, ['-e', script], { stdio: ['ignore', 'pipe', 'inherit'] });
-  await new Promise((resolve) => server.stdout?.once('data', resolve));
-  try {
-    const result = await runRoute(
-      server,
-      port,
-      { name: `bare_http_${kb}kb`, path: '/', kind: 'list' },
-      seconds,
-      connections,
-    );
-    const { route, reqPerSec, p50Ms, p99Ms, maxMs, mbPerSec, apiCores } = result;
-    return { route, reqPerSec, p50Ms, p99Ms, maxMs, mbPerSec, serverCores: apiCores };
-  } finally {
-    await stopApi(server);
-  }
-}
-
-/** CPU seconds a process has used so far (Linux /proc; the API child's share is reported per route). */
-async function cpuSeconds(pid: number | undefined): Promise<number> {
-  if (pid === undefined) return 0;
-  const stat = await readFile(`/proc/${pid}/stat`, 'utf8').catch(() => '');
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  return (Number(fields[11]) + Number(fields[12])) / 100; // utime + stime, in clock ticks
-}
-
-async function runRoute(
-  api: ChildProcess,
-  port: number,
-  spec: RouteSpec,
-  seconds: number,
-  connections: number,
-) {
-  const base = `http://127.0.0.1:${port}`;
-  const path = spec.path;
-  const cpuBefore = await cpuSeconds(api.pid);
-  const result = await autocannon({
-    url: `${base}${typeof path === 'string' ? path : path()}`,
-    connections,
-    duration: seconds,
-    // Browsers and fetch() ask for compression; the issue's figures are without (identity).
-    ...(args.encoding && args.encoding !== 'identity'
-      ? { headers: { 'accept-encoding': args.encoding } }
-      : {}),
-    ...(typeof path === 'string'
-      ? {}
-      : { requests: [{ setupRequest: (req: { path: string }) => ({ ...req, path: path() }) }] }),
-  });
-  const apiCpu = (await cpuSeconds(api.pid)) - cpuBefore;
-  return {
-    route: spec.name,
-    reqPerSec: Math.round(result.requests.average),
-    p50Ms: result.latency.p50,
-    p99Ms: result.latency.p99,
-    maxMs: result.latency.max,
-    errors: result.errors + result.timeouts,
-    non2xx: result.non2xx,
-    responseKb:
-      result.requests.average > 0
-        ? Math.round(result.throughput.average / result.requests.average / 1024)
-        : 0,
-    mbPerSec: Math.round(result.throughput.average / 1e6),
-    /** Cores the API process used (the client and PostgreSQL share the same machine). */
-    apiCores: Math.round((apiCpu / seconds) * 100) / 100,
-  };
 }
 
 async function main(): Promise<void> {
@@ -334,7 +201,7 @@ async function main(): Promise<void> {
         log(`${spec.name} cache=${cache ? 'on' : 'off'} ...`);
         results.push({
           cache: cache ? 'on' : 'off',
-          ...(await runRoute(child, port, spec, seconds, connections)),
+          ...(await runRoute(child, port, spec, seconds, connections, args.encoding)),
         });
       }
     } finally {

@@ -11,6 +11,8 @@ import { createTotalsCache } from '../store/readers/context.js';
 import { createDictReader } from '../store/readers/dicts.js';
 import { createEvmTxReader } from '../store/readers/evm-txs.js';
 import { createHealthReader } from '../store/readers/health.js';
+import { createNftCollectionReader } from '../store/readers/nft-collections.js';
+import { createNftTokenReader } from '../store/readers/nft-tokens.js';
 import { createTxReader } from '../store/readers/txs.js';
 import { createWorkLimiter } from '../store/readers/work-limiter.js';
 import { guardTextParams } from '../store/text-params.js';
@@ -30,6 +32,7 @@ import { installRateLimit } from './rate-limit.js';
 import { registerBlockRoutes } from './routes/blocks.js';
 import type { RouteDeps } from './routes/define.js';
 import { registerEvmTxRoutes } from './routes/evm-txs.js';
+import { registerNftRoutes } from './routes/nfts.js';
 import { registerStatusRoutes } from './routes/status.js';
 import { registerSwaggerRoutes } from './routes/swagger.js';
 import { registerSystemRoutes, type ReadinessCheck } from './routes/system.js';
@@ -129,7 +132,9 @@ export async function createApiApp(ctx: ApiContext): Promise<FastifyInstance> {
         description: `Read API of rollup-indexer for ${options.chainId} (${options.vmType}), route-compatible with Initia's rollytics indexer API`,
         version: options.version,
       },
-      tags: ['App', 'Block', 'Tx', ...(options.vmType === 'evm' ? ['EVM Tx'] : [])].map((name) => ({ name })),
+      tags: ['App', 'Block', 'Tx', ...(options.vmType === 'evm' ? ['EVM Tx'] : []), 'NFT'].map((name) => ({
+        name,
+      })),
     },
     refResolver: {
       // Keep the reference's definition names (status.StatusResponse, tx.TxsResponse, ...).
@@ -159,6 +164,8 @@ export async function createApiApp(ctx: ApiContext): Promise<FastifyInstance> {
       evmTxs: createEvmTxReader(readerContext),
       dicts: createDictReader({ db }),
       health: createHealthReader(readerContext),
+      nftCollections: createNftCollectionReader(readerContext),
+      nftTokens: createNftTokenReader(readerContext),
     },
   };
   installReplicaLagMetric(ctx.metrics, deps.readers.health);
@@ -166,6 +173,7 @@ export async function createApiApp(ctx: ApiContext): Promise<FastifyInstance> {
   registerBlockRoutes(app, deps);
   registerTxRoutes(app, deps);
   if (options.vmType === 'evm') registerEvmTxRoutes(app, deps);
+  registerNftRoutes(app, deps);
   registerUnavailableRoutes(app, options);
   registerSystemRoutes(app, deps, {
     metrics: ctx.metrics,

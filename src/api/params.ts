@@ -1,4 +1,4 @@
-import { accountBytesFromString } from '../shared/address.js';
+import { accountBytesFromString, tryAccountBytes } from '../shared/address.js';
 import { InputError } from '../shared/errors.js';
 import { atoi } from '../store/pagination.js';
 
@@ -76,4 +76,47 @@ export function parseQueryString(text: string): Record<string, string | string[]
     }
   }
   return out;
+}
+
+/**
+ * Collection address (§2.7): the account routine's bytes, compared raw with the stored
+ * collection address. The reference's error texts are kept inside a message that names the
+ * parameter: Go's hex error for a non-hex digit, "invalid address format" past 64 digits.
+ */
+export function parseCollectionAddr(raw: string, prefix: string): Uint8Array {
+  if (!raw.startsWith('0x')) {
+    const bech32Bytes = tryAccountBytes(raw, prefix);
+    if (bech32Bytes !== undefined && !/^[0-9a-fA-F]*$/.test(raw)) return bech32Bytes;
+  }
+  const digits = (raw.startsWith('0x') ? raw.slice(2) : raw).replace(/^0+/, '').toLowerCase();
+  const fail = (reason: string) =>
+    new InputError(
+      'invalid_collection_addr',
+      `[INVALID_VALUE] invalid value for collection_addr: ${raw} (${reason})`,
+    );
+  if (digits.length > 64) throw fail('invalid address format');
+  const padded = digits.padStart(digits.length <= 40 ? 40 : 64, '0');
+  const bad = [...padded].find((ch) => !/[0-9a-f]/.test(ch));
+  if (bad !== undefined) throw fail(`encoding/hex: invalid byte: ${goRune(bad)}`);
+  return Buffer.from(padded, 'hex');
+}
+
+/** Go's %#U: `U+0067 'g'`, without the quoted character when it is not printable. */
+function goRune(ch: string): string {
+  const code = ch.codePointAt(0) ?? 0;
+  const hex = `U+${code.toString(16).toUpperCase().padStart(4, '0')}`;
+  return /[\p{L}\p{M}\p{N}\p{P}\p{S}]|\p{Zs}/u.test(ch) && code > 0x20 ? `${hex} '${ch}'` : hex;
+}
+
+export type NftOrderBy = 'token_id' | 'height';
+
+/** `order_by` of the token lists: trimmed, lower-cased, empty = token_id (§4.6.5). */
+export function parseNftOrderBy(raw: string | undefined): NftOrderBy {
+  const value = (raw ?? '').trim().toLowerCase();
+  if (value === '' || value === 'token_id') return 'token_id';
+  if (value === 'height') return 'height';
+  throw new InputError(
+    'invalid_order_by',
+    `invalid order_by value '${raw}', must be one of: token_id, height`,
+  );
 }

@@ -154,6 +154,49 @@ export const EvmTxsResponse = Type.Object(
 );
 export const EvmTxResponse = Type.Object({ tx: ref('tx.EvmTx') }, { $id: 'tx.EvmTxResponse' });
 
+const NftCollection = Type.Object(
+  {
+    object_addr: Type.String({ description: '0x + lower-case hex (40 digits on EVM, 64 on Move and Wasm)' }),
+    collection: Type.Object({
+      creator: Type.String({ description: 'bech32 with the chain prefix; "" when unknown' }),
+      name: Type.String(),
+      origin_name: Type.String({ description: 'L1 class name of an IBC-transferred collection, else ""' }),
+      nfts: Type.Object({
+        handle: Type.String({ description: 'always ""' }),
+        length: Type.Integer({ description: 'live (not burned) NFTs in the collection' }),
+      }),
+    }),
+    height: Type.Integer({ description: 'creation height' }),
+    timestamp: Type.String({ description: 'RFC 3339, up to microseconds' }),
+  },
+  { $id: 'nft.Collection' },
+);
+export const NftCollectionsResponse = Type.Object(
+  { collections: Type.Array(ref('nft.Collection')), pagination: ref('common.PaginationResponse') },
+  { $id: 'nft.CollectionsResponse' },
+);
+export const NftCollectionResponse = Type.Object(
+  { collection: ref('nft.Collection') },
+  { $id: 'nft.CollectionResponse' },
+);
+const Nft = Type.Object(
+  {
+    collection_addr: Type.String({ description: '0x + lower-case hex' }),
+    collection_name: Type.String(),
+    collection_origin_name: Type.String(),
+    object_addr: Type.String({ description: 'Move: 0x + 64 hex of the NFT object; "" on EVM and Wasm' }),
+    owner: Type.String({ description: 'bech32 with the chain prefix' }),
+    nft: Type.Object({ token_id: Type.String(), uri: Type.String() }),
+    height: Type.Integer({ description: 'height of the last mint, transfer or URI change' }),
+    timestamp: Type.String({ description: 'RFC 3339, up to microseconds' }),
+  },
+  { $id: 'nft.Nft' },
+);
+export const NftsResponse = Type.Object(
+  { tokens: Type.Array(ref('nft.Nft')), pagination: ref('common.PaginationResponse') },
+  { $id: 'nft.NftsResponse' },
+);
+
 export const HealthResponse = Type.Object({ status: Type.String() }, { $id: 'health.HealthResponse' });
 
 /** Schemas of every VM, in dependency order, for `app.addSchema`. */
@@ -168,6 +211,11 @@ export const SHARED_SCHEMAS: TSchema[] = [
   Tx,
   TxsResponse,
   TxResponse,
+  NftCollection,
+  NftCollectionsResponse,
+  NftCollectionResponse,
+  Nft,
+  NftsResponse,
   HealthResponse,
 ];
 
@@ -205,6 +253,43 @@ export const AccountTxsQuery = Type.Object({
 export const SignerQuery = Type.Object({
   ...paginationProperties,
   is_signer: Type.Optional(Type.String({ description: '"true" keeps only txs the account sent' })),
+});
+
+const tokenIdProperty = {
+  token_id: Type.Optional(Type.String({ description: 'exact token id (case-sensitive); empty = any' })),
+};
+const orderByProperty = {
+  order_by: Type.Optional(Type.String({ description: 'token_id (default) or height' })),
+};
+export const TokensByAccountQuery = Type.Object({
+  ...paginationProperties,
+  collection_addr: Type.Optional(
+    Type.String({ description: 'collection address (bech32 or hex); empty = any' }),
+  ),
+  ...tokenIdProperty,
+  ...orderByProperty,
+});
+export const TokensByCollectionQuery = Type.Object({
+  ...paginationProperties,
+  ...tokenIdProperty,
+  ...orderByProperty,
+});
+
+const collectionAddrProperty = {
+  collection_addr: Type.String({
+    description: 'collection address: bech32 (chain prefix) or hex, 20 or 32 bytes',
+  }),
+};
+export const CollectionAddrParams = Type.Object(collectionAddrProperty);
+export const NftTxParams = Type.Object({
+  ...collectionAddrProperty,
+  token_id: Type.String({ description: 'token id, as sent (not percent-decoded)' }),
+});
+export const NameParams = Type.Object({
+  name: Type.String({
+    description:
+      'matched against collection names and origin names with only letters, marks and digits kept, lower-cased (substring); not percent-decoded',
+  }),
 });
 
 export const HeightParams = Type.Object({ height: Type.String({ description: 'block height' }) });

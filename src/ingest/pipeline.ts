@@ -5,6 +5,7 @@ import type { RestClient } from '../node/rest.js';
 import type { BlockWriter } from '../store/writers/block-writer.js';
 import type { BlockRows } from '../store/writers/rows.js';
 import type { TxDecoder } from './decoder.js';
+import type { NftCollector } from './collectors/nft-collector.js';
 import { createFetchWindow, type FetchWindow } from './fetch-window.js';
 import type { IngestMetrics } from './metrics.js';
 import { createAccountBytesMemo, prepareBlock, type PreparedBlock } from './prepare.js';
@@ -22,6 +23,8 @@ export interface PipelineDeps {
   decoder: TxDecoder;
   accountPrefix: string;
   metrics: IngestMetrics;
+  /** The VM's NFT collector; absent when NFT indexing is off. */
+  nft?: NftCollector;
 }
 
 export interface PipelineTuning {
@@ -76,6 +79,7 @@ export async function runPipeline(deps: PipelineDeps, run: RunOptions): Promise<
     accountPrefix: deps.accountPrefix,
     monikers: new Map<string, string | undefined>(),
     accountBytes: createAccountBytesMemo(deps.accountPrefix),
+    ...(deps.nft ? { nft: deps.nft } : {}),
   };
   const window = createFetchWindow<PreparedBlock>({
     start,

@@ -50,6 +50,7 @@ describe('prepareBlock REST fallback', () => {
     const calls: number[] = [];
     const rest: RestClient = {
       getJson: async () => undefined,
+      postJson: async () => undefined,
       validatorMoniker: async () => 'operator',
       txsOfBlock: async (height, expected) => {
         calls.push(height);

@@ -8,6 +8,7 @@ import type { RawBlock } from '../node/types.js';
 import type { BlockRows, EvmTxRow, TxRow } from '../store/writers/rows.js';
 import type { DecodedTx, TxDecoder } from './decoder.js';
 import { renderEvmTxJson } from './collectors/evm-tx.js';
+import type { NftCollector } from './collectors/nft-collector.js';
 
 /** A block with every row ready except what depends on the previous block (block_time). */
 export type PreparedBlock = Omit<BlockRows, 'block'> & {
@@ -23,6 +24,8 @@ export interface PrepareContext {
   monikers: Map<string, string | undefined>;
   /** bech32 → account bytes (memoised by the caller). */
   accountBytes: (bech32: string) => Uint8Array;
+  /** NFT collector of the chain's VM (node look-ups at the block height); absent = NFTs off. */
+  nft?: NftCollector;
 }
 
 /** A bounded memo of §6.1 bytes per bech32 string: a chain's active accounts repeat constantly. */
@@ -43,7 +46,7 @@ export async function prepareBlock(
     `${ctx.accountPrefix}valoper`,
     bech32.toWords(Buffer.from(raw.proposerAddress, 'hex')),
   );
-  const validator = await learnMoniker(proposer, ctx);
+  const [validator, nft] = await Promise.all([learnMoniker(proposer, ctx), ctx.nft?.(raw)]);
   const txs = decoded.map((d, i) => txRow(raw, d, i, ctx));
   const fees = ctx.decoder.sumFees(decoded.map((d) => d.fee));
   return {
@@ -61,6 +64,7 @@ export async function prepareBlock(
     txs,
     evmTxs: (receipts ?? []).map((r) => evmTxRow(raw.height, r, ctx)),
     ...(validator ? { validator } : {}),
+    ...(nft ? { nft } : {}),
   };
 }
 

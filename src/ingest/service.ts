@@ -16,6 +16,8 @@ import { discoverChain } from './discover.js';
 import { createIngestMetrics, type IngestMetrics } from './metrics.js';
 import { runPipeline, type PipelineTuning, type Progress } from './pipeline.js';
 import { createIngestDecoder } from './tx-decoder.js';
+import { createNftCollector } from './collectors/nft-collector.js';
+import { createNftLookups } from '../node/nft-lookups.js';
 
 export interface IngestService {
   chain: ChainMeta;
@@ -39,6 +41,10 @@ export async function createIngestService(ctx: {
     IngestOptions,
     'chainId' | 'vmType' | 'endpoints' | 'maxConcurrentRequests' | 'accountPrefix' | 'startHeight'
   > & {
+    /** Collect NFTs (default true; false for a bench comparison or a chain without NFTs). */
+    nftIndexing?: boolean;
+    /** Attempts per NFT look-up before ingest stops (default 10). */
+    nftLookupAttempts?: number;
     /** Per-request timeout towards the node (default 30 s). */
     requestTimeoutMs?: number;
   };
@@ -112,6 +118,22 @@ export async function createIngestService(ctx: {
           decoder,
           accountPrefix: options.accountPrefix,
           metrics,
+          ...(options.nftIndexing === false
+            ? {}
+            : {
+                nft: createNftCollector({
+                  vm: chain.vmType,
+                  prefix: options.accountPrefix,
+                  lookups: createNftLookups({
+                    rest,
+                    logger,
+                    signal: runOptions.signal,
+                    ...(options.nftLookupAttempts
+                      ? { policy: { ...INGEST_RETRY, maxAttempts: options.nftLookupAttempts } }
+                      : {}),
+                  }),
+                }),
+              }),
         },
         runOptions,
       );

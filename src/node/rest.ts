@@ -10,6 +10,8 @@ export interface RestTx {
 export interface RestClient {
   /** GET a JSON document; 404 answers undefined. `height` sets `x-cosmos-block-height`. */
   getJson(path: string, options?: { height?: number }): Promise<unknown>;
+  /** POST a JSON body and read a JSON answer (minievm call); same errors as getJson. */
+  postJson(path: string, body: unknown, options?: { height?: number }): Promise<unknown>;
   /** Every REST tx of a block, paging until `expected` txs arrived (node-data.md §1.3). */
   txsOfBlock(height: number, expected: number): Promise<RestTx[]>;
   /** Moniker of an opchild validator, undefined when the node does not know it. */
@@ -20,9 +22,24 @@ const PAGE_LIMIT = 100;
 
 export function createRestClient(transport: Transport): RestClient {
   async function getJson(path: string, options: { height?: number } = {}): Promise<unknown> {
-    const headers =
-      options.height === undefined ? undefined : { 'x-cosmos-block-height': String(options.height) };
-    const res = await transport.request({ method: 'GET', path, ...(headers ? { headers } : {}) });
+    return requestJson('GET', path, undefined, options);
+  }
+
+  async function requestJson(
+    method: 'GET' | 'POST',
+    path: string,
+    body: unknown,
+    options: { height?: number },
+  ): Promise<unknown> {
+    const headers: Record<string, string> = {};
+    if (options.height !== undefined) headers['x-cosmos-block-height'] = String(options.height);
+    if (body !== undefined) headers['content-type'] = 'application/json';
+    const res = await transport.request({
+      method,
+      path,
+      ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
+      ...(Object.keys(headers).length > 0 ? { headers } : {}),
+    });
     if (res.status === 404) return undefined;
     if (res.status !== 200) {
       // gRPC-gateway errors for a height not yet committed are transient; so is everything 5xx.
@@ -42,6 +59,7 @@ export function createRestClient(transport: Transport): RestClient {
 
   return {
     getJson,
+    postJson: (path, body, options = {}) => requestJson('POST', path, body, options),
     async txsOfBlock(height, expected) {
       const txs: RestTx[] = [];
       let nextKey: string | undefined;

@@ -30,6 +30,8 @@ export interface IngestOptions {
   logFormat: LogFormat;
   /** Show the backfill progress bar (TTY only by default). */
   progress: boolean;
+  /** Collect NFT collections and tokens (NFT_INDEXING, default true). */
+  nftIndexing: boolean;
 }
 
 const urlList = (name: string) =>
@@ -90,6 +92,7 @@ const ingestEnvSchema = z.object({
     })
     .optional(),
   LOG_FORMAT: z.enum(['json', 'pretty'], { message: 'LOG_FORMAT must be json or pretty' }).optional(),
+  NFT_INDEXING: z.enum(['true', 'false'], { message: 'NFT_INDEXING must be true or false' }).optional(),
 });
 
 /**
@@ -118,6 +121,7 @@ export function loadIngestOptions(env: Env, flags: Env = {}): Readonly<IngestOpt
     logLevel: e.LOG_LEVEL ?? 'info',
     logFormat: e.LOG_FORMAT ?? defaultLogFormat(),
     progress: process.stderr.isTTY === true,
+    nftIndexing: e.NFT_INDEXING !== 'false',
   });
 }
 

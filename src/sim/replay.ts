@@ -8,6 +8,7 @@ import { addressFromPubKey } from '../shared/proto/signer.js';
 import { encodeTxFromRestJson } from '../shared/proto/tx.js';
 import { eventsJson, type SimEvent } from './events.js';
 import { sha256 } from './keys.js';
+import { recordedResources, type RecordedResources } from './replay-state.js';
 import { createNormaliser, grepAccounts } from './truth-accounts.js';
 import type { GeneratedTx } from './tx-assemble.js';
 import type { Coin, TxTruth } from './types.js';
@@ -69,6 +70,8 @@ function findTxResponses(value: unknown, out: RecordedTxResponse[]): void {
 export interface Replay {
   count: number;
   txsAt(height: number): GeneratedTx[];
+  /** Move resources recorded with the samples, by address. */
+  resources: RecordedResources;
 }
 
 export function loadReplay(dir: string, prefix: string, logger: Logger): Replay {
@@ -98,7 +101,11 @@ export function loadReplay(dir: string, prefix: string, logger: Logger): Replay 
   }
   if (txs.length === 0)
     throw new InputError('empty_replay', `--replay: no usable tx_response found in ${dir}`);
-  return { count: txs.length, txsAt: (h) => (h >= 1 && h <= txs.length ? [txs[h - 1]!] : []) };
+  return {
+    count: txs.length,
+    txsAt: (h) => (h >= 1 && h <= txs.length ? [txs[h - 1]!] : []),
+    resources: recordedResources(files),
+  };
 }
 
 function replayTx(

@@ -10,6 +10,7 @@ import { createMoveVm, type VmDeps } from './vm-move.js';
 import { createWasmVm } from './vm-wasm.js';
 import { createEvmVm } from './vm-evm.js';
 import { loadReplay } from './replay.js';
+import { createRecordedResourceRest } from './replay-state.js';
 import { createEvmContracts, type EvmContracts } from './evm-contracts.js';
 import { nftCollectionsTruth, nftTokensTruth } from './truth-nft.js';
 import { type StateContext } from './rest-state.js';
@@ -216,7 +217,9 @@ export function createSimulator(options: SimulatorOptions): Simulator {
 
   const extensions: SimExtension[] = options.extensions ?? [];
   const rpcHandler = createCometHandler(rpcCtx, extensions);
-  const restHandler = createRestHandler({ truth, head, restCtx, stateCtx, vm, extensions });
+  const recordedRest = replay ? createRecordedResourceRest(replay.resources) : undefined;
+  const restVm: VmSetup = recordedRest ? { ...vm, rest: (req) => recordedRest(req) ?? vm.rest?.(req) } : vm;
+  const restHandler = createRestHandler({ truth, head, restCtx, stateCtx, vm: restVm, extensions });
   const evmHandler = createEvmHandler(vm, extensions);
   const withFaults = (surface: Surface, handler: Handler): Handler => faultWrapped(faults, surface, handler);
 

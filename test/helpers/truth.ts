@@ -1,5 +1,5 @@
 import { expect } from 'vitest';
-import { toBech32 } from '../../src/shared/address.js';
+import { accountBytesFromString, toBech32 } from '../../src/shared/address.js';
 import type { Db } from '../../src/store/db.js';
 import type { Simulator } from '../../src/sim/types.js';
 
@@ -94,4 +94,124 @@ async function expectAccountCountsMatchEdges(db: Db): Promise<void> {
     );
     expect(kept.rows, counts).toEqual(rows);
   }
+}
+
+/**
+ * The NFT tables equal the simulator's NFT truth at `head`: collections (address, name, creator,
+ * origin name, exact nft_count), live tokens (owner, uri), per-owner holdings derived from them,
+ * and every token's tx edges point at txs whose events name that token.
+ */
+export async function expectNftMatchesTruth(db: Db, sim: Simulator, head: number): Promise<void> {
+  const hex = (b: Uint8Array) => '0x' + Buffer.from(b).toString('hex');
+  const collections = await db.query<{
+    addr: Uint8Array;
+    name: string;
+    creator: Uint8Array | null;
+    origin_name: string;
+    nft_count: number;
+  }>(
+    `SELECT c.addr, c.name, d.account AS creator, c.origin_name, c.nft_count
+       FROM nft_collection c LEFT JOIN account_dict d ON d.id = c.creator_id ORDER BY c.addr`,
+  );
+  expect(
+    collections.rows.map((c) => ({
+      addr: hex(c.addr),
+      name: c.name,
+      creator: c.creator ? toBech32(c.creator, 'init') : '',
+      originName: c.origin_name,
+      nftCount: Number(c.nft_count),
+    })),
+  ).toEqual(sim.truth.nftCollections(head));
+
+  const tokens = await db.query<{
+    collection_addr: Uint8Array;
+    token_id: string;
+    owner: Uint8Array;
+    uri: string;
+  }>(
+    `SELECT n.collection_addr, n.token_id, d.account AS owner, n.uri
+       FROM nft n JOIN account_dict d ON d.id = n.owner_id ORDER BY n.collection_addr, length(n.token_id), n.token_id`,
+  );
+  expect(
+    tokens.rows.map((t) => ({
+      collectionAddr: hex(t.collection_addr),
+      tokenId: t.token_id,
+      owner: toBech32(t.owner, 'init'),
+      uri: t.uri,
+    })),
+  ).toEqual(sim.truth.nftTokens(head));
+
+  const holdings = await db.query<{
+    owner_id: number;
+    collection_addr: Uint8Array;
+    nft_count: number;
+    live: number;
+  }>(
+    `SELECT h.owner_id, h.collection_addr, h.nft_count,
+            (SELECT count(*) FROM nft n WHERE n.owner_id = h.owner_id AND n.collection_addr = h.collection_addr) AS live
+       FROM nft_holding h`,
+  );
+  for (const h of holdings.rows) expect(Number(h.nft_count), `holding ${h.owner_id}`).toBe(Number(h.live));
+  const distinctPairs = await db.query<{ n: number }>(
+    `SELECT count(*) AS n FROM (SELECT DISTINCT owner_id, collection_addr FROM nft) p`,
+  );
+  expect(holdings.rows.length).toBe(Number(distinctPairs.rows[0]!.n));
+}
+
+type StoredEvent = { type: string; attributes?: Array<{ key: string; value?: string }> };
+
+/**
+ * Every token's tx history is exactly the txs whose events touch it, read back from the stored tx
+ * JSON (an independent reading of the events, not the collector): ERC721 Transfer logs, cw721
+ * mint / transfer_nft / send_nft / burn, Move Mint / Transfer (of a minted object) / uri Mutation /
+ * Burn. Returns the number of edges compared.
+ */
+export async function expectNftTxEdgesMatchEvents(db: Db, vm: 'move' | 'wasm' | 'evm'): Promise<number> {
+  const expected = new Set<string>();
+  const objects = new Map<string, string>();
+  const pad = (h: string, n: number) => '0x' + h.replace(/^0x/, '').toLowerCase().padStart(n, '0');
+  const { rows } = await db.query<{ sequence: number; data: string }>(
+    'SELECT sequence, data FROM tx ORDER BY sequence',
+  );
+  for (const row of rows) {
+    const events = (JSON.parse(row.data) as { events?: StoredEvent[] }).events ?? [];
+    for (const e of events) {
+      const a = new Map((e.attributes ?? []).map((x) => [x.key, x.value ?? '']));
+      let key: string | undefined;
+      if (vm === 'evm' && e.type === 'evm') {
+        for (const x of e.attributes ?? []) {
+          if (x.key !== 'log') continue;
+          const log = JSON.parse(x.value!) as { address: string; topics: string[]; data: string };
+          if (log.topics.length === 4 && log.topics[0]!.startsWith('0xddf252ad') && log.data === '0x')
+            expected.add(`${log.address.toLowerCase()}/${BigInt(log.topics[3]!)}@${row.sequence}`);
+        }
+      } else if (vm === 'wasm' && e.type === 'wasm' && a.has('token_id')) {
+        if (['mint', 'transfer_nft', 'send_nft', 'burn'].includes(a.get('action') ?? ''))
+          key = `${pad(Buffer.from(accountBytesOf(a.get('_contract_address')!)).toString('hex'), 0)}/${a.get('token_id')}`;
+      } else if (vm === 'move' && e.type === 'move') {
+        const tag = a.get('type_tag');
+        const d = JSON.parse(a.get('data') ?? '{}') as Record<string, string>;
+        if (tag === '0x1::collection::MintEvent') {
+          key = `${pad(d.collection!, 64)}/${d.token_id}`;
+          objects.set(pad(d.nft!, 64), key);
+        } else if (tag === '0x1::object::TransferEvent') key = objects.get(pad(d.object!, 64));
+        else if (tag === '0x1::nft::MutationEvent' && d.mutated_field_name === 'uri')
+          key = objects.get(pad(d.nft!, 64));
+        else if (tag === '0x1::collection::BurnEvent') key = objects.get(pad(d.nft!, 64));
+      }
+      if (key) expected.add(`${key}@${row.sequence}`);
+    }
+  }
+  const stored = await db.query<{ c: Uint8Array; t: string; sequence: number }>(
+    `SELECT d.collection_addr AS c, d.token_id AS t, e.sequence FROM tx_nfts e JOIN nft_dict d ON d.id = e.nft_id`,
+  );
+  const actual = new Set(
+    stored.rows.map((r) => `0x${Buffer.from(r.c).toString('hex')}/${r.t}@${r.sequence}`),
+  );
+  expect([...actual].sort()).toEqual([...expected].sort());
+  return actual.size;
+}
+
+function accountBytesOf(bech32Text: string): Uint8Array {
+  return accountBytesFromString(bech32Text, 'init');
 }

@@ -7,7 +7,7 @@ import { createSimulator } from '../../src/sim/simulator.js';
 import type { Db } from '../../src/store/db.js';
 import { startCli } from '../helpers/cli-process.js';
 import { createPostgresTestDb } from '../helpers/db.js';
-import { expectIngestMatchesTruth } from '../helpers/truth.js';
+import { expectIngestMatchesTruth, expectNftMatchesTruth } from '../helpers/truth.js';
 
 const HEAD = 800;
 const KILLS = 20;
@@ -104,6 +104,7 @@ describe.each(targets)('crash safety on $name', (target) => {
         const db = await store.db();
         try {
           await expectIngestMatchesTruth(db, sim, HEAD);
+          await expectNftMatchesTruth(db, sim, HEAD);
         } finally {
           if (target.name === 'pglite') await db.close();
         }

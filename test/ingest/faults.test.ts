@@ -6,33 +6,37 @@ import { createMetricsRegistry } from '../../src/shared/metrics.js';
 import { createSimulator } from '../../src/sim/simulator.js';
 import { testDbFactories } from '../helpers/db.js';
 import { indexSimulator } from '../helpers/ingest.js';
-import { expectIngestMatchesTruth } from '../helpers/truth.js';
+import { expectIngestMatchesTruth, expectNftMatchesTruth } from '../helpers/truth.js';
 
 const [pglite] = testDbFactories();
 
 describe('ingest against a faulty node', () => {
-  it('completes with exactly the ground truth through 5xx, 429, timeouts, resets, lagging block_results and short REST pages', async () => {
-    const { db, dispose } = await pglite!.create();
-    const head = 80;
-    const indexed = await indexSimulator({
-      db,
-      vm: 'move',
-      head,
-      txsPerBlock: '0-6',
-      sim: {
-        faults: '5xx=0.08,429=0.05,timeout=0.02,reset=0.03,latency=3,lag=2,shortpage=0.3',
-        fastSignatures: true,
-      },
-      // block_results lags /block by 2: the top two heights of a fixed head never complete.
-      untilHeight: head - 2,
-    });
-    try {
-      await expectIngestMatchesTruth(db, indexed.sim, head - 2);
-    } finally {
-      await indexed.close();
-      await dispose();
-    }
-  });
+  it.each(['move', 'wasm', 'evm'] as const)(
+    '%s: completes with exactly the ground truth (NFT look-ups included) through 5xx, 429, timeouts, resets, lagging block_results and short REST pages',
+    async (vm) => {
+      const { db, dispose } = await pglite!.create();
+      const head = 80;
+      const indexed = await indexSimulator({
+        db,
+        vm,
+        head,
+        txsPerBlock: '0-6',
+        sim: {
+          faults: '5xx=0.08,429=0.05,timeout=0.02,reset=0.03,latency=3,lag=2,shortpage=0.3',
+          fastSignatures: true,
+        },
+        // block_results lags /block by 2: the top two heights of a fixed head never complete.
+        untilHeight: head - 2,
+      });
+      try {
+        await expectIngestMatchesTruth(db, indexed.sim, head - 2);
+        await expectNftMatchesTruth(db, indexed.sim, head - 2);
+      } finally {
+        await indexed.close();
+        await dispose();
+      }
+    },
+  );
 
   it('starts at the lowest available height of a pruned node, with block_time 0 for the first block', async () => {
     const { db, dispose } = await pglite!.create();

@@ -3,6 +3,8 @@ import type { BlockReader } from '../../store/readers/blocks.js';
 import type { DictReader } from '../../store/readers/dicts.js';
 import type { EvmTxReader } from '../../store/readers/evm-txs.js';
 import type { HealthReader } from '../../store/readers/health.js';
+import type { NftCollectionReader } from '../../store/readers/nft-collections.js';
+import type { NftTokenReader } from '../../store/readers/nft-tokens.js';
 import type { TxReader } from '../../store/readers/txs.js';
 import type { ResponseCache } from '../cache.js';
 import { methodNotAllowed } from '../errors.js';
@@ -18,6 +20,8 @@ export interface RouteDeps {
     evmTxs: EvmTxReader;
     dicts: DictReader;
     health: HealthReader;
+    nftCollections: NftCollectionReader;
+    nftTokens: NftTokenReader;
   };
 }
 

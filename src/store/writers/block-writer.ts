@@ -1,6 +1,7 @@
 import { AppError } from '../../shared/errors.js';
 import type { Db, Queryable } from '../db.js';
 import { createDictionary, hexKey, type Dictionary } from './dictionary.js';
+import { nftAccounts, writeNftBlocks } from './nft-writer.js';
 import type { BlockRows, Checkpoint } from './rows.js';
 
 export const BLOCKS_STREAM = 'blocks';
@@ -120,7 +121,10 @@ async function writeInTransaction(
   const allEvm = blocks.flatMap((b) => b.evmTxs);
   const accountIds = await dicts.accounts.resolve(
     tx,
-    uniqueBytes([...allTxs, ...allEvm].flatMap((t) => [t.signer, ...t.accounts])),
+    uniqueBytes([
+      ...[...allTxs, ...allEvm].flatMap((t) => [t.signer, ...t.accounts]),
+      ...nftAccounts(blocks.flatMap((b) => (b.nft ? [b.nft] : []))),
+    ]),
   );
   const msgTypeIds = await dicts.msgTypes.resolve(tx, new Set(allTxs.flatMap((t) => t.msgTypes)));
   const idOf = (bytes: Uint8Array) => accountIds.get(hexKey(bytes))!;
@@ -128,6 +132,7 @@ async function writeInTransaction(
   await insertBlocks(tx, blocks);
   const txSequence = await insertTxs(tx, allTxs, from.txSequence, idOf, msgTypeIds);
   const evmSequence = await insertEvmTxs(tx, allEvm, from.evmSequence, idOf);
+  await writeNftBlocks(tx, nftInputs(blocks, from.txSequence), idOf);
   for (const b of blocks) {
     if (!b.validator) continue;
     await tx.query(
@@ -310,6 +315,16 @@ function accountEdges(
     }
   });
   return { accountIds, sequences, signer };
+}
+
+/** Each block's NFT rows with the sequence of its first tx (sequences run on across the batch). */
+function nftInputs(blocks: readonly BlockRows[], fromSequence: number) {
+  let next = fromSequence + 1;
+  return blocks.flatMap((b) => {
+    const firstSequence = next;
+    next += b.txs.length;
+    return b.nft ? [{ height: b.block.height, timestamp: b.block.timestamp, nft: b.nft, firstSequence }] : [];
+  });
 }
 
 function uniqueBytes(list: Uint8Array[]): Uint8Array[] {

@@ -1,3 +1,5 @@
+import type { NftBlockRows } from './nft-rows.js';
+
 /**
  * What ingest hands to the store for one block: plain rows, accounts as normalised bytes.
  * Sequences and dictionary ids are assigned by the writer inside the commit transaction.
@@ -44,6 +46,8 @@ export interface BlockRows {
   evmTxs: EvmTxRow[];
   /** A proposer moniker learnt while preparing this block. */
   validator?: { operatorAddress: string; moniker: string };
+  /** NFT changes of this block (absent when NFT indexing is off). */
+  nft?: NftBlockRows;
 }
 
 export interface Checkpoint {

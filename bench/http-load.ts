@@ -1,0 +1,137 @@
+/**
+ * HTTP load helpers shared by the API benchmarks (bench/api.ts, bench/nft-api.ts): the API as a
+ * child process, autocannon runs with the API's CPU share, and the bare-transfer ceiling.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { readFile } from 'node:fs/promises';
+import { createRequire } from 'node:module';
+
+/** The part of autocannon's API used here (the package ships no types). */
+interface AutocannonResult {
+  requests: { average: number };
+  throughput: { average: number };
+  latency: { p50: number; p99: number; max: number };
+  errors: number;
+  timeouts: number;
+  non2xx: number;
+}
+type Autocannon = (options: Record<string, unknown>) => Promise<AutocannonResult>;
+const autocannon = createRequire(import.meta.url)('autocannon') as Autocannon;
+
+export interface RouteSpec {
+  name: string;
+  /** Fixed path, or a generator for per-request variation. */
+  path: string | (() => string);
+  kind: 'single' | 'list';
+}
+
+export async function startApi(url: string, cache: boolean, port: number): Promise<ChildProcess> {
+  const child = spawn(
+    process.execPath,
+    [
+      '--import',
+      'tsx',
+      'src/bin/cli.ts',
+      'api',
+      '--port',
+      String(port),
+      '--host',
+      '127.0.0.1',
+      ...(cache ? [] : ['--no-cache']),
+    ],
+    {
+      env: { ...process.env, DATABASE_READ_URL: url, LOG_LEVEL: 'warn', LOG_FORMAT: 'json' },
+      stdio: ['ignore', 'ignore', 'inherit'],
+    },
+  );
+  for (let i = 0; i < 100; i++) {
+    await new Promise((r) => setTimeout(r, 200));
+    const ok = await fetch(`http://127.0.0.1:${port}/health`).then(
+      (r) => r.ok,
+      () => false,
+    );
+    if (ok) return child;
+  }
+  child.kill('SIGTERM');
+  throw new Error('api did not start');
+}
+
+export async function stopApi(child: ChildProcess): Promise<void> {
+  const exited = new Promise((resolve) => child.once('exit', resolve));
+  child.kill('SIGTERM');
+  await exited;
+}
+
+/**
+ * The machine's ceiling for a body of this size: a bare node:http server answering a ready
+ * Buffer (no routing, no database), loaded by the same client. A route cannot beat it here.
+ */
+export async function transferCeiling(kb: number, port: number, seconds: number, connections: number) {
+  const script =
+    `const body = Buffer.alloc(${kb * 1024}, 97);` +
+    `require('node:http').createServer((q, r) => { r.writeHead(200, { 'content-length': body.length }); r.end(body); })` +
+    `.listen(${port}, '127.0.0.1', () => console.log('ready'));`;
+  const server = spawn(process.execPath, ['-e', script], { stdio: ['ignore', 'pipe', 'inherit'] });
+  await new Promise((resolve) => server.stdout?.once('data', resolve));
+  try {
+    const result = await runRoute(
+      server,
+      port,
+      { name: `bare_http_${kb}kb`, path: '/', kind: 'list' },
+      seconds,
+      connections,
+    );
+    const { route, reqPerSec, p50Ms, p99Ms, maxMs, mbPerSec, apiCores } = result;
+    return { route, reqPerSec, p50Ms, p99Ms, maxMs, mbPerSec, serverCores: apiCores };
+  } finally {
+    await stopApi(server);
+  }
+}
+
+/** CPU seconds a process has used so far (Linux /proc; the API child's share is reported per route). */
+export async function cpuSeconds(pid: number | undefined): Promise<number> {
+  if (pid === undefined) return 0;
+  const stat = await readFile(`/proc/${pid}/stat`, 'utf8').catch(() => '');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / 100; // utime + stime, in clock ticks
+}
+
+export async function runRoute(
+  api: ChildProcess,
+  port: number,
+  spec: RouteSpec,
+  seconds: number,
+  connections: number,
+  encoding = 'identity',
+) {
+  const base = `http://127.0.0.1:${port}`;
+  const path = spec.path;
+  const cpuBefore = await cpuSeconds(api.pid);
+  const result = await autocannon({
+    url: `${base}${typeof path === 'string' ? path : path()}`,
+    connections,
+    duration: seconds,
+    // Browsers and fetch() ask for compression; the issue's figures are without (identity).
+    ...(encoding !== 'identity' ? { headers: { 'accept-encoding': encoding } } : {}),
+    ...(typeof path === 'string'
+      ? {}
+      : { requests: [{ setupRequest: (req: { path: string }) => ({ ...req, path: path() }) }] }),
+  });
+  const apiCpu = (await cpuSeconds(api.pid)) - cpuBefore;
+  return {
+    route: spec.name,
+    reqPerSec: Math.round(result.requests.average),
+    p50Ms: result.latency.p50,
+    p99Ms: result.latency.p99,
+    maxMs: result.latency.max,
+    errors: result.errors + result.timeouts,
+    non2xx: result.non2xx,
+    responseKb:
+      result.requests.average > 0
+        ? Math.round(result.throughput.average / result.requests.average / 1024)
+        : 0,
+    mbPerSec: Math.round(result.throughput.average / 1e6),
+    /** Cores the API process used (the client and PostgreSQL share the same machine). */
+    apiCores: Math.round((apiCpu / seconds) * 100) / 100,
+  };
+}

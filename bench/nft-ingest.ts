@@ -1,0 +1,94 @@
+/**
+ * Ingest throughput with NFT collection on and off, on the same simulated chain, into PostgreSQL
+ * (issue 10 figure).
+ *   npx tsx bench/nft-ingest.ts [--vm move|wasm|evm|all] [--blocks N] [--txs SPEC]
+ * The simulator's NFT workload makes every fifth tx an NFT operation (create, mint, transfer, URI
+ * change, burn, IBC receipt); with NFT collection on, each mint also costs a node look-up (Move Nft
+ * resource, ERC721 tokenURI) at its height. Prints one JSON object per run. Needs
+ * TEST_DATABASE_URL (or defaults to local postgres).
+ */
+import { parseArgs } from 'node:util';
+import { createIngestService } from '../src/ingest/service.js';
+import { silentLogger } from '../src/shared/logger.js';
+import { createMetricsRegistry } from '../src/shared/metrics.js';
+import { createPostgresTestDb } from '../test/helpers/db.js';
+import { peakRssMb, startSimProcess, type SimProcess } from './lib.js';
+
+const { values } = parseArgs({
+  options: {
+    vm: { type: 'string', default: 'all' },
+    blocks: { type: 'string', default: '3000' },
+    txs: { type: 'string', default: '10' },
+  },
+});
+const baseUrl = process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
+const blocks = Number(values.blocks);
+
+async function run(sim: SimProcess, vm: 'move' | 'wasm' | 'evm', nftIndexing: boolean) {
+  const { db, dispose } = await createPostgresTestDb(baseUrl);
+  try {
+    const service = await createIngestService({
+      options: {
+        chainId: undefined,
+        vmType: vm,
+        endpoints: { rpc: [sim.rpc], rest: [sim.rest], jsonRpc: sim.jsonRpc ? [sim.jsonRpc] : [] },
+        maxConcurrentRequests: 16,
+        accountPrefix: 'init',
+        startHeight: undefined,
+        nftIndexing,
+      },
+      logger: silentLogger(),
+      db,
+      registry: createMetricsRegistry({ defaultMetrics: false }),
+    });
+    let txs = 0;
+    const started = performance.now();
+    await service.run({
+      signal: new AbortController().signal,
+      untilHeight: blocks,
+      onCommit: (p) => (txs = p.txs),
+    });
+    const seconds = (performance.now() - started) / 1000;
+    await service.close();
+    const { rows } = await db.query<{ tokens: string; edges: string }>(
+      `SELECT (SELECT count(*) FROM nft) AS tokens, (SELECT count(*) FROM tx_nfts) AS edges`,
+    );
+    return {
+      bench: 'nft-ingest',
+      vm,
+      nftIndexing,
+      db: 'postgres',
+      blocks,
+      txs,
+      liveTokens: Number(rows[0]!.tokens),
+      nftTxEdges: Number(rows[0]!.edges),
+      seconds: Math.round(seconds * 100) / 100,
+      blocksPerSec: Math.round(blocks / seconds),
+      txsPerSec: Math.round(txs / seconds),
+      peakRssMb: peakRssMb(),
+    };
+  } finally {
+    await dispose();
+  }
+}
+
+const vms = values.vm === 'all' ? (['move', 'wasm', 'evm'] as const) : [values.vm as 'move' | 'wasm' | 'evm'];
+for (const vm of vms) {
+  for (const nft of [false, true]) {
+    // A fresh simulator per run, so both runs read an equally cold chain.
+    const sim = await startSimProcess([
+      '--vm',
+      vm,
+      '--head',
+      String(blocks),
+      '--txs-per-block',
+      values.txs,
+      '--fast-signatures',
+    ]);
+    try {
+      console.log(JSON.stringify(await run(sim, vm, nft)));
+    } finally {
+      await sim.stop();
+    }
+  }
+}

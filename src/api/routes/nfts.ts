@@ -1,0 +1,246 @@
+import type { FastifyInstance } from 'fastify';
+import { nftNameKey } from '../../shared/nft-name.js';
+import { NotFoundError } from '../../shared/errors.js';
+import { parsePagination, planKeyset, type PageRequest } from '../../store/pagination.js';
+import { EMPTY_PAGE } from '../../store/readers/context.js';
+import type { CollectionPage, CollectionPlan } from '../../store/readers/nft-collections.js';
+import type { TokenFilter, TokenPlan } from '../../store/readers/nft-tokens.js';
+import {
+  collectionCursor,
+  nftPagination,
+  renderCollection,
+  renderToken,
+  tokenCursor,
+} from '../nft-render.js';
+import { parseAccount, parseCollectionAddr, parseNftOrderBy, type NftOrderBy } from '../params.js';
+import { renderList } from '../render.js';
+import {
+  AccountParams,
+  CollectionAddrParams,
+  NameParams,
+  NftTxParams,
+  PaginationQuery,
+  TokensByAccountQuery,
+  TokensByCollectionQuery,
+  errorResponses,
+  ref,
+} from '../schemas.js';
+import { jsonRoute, type Query, type RouteDeps } from './define.js';
+import { renderTxPage } from './txs.js';
+
+const ADDR_RE = /^0x(?:[0-9a-f]{40}|[0-9a-f]{64})$/;
+const safeInt = (v: unknown): v is number => typeof v === 'number' && Number.isSafeInteger(v);
+
+/**
+ * `{"height":N,"object_addr":…}` (handed out by this server) resumes after that row;
+ * `{"height":N}` keeps the reference's `height < N`; any other key is offset paging.
+ */
+export function planCollections(page: PageRequest): CollectionPlan {
+  const base = { limit: page.limit, offset: page.offset, desc: page.reverse };
+  const height = page.cursor?.height;
+  if (page.cursorKind !== 'height' || !safeInt(height)) return base;
+  const addr = page.cursor?.object_addr;
+  if (typeof addr === 'string' && ADDR_RE.test(addr)) {
+    return { ...base, offset: 0, after: { height, addr: Buffer.from(addr.slice(2), 'hex') } };
+  }
+  return { ...base, offset: 0, heightBelow: height };
+}
+
+/** Composite keys resume after their row; `{"height":N}` filters height with offset paging. */
+export function planTokens(page: PageRequest, orderBy: NftOrderBy): TokenPlan {
+  const base = { orderBy, limit: page.limit, offset: page.offset, desc: page.reverse };
+  const { height, token_id: tokenId, collection_addr: collection } = page.cursor ?? {};
+  if (page.cursorKind === 'composite' && safeInt(height) && typeof tokenId === 'string') {
+    const after = { height, tokenId };
+    return typeof collection === 'string' && ADDR_RE.test(collection)
+      ? { ...base, offset: 0, after: { ...after, collection: Buffer.from(collection.slice(2), 'hex') } }
+      : { ...base, offset: 0, after };
+  }
+  if (page.cursorKind === 'height' && safeInt(height)) return { ...base, heightBelow: height };
+  return base;
+}
+
+/** NFT routes (spec §4.6), identical on every VM. */
+export function registerNftRoutes(app: FastifyInstance, deps: RouteDeps): void {
+  const { nftCollections, nftTokens, dicts } = deps.readers;
+  const prefix = deps.options.accountPrefix;
+  const maxOffset = deps.options.limits.maxOffset;
+  const collectionsResponse = { 200: ref('nft.CollectionsResponse'), ...errorResponses };
+  const tokensResponse = { 200: ref('nft.NftsResponse'), ...errorResponses };
+  const tags = ['NFT'];
+
+  const renderCollections = (page: PageRequest, result: CollectionPage, offsetOnly = false) => {
+    const last = result.rows.at(-1);
+    const pagination = nftPagination(
+      page,
+      { hasMore: result.hasMore, total: result.total, lastCursor: last && collectionCursor(last) },
+      { maxOffset, offsetOnly },
+    );
+    return renderList(
+      'collections',
+      result.rows.map((r) => renderCollection(r, prefix)),
+      pagination,
+    );
+  };
+
+  const renderTokens = async (query: Query, page: PageRequest, filter: TokenFilter) => {
+    const orderBy = parseNftOrderBy(query.order_by);
+    const result = await nftTokens.list(planTokens(page, orderBy), filter, page.countTotal);
+    const last = result.rows.at(-1);
+    const spans = filter.collection === undefined;
+    const pagination = nftPagination(
+      page,
+      { hasMore: result.hasMore, total: result.total, lastCursor: last && tokenCursor(last, spans) },
+      { maxOffset },
+    );
+    return renderList(
+      'tokens',
+      result.rows.map((r) => renderToken(r, prefix)),
+      pagination,
+    );
+  };
+  const emptyTokens = (page: PageRequest) =>
+    renderList(
+      'tokens',
+      [],
+      nftPagination(page, { hasMore: false, total: '0', lastCursor: undefined }, { maxOffset }),
+    );
+
+  jsonRoute(app, deps, {
+    url: '/indexer/nft/v1/collections',
+    ttlSeconds: 1,
+    schema: {
+      tags,
+      summary: 'NFT collections, newest first',
+      querystring: PaginationQuery,
+      response: collectionsResponse,
+    },
+    async handler({ query }) {
+      const page = parsePagination(query, 'offset');
+      return renderCollections(page, await nftCollections.list(planCollections(page), page.countTotal));
+    },
+  });
+
+  jsonRoute(app, deps, {
+    url: '/indexer/nft/v1/collections/by_account/:account',
+    ttlSeconds: 1,
+    schema: {
+      tags,
+      summary: 'Collections in which an account owns NFTs',
+      params: AccountParams,
+      querystring: PaginationQuery,
+      response: collectionsResponse,
+    },
+    async handler({ query, params }) {
+      const account = parseAccount(params.account ?? '', prefix);
+      const page = parsePagination(query, 'offset');
+      const ownerId = await dicts.accountId(account);
+      const result =
+        ownerId === undefined
+          ? { rows: [], hasMore: false, total: '0' }
+          : await nftCollections.byAccount(planCollections(page), ownerId, page.countTotal);
+      return renderCollections(page, result);
+    },
+  });
+
+  jsonRoute(app, deps, {
+    url: '/indexer/nft/v1/collections/by_name/:name',
+    ttlSeconds: 1,
+    schema: {
+      tags,
+      summary: 'Collections whose name or origin name contains the given name (letters and digits, any case)',
+      params: NameParams,
+      querystring: PaginationQuery,
+      response: collectionsResponse,
+    },
+    async handler({ query, params }) {
+      const page = parsePagination(query, 'offset');
+      // The raw path segment, not percent-decoded (§4.6.3): `%20` normalises to "20".
+      const plan = { limit: page.limit, offset: page.offset, desc: page.reverse };
+      return renderCollections(page, await nftCollections.byName(plan, nftNameKey(params.name ?? '')), true);
+    },
+  });
+
+  jsonRoute(app, deps, {
+    url: '/indexer/nft/v1/collections/:collection_addr',
+    ttlSeconds: 10,
+    schema: {
+      tags,
+      summary: 'One NFT collection by address',
+      params: CollectionAddrParams,
+      response: { 200: ref('nft.CollectionResponse'), ...errorResponses },
+    },
+    async handler({ params }) {
+      const addr = parseCollectionAddr(params.collection_addr ?? '', prefix);
+      const row = await nftCollections.byAddr(addr);
+      if (!row) throw new NotFoundError('collection_not_found', 'nft collection not found');
+      return `{"collection":${renderCollection(row, prefix)}}`;
+    },
+  });
+
+  jsonRoute(app, deps, {
+    url: '/indexer/nft/v1/tokens/by_account/:account',
+    ttlSeconds: 1,
+    schema: {
+      tags,
+      summary: 'NFTs an account owns',
+      params: AccountParams,
+      querystring: TokensByAccountQuery,
+      response: tokensResponse,
+    },
+    async handler({ query, params }) {
+      const account = parseAccount(params.account ?? '', prefix);
+      const collection = query.collection_addr
+        ? parseCollectionAddr(query.collection_addr, prefix)
+        : undefined;
+      const tokenId = query.token_id ? query.token_id : undefined;
+      const page = parsePagination(query, 'offset');
+      parseNftOrderBy(query.order_by);
+      const ownerId = await dicts.accountId(account);
+      if (ownerId === undefined) return emptyTokens(page);
+      return renderTokens(query, page, {
+        ownerId,
+        ...(collection ? { collection } : {}),
+        ...(tokenId !== undefined ? { tokenId } : {}),
+      });
+    },
+  });
+
+  jsonRoute(app, deps, {
+    url: '/indexer/nft/v1/tokens/by_collection/:collection_addr',
+    ttlSeconds: 1,
+    schema: {
+      tags,
+      summary: 'NFTs of one collection',
+      params: CollectionAddrParams,
+      querystring: TokensByCollectionQuery,
+      response: tokensResponse,
+    },
+    async handler({ query, params }) {
+      const collection = parseCollectionAddr(params.collection_addr ?? '', prefix);
+      const tokenId = query.token_id ? query.token_id : undefined;
+      const page = parsePagination(query, 'offset');
+      return renderTokens(query, page, { collection, ...(tokenId !== undefined ? { tokenId } : {}) });
+    },
+  });
+
+  jsonRoute(app, deps, {
+    url: '/indexer/nft/v1/txs/:collection_addr/:token_id',
+    ttlSeconds: 1,
+    schema: {
+      tags,
+      summary: 'Transactions that touched one NFT (empty when it is burned or unknown)',
+      params: NftTxParams,
+      querystring: PaginationQuery,
+      response: { 200: ref('tx.TxsResponse'), ...errorResponses },
+    },
+    async handler({ query, params }) {
+      const collection = parseCollectionAddr(params.collection_addr ?? '', prefix);
+      const page = parsePagination(query, 'sequence');
+      // The raw path segment, not percent-decoded (§7 item 10).
+      const nftId = await nftTokens.liveNftId(collection, params.token_id ?? '');
+      if (nftId === undefined) return renderTxPage(page, EMPTY_PAGE);
+      return renderTxPage(page, await nftTokens.txs(planKeyset(page, 'sequence'), nftId, page.countTotal));
+    },
+  });
+}

@@ -1,0 +1,215 @@
+import { checkOffset, keysetSql, takePage, type KeysetPlan } from '../pagination.js';
+import {
+  countWithTimeout,
+  plainCount,
+  runOffsetScan,
+  EMPTY_PAGE,
+  type JsonPage,
+  type ReaderContext,
+} from './context.js';
+
+/**
+ * Live NFTs and a token's tx history (migrations/20261124_0003_nft.sql, spec/api.md §4.6.5–4.6.7).
+ * Token lists are ordered (token_id, height) or (height, token_id), both the same direction, then
+ * by collection address when the list spans collections, so the order is total and every keyset
+ * cursor handed out resumes exactly after its row. token_id is C-collated text (byte order).
+ */
+export type TokenOrder = 'token_id' | 'height';
+
+export interface TokenRow {
+  /** Lower-case hex, no 0x. */
+  collectionAddr: string;
+  /** "" when the collection row is missing (the reference answers 500). */
+  collectionName: string;
+  collectionOriginName: string;
+  /** Lower-case hex, no 0x; null off Move. */
+  objectAddr: string | null;
+  /** Owner account bytes; null when its dictionary row is missing (API: ""). */
+  owner: Buffer | null;
+  tokenId: string;
+  uri: string;
+  height: number;
+  /** `YYYY-MM-DDTHH:MI:SS.US` (UTC). */
+  ts: string;
+}
+
+export interface TokenFilter {
+  ownerId?: number;
+  collection?: Uint8Array;
+  /** Exact token id; undefined = any. */
+  tokenId?: string;
+}
+
+/** A position in list order: the last row of the previous page. */
+export interface TokenPosition {
+  height: number;
+  tokenId: string;
+  /** Only in cursors of lists that span collections (the reference's cursor has no such key). */
+  collection?: Buffer;
+}
+
+export interface TokenPlan {
+  orderBy: TokenOrder;
+  desc: boolean;
+  limit: number;
+  offset: number;
+  after?: TokenPosition;
+  /** `{"height":N}` cursor: height strictly past N, with offset paging (reference rule). */
+  heightBelow?: number;
+}
+
+export interface TokenPage {
+  rows: TokenRow[];
+  hasMore: boolean;
+  total: string;
+}
+
+export interface NftTokenReader {
+  list(plan: TokenPlan, filter: TokenFilter, countTotal: boolean): Promise<TokenPage>;
+  /** nft_id of the live token, undefined when never minted or burned. */
+  liveNftId(collection: Uint8Array, tokenId: string): Promise<number | undefined>;
+  /** Stored Cosmos tx JSON of the txs that touched the token, by sequence. */
+  txs(plan: KeysetPlan, nftId: number, countTotal: boolean): Promise<JsonPage>;
+}
+
+const TOKEN_COLUMNS =
+  `encode(n.collection_addr, 'hex') AS "collectionAddr", COALESCE(c.name, '') AS "collectionName", ` +
+  `COALESCE(c.origin_name, '') AS "collectionOriginName", encode(n.object_addr, 'hex') AS "objectAddr", ` +
+  `o.account AS owner, n.token_id AS "tokenId", n.uri, n.height, ` +
+  `to_char(n."timestamp" AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US') AS ts`;
+
+function filterSql(filter: TokenFilter, params: unknown[]): string {
+  const parts: string[] = [];
+  if (filter.ownerId !== undefined) {
+    params.push(filter.ownerId);
+    parts.push(`n.owner_id = $${params.length}`);
+  }
+  if (filter.collection !== undefined) {
+    params.push(Buffer.from(filter.collection));
+    parts.push(`n.collection_addr = $${params.length}`);
+  }
+  if (filter.tokenId !== undefined) {
+    params.push(filter.tokenId);
+    parts.push(`n.token_id = $${params.length}`);
+  }
+  return parts.length > 0 ? parts.join(' AND ') : 'true';
+}
+
+/** The ORDER BY columns and the matching keyset condition, appended to params. */
+function orderSql(plan: TokenPlan, spansCollections: boolean, params: unknown[]) {
+  const dir = plan.desc ? 'DESC' : 'ASC';
+  const cmp = plan.desc ? '<' : '>';
+  const columns = plan.orderBy === 'token_id' ? ['n.token_id', 'n.height'] : ['n.height', 'n.token_id'];
+  if (spansCollections) columns.push('n.collection_addr');
+  let where = '';
+  if (plan.after) {
+    const { height, tokenId, collection } = plan.after;
+    params.push(height, tokenId);
+    const [h, t] = [`$${params.length - 1}::bigint`, `$${params.length}::text`];
+    const values = plan.orderBy === 'token_id' ? [t, h] : [h, t];
+    const used = columns.slice(0, 2);
+    if (spansCollections && collection) {
+      params.push(collection);
+      values.push(`$${params.length}::bytea`);
+      used.push('n.collection_addr');
+    }
+    where = ` AND (${used.join(', ')}) ${cmp} (${values.join(', ')})`;
+  } else if (plan.heightBelow !== undefined) {
+    params.push(plan.heightBelow);
+    where = ` AND n.height ${cmp} $${params.length}::bigint`;
+  }
+  return { where, orderBy: columns.map((c) => `${c} ${dir}`).join(', ') };
+}
+
+export function createNftTokenReader(ctx: ReaderContext): NftTokenReader {
+  return {
+    async list(plan, filter, countTotal) {
+      const params: unknown[] = [];
+      const filterText = filterSql(filter, params);
+      const countParams = [...params];
+      const spansCollections = filter.collection === undefined;
+      const { where, orderBy } = orderSql(plan, spansCollections, params);
+      const offsetScan = plan.after === undefined && plan.offset > 0;
+      if (offsetScan) checkOffset(plan.offset, ctx.maxOffset);
+      params.push(plan.limit + 1, plan.offset);
+      const limits = `LIMIT $${params.length - 1} OFFSET $${params.length}`;
+      // Page the token index first, then join the page's collections and owners.
+      const sql =
+        `SELECT ${TOKEN_COLUMNS} FROM (SELECT * FROM nft n WHERE ${filterText}${where} ORDER BY ${orderBy} ${limits}) n ` +
+        `LEFT JOIN nft_collection c ON c.addr = n.collection_addr LEFT JOIN account_dict o ON o.id = n.owner_id ` +
+        `ORDER BY ${orderBy}`;
+      const [result, total] = await Promise.all([
+        runOffsetScan(ctx, offsetScan, () => ctx.db.query<TokenRow>(sql, params)),
+        countTotal ? tokenTotal(ctx, filter, filterText, countParams) : '0',
+      ]);
+      const page = takePage(result.rows, plan.limit);
+      return { rows: page.rows, hasMore: page.hasMore, total };
+    },
+
+    async liveNftId(collection, tokenId) {
+      const { rows } = await ctx.db.query<{ id: number }>(
+        'SELECT nft_id AS id FROM nft WHERE collection_addr = $1 AND token_id = $2',
+        [Buffer.from(collection), tokenId],
+      );
+      return rows[0]?.id;
+    },
+
+    async txs(plan, nftId, countTotal) {
+      const params: unknown[] = [nftId];
+      const { where, tail, offsetScan } = keysetSql(plan, 'e.sequence', params, { maxOffset: ctx.maxOffset });
+      const dir = plan.desc ? 'DESC' : 'ASC';
+      const sql =
+        `SELECT t.sequence, t.data FROM (SELECT e.sequence FROM tx_nfts e WHERE e.nft_id = $1${where}${tail}) q ` +
+        `JOIN tx t ON t.sequence = q.sequence ORDER BY t.sequence ${dir}`;
+      const [result, total] = await Promise.all([
+        runOffsetScan(ctx, offsetScan, () => ctx.db.query<{ sequence: number; data: string }>(sql, params)),
+        countTotal
+          ? countWithTimeout(ctx, 'SELECT count(*) AS n FROM tx_nfts WHERE nft_id = $1', [nftId])
+          : '0',
+      ]);
+      if (result.rows.length === 0) return { ...EMPTY_PAGE, total };
+      const page = takePage(result.rows, plan.limit);
+      return {
+        items: page.rows.map((r) => r.data),
+        lastValue: page.rows.at(-1)?.sequence,
+        hasMore: page.hasMore,
+        total,
+      };
+    },
+  };
+}
+
+/**
+ * Unfiltered owner and collection totals come from the counts ingest keeps with the tokens
+ * (nft_holding, nft_collection.nft_count); a token_id filter counts its (at most a few) rows.
+ */
+function tokenTotal(
+  ctx: ReaderContext,
+  filter: TokenFilter,
+  filterText: string,
+  params: unknown[],
+): Promise<string> {
+  if (filter.tokenId === undefined && filter.ownerId !== undefined) {
+    return filter.collection === undefined
+      ? plainCount(
+          ctx,
+          'SELECT COALESCE(sum(nft_count), 0) AS n FROM nft_holding WHERE owner_id = $1',
+          params,
+        )
+      : plainCount(
+          ctx,
+          'SELECT nft_count AS n FROM nft_holding WHERE owner_id = $1 AND collection_addr = $2',
+          params,
+        );
+  }
+  if (filter.tokenId === undefined && filter.collection !== undefined) {
+    // A token whose collection row is missing still counts (the reference would answer 500).
+    return plainCount(
+      ctx,
+      'SELECT COALESCE((SELECT nft_count FROM nft_collection WHERE addr = $1), ' +
+        '(SELECT count(*) FROM nft WHERE collection_addr = $1)) AS n',
+      params,
+    );
+  }
+  return countWithTimeout(ctx, `SELECT count(*) AS n FROM nft n WHERE ${filterText}`, params);
+}

@@ -1,0 +1,310 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { nftNameKey } from '../../src/shared/nft-name.js';
+import { testDbFactories } from '../helpers/db.js';
+import { createHarness, walk, type Harness } from './harness.js';
+import {
+  compareBytes,
+  seedNfts,
+  toBech32,
+  type NftCollectionTruth,
+  type NftSeed,
+  type NftTokenTruth,
+} from './nft-seed.js';
+import type { SeedVm } from './seed.js';
+
+const NFT = '/indexer/nft/v1';
+const b64 = (text: string) => Buffer.from(text).toString('base64');
+const text = (items: unknown[]) => items.map((i) => JSON.stringify(i));
+
+const byCollectionOrder = (a: NftCollectionTruth, b: NftCollectionTruth) =>
+  a.height - b.height || compareBytes(a.addrHex, b.addrHex);
+function byTokenOrder(orderBy: 'token_id' | 'height') {
+  return (a: NftTokenTruth, b: NftTokenTruth) => {
+    const byId = compareBytes(a.tokenId, b.tokenId);
+    const first = orderBy === 'token_id' ? byId || a.height - b.height : a.height - b.height || byId;
+    return first || compareBytes(a.collectionHex, b.collectionHex);
+  };
+}
+
+/** Every NFT list walked at limits 1, 7, 1000 in both directions equals the seeded truth. */
+describe.each(
+  testDbFactories().flatMap((factory) =>
+    (['move', 'wasm', 'evm'] as SeedVm[]).map((vm) => ({ ...factory, vm, factory })),
+  ),
+)('NFT routes on $name ($vm)', ({ factory, vm }) => {
+  let h: Harness;
+  let seed: NftSeed;
+  beforeAll(async () => {
+    h = await createHarness(factory, { vm, blocks: 20 });
+    seed = await seedNfts(h.db, h.chain);
+  });
+  afterAll(async () => {
+    await h?.dispose();
+  });
+
+  /** Walks with every limit and direction; returns the first total. */
+  const expectWalk = async (
+    path: string,
+    key: string,
+    expectedAsc: unknown[],
+    query: Record<string, string> = {},
+  ) => {
+    const totals = new Set<string>();
+    for (const reverse of ['true', 'false']) {
+      for (const limit of ['1', '7', '1000']) {
+        const { items, total } = await walk(h, path, key, {
+          ...query,
+          'pagination.limit': limit,
+          'pagination.reverse': reverse,
+        });
+        const want = reverse === 'true' ? [...expectedAsc].reverse() : expectedAsc;
+        expect(text(items), `${path} ${limit} ${reverse}`).toEqual(text(want));
+        totals.add(total);
+      }
+    }
+    expect(totals.size).toBe(1);
+    return [...totals][0];
+  };
+
+  it('the served OpenAPI document has the seven routes and the nft.* schemas', async () => {
+    const doc = (await h.get('/swagger/doc.json')).json as {
+      paths: Record<string, { get?: { responses?: Record<string, unknown> } }>;
+      components: { schemas: Record<string, unknown> };
+    };
+    for (const name of ['nft.CollectionsResponse', 'nft.CollectionResponse', 'nft.NftsResponse']) {
+      expect(doc.components.schemas[name], name).toBeDefined();
+    }
+    for (const path of [
+      '/indexer/nft/v1/collections',
+      '/indexer/nft/v1/collections/by_account/{account}',
+      '/indexer/nft/v1/collections/by_name/{name}',
+      '/indexer/nft/v1/collections/{collection_addr}',
+      '/indexer/nft/v1/tokens/by_account/{account}',
+      '/indexer/nft/v1/tokens/by_collection/{collection_addr}',
+      '/indexer/nft/v1/txs/{collection_addr}/{token_id}',
+    ]) {
+      expect(doc.paths[path]?.get?.responses?.['200'], path).toBeDefined();
+    }
+  });
+
+  it('/collections walks every collection in (height, address) order, exact JSON and total', async () => {
+    const asc = [...seed.collections].sort(byCollectionOrder).map((c) => c.json);
+    expect(await expectWalk(`${NFT}/collections`, 'collections', asc)).toBe(String(asc.length));
+  });
+
+  it('/collections/by_account lists the collections an owner holds tokens in', async () => {
+    for (const owner of seed.owners) {
+      const held = new Set(seed.tokens.filter((t) => t.owner === owner).map((t) => t.collectionHex));
+      const asc = seed.collections
+        .filter((c) => held.has(c.addrHex))
+        .sort(byCollectionOrder)
+        .map((c) => c.json);
+      expect(asc.length).toBeGreaterThan(0);
+      expect(await expectWalk(`${NFT}/collections/by_account/${owner}`, 'collections', asc)).toBe(
+        String(asc.length),
+      );
+    }
+    const stranger = h.chain.accounts[9]!;
+    const res = await h.get(`${NFT}/collections/by_account/${stranger}`);
+    expect(res.json).toEqual({
+      collections: [],
+      pagination: { previous_key: null, next_key: null, total: '0' },
+    });
+  });
+
+  it('/collections/by_name matches normalised names and origin names (raw segment)', async () => {
+    for (const name of [
+      'mycollection',
+      'MY-COLLECTION',
+      'badges',
+      'ünïcode',
+      'l1kitties',
+      '---',
+      'nomatch',
+      'My%20Collection',
+    ]) {
+      const keyText = nftNameKey(name);
+      const asc = seed.collections
+        .filter((c) => nftNameKey(c.name).includes(keyText) || nftNameKey(c.originName).includes(keyText))
+        .sort(byCollectionOrder)
+        .map((c) => c.json);
+      const path = `${NFT}/collections/by_name/${encodeURIComponent(name).replace(/%2520/g, '%20')}`;
+      if (/[^\x20-\x7e]/.test(name)) continue; // non-ASCII names arrive percent-encoded: see below
+      expect(await expectWalk(path, 'collections', asc)).toBe(String(asc.length));
+    }
+    // Not percent-decoded: "%C3%BC" normalises to "c3bc", which matches nothing.
+    const encoded = await h.get(`${NFT}/collections/by_name/%C3%9Cn%C3%AFcode`);
+    expect((encoded.json as { collections: unknown[] }).collections).toEqual([]);
+    // JSON keys are ignored (integer keys answered), so the walk never repeats a page.
+    const json = await h.get(
+      `${NFT}/collections/by_name/badges?pagination.limit=1&pagination.key=${b64('{"height":99}')}`,
+    );
+    expect((json.json as { pagination: { next_key: string } }).pagination.next_key).toBe(b64('1'));
+  });
+
+  it('/collections/{addr}: hex, bech32 on 32-byte chains, 404 when unknown, "" for missing creators', async () => {
+    for (const c of seed.collections) {
+      const res = await h.get(`${NFT}/collections/0x${c.addrHex.toUpperCase().replace(/^0X/, '')}`);
+      expect(res.status).toBe(200);
+      expect(JSON.stringify(res.json)).toBe(JSON.stringify({ collection: c.json }));
+      const bech = toBech32(Buffer.from(c.addrHex, 'hex'), 'init');
+      expect((await h.get(`${NFT}/collections/${bech}`)).json).toEqual({ collection: c.json });
+    }
+    const res = await h.get(`${NFT}/collections/0x${seed.orphanCollectionHex}`);
+    expect(res.status).toBe(404);
+    expect(res.json).toEqual({ code: 5, message: 'nft collection not found', details: [] });
+  });
+
+  it('/tokens/by_account walks by token_id and by height, with collection and token filters', async () => {
+    for (const owner of seed.owners) {
+      const mine = seed.tokens.filter((t) => t.owner === owner);
+      for (const orderBy of ['token_id', 'height'] as const) {
+        const asc = [...mine].sort(byTokenOrder(orderBy)).map((t) => t.json);
+        const q = orderBy === 'token_id' ? {} : { order_by: ' HEIGHT ' };
+        expect(await expectWalk(`${NFT}/tokens/by_account/${owner}`, 'tokens', asc, q)).toBe(
+          String(asc.length),
+        );
+      }
+      const col = mine[0]!.collectionHex;
+      const inCol = mine
+        .filter((t) => t.collectionHex === col)
+        .sort(byTokenOrder('height'))
+        .map((t) => t.json);
+      expect(
+        await expectWalk(`${NFT}/tokens/by_account/${owner}`, 'tokens', inCol, {
+          collection_addr: `0x${col}`,
+          order_by: 'height',
+        }),
+      ).toBe(String(inCol.length));
+      const id = mine[0]!.tokenId;
+      const withId = mine
+        .filter((t) => t.tokenId === id)
+        .sort(byTokenOrder('token_id'))
+        .map((t) => t.json);
+      expect(await expectWalk(`${NFT}/tokens/by_account/${owner}`, 'tokens', withId, { token_id: id })).toBe(
+        String(withId.length),
+      );
+    }
+  });
+
+  it('/tokens/by_collection walks each collection (including one with no collection row)', async () => {
+    const hexes = [...new Set(seed.tokens.map((t) => t.collectionHex))];
+    for (const hex of hexes) {
+      const mine = seed.tokens.filter((t) => t.collectionHex === hex);
+      for (const orderBy of ['token_id', 'height'] as const) {
+        const asc = [...mine].sort(byTokenOrder(orderBy)).map((t) => t.json);
+        expect(
+          await expectWalk(`${NFT}/tokens/by_collection/0x${hex}`, 'tokens', asc, { order_by: orderBy }),
+        ).toBe(String(asc.length));
+      }
+    }
+    const unknown = await h.get(`${NFT}/tokens/by_collection/0x${'ab'.repeat(20)}`);
+    expect(unknown.json).toEqual({
+      tokens: [],
+      pagination: { previous_key: null, next_key: null, total: '0' },
+    });
+  });
+
+  it('/txs/{collection}/{token_id} lists each live token history; burned and unknown tokens are empty', async () => {
+    const bySeq = new Map(h.chain.txs.map((t) => [t.sequence, t.hash]));
+    for (const token of seed.tokens.slice(0, 25)) {
+      const asc = token.txSequences.map((s) => bySeq.get(s));
+      for (const reverse of ['true', 'false']) {
+        for (const limit of ['1', '7', '1000']) {
+          const { items, total } = await walk(
+            h,
+            `${NFT}/txs/0x${token.collectionHex}/${encodeURIComponent(token.tokenId)}`,
+            'txs',
+            {
+              'pagination.limit': limit,
+              'pagination.reverse': reverse,
+            },
+          );
+          const hashes = items.map((i) => (i as { txhash: string }).txhash);
+          expect(hashes).toEqual(reverse === 'true' ? [...asc].reverse() : asc);
+          expect(total).toBe(String(asc.length));
+        }
+      }
+    }
+    for (const path of [
+      `0x${seed.burned.collectionHex}/${seed.burned.tokenId}`,
+      `0x${seed.burned.collectionHex}/nope`,
+    ]) {
+      const res = await h.get(`${NFT}/txs/${path}`);
+      expect(res.json).toEqual({ txs: [], pagination: { previous_key: null, next_key: null, total: '0' } });
+    }
+  });
+
+  it('keys: integer offsets, cursors honoured, next_key only when more rows exist', async () => {
+    const owner = seed.owners[0]!;
+    const n = seed.tokens.filter((t) => t.owner === owner).length;
+    const path = `${NFT}/tokens/by_account/${owner}`;
+    const first = (await h.get(`${path}?pagination.limit=2`)).json as { pagination: Record<string, unknown> };
+    expect(first.pagination).toEqual({ previous_key: null, next_key: b64('2'), total: String(n) });
+    const second = (await h.get(`${path}?pagination.limit=2&pagination.key=${b64('2')}`)).json as {
+      pagination: Record<string, unknown>;
+    };
+    expect(second.pagination.previous_key).toBe(b64('0'));
+    expect((await h.get(`${path}?pagination.limit=${n}`)).json).toMatchObject({
+      pagination: { next_key: null },
+    });
+    // A JSON cursor from a client switches to cursor keys; odd cursor values never fail.
+    for (const odd of [
+      '{"height":"x"}',
+      '{"height":null}',
+      '{"height":1.5}',
+      '{"height":3,"token_id":7}',
+      '{}',
+      '{"sequence":3}',
+    ]) {
+      for (const route of [
+        path,
+        `${NFT}/collections`,
+        `${NFT}/collections/by_account/${owner}`,
+        `${NFT}/tokens/by_collection/0x${seed.tokens[0]!.collectionHex}`,
+      ]) {
+        const res = await h.app.inject({ url: `${route}?pagination.key=${encodeURIComponent(b64(odd))}` });
+        expect(res.statusCode, `${route} ${odd}: ${res.body}`).toBe(200);
+      }
+    }
+    // The reference's height cursor: rows strictly below the height.
+    const res = await h.get(`${NFT}/collections?pagination.key=${encodeURIComponent(b64('{"height":4}'))}`);
+    const heights = (res.json as { collections: { height: number }[] }).collections.map((c) => c.height);
+    expect(heights).toEqual(
+      seed.collections
+        .filter((c) => c.height < 4)
+        .map((c) => c.height)
+        .sort((a, b) => b - a),
+    );
+  });
+
+  it('past API_MAX_OFFSET the walk goes on with cursor keys, and every key is honoured', async () => {
+    const app = await h.appWith({ API_MAX_OFFSET: '3' });
+    for (const [path, key, expected] of [
+      [
+        `${NFT}/tokens/by_account/${seed.owners[1]}`,
+        'tokens',
+        seed.tokens.filter((t) => t.owner === seed.owners[1]).length,
+      ],
+      [`${NFT}/collections`, 'collections', seed.collections.length],
+    ] as const) {
+      let next: string | null = null;
+      let seen = 0;
+      const keys: string[] = [];
+      do {
+        const url = `${path}?pagination.limit=2${next ? `&pagination.key=${encodeURIComponent(next)}` : ''}`;
+        const res = await app.inject({ url });
+        expect(res.statusCode, res.body).toBe(200);
+        const body = JSON.parse(res.body) as Record<string, unknown[]> & {
+          pagination: { next_key: string | null };
+        };
+        seen += body[key]!.length;
+        next = body.pagination.next_key;
+        if (next) keys.push(Buffer.from(next, 'base64').toString());
+      } while (next !== null);
+      expect(seen).toBe(expected);
+      expect(keys.slice(0, 1)).toEqual(['2']);
+      expect(keys.slice(1).every((k) => k.startsWith('{'))).toBe(true);
+    }
+  });
+});
