@@ -107,8 +107,16 @@ describe.each(testDbFactories())('API document, health and outages on $name', (f
     }
     expect(Object.keys(doc.paths)).toContain('/indexer/tx/v1/evm-txs/{tx_hash}');
     const move = await h.appWith({ VM_TYPE: 'move' });
-    const moveDoc = JSON.parse((await move.inject({ url: '/swagger/doc.json' })).body) as { paths: object };
+    const moveDoc = JSON.parse((await move.inject({ url: '/swagger/doc.json' })).body) as {
+      paths: object;
+      info: { title: string; description: string };
+      components: { schemas: Record<string, unknown> };
+    };
     expect(Object.keys(moveDoc.paths).filter((p) => p.includes('/evm-'))).toEqual([]);
+    // A Move chain's document lists no EVM schema, and names this project.
+    expect(Object.keys(moveDoc.components.schemas).filter((n) => n.includes('Evm'))).toEqual([]);
+    expect(moveDoc.info.title).toBe('rollup-indexer API');
+    expect(moveDoc.info.description).toContain('rollytics');
   });
 
   it('serves the interactive reference offline', async () => {
