@@ -231,6 +231,11 @@ export async function seedDb(db: Db, chain: SeedChain): Promise<void> {
     'tx_msg_types (msg_type_id, sequence)',
     chain.txs.flatMap((t) => t.msgTypes.map((m) => [msgIds.get(m), t.sequence])),
   );
+  // Ingest keeps the account x message-type edges with the others (checked in test/helpers/truth.ts).
+  await db.query(
+    `INSERT INTO tx_account_msg_types SELECT a.account_id, m.msg_type_id, a.sequence, a.signer
+       FROM tx_accounts a JOIN tx_msg_types m ON m.sequence = a.sequence`,
+  );
   const last = chain.blocks.at(-1);
   if (last) {
     await insertRows(db, 'checkpoint (stream, height, block_hash, tx_sequence, evm_sequence)', [

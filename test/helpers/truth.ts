@@ -94,6 +94,18 @@ async function expectAccountCountsMatchEdges(db: Db): Promise<void> {
     );
     expect(kept.rows, counts).toEqual(rows);
   }
+  // The account x message-type edges are exactly the product of a tx's account and type edges.
+  const cross = await db.query<{ n: number }>(
+    `SELECT count(*)::int AS n FROM (
+       (SELECT account_id, msg_type_id, sequence, signer FROM tx_account_msg_types
+        EXCEPT ALL SELECT a.account_id, m.msg_type_id, a.sequence, a.signer
+          FROM tx_accounts a JOIN tx_msg_types m ON m.sequence = a.sequence)
+       UNION ALL
+       (SELECT a.account_id, m.msg_type_id, a.sequence, a.signer
+          FROM tx_accounts a JOIN tx_msg_types m ON m.sequence = a.sequence
+        EXCEPT ALL SELECT account_id, msg_type_id, sequence, signer FROM tx_account_msg_types)) d`,
+  );
+  expect(cross.rows[0]?.n, 'tx_account_msg_types differs from tx_accounts x tx_msg_types').toBe(0);
 }
 
 /**

@@ -20,6 +20,8 @@ export interface SequenceTables {
   accountCounts: 'tx_account_counts' | 'evm_tx_account_counts';
   /** Only Cosmos txs carry message types. */
   msgTypes?: 'tx_msg_types';
+  /** Account x message-type edges (migration 0004), for an account's txs filtered by type. */
+  accountMsgTypes?: 'tx_account_msg_types';
 }
 
 /** undefined = no filter; [] = a filter nothing can match (decision 2). */
@@ -83,10 +85,37 @@ export async function listAll(
         (() => plainCount(ctx, `SELECT COALESCE(MAX(sequence), 0) AS n FROM ${tables.main}`)),
     );
   }
-  // One bounded index scan per message type, merged: cheap whatever the types' popularity,
-  // but each walks offset + limit rows, so the offset is capped.
+  if (!tables.msgTypes) throw new Error('message-type filter on a table without message types');
+  return listByTypeEdges(ctx, tables.main, plan, {
+    edges: tables.msgTypes,
+    condition: '',
+    params: [],
+    msgTypeIds: ids,
+    countTotal: options.countTotal,
+  });
+}
+
+/**
+ * Rows holding any of the message types, from an edge table keyed by (…, msg_type_id, sequence):
+ * one bounded index scan per type, merged. Cheap whatever the types' popularity or the account's
+ * size, but each scan walks offset + limit rows, so the offset is capped.
+ */
+async function listByTypeEdges(
+  ctx: ReaderContext,
+  main: SequenceTables['main'],
+  plan: KeysetPlan,
+  scan: {
+    edges: 'tx_msg_types' | 'tx_account_msg_types';
+    /** Extra condition on the edges (`AND …`), over `params` ($2, $3, …). */
+    condition: string;
+    params: unknown[];
+    msgTypeIds: readonly number[];
+    countTotal: boolean;
+  },
+): Promise<JsonPage> {
   if (plan.offset > 0) checkOffset(plan.offset, ctx.maxOffset);
-  const params: unknown[] = [ids];
+  const filterParams = [scan.msgTypeIds, ...scan.params];
+  const params = [...filterParams];
   const dir = plan.desc ? 'DESC' : 'ASC';
   let bound = '';
   if (plan.after !== undefined) {
@@ -97,15 +126,15 @@ export async function listAll(
   const [perType, limit, offset] = [params.length - 2, params.length - 1, params.length];
   const sql =
     `SELECT t.sequence, t.data FROM (SELECT DISTINCT s.sequence FROM unnest($1::int[]) AS mt(id) ` +
-    `CROSS JOIN LATERAL (SELECT sequence FROM ${tables.msgTypes} WHERE msg_type_id = mt.id${bound} ` +
+    `CROSS JOIN LATERAL (SELECT sequence FROM ${scan.edges} WHERE msg_type_id = mt.id${scan.condition}${bound} ` +
     `ORDER BY sequence ${dir} LIMIT $${perType}) s ORDER BY s.sequence ${dir} LIMIT $${limit} OFFSET $${offset}) q ` +
-    `JOIN ${tables.main} t ON t.sequence = q.sequence ORDER BY t.sequence ${dir}`;
-  const countSql = `SELECT count(DISTINCT sequence) AS n FROM ${tables.msgTypes} WHERE msg_type_id = ANY($1::int[])`;
+    `JOIN ${main} t ON t.sequence = q.sequence ORDER BY t.sequence ${dir}`;
+  const countSql = `SELECT count(DISTINCT sequence) AS n FROM ${scan.edges} WHERE msg_type_id = ANY($1::int[])${scan.condition}`;
   return fetchPage(
     ctx,
     { sql, params, offsetScan: plan.offset > 0 },
     plan.limit,
-    options.countTotal && (() => countWithTimeout(ctx, countSql, [ids])),
+    scan.countTotal && (() => countWithTimeout(ctx, countSql, filterParams)),
   );
 }
 
@@ -118,9 +147,19 @@ export async function listByAccount(
 ): Promise<JsonPage> {
   const ids = options.msgTypeIds;
   if (ids !== undefined && ids.length === 0) return EMPTY_PAGE;
+  if (ids !== undefined) {
+    if (!tables.accountMsgTypes) throw new Error('message-type filter on a table without message types');
+    // The account x message-type edges: bounded per type, however large the account.
+    return listByTypeEdges(ctx, tables.main, plan, {
+      edges: tables.accountMsgTypes,
+      condition: ` AND account_id = $2${options.signerOnly ? ' AND signer' : ''}`,
+      params: [options.accountId],
+      msgTypeIds: ids,
+      countTotal: options.countTotal,
+    });
+  }
   const filterParams: unknown[] = [options.accountId];
-  let filter = `a.account_id = $1${options.signerOnly ? ' AND a.signer' : ''}`;
-  if (ids !== undefined) filter += msgTypeCondition(tables, 'a', filterParams, ids);
+  const filter = `a.account_id = $1${options.signerOnly ? ' AND a.signer' : ''}`;
   const params = [...filterParams];
   const { where, tail, offsetScan } = keysetSql(plan, 'a.sequence', params, { maxOffset: ctx.maxOffset });
   const dir = plan.desc ? 'DESC' : 'ASC';
@@ -129,33 +168,22 @@ export async function listByAccount(
     `JOIN ${tables.main} t ON t.sequence = q.sequence ORDER BY t.sequence ${dir}`;
   return fetchPage(
     ctx,
-    // Intersecting an account's edges with message types may walk many edges per match: as
-    // expensive as an offset scan (bounded by the statement timeout, capped like one).
-    { sql, params, offsetScan: offsetScan || ids !== undefined },
+    { sql, params, offsetScan },
     plan.limit,
-    options.countTotal && (() => accountTotal(ctx, tables, options, filter, filterParams)),
+    options.countTotal && (() => accountTotal(ctx, tables, options)),
   );
 }
 
-/** Without a msgs filter the total is ingest's counter; with one, a count under the timeout. */
+/** Without a msgs filter the total is ingest's counter: one row, however busy the account. */
 function accountTotal(
   ctx: ReaderContext,
   tables: SequenceTables,
-  options: { accountId: number; signerOnly: boolean; msgTypeIds: MsgTypeFilter },
-  filter: string,
-  filterParams: unknown[],
+  options: { accountId: number; signerOnly: boolean },
 ): Promise<string> {
-  if (options.msgTypeIds === undefined) {
-    const column = options.signerOnly ? 'signed' : 'txs';
-    return plainCount(ctx, `SELECT ${column} AS n FROM ${tables.accountCounts} WHERE account_id = $1`, [
-      options.accountId,
-    ]);
-  }
-  return countWithTimeout(
-    ctx,
-    `SELECT count(*) AS n FROM ${tables.accounts} a WHERE ${filter}`,
-    filterParams,
-  );
+  const column = options.signerOnly ? 'signed' : 'txs';
+  return plainCount(ctx, `SELECT ${column} AS n FROM ${tables.accountCounts} WHERE account_id = $1`, [
+    options.accountId,
+  ]);
 }
 
 /** Rows of one block, in sequence order. `height` is a decimal string (int64 range). */
@@ -204,6 +232,7 @@ export const COSMOS_TX_TABLES: SequenceTables = {
   accounts: 'tx_accounts',
   accountCounts: 'tx_account_counts',
   msgTypes: 'tx_msg_types',
+  accountMsgTypes: 'tx_account_msg_types',
 };
 export const EVM_TX_TABLES: SequenceTables = {
   main: 'evm_tx',

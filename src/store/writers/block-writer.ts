@@ -196,18 +196,19 @@ const EVM_TABLES: SequencedTables = {
   counts: 'evm_tx_account_counts',
 };
 
-/** Rows under the next gapless sequences, with their account edges and counts; returns the sequences. */
+/** Rows under the next gapless sequences, with their account edges and counts; returns both. */
 async function insertSequenced(
   tx: Queryable,
   tables: SequencedTables,
   rows: BlockRows['txs'] | BlockRows['evmTxs'],
   fromSequence: number,
   idOf: (bytes: Uint8Array) => number,
-): Promise<number[]> {
+): Promise<{ seqs: number[]; edges: AccountEdges }> {
   const seqs = rows.map((_, i) => fromSequence + 1 + i);
   await insertTxRows(tx, tables.main, rows, seqs, idOf);
-  await insertAccountEdges(tx, tables, accountEdges(rows, seqs, idOf));
-  return seqs;
+  const edges = accountEdges(rows, seqs, idOf);
+  await insertAccountEdges(tx, tables, edges);
+  return { seqs, edges };
 }
 
 async function insertTxs(
@@ -218,18 +219,39 @@ async function insertTxs(
   msgTypeIds: Map<string, number>,
 ): Promise<number> {
   if (txs.length === 0) return fromSequence;
-  const seqs = await insertSequenced(tx, COSMOS_TABLES, txs, fromSequence, idOf);
-  const typeIds: number[] = [];
-  const typeSeqs: number[] = [];
-  txs.forEach((t, i) => {
-    for (const type of new Set(t.msgTypes)) {
-      typeIds.push(msgTypeIds.get(type)!);
-      typeSeqs.push(seqs[i]!);
+  const { seqs, edges } = await insertSequenced(tx, COSMOS_TABLES, txs, fromSequence, idOf);
+  const typesBySeq = new Map<number, number[]>();
+  txs.forEach((t, i) =>
+    typesBySeq.set(
+      seqs[i]!,
+      [...new Set(t.msgTypes)].map((m) => msgTypeIds.get(m)!),
+    ),
+  );
+  const typeSeqs = [...typesBySeq].flatMap(([seq, ids]) => ids.map(() => seq));
+  await tx.query(
+    `INSERT INTO tx_msg_types (msg_type_id, sequence) SELECT * FROM unnest($1::int[], $2::bigint[])`,
+    [[...typesBySeq.values()].flat(), typeSeqs],
+  );
+  // Account x message-type edges (migration 0004): every account edge once per type of its tx.
+  const cross = {
+    accounts: [] as number[],
+    types: [] as number[],
+    seqs: [] as number[],
+    signer: [] as boolean[],
+  };
+  edges.accountIds.forEach((account, i) => {
+    const seq = edges.sequences[i]!;
+    for (const type of typesBySeq.get(seq)!) {
+      cross.accounts.push(account);
+      cross.types.push(type);
+      cross.seqs.push(seq);
+      cross.signer.push(edges.signer[i]!);
     }
   });
   await tx.query(
-    `INSERT INTO tx_msg_types (msg_type_id, sequence) SELECT * FROM unnest($1::int[], $2::bigint[])`,
-    [typeIds, typeSeqs],
+    `INSERT INTO tx_account_msg_types (account_id, msg_type_id, sequence, signer)
+     SELECT * FROM unnest($1::bigint[], $2::int[], $3::bigint[], $4::bool[])`,
+    [cross.accounts, cross.types, cross.seqs, cross.signer],
   );
   return fromSequence + txs.length;
 }
@@ -249,7 +271,7 @@ async function insertEvmTxs(
 async function insertAccountEdges(
   tx: Queryable,
   { edges: table, counts }: SequencedTables,
-  edges: ReturnType<typeof accountEdges>,
+  edges: AccountEdges,
 ): Promise<void> {
   await tx.query(
     `INSERT INTO ${table} (account_id, sequence, signer) SELECT * FROM unnest($1::bigint[], $2::bigint[], $3::bool[])`,
@@ -294,11 +316,17 @@ async function insertTxRows(
   }
 }
 
+interface AccountEdges {
+  accountIds: number[];
+  sequences: number[];
+  signer: boolean[];
+}
+
 function accountEdges(
   txs: readonly { signer: Uint8Array; accounts: Uint8Array[] }[],
   seqs: readonly number[],
   idOf: (bytes: Uint8Array) => number,
-) {
+): AccountEdges {
   const accountIds: number[] = [];
   const sequences: number[] = [];
   const signer: boolean[] = [];
