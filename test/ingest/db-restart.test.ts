@@ -27,6 +27,34 @@ async function serveChain(
   return { sim, urls: await sim.listen() };
 }
 
+/** Requests one after another (four at a time) until stopped; counts answers by status (0 = no answer). */
+function apiLoad(base: string): { stop(): Promise<Map<number, number>> } {
+  const seen = new Map<number, number>();
+  let running = true;
+  const worker = async (i: number) => {
+    for (let n = 0; running; n++) {
+      const path = n % 2 ? '/status' : `/indexer/tx/v1/txs?pagination.limit=5&pagination.offset=${i}`;
+      const status = await fetch(`${base}${path}`).then(
+        async (r) => {
+          const body = (await r.json()) as { code?: number };
+          // Every non-200 is the JSON error model.
+          return r.status === 200 || typeof body.code === 'number' ? r.status : -r.status;
+        },
+        () => 0,
+      );
+      seen.set(status, (seen.get(status) ?? 0) + 1);
+    }
+  };
+  const workers = [0, 1, 2, 3].map(worker);
+  return {
+    async stop() {
+      running = false;
+      await Promise.all(workers);
+      return seen;
+    },
+  };
+}
+
 /**
  * PostgreSQL stops while the indexer has blocks to commit, and its backends are terminated
  * mid-commit later: the process stays up, waits, resumes by itself, and the database equals the
@@ -48,6 +76,7 @@ describe.skipIf(!available)('ingest survives the database going away', () => {
         await cluster.sql(`CREATE DATABASE ${database}`);
         let { sim, urls } = await serveChain(FIRST_HEAD);
         let cli: CliProcess | undefined;
+        let load: ReturnType<typeof apiLoad> | undefined;
         try {
           cli = startCli([command, '--port', '0'], {
             DATABASE_URL: cluster.url(database),
@@ -56,6 +85,7 @@ describe.skipIf(!available)('ingest survives the database going away', () => {
             VM_TYPE: 'move',
           });
           await cli.waitForHeight(FIRST_HEAD);
+          load = command === 'start' ? apiLoad((await cli.url()).replace('0.0.0.0', '127.0.0.1')) : undefined;
 
           // The database goes away; the node then has new blocks, which cannot be committed.
           await cluster.stop();
@@ -81,6 +111,14 @@ describe.skipIf(!available)('ingest survives the database going away', () => {
           if (command === 'start') {
             const api = (await cli.url()).replace('0.0.0.0', '127.0.0.1');
             expect((await fetch(`${api}/indexer/block/v1/blocks/${SECOND_HEAD}`)).status).toBe(200);
+            // Under steady requests through the outage: only 200s and 503 JSON, never a 500 or a reset.
+            const seen = await load!.stop();
+            expect(
+              [...seen.keys()].filter((s) => s !== 200 && s !== 503),
+              JSON.stringify([...seen]),
+            ).toEqual([]);
+            expect(seen.get(503)).toBeGreaterThan(0);
+            expect(seen.get(200)).toBeGreaterThan(0);
           }
           cli.kill('SIGTERM');
           expect((await cli.exited).code, cli.lastLines()).toBe(0);
@@ -92,6 +130,7 @@ describe.skipIf(!available)('ingest survives the database going away', () => {
             await db.close();
           }
         } finally {
+          await load?.stop();
           cli?.kill('SIGKILL');
           await sim.close();
         }
