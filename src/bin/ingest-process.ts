@@ -36,9 +36,9 @@ export interface IngestProcessOptions {
 /**
  * The long-running ingest process behind `start`, `indexer` and `demo`. The HTTP port opens
  * first, so `/health`, `/ready` (with the reason) and `/metrics` answer while the database is
- * opened and the node is waited for.
+ * opened and the node is waited for. Resolves with the last committed height once stopped
+ * (signal, --until).
  */
-/** Resolves with the last committed height once stopped (signal, --until). */
 export async function runIngestProcess(opts: IngestProcessOptions): Promise<number> {
   const { ingest } = opts;
   const logger = opts.logger ?? createLogger({ level: ingest.logLevel, format: ingest.logFormat });
