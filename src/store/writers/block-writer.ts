@@ -1,6 +1,6 @@
 import { AppError } from '../../shared/errors.js';
 import type { Db, Queryable } from '../db.js';
-import { createDictionary, hexKey, type Dictionary } from './dictionary.js';
+import { asBuffer, createDictionary, hexKey, type Dictionary } from './dictionary.js';
 import { nftAccounts, writeNftBlocks } from './nft-writer.js';
 import type { BlockRows, Checkpoint } from './rows.js';
 
@@ -359,9 +359,4 @@ function uniqueBytes(list: Uint8Array[]): Uint8Array[] {
   const byHex = new Map<string, Uint8Array>();
   for (const b of list) byHex.set(hexKey(b), asBuffer(b));
   return [...byHex.values()];
-}
-
-/** node-postgres serialises Buffers (not plain Uint8Arrays) as bytea inside arrays. */
-function asBuffer(bytes: Uint8Array): Buffer {
-  return Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
 }

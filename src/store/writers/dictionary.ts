@@ -70,3 +70,8 @@ export function createDictionary<K>(spec: DictionarySpec<K>): Dictionary<K> {
 }
 
 export const hexKey = (bytes: Uint8Array): string => Buffer.from(bytes).toString('hex');
+
+/** node-postgres serialises Buffers (not plain Uint8Arrays) as bytea inside arrays. */
+export function asBuffer(bytes: Uint8Array): Buffer {
+  return Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+}

@@ -1,6 +1,6 @@
 import { nftNameKey } from '../../shared/nft-name.js';
 import type { Queryable } from '../db.js';
-import { hexKey } from './dictionary.js';
+import { asBuffer, hexKey } from './dictionary.js';
 import type { NftBlockRows, NftChange, NftCollectionRow } from './nft-rows.js';
 
 /** One block's NFT rows with what the writer needs to place them. */
@@ -379,9 +379,4 @@ async function insertEdges(tx: Queryable, edges: Set<string>): Promise<void> {
      ON CONFLICT DO NOTHING`,
     [pairs.map((p) => p[0]), pairs.map((p) => p[1])],
   );
-}
-
-/** node-postgres serialises Buffers (not plain Uint8Arrays) as bytea inside arrays. */
-function asBuffer(bytes: Uint8Array): Buffer {
-  return Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
 }
