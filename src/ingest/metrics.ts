@@ -9,6 +9,10 @@ export interface IngestMetrics {
   queueDepth: Gauge<'kind'>;
   dbRetries: Counter;
   dbAvailable: Gauge;
+  /** Per stage (internal_tx, rich_list): its checkpoint height, blocks behind the block stream, rows written. */
+  stageHeight: Gauge<'stage'>;
+  stageLag: Gauge<'stage'>;
+  stageRows: Counter<'stage'>;
 }
 
 export function createIngestMetrics(registry: Registry): IngestMetrics {
@@ -53,6 +57,24 @@ export function createIngestMetrics(registry: Registry): IngestMetrics {
     dbAvailable: new Gauge({
       name: 'rollup_indexer_db_available',
       help: '1 while commits succeed, 0 while ingest waits for the database',
+      registers: [registry],
+    }),
+    stageHeight: new Gauge({
+      name: 'rollup_indexer_stage_height',
+      help: 'Last height a stage (internal_tx, rich_list) has committed',
+      labelNames: ['stage'],
+      registers: [registry],
+    }),
+    stageLag: new Gauge({
+      name: 'rollup_indexer_stage_lag_blocks',
+      help: 'Blocks the stage is behind the block stream',
+      labelNames: ['stage'],
+      registers: [registry],
+    }),
+    stageRows: new Counter({
+      name: 'rollup_indexer_stage_rows_total',
+      help: 'Rows a stage has committed',
+      labelNames: ['stage'],
       registers: [registry],
     }),
   };

@@ -10,9 +10,7 @@ import { createFetchWindow, type FetchWindow } from './fetch-window.js';
 import type { IngestMetrics } from './metrics.js';
 import { createAccountBytesMemo, prepareBlock, type PreparedBlock } from './prepare.js';
 import { millisBetween } from './time.js';
-import { setTimeout as sleep } from 'node:timers/promises';
-import { errorMessage, isRetryable } from '../shared/errors.js';
-import { backoffDelay, INGEST_RETRY } from '../node/retry.js';
+import { untilStored } from './until-stored.js';
 
 export interface PipelineDeps {
   logger: Logger;
@@ -157,37 +155,6 @@ async function nextBatch(
   return batch;
 }
 
-/**
- * Writes the batch, waiting out a database that is away (restart, failover, dropped connection):
- * retries with capped backoff and, since a commit whose answer was lost may have happened,
- * re-reads the checkpoint before each retry and writes only what is not stored yet.
- */
-async function writeUntilStored(deps: PipelineDeps, rows: BlockRows[], signal: AbortSignal): Promise<void> {
-  let resync = false;
-  for (let attempt = 0; ; attempt++) {
-    try {
-      if (resync) await deps.writer.resync();
-      const stored = deps.writer.checkpoint().height;
-      await deps.writer.write(rows.filter((r) => r.block.height > stored));
-      deps.metrics.dbAvailable.set(1);
-      if (attempt > 0) deps.logger.info({ attempts: attempt + 1 }, 'database is back; commit done');
-      return;
-    } catch (err) {
-      // Stopping while the database is away: nothing is lost, the checkpoint says where to resume.
-      if (!isRetryable(err) || signal.aborted) throw err;
-      resync = true;
-      const delayMs = backoffDelay(attempt, INGEST_RETRY);
-      deps.metrics.dbAvailable.set(0);
-      deps.metrics.dbRetries.inc();
-      deps.logger.warn(
-        { attempt: attempt + 1, delayMs, err: errorMessage(err) },
-        'database unavailable, retrying the commit',
-      );
-      await sleep(delayMs, undefined, { signal }).catch(() => undefined);
-    }
-  }
-}
-
 async function commit(
   deps: PipelineDeps,
   signal: AbortSignal,
@@ -197,7 +164,14 @@ async function commit(
   onCommit: RunOptions['onCommit'],
 ): Promise<void> {
   const stopTimer = deps.metrics.writeSeconds.startTimer();
-  await writeUntilStored(deps, rows, signal);
+  await untilStored(
+    async (afterLostCommit) => {
+      if (afterLostCommit) await deps.writer.resync();
+      const stored = deps.writer.checkpoint().height;
+      await deps.writer.write(rows.filter((r) => r.block.height > stored));
+    },
+    { logger: deps.logger, metrics: deps.metrics, signal },
+  );
   stopTimer();
   const txCount = rows.reduce((n, r) => n + r.txs.length, 0);
   const height = rows[rows.length - 1]!.block.height;

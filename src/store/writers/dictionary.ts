@@ -46,12 +46,16 @@ export function createDictionary<K>(spec: DictionarySpec<K>): Dictionary<K> {
         if (id !== undefined) ids.set(ck, id);
         else missing.set(ck, key);
       }
-      if (missing.size > 0) {
+      // A key another transaction inserted while this statement waited on it is in neither branch
+      // (its row is newer than the statement's snapshot); the next statement sees it.
+      for (let round = 0; missing.size > 0; round++) {
+        if (round === 3) throw new Error(`${spec.table}: ${missing.size} keys could not be interned`);
         const { rows } = await tx.query<{ id: number; k: Uint8Array | string }>(sql, [[...missing.values()]]);
         for (const row of rows) {
           const ck = typeof row.k === 'string' ? row.k : Buffer.from(row.k).toString('hex');
           ids.set(ck, row.id);
           pending.set(ck, row.id);
+          missing.delete(ck);
         }
       }
       return ids;

@@ -1,0 +1,160 @@
+import { AppError, errorMessage } from '../../shared/errors.js';
+import type { Logger } from '../../shared/logger.js';
+import type { Db } from '../../store/db.js';
+import {
+  advanceStageCheckpoint,
+  createStageCheckpoint,
+  loadStageCheckpoint,
+} from '../../store/writers/stage-checkpoint.js';
+import { INGEST_RETRY, withRetry } from '../../node/retry.js';
+import type { IngestMetrics } from '../metrics.js';
+import { untilStored } from '../until-stored.js';
+import type { BlockHead } from './block-head.js';
+import type { Stage, StageCheckpoint } from './stage.js';
+
+export interface StageRunnerDeps {
+  db: Db;
+  logger: Logger;
+  metrics: IngestMetrics;
+  head: BlockHead;
+}
+
+export interface StageRunOptions {
+  signal: AbortSignal;
+  /** Stop once this height is committed. */
+  untilHeight?: number;
+  /** Heights per fetch and commit (default 50). */
+  batchHeights?: number;
+  /** Fetch attempts for one batch before the stage stops (default 10). */
+  fetchAttempts?: number;
+}
+
+/**
+ * Runs one stage behind the block stream until aborted (or `untilHeight` is committed). While one
+ * batch is written the next is fetched. A batch whose fetch keeps failing stops the stage with an
+ * error naming its heights: skipping them would leave a hole nobody could see.
+ */
+export async function runStage<W>(stage: Stage<W>, deps: StageRunnerDeps, run: StageRunOptions): Promise<void> {
+  const { signal } = run;
+  const until = run.untilHeight ?? Number.POSITIVE_INFINITY;
+  const batchHeights = run.batchHeights ?? 50;
+  let at = await openStream(stage, deps, signal);
+  if (at === undefined) return;
+  report(stage, deps, at);
+  deps.logger.info({ stage: stage.name, from: at.height + 1 }, 'stage started');
+
+  const rangeAfter = async (height: number): Promise<[number, number] | undefined> => {
+    while (deps.head.height() <= height && !signal.aborted) await deps.head.next(signal);
+    if (signal.aborted) return undefined;
+    return [height + 1, Math.min(height + batchHeights, deps.head.height(), until)];
+  };
+  const fetch = (range: [number, number]) => fetchBatch(stage, deps, run, range);
+
+  let range = at.height < until ? await rangeAfter(at.height) : undefined;
+  let pending = range && fetch(range);
+  pending?.catch(() => undefined);
+  try {
+    while (range && pending) {
+      const work = await pending;
+      const [, to] = range;
+      range = to < until ? await rangeAfter(to) : undefined;
+      pending = range && fetch(range);
+      pending?.catch(() => undefined);
+      at = await commitBatch(stage, deps, signal, at, to, work);
+      report(stage, deps, at);
+    }
+  } catch (err) {
+    if (!signal.aborted) throw err;
+  }
+  deps.logger.info({ stage: stage.name, height: at.height }, 'stage stopped');
+}
+
+/** The stream's checkpoint, created below the first indexed block (or by the stage's init). */
+async function openStream<W>(
+  stage: Stage<W>,
+  deps: StageRunnerDeps,
+  signal: AbortSignal,
+): Promise<StageCheckpoint | undefined> {
+  const existing = await loadStageCheckpoint(deps.db, stage.name);
+  if (existing) return existing;
+  let firstBlockHeight: number | undefined;
+  while (!signal.aborted) {
+    const { rows } = await deps.db.query<{ first: number | null }>('SELECT min(height) AS first FROM block');
+    firstBlockHeight = rows[0]?.first ?? undefined;
+    if (firstBlockHeight !== undefined) break;
+    await deps.head.next(signal);
+  }
+  if (firstBlockHeight === undefined) return undefined;
+  const first = firstBlockHeight;
+  return deps.db.transaction(async (tx) => {
+    const height = stage.init ? await stage.init(tx, { firstBlockHeight: first, signal }) : first - 1;
+    return createStageCheckpoint(tx, stage.name, height);
+  });
+}
+
+async function fetchBatch<W>(
+  stage: Stage<W>,
+  deps: StageRunnerDeps,
+  run: StageRunOptions,
+  [from, to]: [number, number],
+): Promise<W> {
+  try {
+    return await withRetry(() => stage.fetch(from, to, run.signal), {
+      policy: { ...INGEST_RETRY, maxAttempts: run.fetchAttempts ?? 10 },
+      logger: deps.logger,
+      what: `${stage.name} heights ${from}..${to}`,
+      signal: run.signal,
+    });
+  } catch (err) {
+    if (run.signal.aborted) throw err;
+    throw new AppError(
+      'stage_stalled',
+      `${stage.name} stage stopped at heights ${from}..${to}: ${errorMessage(err)}; ` +
+        `no height is skipped, a restart resumes at ${from}`,
+      { cause: err },
+    );
+  }
+}
+
+async function commitBatch<W>(
+  stage: Stage<W>,
+  deps: StageRunnerDeps,
+  signal: AbortSignal,
+  from: StageCheckpoint,
+  to: number,
+  work: W,
+): Promise<StageCheckpoint> {
+  let at = from;
+  await untilStored(
+    async (afterLostCommit) => {
+      if (afterLostCommit) {
+        const stored = await loadStageCheckpoint(deps.db, stage.name);
+        if (stored && stored.height >= to) {
+          at = stored;
+          return;
+        }
+      }
+      try {
+        const { next, rows } = await deps.db.transaction(async (tx) => {
+          const written = await stage.write(tx, work, from);
+          const next = { height: to, sequence: written.sequence };
+          await advanceStageCheckpoint(tx, stage.name, from, next);
+          return { next, rows: written.rows };
+        });
+        stage.committed?.();
+        deps.metrics.stageRows.inc({ stage: stage.name }, rows);
+        at = next;
+      } catch (err) {
+        stage.rolledBack?.();
+        throw err;
+      }
+    },
+    { logger: deps.logger, metrics: deps.metrics, signal },
+  );
+  return at;
+}
+
+function report<W>(stage: Stage<W>, deps: StageRunnerDeps, at: StageCheckpoint): void {
+  deps.metrics.stageHeight.set({ stage: stage.name }, at.height);
+  deps.metrics.stageLag.set({ stage: stage.name }, Math.max(0, deps.head.height() - at.height));
+}
