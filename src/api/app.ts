@@ -10,6 +10,7 @@ import { createBlockReader } from '../store/readers/blocks.js';
 import { createTotalsCache } from '../store/readers/context.js';
 import { createDictReader } from '../store/readers/dicts.js';
 import { createEvmTxReader } from '../store/readers/evm-txs.js';
+import { createEvmInternalTxReader } from '../store/readers/evm-internal-txs.js';
 import { createHealthReader } from '../store/readers/health.js';
 import { createNftCollectionReader } from '../store/readers/nft-collections.js';
 import { createNftTokenReader } from '../store/readers/nft-tokens.js';
@@ -32,6 +33,7 @@ import { installRateLimit } from './rate-limit.js';
 import { registerBlockRoutes } from './routes/blocks.js';
 import type { RouteDeps } from './routes/define.js';
 import { registerEvmTxRoutes } from './routes/evm-txs.js';
+import { registerEvmInternalTxRoutes } from './routes/evm-internal-txs.js';
 import { registerNftRoutes } from './routes/nfts.js';
 import { registerStatusRoutes } from './routes/status.js';
 import { registerSwaggerRoutes } from './routes/swagger.js';
@@ -132,7 +134,13 @@ export async function createApiApp(ctx: ApiContext): Promise<FastifyInstance> {
         description: `Read API of rollup-indexer for ${options.chainId} (${options.vmType}), route-compatible with Initia's rollytics indexer API`,
         version: options.version,
       },
-      tags: ['App', 'Block', 'Tx', ...(options.vmType === 'evm' ? ['EVM Tx'] : []), 'NFT'].map((name) => ({
+      tags: [
+        'App',
+        'Block',
+        'Tx',
+        ...(options.vmType === 'evm' ? ['EVM Tx', 'EVM Internal Tx'] : []),
+        'NFT',
+      ].map((name) => ({
         name,
       })),
     },
@@ -162,6 +170,7 @@ export async function createApiApp(ctx: ApiContext): Promise<FastifyInstance> {
       blocks: createBlockReader(readerContext),
       txs: createTxReader(readerContext),
       evmTxs: createEvmTxReader(readerContext),
+      evmInternalTxs: createEvmInternalTxReader(readerContext),
       dicts: createDictReader({ db }),
       health: createHealthReader(readerContext),
       nftCollections: createNftCollectionReader(readerContext),
@@ -173,6 +182,7 @@ export async function createApiApp(ctx: ApiContext): Promise<FastifyInstance> {
   registerBlockRoutes(app, deps);
   registerTxRoutes(app, deps);
   if (options.vmType === 'evm') registerEvmTxRoutes(app, deps);
+  if (options.internalTx) registerEvmInternalTxRoutes(app, deps);
   registerNftRoutes(app, deps);
   registerUnavailableRoutes(app, options);
   registerSystemRoutes(app, deps, {

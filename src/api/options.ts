@@ -1,5 +1,12 @@
 import { z } from 'zod';
-import { databaseTarget, parseEnv, type DatabaseTarget, type Env, type VmType } from '../shared/config.js';
+import {
+  checkInternalTx,
+  databaseTarget,
+  parseEnv,
+  type DatabaseTarget,
+  type Env,
+  type VmType,
+} from '../shared/config.js';
 import { InputError } from '../shared/errors.js';
 
 export type { VmType } from '../shared/config.js';
@@ -22,6 +29,8 @@ export interface ApiOptions {
   host: string;
   chainId: string;
   vmType: VmType;
+  /** Serve the evm-internal-txs routes (EVM with INTERNAL_TX, default on; the 404 stub otherwise). */
+  internalTx: boolean;
   accountPrefix: string;
   /** In-process response cache (TTL per route). */
   cache: boolean;
@@ -79,6 +88,7 @@ const envSchema = z.object({
   HOST: z.string().min(1).default('0.0.0.0'),
   CHAIN_ID: z.string().min(1).optional(),
   VM_TYPE: z.enum(['move', 'wasm', 'evm']).optional(),
+  INTERNAL_TX: boolText.optional(),
   ACCOUNT_ADDRESS_PREFIX: z
     .string()
     .regex(/^[a-z0-9]+$/, 'must be a lower-case bech32 prefix')
@@ -159,11 +169,13 @@ export function loadApiOptions(
   if (e.VM_TYPE === undefined) {
     throw new InputError('invalid_config', 'VM_TYPE is required: move, wasm or evm');
   }
+  if (e.INTERNAL_TX === true) checkInternalTx(e.VM_TYPE);
   return Object.freeze({
     port: e.PORT,
     host: e.HOST,
     chainId: e.CHAIN_ID,
     vmType: e.VM_TYPE,
+    internalTx: e.VM_TYPE === 'evm' && e.INTERNAL_TX !== false,
     accountPrefix: e.ACCOUNT_ADDRESS_PREFIX,
     cache: e.API_CACHE,
     cacheMaxBytes: e.API_CACHE_MAX_BYTES,

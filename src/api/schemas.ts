@@ -154,6 +154,29 @@ export const EvmTxsResponse = Type.Object(
 );
 export const EvmTxResponse = Type.Object({ tx: ref('tx.EvmTx') }, { $id: 'tx.EvmTxResponse' });
 
+const evenHex = (what: string) => Type.String({ description: `${what}: 0x + even-length lower-case hex` });
+export const EvmInternalTx = Type.Object(
+  {
+    height: Type.Integer(),
+    hash: Type.String({ description: 'EVM tx hash, 0x + 64 lower-case hex' }),
+    parent_index: Type.Integer({ description: '-1 for the top frame' }),
+    index: Type.Integer({ description: 'depth-first position inside the tx (top frame 0)' }),
+    type: Type.String({ description: 'CALL, STATICCALL, DELEGATECALL, CREATE, ...' }),
+    from: Type.String({ description: '0x + 40 hex, "" when none' }),
+    to: Type.String({ description: '0x + 40 hex, "" when none' }),
+    input: evenHex('call data'),
+    output: evenHex('return data ("0x" for the top frame)'),
+    value: evenHex('wei'),
+    gas: evenHex('gas'),
+    gasUsed: evenHex('gas used'),
+  },
+  { $id: 'tx.EvmInternalTx' },
+);
+export const EvmInternalTxsResponse = Type.Object(
+  { internal_txs: Type.Array(ref('tx.EvmInternalTx')), pagination: ref('common.PaginationResponse') },
+  { $id: 'tx.EvmInternalTxsResponse' },
+);
+
 const NftCollection = Type.Object(
   {
     object_addr: Type.String({ description: '0x + lower-case hex (40 digits on EVM, 64 on Move and Wasm)' }),
@@ -220,7 +243,13 @@ export const SHARED_SCHEMAS: TSchema[] = [
 ];
 
 /** Schemas of EVM rollups only: a Move or Wasm chain's OpenAPI document does not list them. */
-export const EVM_SCHEMAS: TSchema[] = [EvmTx, EvmTxsResponse, EvmTxResponse];
+export const EVM_SCHEMAS: TSchema[] = [
+  EvmTx,
+  EvmTxsResponse,
+  EvmTxResponse,
+  EvmInternalTx,
+  EvmInternalTxsResponse,
+];
 
 export function ref(id: string): TSchema {
   return Type.Unsafe({ $ref: `${id}#` });

@@ -18,6 +18,8 @@ import { runPipeline, type PipelineTuning, type Progress } from './pipeline.js';
 import { createIngestDecoder } from './tx-decoder.js';
 import { createNftCollector } from './collectors/nft-collector.js';
 import { createNftLookups } from '../node/nft-lookups.js';
+import { createBlockHead } from './stages/block-head.js';
+import { createStages } from './stages/registry.js';
 
 export interface IngestService {
   chain: ChainMeta;
@@ -40,14 +42,15 @@ export async function createIngestService(ctx: {
   options: Pick<
     IngestOptions,
     'chainId' | 'vmType' | 'endpoints' | 'maxConcurrentRequests' | 'accountPrefix' | 'startHeight'
-  > & {
-    /** Collect NFTs (default true; false for a bench comparison or a chain without NFTs). */
-    nftIndexing?: boolean;
-    /** Attempts per NFT look-up before ingest stops (default 10). */
-    nftLookupAttempts?: number;
-    /** Per-request timeout towards the node (default 30 s). */
-    requestTimeoutMs?: number;
-  };
+  > &
+    Partial<Pick<IngestOptions, 'internalTx' | 'richList'>> & {
+      /** Collect NFTs (default true; false for a bench comparison or a chain without NFTs). */
+      nftIndexing?: boolean;
+      /** Attempts per NFT look-up before ingest stops (default 10). */
+      nftLookupAttempts?: number;
+      /** Per-request timeout towards the node (default 30 s). */
+      requestTimeoutMs?: number;
+    };
   logger: Logger;
   db: Db;
   registry: Registry;
@@ -99,6 +102,32 @@ export async function createIngestService(ctx: {
   const metrics = ctx.metrics ?? createIngestMetrics(ctx.registry);
   metrics.height.set(writer.checkpoint().height);
   const decoder = createIngestDecoder({ prefix: options.accountPrefix });
+  const evm = evmTransport ? createEvmClient(evmTransport) : undefined;
+  const nftCollector = (signal: AbortSignal) =>
+    options.nftIndexing === false
+      ? undefined
+      : {
+          nft: createNftCollector({
+            vm: chain.vmType,
+            prefix: options.accountPrefix,
+            lookups: createNftLookups({
+              rest,
+              logger,
+              signal,
+              ...(options.nftLookupAttempts
+                ? { policy: { ...INGEST_RETRY, maxAttempts: options.nftLookupAttempts } }
+                : {}),
+            }),
+          }),
+        };
+  const stages = createStages({
+    chain,
+    options: { internalTx: options.internalTx, richList: options.richList ?? true },
+    db,
+    rest,
+    evm,
+    accountPrefix: options.accountPrefix,
+  });
 
   return {
     chain,
@@ -108,36 +137,49 @@ export async function createIngestService(ctx: {
         { chainId: chain.chainId, vm: chain.vmType, from: writer.checkpoint().height + 1 },
         'ingest started',
       );
-      await runPipeline(
-        {
-          logger,
-          writer,
-          comet,
-          rest,
-          evm: evmTransport ? createEvmClient(evmTransport) : undefined,
-          decoder,
-          accountPrefix: options.accountPrefix,
-          metrics,
-          ...(options.nftIndexing === false
-            ? {}
-            : {
-                nft: createNftCollector({
-                  vm: chain.vmType,
-                  prefix: options.accountPrefix,
-                  lookups: createNftLookups({
-                    rest,
-                    logger,
-                    signal: runOptions.signal,
-                    ...(options.nftLookupAttempts
-                      ? { policy: { ...INGEST_RETRY, maxAttempts: options.nftLookupAttempts } }
-                      : {}),
-                  }),
-                }),
-              }),
-        },
-        runOptions,
+      // One failing part stops the others: the checkpoints say where each resumes.
+      const failed = new AbortController();
+      const signal = AbortSignal.any([runOptions.signal, failed.signal]);
+      const head = createBlockHead(() => writer.checkpoint().height);
+      const stageDeps = { db, logger, metrics, head };
+      const parts = [
+        runPipeline(
+          {
+            logger,
+            writer,
+            comet,
+            rest,
+            evm,
+            decoder,
+            accountPrefix: options.accountPrefix,
+            metrics,
+            ...(nftCollector(runOptions.signal) ?? {}),
+          },
+          {
+            ...runOptions,
+            signal,
+            onCommit: (p) => {
+              head.notify();
+              runOptions.onCommit?.(p);
+            },
+          },
+        ),
+        ...stages.map((stage) =>
+          stage.run(stageDeps, {
+            signal,
+            ...(runOptions.untilHeight !== undefined ? { untilHeight: runOptions.untilHeight } : {}),
+          }),
+        ),
+      ].map((part) =>
+        part.catch((err: unknown) => {
+          failed.abort();
+          throw err;
+        }),
       );
+      const outcomes = await Promise.allSettled(parts);
       logger.info({ height: writer.checkpoint().height }, 'ingest stopped');
+      const failure = outcomes.find((o): o is PromiseRejectedResult => o.status === 'rejected');
+      if (failure) throw failure.reason;
     },
     async close() {
       await Promise.all(transports.map((t) => t.close()));

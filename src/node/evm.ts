@@ -1,3 +1,4 @@
+import { z } from 'zod';
 import { AppError } from '../shared/errors.js';
 import type { Transport } from './transport.js';
 
@@ -8,9 +9,55 @@ export type EvmReceipt = Record<string, unknown> & {
   logs: unknown[] | null;
 };
 
+/** One frame of a callTracer trace (hex strings as the node sends them). */
+export interface CallFrame {
+  type: string;
+  from: string;
+  to?: string | undefined;
+  value?: string | undefined;
+  gas?: string | undefined;
+  gasUsed?: string | undefined;
+  input?: string | undefined;
+  output?: string | undefined;
+  error?: string | undefined;
+  calls?: CallFrame[] | undefined;
+}
+
+/** One tx of `debug_traceBlockByNumber`: its call tree, or the error that kept it from being traced. */
+export interface TxTrace {
+  txHash: string;
+  result?: CallFrame | undefined;
+  error?: string | undefined;
+}
+
+const hexString = z.string().regex(/^0x[0-9a-fA-F]*$/);
+const callFrameSchema: z.ZodType<CallFrame> = z.lazy(() =>
+  z.object({
+    type: z.string().min(1),
+    from: hexString,
+    to: hexString.optional(),
+    value: hexString.optional(),
+    gas: hexString.optional(),
+    gasUsed: hexString.optional(),
+    input: hexString.optional(),
+    output: hexString.optional(),
+    error: z.string().optional(),
+    calls: z.array(callFrameSchema).optional(),
+  }),
+);
+const blockTraceSchema = z.array(
+  z.object({
+    txHash: z.string().regex(/^0x[0-9a-fA-F]{64}$/),
+    result: callFrameSchema.optional(),
+    error: z.string().optional(),
+  }),
+);
+
 export interface EvmClient {
   /** eth_getBlockReceipts for many heights in one batch; a height not produced yet is undefined. */
   receiptsOf(heights: readonly number[]): Promise<(EvmReceipt[] | undefined)[]>;
+  /** debug_traceBlockByNumber with the callTracer, for many heights in one batch. */
+  traceBlocks(heights: readonly number[]): Promise<TxTrace[][]>;
 }
 
 interface Reply {
@@ -61,6 +108,34 @@ export function createEvmClient(transport: Transport): EvmClient {
           throw new AppError('malformed_block', `eth_getBlockReceipts ${heights[i]}: result is not an array`);
         }
         return r.result as EvmReceipt[];
+      });
+    },
+    async traceBlocks(heights) {
+      const replies = await batch(
+        heights.map((h) => ({
+          method: 'debug_traceBlockByNumber',
+          params: ['0x' + h.toString(16), { tracer: 'callTracer' }],
+        })),
+      );
+      return replies.map((r, i) => {
+        // A node that fails a trace (timeout, busy tracer) usually succeeds on a retry.
+        if (r.error) {
+          throw new AppError(
+            'node_rpc_error',
+            `debug_traceBlockByNumber ${heights[i]}: ${r.error.message ?? ''}`,
+            {
+              retryable: true,
+            },
+          );
+        }
+        const parsed = blockTraceSchema.safeParse(r.result);
+        if (!parsed.success) {
+          throw new AppError(
+            'malformed_trace',
+            `debug_traceBlockByNumber ${heights[i]}: ${parsed.error.issues[0]?.message ?? 'unexpected shape'}`,
+          );
+        }
+        return parsed.data;
       });
     },
   };

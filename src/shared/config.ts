@@ -32,6 +32,10 @@ export interface IngestOptions {
   progress: boolean;
   /** Collect NFT collections and tokens (NFT_INDEXING, default true). */
   nftIndexing: boolean;
+  /** Trace EVM internal txs (INTERNAL_TX): undefined = on for EVM; true on Move/Wasm is an error. */
+  internalTx: boolean | undefined;
+  /** Keep per-denom balances for the rich list (RICH_LIST, default true on every VM). */
+  richList: boolean;
 }
 
 const urlList = (name: string) =>
@@ -93,6 +97,8 @@ const ingestEnvSchema = z.object({
     .optional(),
   LOG_FORMAT: z.enum(['json', 'pretty'], { message: 'LOG_FORMAT must be json or pretty' }).optional(),
   NFT_INDEXING: z.enum(['true', 'false'], { message: 'NFT_INDEXING must be true or false' }).optional(),
+  INTERNAL_TX: z.enum(['true', 'false'], { message: 'INTERNAL_TX must be true or false' }).optional(),
+  RICH_LIST: z.enum(['true', 'false'], { message: 'RICH_LIST must be true or false' }).optional(),
 });
 
 /**
@@ -107,6 +113,8 @@ export function loadIngestOptions(env: Env, flags: Env = {}): Readonly<IngestOpt
   if (e.VM_TYPE === 'evm' && e.JSON_RPC_URL.length === 0) {
     throw new InputError('invalid_config', 'JSON_RPC_URL is required when VM_TYPE=evm');
   }
+  const internalTx = e.INTERNAL_TX === undefined ? undefined : e.INTERNAL_TX === 'true';
+  if (internalTx && e.VM_TYPE !== undefined) checkInternalTx(e.VM_TYPE);
   return Object.freeze({
     chainId: e.CHAIN_ID,
     vmType: e.VM_TYPE,
@@ -122,7 +130,16 @@ export function loadIngestOptions(env: Env, flags: Env = {}): Readonly<IngestOpt
     logFormat: e.LOG_FORMAT ?? defaultLogFormat(),
     progress: process.stderr.isTTY === true,
     nftIndexing: e.NFT_INDEXING !== 'false',
+    internalTx,
+    richList: e.RICH_LIST !== 'false',
   });
+}
+
+/** INTERNAL_TX=true is only meaningful on EVM (also checked once the node has told the VM). */
+export function checkInternalTx(vm: VmType): void {
+  if (vm !== 'evm') {
+    throw new InputError('invalid_config', `INTERNAL_TX=true needs an EVM rollup; this one runs ${vm}`);
+  }
 }
 
 /** Parses variables with a schema; every problem goes into one typed error that names each variable. */

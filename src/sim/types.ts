@@ -167,8 +167,8 @@ export interface SimulatorTruth {
   /** EVM: holder balances of a denom at a height, largest first. */
   holders(denom: string, atHeight: number): HolderTruth[];
   /**
-   * EVM: internal calls of one EVM tx (depth-first, root excluded). Indexes follow the indexer's
-   * pre-order numbering (root = 0, so the first row is index 1 with parentIndex 0).
+   * EVM: every call frame of one EVM tx, depth-first pre-order as the indexer numbers them (the
+   * top frame is index 0 with parentIndex -1 and output "0x").
    */
   internalTxs(evmTxHash: string): InternalTxTruth[];
 }

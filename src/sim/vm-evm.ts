@@ -124,29 +124,29 @@ export function createEvmVm(deps: EvmVmDeps): VmSetup {
   };
 }
 
-/** Depth-first pre-order numbering as the indexer stores it (root = 0, excluded here). */
+/**
+ * Every frame in depth-first pre-order as the indexer stores it: the top frame is index 0 with
+ * parent -1 and no recorded output; each child follows its previous sibling's subtree.
+ */
 export function flattenCalls(txHash: string, root: EvmFrame): InternalTxTruth[] {
   const out: InternalTxTruth[] = [];
-  let next = 1;
-  const walk = (f: EvmFrame, parent: number): void => {
-    for (const child of f.calls ?? []) {
-      const index = next++;
-      out.push({
-        txHash,
-        index,
-        parentIndex: parent,
-        type: child.type,
-        from: child.from,
-        to: child.to,
-        value: child.value,
-        input: child.input,
-        output: child.output ?? '0x',
-        gas: child.gas,
-        gasUsed: child.gasUsed,
-      });
-      walk(child, index);
-    }
+  const walk = (f: EvmFrame, parentIndex: number): void => {
+    const index = out.length;
+    out.push({
+      txHash,
+      index,
+      parentIndex,
+      type: f.type,
+      from: f.from,
+      to: f.to,
+      value: f.value,
+      input: f.input,
+      output: index === 0 ? '0x' : (f.output ?? '0x'),
+      gas: f.gas,
+      gasUsed: f.gasUsed,
+    });
+    for (const child of f.calls ?? []) walk(child, index);
   };
-  walk(root, 0);
+  walk(root, -1);
   return out;
 }

@@ -1,7 +1,8 @@
-import { describe, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { testDbFactories } from '../helpers/db.js';
 import { indexSimulator } from '../helpers/ingest.js';
 import { expectIngestMatchesTruth } from '../helpers/truth.js';
+import { expectInternalTxsMatchTruth } from '../helpers/truth-internal-txs.js';
 
 const HEAD = 60;
 
@@ -12,6 +13,8 @@ describe.each(testDbFactories())('ingest end to end on $name', (factory) => {
       const indexed = await indexSimulator({ db, vm, head: HEAD, txsPerBlock: '0-8' });
       try {
         await expectIngestMatchesTruth(db, indexed.sim, HEAD);
+        if (vm === 'evm')
+          expect(await expectInternalTxsMatchTruth(db, indexed.sim, HEAD)).toBeGreaterThan(HEAD);
       } finally {
         await indexed.close();
         await dispose();

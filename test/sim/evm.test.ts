@@ -157,7 +157,7 @@ describe('EVM rollup (minievm shapes)', () => {
         if (t.result.calls?.length) {
           nested++;
           expect(sim.truth.internalTxs(t.txHash)).toHaveLength(
-            t.result.calls.length + t.result.calls.reduce((n, c) => n + (c.calls?.length ?? 0), 0),
+            1 + t.result.calls.length + t.result.calls.reduce((n, c) => n + (c.calls?.length ?? 0), 0),
           );
         }
         if (t.result.error) {

@@ -2,6 +2,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest, FastifySchema } fro
 import type { BlockReader } from '../../store/readers/blocks.js';
 import type { DictReader } from '../../store/readers/dicts.js';
 import type { EvmTxReader } from '../../store/readers/evm-txs.js';
+import type { EvmInternalTxReader } from '../../store/readers/evm-internal-txs.js';
 import type { HealthReader } from '../../store/readers/health.js';
 import type { NftCollectionReader } from '../../store/readers/nft-collections.js';
 import type { NftTokenReader } from '../../store/readers/nft-tokens.js';
@@ -18,6 +19,7 @@ export interface RouteDeps {
     blocks: BlockReader;
     txs: TxReader;
     evmTxs: EvmTxReader;
+    evmInternalTxs: EvmInternalTxReader;
     dicts: DictReader;
     health: HealthReader;
     nftCollections: NftCollectionReader;

@@ -3,7 +3,7 @@ import { HttpError, GrpcCode } from '../errors.js';
 import { errorResponses, ref } from '../schemas.js';
 import { jsonRoute, type RouteDeps } from './define.js';
 
-/** GET /status (spec §4.1): build info, chain id and the newest indexed height. */
+/** GET /status (spec §4.1): build info, chain id, the newest indexed height and each stage's height. */
 export function registerStatusRoutes(app: FastifyInstance, deps: RouteDeps): void {
   jsonRoute(app, deps, {
     url: '/status',
@@ -14,17 +14,19 @@ export function registerStatusRoutes(app: FastifyInstance, deps: RouteDeps): voi
       response: { 200: ref('status.StatusResponse'), ...errorResponses },
     },
     async handler() {
-      const height = await deps.readers.blocks.latestHeight();
+      const heights = await deps.readers.blocks.statusHeights();
       // Nothing indexed yet: a transient state, answered like an outage rather than a crash.
-      if (height === undefined)
+      if (heights === undefined)
         throw new HttpError(503, GrpcCode.unavailable, 'Service Unavailable', 'no_blocks');
-      // Optional fields (internal_tx_height, rich_list_height, cleanup progress) join here when
-      // their extensions exist; they are omitted while zero, like the reference.
+      // A stage's height is shown where the stage has run, and omitted while 0 (the reference's
+      // omitempty).
       return JSON.stringify({
         version: deps.options.version,
         commit_hash: deps.options.commit,
         chain_id: deps.options.chainId,
-        height,
+        height: heights.height,
+        internal_tx_height: heights.internalTxHeight || undefined,
+        rich_list_height: heights.richListHeight || undefined,
       });
     },
   });

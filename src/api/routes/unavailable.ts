@@ -17,13 +17,10 @@ export function unavailableFamilies(options: ApiOptions): UnavailableFamily[] {
   const evm = options.vmType === 'evm';
   const notOnThisChain = 'evm routes are not available on this chain';
   const families: UnavailableFamily[] = [
-    evm
-      ? {
-          prefix: '/indexer/tx/v1/evm-internal-txs',
-          status: 501,
-          message: 'evm internal transactions are not indexed yet',
-        }
-      : { prefix: '/indexer/tx/v1/evm-internal-txs', status: 404, message: notOnThisChain },
+    // On EVM without INTERNAL_TX the reference answers the same text ("evm" even on an EVM chain).
+    ...(options.internalTx
+      ? []
+      : [{ prefix: '/indexer/tx/v1/evm-internal-txs', status: 404, message: notOnThisChain }]),
     // Served on every VM once indexed (decision 4), so the answer is the same on every VM.
     { prefix: '/indexer/richlist/v1', status: 501, message: 'rich list is not indexed yet' },
   ];

@@ -34,7 +34,11 @@ export interface StageRunOptions {
  * batch is written the next is fetched. A batch whose fetch keeps failing stops the stage with an
  * error naming its heights: skipping them would leave a hole nobody could see.
  */
-export async function runStage<W>(stage: Stage<W>, deps: StageRunnerDeps, run: StageRunOptions): Promise<void> {
+export async function runStage<W>(
+  stage: Stage<W>,
+  deps: StageRunnerDeps,
+  run: StageRunOptions,
+): Promise<void> {
   const { signal } = run;
   const until = run.untilHeight ?? Number.POSITIVE_INFINITY;
   const batchHeights = run.batchHeights ?? 50;

@@ -34,10 +34,20 @@ const BLOCK_COLUMNS =
 const BLOCK_FROM = 'FROM block b LEFT JOIN validator v ON v.operator_address = b.proposer';
 const LATEST_HEIGHT = 'SELECT COALESCE(MAX(height), 0) AS n FROM block';
 
+export interface StatusHeights {
+  height: number;
+  internalTxHeight: number | undefined;
+  richListHeight: number | undefined;
+}
+
 export interface BlockReader {
   list(plan: KeysetPlan): Promise<BlockPage>;
   byHeight(height: string): Promise<BlockRow | undefined>;
-  latestHeight(): Promise<number | undefined>;
+  /**
+   * The newest indexed height (undefined before the first block), and each stage's height where
+   * that stage has run on this database (its checkpoint row exists).
+   */
+  statusHeights(): Promise<StatusHeights | undefined>;
   /** Mean seconds between the newest 100 blocks; 0 with fewer than two. */
   averageBlockTime(): Promise<number>;
 }
@@ -69,11 +79,23 @@ export function createBlockReader(ctx: ReaderContext): BlockReader {
       );
       return rows[0];
     },
-    async latestHeight() {
-      const { rows } = await ctx.db.query<{ height: number }>(
-        'SELECT height FROM block ORDER BY height DESC LIMIT 1',
+    async statusHeights() {
+      const { rows } = await ctx.db.query<{
+        height: number | null;
+        internal_tx: number | null;
+        rich_list: number | null;
+      }>(
+        `SELECT (SELECT height FROM block ORDER BY height DESC LIMIT 1) AS height,
+                (SELECT height FROM checkpoint WHERE stream = 'internal_tx') AS internal_tx,
+                (SELECT height FROM checkpoint WHERE stream = 'rich_list') AS rich_list`,
       );
-      return rows[0]?.height;
+      const row = rows[0];
+      if (!row || row.height === null) return undefined;
+      return {
+        height: row.height,
+        internalTxHeight: row.internal_tx ?? undefined,
+        richListHeight: row.rich_list ?? undefined,
+      };
     },
     async averageBlockTime() {
       const { rows } = await ctx.db.query<{ n: number; span: number | null }>(

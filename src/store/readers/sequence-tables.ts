@@ -10,14 +10,14 @@ import {
 
 /**
  * Shared reader for a table of rendered JSON rows keyed by a gapless `sequence`
- * (Cosmos `tx`, `evm_tx`) with its account edge table and, for Cosmos, its message-type edges.
+ * (Cosmos `tx`, `evm_tx`, `evm_internal_tx`) with its account edge table and, for Cosmos, its message-type edges.
  * Lists are keyset scans over (edge key, sequence) indexes; the JSON text is spliced as stored.
  */
 export interface SequenceTables {
-  main: 'tx' | 'evm_tx';
-  accounts: 'tx_accounts' | 'evm_tx_accounts';
+  main: 'tx' | 'evm_tx' | 'evm_internal_tx';
+  accounts: 'tx_accounts' | 'evm_tx_accounts' | 'evm_internal_tx_accounts';
   /** Per-account edge counts kept by ingest (txs, signed): O(1) unfiltered totals. */
-  accountCounts: 'tx_account_counts' | 'evm_tx_account_counts';
+  accountCounts: 'tx_account_counts' | 'evm_tx_account_counts' | 'evm_internal_tx_account_counts';
   /** Only Cosmos txs carry message types. */
   msgTypes?: 'tx_msg_types';
   /** Account x message-type edges (migration 0004), for an account's txs filtered by type. */
@@ -198,17 +198,42 @@ export async function listByHeight(
   const filterParams: unknown[] = [options.height];
   let filter = 't.height = $1::bigint';
   if (ids !== undefined) filter += msgTypeCondition(tables, 't', filterParams, ids);
+  return listWhere(ctx, tables, plan, { filter, filterParams, countTotal: options.countTotal });
+}
+
+/** All rows with this hash (an EVM tx's internal calls), in sequence order. */
+export async function listByHash(
+  ctx: ReaderContext,
+  tables: SequenceTables,
+  plan: KeysetPlan,
+  options: { hash: Uint8Array; countTotal: boolean },
+): Promise<JsonPage> {
+  return listWhere(ctx, tables, plan, {
+    filter: 't.hash = $1',
+    filterParams: [Buffer.from(options.hash)],
+    countTotal: options.countTotal,
+  });
+}
+
+/** A keyset page of the main table's rows matching `filter` (over `filterParams`). */
+async function listWhere(
+  ctx: ReaderContext,
+  tables: SequenceTables,
+  plan: KeysetPlan,
+  where: { filter: string; filterParams: unknown[]; countTotal: boolean },
+): Promise<JsonPage> {
+  const { filter, filterParams } = where;
   const params = [...filterParams];
-  const { where, tail, offsetScan } = keysetSql(plan, 't.sequence', params, { maxOffset: ctx.maxOffset });
+  const keyset = keysetSql(plan, 't.sequence', params, { maxOffset: ctx.maxOffset });
   return fetchPage(
     ctx,
     {
-      sql: `SELECT t.sequence, t.data FROM ${tables.main} t WHERE ${filter}${where}${tail}`,
+      sql: `SELECT t.sequence, t.data FROM ${tables.main} t WHERE ${filter}${keyset.where}${keyset.tail}`,
       params,
-      offsetScan,
+      offsetScan: keyset.offsetScan,
     },
     plan.limit,
-    options.countTotal &&
+    where.countTotal &&
       (() =>
         countWithTimeout(ctx, `SELECT count(*) AS n FROM ${tables.main} t WHERE ${filter}`, filterParams)),
   );
@@ -238,4 +263,9 @@ export const EVM_TX_TABLES: SequenceTables = {
   main: 'evm_tx',
   accounts: 'evm_tx_accounts',
   accountCounts: 'evm_tx_account_counts',
+};
+export const EVM_INTERNAL_TX_TABLES: SequenceTables = {
+  main: 'evm_internal_tx',
+  accounts: 'evm_internal_tx_accounts',
+  accountCounts: 'evm_internal_tx_account_counts',
 };

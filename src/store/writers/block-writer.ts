@@ -1,6 +1,7 @@
 import { AppError } from '../../shared/errors.js';
 import type { Db, Queryable } from '../db.js';
-import { asBuffer, createDictionary, hexKey, type Dictionary } from './dictionary.js';
+import { insertAccountEdges, type AccountEdges, type EdgeTables } from './account-edges.js';
+import { asBuffer, createDictionary, hexKey, uniqueBytes, type Dictionary } from './dictionary.js';
 import { nftAccounts, writeNftBlocks } from './nft-writer.js';
 import type { BlockRows, Checkpoint } from './rows.js';
 
@@ -184,13 +185,12 @@ async function insertBlocks(tx: Queryable, blocks: readonly BlockRows[]): Promis
   );
 }
 
-interface SequencedTables {
-  main: 'tx' | 'evm_tx';
-  edges: 'tx_accounts' | 'evm_tx_accounts';
-  counts: 'tx_account_counts' | 'evm_tx_account_counts';
-}
-const COSMOS_TABLES: SequencedTables = { main: 'tx', edges: 'tx_accounts', counts: 'tx_account_counts' };
-const EVM_TABLES: SequencedTables = {
+const COSMOS_TABLES: EdgeTables & { main: 'tx' } = {
+  main: 'tx',
+  edges: 'tx_accounts',
+  counts: 'tx_account_counts',
+};
+const EVM_TABLES: EdgeTables & { main: 'evm_tx' } = {
   main: 'evm_tx',
   edges: 'evm_tx_accounts',
   counts: 'evm_tx_account_counts',
@@ -199,7 +199,7 @@ const EVM_TABLES: SequencedTables = {
 /** Rows under the next gapless sequences, with their account edges and counts; returns both. */
 async function insertSequenced(
   tx: Queryable,
-  tables: SequencedTables,
+  tables: EdgeTables & { main: 'tx' | 'evm_tx' },
   rows: BlockRows['txs'] | BlockRows['evmTxs'],
   fromSequence: number,
   idOf: (bytes: Uint8Array) => number,
@@ -267,26 +267,6 @@ async function insertEvmTxs(
   return fromSequence + txs.length;
 }
 
-/** The edges, and the per-account counts they add to (migration 0002), in one transaction. */
-async function insertAccountEdges(
-  tx: Queryable,
-  { edges: table, counts }: SequencedTables,
-  edges: AccountEdges,
-): Promise<void> {
-  await tx.query(
-    `INSERT INTO ${table} (account_id, sequence, signer) SELECT * FROM unnest($1::bigint[], $2::bigint[], $3::bool[])`,
-    [edges.accountIds, edges.sequences, edges.signer],
-  );
-  await tx.query(
-    `INSERT INTO ${counts} (account_id, txs, signed)
-       SELECT account_id, count(*), count(*) FILTER (WHERE signer)
-         FROM unnest($1::bigint[], $2::bool[]) AS e(account_id, signer) GROUP BY account_id
-     ON CONFLICT (account_id) DO UPDATE
-       SET txs = ${counts}.txs + excluded.txs, signed = ${counts}.signed + excluded.signed`,
-    [edges.accountIds, edges.signer],
-  );
-}
-
 /** Rows per INSERT: 5 parameters each, well under PostgreSQL's 65,535-parameter limit. */
 const TX_ROWS_PER_STATEMENT = 2_000;
 
@@ -314,12 +294,6 @@ async function insertTxRows(
       params,
     );
   }
-}
-
-interface AccountEdges {
-  accountIds: number[];
-  sequences: number[];
-  signer: boolean[];
 }
 
 function accountEdges(
@@ -353,10 +327,4 @@ function nftInputs(blocks: readonly BlockRows[], fromSequence: number) {
     next += b.txs.length;
     return b.nft ? [{ height: b.block.height, timestamp: b.block.timestamp, nft: b.nft, firstSequence }] : [];
   });
-}
-
-function uniqueBytes(list: Uint8Array[]): Uint8Array[] {
-  const byHex = new Map<string, Uint8Array>();
-  for (const b of list) byHex.set(hexKey(b), asBuffer(b));
-  return [...byHex.values()];
 }

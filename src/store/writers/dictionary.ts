@@ -79,3 +79,10 @@ export const hexKey = (bytes: Uint8Array): string => Buffer.from(bytes).toString
 export function asBuffer(bytes: Uint8Array): Buffer {
   return Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
 }
+
+/** Distinct byte strings (by value), as Buffers ready for a bytea[] parameter. */
+export function uniqueBytes(list: Iterable<Uint8Array>): Uint8Array[] {
+  const byHex = new Map<string, Uint8Array>();
+  for (const b of list) byHex.set(hexKey(b), asBuffer(b));
+  return [...byHex.values()];
+}

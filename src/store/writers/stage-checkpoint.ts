@@ -9,7 +9,10 @@ export interface StageCheckpoint {
 }
 
 /** The stream's checkpoint, or undefined when the stage has never run on this database. */
-export async function loadStageCheckpoint(db: Queryable, stream: string): Promise<StageCheckpoint | undefined> {
+export async function loadStageCheckpoint(
+  db: Queryable,
+  stream: string,
+): Promise<StageCheckpoint | undefined> {
   const { rows } = await db.query<{ height: number; tx_sequence: number }>(
     'SELECT height, tx_sequence FROM checkpoint WHERE stream = $1',
     [stream],
@@ -19,7 +22,11 @@ export async function loadStageCheckpoint(db: Queryable, stream: string): Promis
 }
 
 /** Creates the stream's checkpoint at `height`; fails if another process created it first. */
-export async function createStageCheckpoint(tx: Queryable, stream: string, height: number): Promise<StageCheckpoint> {
+export async function createStageCheckpoint(
+  tx: Queryable,
+  stream: string,
+  height: number,
+): Promise<StageCheckpoint> {
   const { rows } = await tx.query(
     'INSERT INTO checkpoint (stream, height) VALUES ($1, $2) ON CONFLICT (stream) DO NOTHING RETURNING height',
     [stream, height],

@@ -1,0 +1,84 @@
+import type { FastifyInstance } from 'fastify';
+import { buildPagination, parsePagination, planKeyset, type PageRequest } from '../../store/pagination.js';
+import { EMPTY_PAGE, type JsonPage } from '../../store/readers/context.js';
+import { NotFoundError } from '../../shared/errors.js';
+import { parseAccount, parseHeight, parseTxHash } from '../params.js';
+import { renderList } from '../render.js';
+import { AccountParams, HashParams, HeightParams, PaginationQuery, errorResponses, ref } from '../schemas.js';
+import { jsonRoute, type RouteDeps } from './define.js';
+
+/** EVM internal tx routes (spec §4.5); registered on EVM rollups with INTERNAL_TX only. */
+export function registerEvmInternalTxRoutes(app: FastifyInstance, deps: RouteDeps): void {
+  const { evmInternalTxs: reader, dicts } = deps.readers;
+  const schema = (summary: string) => ({
+    tags: ['EVM Internal Tx'],
+    summary,
+    querystring: PaginationQuery,
+    response: { 200: ref('tx.EvmInternalTxsResponse'), ...errorResponses },
+  });
+
+  jsonRoute(app, deps, {
+    url: '/indexer/tx/v1/evm-internal-txs',
+    ttlSeconds: 1,
+    schema: schema('EVM internal transactions'),
+    async handler({ query }) {
+      const page = parsePagination(query, 'sequence');
+      return renderPage(
+        page,
+        await reader.list(planKeyset(page, 'sequence'), { countTotal: page.countTotal }),
+      );
+    },
+  });
+
+  jsonRoute(app, deps, {
+    url: '/indexer/tx/v1/evm-internal-txs/by_account/:account',
+    ttlSeconds: 1,
+    schema: { ...schema('EVM internal transactions from or to an account'), params: AccountParams },
+    async handler({ query, params }) {
+      const account = parseAccount(params.account ?? '', deps.options.accountPrefix);
+      const page = parsePagination(query, 'sequence');
+      const accountId = await dicts.accountId(account);
+      if (accountId === undefined) return renderPage(page, EMPTY_PAGE);
+      const plan = planKeyset(page, 'sequence');
+      return renderPage(page, await reader.byAccount(plan, { accountId, countTotal: page.countTotal }));
+    },
+  });
+
+  jsonRoute(app, deps, {
+    url: '/indexer/tx/v1/evm-internal-txs/by_height/:height',
+    ttlSeconds: 1,
+    schema: { ...schema('EVM internal transactions of one block'), params: HeightParams },
+    async handler({ query, params }) {
+      const height = parseHeight(params.height ?? '');
+      const page = parsePagination(query, 'sequence');
+      const plan = planKeyset(page, 'sequence');
+      return renderPage(page, await reader.byHeight(plan, { height, countTotal: page.countTotal }));
+    },
+  });
+
+  jsonRoute(app, deps, {
+    url: '/indexer/tx/v1/evm-internal-txs/:tx_hash',
+    ttlSeconds: 10,
+    schema: { ...schema('Internal transactions of one EVM transaction'), params: HashParams },
+    async handler({ query, params }) {
+      // Pagination is checked before the hash (spec §4.10).
+      const page = parsePagination(query, 'sequence');
+      const hash = parseTxHash(params.tx_hash ?? '');
+      if (hash.length === 0 || !(await reader.isTraced(hash))) {
+        throw new NotFoundError('tx_not_found', 'transaction not found');
+      }
+      const plan = planKeyset(page, 'sequence');
+      return renderPage(page, await reader.byHash(plan, { hash, countTotal: page.countTotal }));
+    },
+  });
+}
+
+function renderPage(page: PageRequest, result: JsonPage): Buffer {
+  const pagination = buildPagination(page, {
+    column: 'sequence',
+    lastValue: result.lastValue,
+    hasMore: result.hasMore,
+    total: result.total,
+  });
+  return renderList('internal_txs', result.items, pagination);
+}

@@ -1,0 +1,101 @@
+import { AppError } from '../../shared/errors.js';
+import { accountBytesFromString } from '../../shared/address.js';
+import type { CallFrame, TxTrace } from '../../node/evm.js';
+
+/** One call frame as stored: the API's JSON (spec/api.md §5.4) and the accounts it touches. */
+export interface InternalTxRow {
+  height: number;
+  /** The EVM tx hash (32 bytes). */
+  hash: Uint8Array;
+  /** The API's internal-tx JSON, ready to send. */
+  data: string;
+  /** Normalised bytes of `from` (absent when the frame has none). */
+  from: Uint8Array | undefined;
+  /** Distinct normalised accounts of {from, to}. */
+  accounts: Uint8Array[];
+}
+
+/**
+ * Flattens one block's traces into rows in the order the stage numbers them: txs in block order,
+ * each call tree depth-first pre-order (top frame index 0, parent -1), which is the reference's
+ * numbering (spec/indexer.md §8.2: a child is numbered after its previous sibling's subtree).
+ * A tx the node could not trace is left out whole; a frame that reverted is kept.
+ */
+export function flattenBlockTraces(
+  height: number,
+  traces: readonly TxTrace[],
+  prefix: string,
+): InternalTxRow[] {
+  const rows: InternalTxRow[] = [];
+  for (const trace of traces) {
+    if (trace.error || !trace.result) continue;
+    const hash = Buffer.from(trace.txHash.slice(2), 'hex');
+    const txHash = trace.txHash.toLowerCase();
+    let next = 0;
+    const walk = (frame: CallFrame, parentIndex: number): void => {
+      const index = next++;
+      rows.push(frameRow(frame, { height, hash, txHash, index, parentIndex, prefix }));
+      for (const child of frame.calls ?? []) walk(child, index);
+    };
+    walk(trace.result, -1);
+  }
+  return rows;
+}
+
+function frameRow(
+  frame: CallFrame,
+  at: {
+    height: number;
+    hash: Uint8Array;
+    txHash: string;
+    index: number;
+    parentIndex: number;
+    prefix: string;
+  },
+): InternalTxRow {
+  const from = frameAccount(frame.from, at);
+  const to = frameAccount(frame.to, at);
+  const accounts = [from, to].filter((a): a is Uint8Array => a !== undefined);
+  if (from && to && Buffer.compare(from, to) === 0) accounts.pop();
+  // Key order and forms of spec/api.md §5.4; the top frame's output is not recorded.
+  const data = JSON.stringify({
+    height: at.height,
+    hash: at.txHash,
+    parent_index: at.parentIndex,
+    index: at.index,
+    type: frame.type,
+    from: from ? hexOf(from) : '',
+    to: to ? hexOf(to) : '',
+    input: evenHex(frame.input),
+    output: at.index === 0 ? '0x' : evenHex(frame.output),
+    value: evenHex(frame.value),
+    gas: evenHex(frame.gas),
+    gasUsed: evenHex(frame.gasUsed),
+  });
+  return { height: at.height, hash: at.hash, data, from, accounts };
+}
+
+/** §6.1 normalisation; an address that does not normalise fails the whole height (§6.4). */
+function frameAccount(
+  address: string | undefined,
+  at: { height: number; txHash: string; prefix: string },
+): Uint8Array | undefined {
+  if (address === undefined || address === '' || address === '0x') return undefined;
+  try {
+    return accountBytesFromString(address, at.prefix);
+  } catch (err) {
+    throw new AppError(
+      'malformed_trace',
+      `trace of ${at.txHash} at height ${at.height} has an invalid address "${address}"`,
+      { cause: err },
+    );
+  }
+}
+
+const hexOf = (bytes: Uint8Array): string => '0x' + Buffer.from(bytes).toString('hex');
+
+/** The stored byte form of a tracer hex string: "0x" + even-length lower hex ("0x0" → "0x00"). */
+export function evenHex(value: string | undefined): string {
+  const digits = (value ?? '0x').slice(2).toLowerCase();
+  return '0x' + (digits.length % 2 === 1 ? '0' + digits : digits);
+}

@@ -1,0 +1,31 @@
+import { checkInternalTx } from '../../shared/config.js';
+import type { EvmClient } from '../../node/evm.js';
+import type { RestClient } from '../../node/rest.js';
+import type { ChainMeta } from '../../store/chain-meta.js';
+import type { Db } from '../../store/db.js';
+import { createInternalTxStage } from './internal-tx-stage.js';
+import { runStage, type StageRunnerDeps, type StageRunOptions } from './runner.js';
+
+/** A stage ready to run; the work type stays inside the closure. */
+export interface RunnableStage {
+  name: string;
+  run(deps: StageRunnerDeps, options: StageRunOptions): Promise<void>;
+}
+
+/** The stages this chain and configuration enable (spec/indexer.md §8.1), in a fixed order. */
+export function createStages(ctx: {
+  chain: ChainMeta;
+  options: { internalTx: boolean | undefined; richList: boolean };
+  db: Db;
+  rest: RestClient;
+  evm: EvmClient | undefined;
+  accountPrefix: string;
+}): RunnableStage[] {
+  const stages: RunnableStage[] = [];
+  if (ctx.options.internalTx === true) checkInternalTx(ctx.chain.vmType);
+  if (ctx.evm && ctx.options.internalTx !== false) {
+    const stage = createInternalTxStage({ db: ctx.db, evm: ctx.evm, accountPrefix: ctx.accountPrefix });
+    stages.push({ name: stage.name, run: (deps, options) => runStage(stage, deps, options) });
+  }
+  return stages;
+}
