@@ -163,7 +163,7 @@ export async function createIngestService(ctx: {
               runOptions.onCommit?.(p);
             },
           },
-        ),
+        ).finally(() => head.finish()),
         ...stages.map((stage) =>
           stage.run(stageDeps, {
             signal,

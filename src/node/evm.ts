@@ -30,6 +30,7 @@ export interface TxTrace {
   error?: string | undefined;
 }
 
+const METHOD_NOT_FOUND = -32601;
 const hexString = z.string().regex(/^0x[0-9a-fA-F]*$/);
 const callFrameSchema: z.ZodType<CallFrame> = z.lazy(() =>
   z.object({
@@ -118,6 +119,12 @@ export function createEvmClient(transport: Transport): EvmClient {
         })),
       );
       return replies.map((r, i) => {
+        if (r.error?.code === METHOD_NOT_FOUND) {
+          throw new AppError(
+            'trace_unsupported',
+            'the node does not serve debug_traceBlockByNumber: enable its debug JSON-RPC namespace, or set INTERNAL_TX=false',
+          );
+        }
         // A node that fails a trace (timeout, busy tracer) usually succeeds on a retry.
         if (r.error) {
           throw new AppError(

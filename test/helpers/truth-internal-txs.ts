@@ -8,14 +8,24 @@ const even = (hex: string) => {
   return '0x' + (digits.length % 2 ? '0' + digits : digits);
 };
 
-/**
- * The internal-tx stage's rows equal the simulator's traces up to `head`: one row per call frame
- * under a gapless sequence in chain order (txs in block order, frames depth-first), the API's JSON,
- * {from, to} account edges with the caller flagged, counters equal to the edges, and the checkpoint
- * at `head`. Height 1 is left out: a minievm node cannot trace genesis. Returns the row count.
- */
-export async function expectInternalTxsMatchTruth(db: Db, sim: Simulator, head: number): Promise<number> {
-  const expected = [];
+export interface InternalTxJson {
+  height: number;
+  hash: string;
+  parent_index: number;
+  index: number;
+  type: string;
+  from: string;
+  to: string;
+  input: string;
+  output: string;
+  value: string;
+  gas: string;
+  gasUsed: string;
+}
+
+/** Every call frame of heights 2..head in stream order, as the API renders it (spec/api.md §5.4). */
+export function internalTxTruth(sim: Simulator, head: number): InternalTxJson[] {
+  const expected: InternalTxJson[] = [];
   for (let h = 2; h <= head; h++) {
     for (const tx of sim.truth.block(h).txs) {
       if (tx.evmHash === undefined) continue;
@@ -37,11 +47,22 @@ export async function expectInternalTxsMatchTruth(db: Db, sim: Simulator, head: 
       }
     }
   }
+  return expected;
+}
+
+/**
+ * The internal-tx stage's rows equal the simulator's traces up to `head`: one row per call frame
+ * under a gapless sequence in chain order (txs in block order, frames depth-first), the API's JSON,
+ * {from, to} account edges with the caller flagged, counters equal to the edges, and the checkpoint
+ * at `head`. Height 1 is left out: a minievm node cannot trace genesis. Returns the row count.
+ */
+export async function expectInternalTxsMatchTruth(db: Db, sim: Simulator, head: number): Promise<number> {
+  const expected = internalTxTruth(sim, head);
   const { rows } = await db.query<{ sequence: number; height: number; hash: Uint8Array; data: string }>(
     'SELECT sequence, height, hash, data FROM evm_internal_tx ORDER BY sequence',
   );
   expect(rows.map((r) => r.sequence)).toEqual(rows.map((_, i) => i + 1));
-  const stored = rows.map((r) => JSON.parse(r.data) as (typeof expected)[number]);
+  const stored = rows.map((r) => JSON.parse(r.data) as InternalTxJson);
   expect(stored).toEqual(expected);
   rows.forEach((r, i) => {
     expect(r.height).toBe(stored[i]!.height);

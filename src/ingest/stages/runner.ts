@@ -30,7 +30,8 @@ export interface StageRunOptions {
 }
 
 /**
- * Runs one stage behind the block stream until aborted (or `untilHeight` is committed). While one
+ * Runs one stage behind the block stream until aborted, until `untilHeight` is committed, or until
+ * it has caught up with a block stream that has finished. While one
  * batch is written the next is fetched. A batch whose fetch keeps failing stops the stage with an
  * error naming its heights: skipping them would leave a hole nobody could see.
  */
@@ -47,9 +48,12 @@ export async function runStage<W>(
   report(stage, deps, at);
   deps.logger.info({ stage: stage.name, from: at.height + 1 }, 'stage started');
 
+  // The next heights to process, once the block stream has them; none when it stopped below them.
   const rangeAfter = async (height: number): Promise<[number, number] | undefined> => {
-    while (deps.head.height() <= height && !signal.aborted) await deps.head.next(signal);
-    if (signal.aborted) return undefined;
+    while (deps.head.height() <= height && !signal.aborted && !deps.head.finished()) {
+      await deps.head.next(signal);
+    }
+    if (signal.aborted || deps.head.height() <= height) return undefined;
     return [height + 1, Math.min(height + batchHeights, deps.head.height(), until)];
   };
   const fetch = (range: [number, number]) => fetchBatch(stage, deps, run, range);
@@ -85,7 +89,7 @@ async function openStream<W>(
   while (!signal.aborted) {
     const { rows } = await deps.db.query<{ first: number | null }>('SELECT min(height) AS first FROM block');
     firstBlockHeight = rows[0]?.first ?? undefined;
-    if (firstBlockHeight !== undefined) break;
+    if (firstBlockHeight !== undefined || deps.head.finished()) break;
     await deps.head.next(signal);
   }
   if (firstBlockHeight === undefined) return undefined;
