@@ -1,0 +1,229 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createPublicClient, createWalletClient, http, type Abi, type Hex } from 'viem';
+import { privateKeyToAccount } from 'viem/accounts';
+import { createEvmClient } from '../../src/node/evm.js';
+import { createNodeMetrics } from '../../src/node/metrics.js';
+import { createTransport } from '../../src/node/transport.js';
+import { createIngestMetrics } from '../../src/ingest/metrics.js';
+import { createBlockHead } from '../../src/ingest/stages/block-head.js';
+import { createInternalTxStage } from '../../src/ingest/stages/internal-tx-stage.js';
+import { runStage } from '../../src/ingest/stages/runner.js';
+import { silentLogger } from '../../src/shared/logger.js';
+import { createMetricsRegistry } from '../../src/shared/metrics.js';
+import { testDbFactories } from '../helpers/db.js';
+import { compileFixture } from '../helpers/solc.js';
+import { ANVIL_KEYS, startAnvil, type AnvilHandle } from '../vip/anvil.js';
+
+interface RawFrame {
+  type: string;
+  from: string;
+  to?: string;
+  value?: string;
+  gas?: string;
+  gasUsed?: string;
+  input?: string;
+  output?: string;
+  error?: string;
+  calls?: RawFrame[];
+}
+
+const alice = privateKeyToAccount(ANVIL_KEYS[0]);
+const seller = privateKeyToAccount(ANVIL_KEYS[1]).address;
+
+/**
+ * The internal-tx stage against a real EVM: contracts compiled by solc run on anvil (nested calls
+ * two levels deep, a CREATE in a constructor, value transfers, a revert caught inside a call, a tx
+ * reverted from inside a call), and the stored rows equal anvil's own debug_traceBlockByNumber,
+ * flattened here independently.
+ */
+describe.each(testDbFactories())('internal-tx stage against anvil on $name', (factory) => {
+  let anvil: AnvilHandle;
+  let head: number;
+  beforeAll(async () => {
+    anvil = await startAnvil();
+    head = await runScenario(anvil);
+  }, 120_000);
+  afterAll(async () => anvil?.stop());
+
+  it("stores every frame of anvil's traces, depth-first, with its accounts", async () => {
+    const { db, dispose } = await factory.create();
+    try {
+      await seedEvmTxs(db, anvil, head);
+      const transport = createTransport({
+        name: 'jsonrpc',
+        endpoints: [anvil.url],
+        timeoutMs: 10_000,
+        maxConcurrent: 4,
+        metrics: createNodeMetrics(createMetricsRegistry({ defaultMetrics: false })),
+      });
+      const stage = createInternalTxStage({ db, evm: createEvmClient(transport), accountPrefix: 'init' });
+      const blockHead = createBlockHead(() => head);
+      blockHead.finish();
+      await runStage(
+        stage,
+        {
+          db,
+          logger: silentLogger(),
+          metrics: createIngestMetrics(createMetricsRegistry({ defaultMetrics: false })),
+          head: blockHead,
+        },
+        { signal: new AbortController().signal, batchHeights: 3 },
+      );
+      await transport.close();
+
+      const expected = await anvilFrames(anvil, head);
+      const { rows } = await db.query<{ sequence: number; data: string }>(
+        'SELECT sequence, data FROM evm_internal_tx ORDER BY sequence',
+      );
+      expect(rows.map((r) => r.sequence)).toEqual(expected.map((_, i) => i + 1));
+      expect(rows.map((r) => JSON.parse(r.data) as unknown)).toEqual(expected);
+
+      // The shapes the scenario was written to produce are all there.
+      const types = new Set(expected.map((f) => f.type));
+      expect(types).toEqual(new Set(['CREATE', 'CALL']));
+      expect(expected.some((f) => f.type === 'CREATE' && f.parent_index === 0)).toBe(true);
+      const depth = (f: (typeof expected)[number]): number => {
+        const parent = expected.find((p) => p.hash === f.hash && p.index === f.parent_index);
+        return parent ? 1 + depth(parent) : 0;
+      };
+      expect(Math.max(...expected.map(depth))).toBe(2);
+      expect(expected.some((f) => f.value !== '0x' && f.value !== '0x00' && f.parent_index === 0)).toBe(true);
+      // The tx reverted from inside a call is stored like any other (its frames ran, then reverted).
+      const receipts = (await jsonRpc(anvil, 'eth_getBlockReceipts', ['0x' + head.toString(16)])) as Array<{
+        transactionHash: string;
+        status: string;
+      }>;
+      const reverted = receipts.filter((r) => r.status === '0x0').map((r) => r.transactionHash);
+      expect(reverted).toHaveLength(1);
+      expect(expected.filter((f) => f.hash === reverted[0]).length).toBeGreaterThan(1);
+      const edges = await db.query<{ n: number }>('SELECT count(*)::int AS n FROM evm_internal_tx_accounts');
+      expect(edges.rows[0]!.n).toBe(
+        expected.reduce((n, f) => n + new Set([f.from, f.to].filter(Boolean)).size, 0),
+      );
+      const checkpoint = await db.query<{ height: number; tx_sequence: number }>(
+        "SELECT height, tx_sequence FROM checkpoint WHERE stream = 'internal_tx'",
+      );
+      expect(checkpoint.rows[0]).toEqual({ height: head, tx_sequence: expected.length });
+    } finally {
+      await dispose();
+    }
+  });
+});
+
+/** Deploys the contracts and sends the scenario's txs; returns the last block. */
+async function runScenario(anvil: AnvilHandle): Promise<number> {
+  const contracts = await compileFixture('TraceScenario.sol');
+  const chain = {
+    id: anvil.chainId,
+    name: 'anvil',
+    nativeCurrency: { name: 'eth', symbol: 'ETH', decimals: 18 },
+    rpcUrls: { default: { http: [anvil.url] } },
+  } as const;
+  const pub = createPublicClient({ chain, transport: http(anvil.url) });
+  const wallet = createWalletClient({ chain, transport: http(anvil.url), account: alice });
+  const rpc = (method: string, params: unknown[] = []) => pub.request({ method, params } as never);
+  // Height 1 is left empty: a minievm node cannot trace below 2, so the stage never asks for it.
+  await rpc('evm_mine');
+  const deploy = async (name: string, args: unknown[] = []) => {
+    const c = contracts[name]!;
+    const hash = await wallet.deployContract({ abi: c.abi, bytecode: c.bytecode, args });
+    return (await pub.waitForTransactionReceipt({ hash })).contractAddress!;
+  };
+  const token = await deploy('Token');
+  const nft = await deploy('Collectible');
+  const router = await deploy('Router', [token, nft]);
+  const call = async (to: Hex, abi: Abi, functionName: string, args: unknown[], extra: object = {}) =>
+    wallet.writeContract({ address: to, abi, functionName, args, ...extra } as never);
+  const tokenAbi = contracts.Token!.abi;
+  const routerAbi = contracts.Router!.abi;
+  await pub.waitForTransactionReceipt({ hash: await call(token, tokenAbi, 'mint', [alice.address, 1000n]) });
+  await pub.waitForTransactionReceipt({ hash: await call(token, tokenAbi, 'approve', [router, 500n]) });
+  // Several txs in one block: the stream numbers frames across a block's txs.
+  await rpc('evm_setAutomine', [false]);
+  const gas = { gas: 500_000n };
+  await call(router, routerAbi, 'buy', [7n, 100n, seller], { value: 12345n, ...gas });
+  await call(router, routerAbi, 'tryBurn', [7n], gas);
+  await call(router, routerAbi, 'failing', [], gas);
+  await call(token, tokenAbi, 'transfer', [alice.address, 1n], gas);
+  await wallet.sendTransaction({ to: seller, value: 1n, gas: 21_000n });
+  await rpc('evm_mine');
+  await rpc('evm_setAutomine', [true]);
+  return Number(await pub.getBlockNumber());
+}
+
+/** evm_tx rows for anvil's txs: the stage traces the heights that hold EVM txs. */
+async function seedEvmTxs(db: import('../../src/store/db.js').Db, anvil: AnvilHandle, head: number) {
+  let sequence = 0;
+  for (let h = 1; h <= head; h++) {
+    const receipts = (await jsonRpc(anvil, 'eth_getBlockReceipts', ['0x' + h.toString(16)])) as Array<{
+      transactionHash: string;
+    }>;
+    for (const r of receipts) {
+      await db.query(
+        'INSERT INTO evm_tx (sequence, hash, height, signer_id, data) VALUES ($1, $2, $3, 0, $4)',
+        [++sequence, Buffer.from(r.transactionHash.slice(2), 'hex'), h, '{}'],
+      );
+    }
+  }
+  await db.query(
+    'INSERT INTO block (height, hash, "timestamp", block_time_ms, proposer, gas_used, gas_wanted, tx_count, total_fee) VALUES (1, $1, now(), 0, $2, 0, 0, 0, $3)',
+    [Buffer.alloc(32), '', '[]'],
+  );
+}
+
+/** anvil's traces of heights 2..head, flattened pre-order into the API's JSON (spec/api.md §5.4). */
+async function anvilFrames(anvil: AnvilHandle, head: number) {
+  const even = (hex = '0x') => '0x' + (hex.length % 2 ? '0' : '') + hex.slice(2).toLowerCase();
+  const out: Array<
+    Record<string, unknown> & {
+      hash: string;
+      index: number;
+      parent_index: number;
+      type: string;
+      value: string;
+    }
+  > = [];
+  for (let h = 2; h <= head; h++) {
+    const traces = (await jsonRpc(anvil, 'debug_traceBlockByNumber', [
+      '0x' + h.toString(16),
+      { tracer: 'callTracer' },
+    ])) as Array<{
+      txHash: string;
+      result: RawFrame;
+    }>;
+    for (const t of traces) {
+      let index = 0;
+      const visit = (f: RawFrame, parent: number) => {
+        const mine = index++;
+        out.push({
+          height: h,
+          hash: t.txHash,
+          parent_index: parent,
+          index: mine,
+          type: f.type,
+          from: f.from.toLowerCase(),
+          to: (f.to ?? '').toLowerCase(),
+          input: even(f.input),
+          output: mine === 0 ? '0x' : even(f.output),
+          value: even(f.value),
+          gas: even(f.gas),
+          gasUsed: even(f.gasUsed),
+        });
+        for (const c of f.calls ?? []) visit(c, mine);
+      };
+      visit(t.result, -1);
+    }
+  }
+  return out;
+}
+
+async function jsonRpc(anvil: AnvilHandle, method: string, params: unknown[]): Promise<unknown> {
+  const res = await fetch(anvil.url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
+  });
+  const body = (await res.json()) as { result?: unknown; error?: { message: string } };
+  if (body.error) throw new Error(`${method}: ${body.error.message}`);
+  return body.result;
+}
