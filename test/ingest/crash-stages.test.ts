@@ -1,0 +1,57 @@
+import { describe, expect, it } from 'vitest';
+import { createSimulator } from '../../src/sim/simulator.js';
+import { crashTargets, runIndexer, seeded } from '../helpers/crash.js';
+import { expectIngestMatchesTruth } from '../helpers/truth.js';
+import { expectInternalTxsMatchTruth } from '../helpers/truth-internal-txs.js';
+
+const HEAD = 300;
+const KILLS = 6;
+
+describe.each(crashTargets())('stage crash safety on $name', (target) => {
+  it(
+    `the internal-tx stage, started ${HEAD / 2} blocks behind, catches up through ${KILLS} SIGKILLs exactly`,
+    { timeout: 600_000 },
+    async () => {
+      const sim = createSimulator({
+        vm: 'evm',
+        head: HEAD,
+        txsPerBlock: '0-6',
+        fastSignatures: true,
+        rpcPort: 0,
+        restPort: 0,
+        jsonRpcPort: 0,
+      });
+      const urls = await sim.listen();
+      const store = await target.open();
+      const env = {
+        ...store.env,
+        RPC_URL: urls.rpc,
+        REST_URL: urls.rest,
+        JSON_RPC_URL: urls.jsonRpc!,
+        VM_TYPE: 'evm',
+      };
+      const random = seeded(7);
+      try {
+        // The block stream alone first, so the stage starts far behind it and runs while it moves.
+        expect(await runIndexer({ ...env, INTERNAL_TX: 'false', UNTIL_HEIGHT: String(HEAD / 2) })).toBe(
+          'done',
+        );
+        for (let i = 0; i < KILLS; i++) {
+          const afterReadyMs = Math.floor(random() * 1500);
+          expect(await runIndexer(env, { kill: { afterReadyMs, signal: 'SIGKILL' } })).toBe('killed');
+        }
+        expect(await runIndexer({ ...env, UNTIL_HEIGHT: String(HEAD) })).toBe('done');
+        const db = await store.db();
+        try {
+          await expectIngestMatchesTruth(db, sim, HEAD);
+          await expectInternalTxsMatchTruth(db, sim, HEAD);
+        } finally {
+          if (target.name === 'pglite') await db.close();
+        }
+      } finally {
+        await store.dispose();
+        await sim.close();
+      }
+    },
+  );
+});
