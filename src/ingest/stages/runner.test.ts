@@ -1,0 +1,110 @@
+import { describe, expect, it } from 'vitest';
+import { testDbFactories } from '../../../test/helpers/db.js';
+import { AppError } from '../../shared/errors.js';
+import { silentLogger } from '../../shared/logger.js';
+import { createMetricsRegistry } from '../../shared/metrics.js';
+import type { Db } from '../../store/db.js';
+import { createIngestMetrics } from '../metrics.js';
+import { createBlockHead } from './block-head.js';
+import { runStage } from './runner.js';
+import type { Stage } from './stage.js';
+
+/** A stage that records each height it is given in a table of its own, one row per height. */
+function recordingStage(
+  failAt: (height: number, attempt: number) => boolean,
+): Stage<number[]> & { fetched: number[][] } {
+  const attempts = new Map<number, number>();
+  const fetched: number[][] = [];
+  return {
+    name: 'internal_tx',
+    fetched,
+    async fetch(from, to) {
+      const heights = Array.from({ length: to - from + 1 }, (_, i) => from + i);
+      for (const h of heights) {
+        const n = (attempts.get(h) ?? 0) + 1;
+        attempts.set(h, n);
+        if (failAt(h, n)) throw new AppError('node_unavailable', `node down at ${h}`, { retryable: true });
+      }
+      fetched.push(heights);
+      return heights;
+    },
+    async write(tx, heights, at) {
+      for (const h of heights) await tx.query('INSERT INTO stage_probe (height) VALUES ($1)', [h]);
+      return { sequence: at.sequence + heights.length, rows: heights.length };
+    },
+  };
+}
+
+async function seedBlocks(db: Db, from: number, to: number) {
+  await db.query('CREATE TABLE IF NOT EXISTS stage_probe (height bigint PRIMARY KEY)');
+  await db.query(
+    `INSERT INTO block (height, hash, "timestamp", block_time_ms, proposer, gas_used, gas_wanted, tx_count, total_fee)
+     SELECT h, '\\x00', now(), 0, '', 0, 0, 0, '[]' FROM generate_series($1::int, $2::int) h`,
+    [from, to],
+  );
+}
+
+describe.each(testDbFactories())('stage runner on $name', (factory) => {
+  const deps = (db: Db, headHeight: { value: number }) => {
+    const registry = createMetricsRegistry({ defaultMetrics: false });
+    const head = createBlockHead(() => headHeight.value);
+    return {
+      registry,
+      head,
+      deps: { db, logger: silentLogger(), metrics: createIngestMetrics(registry), head },
+    };
+  };
+
+  it('starts below the first block, follows the head, and reports height and lag', async () => {
+    const { db, dispose } = await factory.create();
+    try {
+      await seedBlocks(db, 5, 40);
+      const height = { value: 30 };
+      const { registry, head, deps: d } = deps(db, height);
+      const stage = recordingStage(() => false);
+      const running = runStage(stage, d, { signal: new AbortController().signal, batchHeights: 7 });
+      // Moving the head on wakes the stage; finishing it lets the stage stop once caught up.
+      height.value = 40;
+      head.notify();
+      head.finish();
+      await running;
+      const { rows } = await db.query<{ height: number }>('SELECT height FROM stage_probe ORDER BY height');
+      expect(rows.map((r) => r.height)).toEqual(Array.from({ length: 36 }, (_, i) => 5 + i));
+      expect(stage.fetched.every((b) => b.length <= 7)).toBe(true);
+      const metrics = await registry.metrics();
+      expect(metrics).toContain('rollup_indexer_stage_height{stage="internal_tx"} 40');
+      expect(metrics).toContain('rollup_indexer_stage_lag_blocks{stage="internal_tx"} 0');
+      expect(metrics).toContain('rollup_indexer_stage_rows_total{stage="internal_tx"} 36');
+      const cp = await db.query("SELECT height, tx_sequence FROM checkpoint WHERE stream = 'internal_tx'");
+      expect(cp.rows[0]).toEqual({ height: 40, tx_sequence: 36 });
+    } finally {
+      await dispose();
+    }
+  });
+
+  it('retries a failing fetch, and stops naming the heights when it keeps failing; a restart resumes there', async () => {
+    const { db, dispose } = await factory.create();
+    try {
+      await seedBlocks(db, 1, 20);
+      const { head, deps: d } = deps(db, { value: 20 });
+      head.finish();
+      // Height 6 fails twice then works; height 13 never works.
+      const flaky = recordingStage((h, n) => (h === 6 && n <= 2) || h === 13);
+      await expect(
+        runStage(flaky, d, { signal: new AbortController().signal, batchHeights: 4, fetchAttempts: 3 }),
+      ).rejects.toThrow(/internal_tx stage stopped at heights 13\.\.16: node down at 13; .* resumes at 13/);
+      const stored = await db.query<{ height: number }>('SELECT height FROM stage_probe ORDER BY height');
+      expect(stored.rows.map((r) => r.height)).toEqual(Array.from({ length: 12 }, (_, i) => i + 1));
+
+      await runStage(
+        recordingStage(() => false),
+        d,
+        { signal: new AbortController().signal, batchHeights: 4 },
+      );
+      const after = await db.query<{ height: number }>('SELECT height FROM stage_probe ORDER BY height');
+      expect(after.rows.map((r) => r.height)).toEqual(Array.from({ length: 20 }, (_, i) => i + 1));
+    } finally {
+      await dispose();
+    }
+  });
+});
