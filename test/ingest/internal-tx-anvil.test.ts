@@ -12,7 +12,7 @@ import { silentLogger } from '../../src/shared/logger.js';
 import { createMetricsRegistry } from '../../src/shared/metrics.js';
 import { testDbFactories } from '../helpers/db.js';
 import { compileFixture } from '../helpers/solc.js';
-import { ANVIL_KEYS, startAnvil, type AnvilHandle } from '../vip/anvil.js';
+import { ANVIL_KEYS, anvilChain, startAnvil, type AnvilHandle } from '../vip/anvil.js';
 
 interface RawFrame {
   type: string;
@@ -113,12 +113,7 @@ describe.each(testDbFactories())('internal-tx stage against anvil on $name', (fa
 /** Deploys the contracts and sends the scenario's txs; returns the last block. */
 async function runScenario(anvil: AnvilHandle): Promise<number> {
   const contracts = await compileFixture('TraceScenario.sol');
-  const chain = {
-    id: anvil.chainId,
-    name: 'anvil',
-    nativeCurrency: { name: 'eth', symbol: 'ETH', decimals: 18 },
-    rpcUrls: { default: { http: [anvil.url] } },
-  } as const;
+  const chain = anvilChain(anvil);
   const pub = createPublicClient({ chain, transport: http(anvil.url) });
   const wallet = createWalletClient({ chain, transport: http(anvil.url), account: alice });
   const rpc = (method: string, params: unknown[] = []) => pub.request({ method, params } as never);

@@ -69,3 +69,13 @@ export async function startAnvil(chainId = 31337, extraArgs: string[] = []): Pro
       }),
   };
 }
+
+/** The viem chain description of a running anvil. */
+export function anvilChain(anvil: AnvilHandle) {
+  return {
+    id: anvil.chainId,
+    name: 'anvil',
+    nativeCurrency: { name: 'eth', symbol: 'ETH', decimals: 18 },
+    rpcUrls: { default: { http: [anvil.url] } },
+  } as const;
+}

@@ -13,7 +13,7 @@ import {
 import { privateKeyToAccount } from 'viem/accounts';
 import { VIP_SCORE_ABI } from '../../src/vip/evm/abi.js';
 import { decodeRevert } from '../../src/vip/evm/backend.js';
-import { ANVIL_KEYS, startAnvil, type AnvilHandle } from './anvil.js';
+import { ANVIL_KEYS, anvilChain, startAnvil, type AnvilHandle } from './anvil.js';
 
 const A = '0x00000000000000000000000000000000000000aa';
 const B = '0x00000000000000000000000000000000000000bb';
@@ -35,12 +35,7 @@ afterAll(async () => anvil?.stop());
 
 function clients(account = owner) {
   const transport = http(anvil.url);
-  const chain = {
-    id: anvil.chainId,
-    name: 'anvil',
-    nativeCurrency: { name: 'eth', symbol: 'ETH', decimals: 18 },
-    rpcUrls: { default: { http: [anvil.url] } },
-  } as const;
+  const chain = anvilChain(anvil);
   return {
     pub: createPublicClient({ chain, transport }),
     wallet: createWalletClient({ chain, transport, account }),

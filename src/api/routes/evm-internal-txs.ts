@@ -1,11 +1,11 @@
 import type { FastifyInstance } from 'fastify';
-import { buildPagination, parsePagination, planKeyset, type PageRequest } from '../../store/pagination.js';
+import { parsePagination, planKeyset, type PageRequest } from '../../store/pagination.js';
 import { EMPTY_PAGE, type JsonPage } from '../../store/readers/context.js';
 import { NotFoundError } from '../../shared/errors.js';
 import { parseAccount, parseHeight, parseTxHash } from '../params.js';
-import { renderList } from '../render.js';
 import { AccountParams, HashParams, HeightParams, PaginationQuery, errorResponses, ref } from '../schemas.js';
 import { jsonRoute, type RouteDeps } from './define.js';
+import { renderTxPage } from './txs.js';
 
 /** EVM internal tx routes (spec §4.5); registered on EVM rollups with INTERNAL_TX only. */
 export function registerEvmInternalTxRoutes(app: FastifyInstance, deps: RouteDeps): void {
@@ -23,7 +23,7 @@ export function registerEvmInternalTxRoutes(app: FastifyInstance, deps: RouteDep
     schema: schema('EVM internal transactions'),
     async handler({ query }) {
       const page = parsePagination(query, 'sequence');
-      return renderPage(
+      return renderInternalPage(
         page,
         await reader.list(planKeyset(page, 'sequence'), { countTotal: page.countTotal }),
       );
@@ -38,9 +38,12 @@ export function registerEvmInternalTxRoutes(app: FastifyInstance, deps: RouteDep
       const account = parseAccount(params.account ?? '', deps.options.accountPrefix);
       const page = parsePagination(query, 'sequence');
       const accountId = await dicts.accountId(account);
-      if (accountId === undefined) return renderPage(page, EMPTY_PAGE);
+      if (accountId === undefined) return renderInternalPage(page, EMPTY_PAGE);
       const plan = planKeyset(page, 'sequence');
-      return renderPage(page, await reader.byAccount(plan, { accountId, countTotal: page.countTotal }));
+      return renderInternalPage(
+        page,
+        await reader.byAccount(plan, { accountId, countTotal: page.countTotal }),
+      );
     },
   });
 
@@ -52,7 +55,7 @@ export function registerEvmInternalTxRoutes(app: FastifyInstance, deps: RouteDep
       const height = parseHeight(params.height ?? '');
       const page = parsePagination(query, 'sequence');
       const plan = planKeyset(page, 'sequence');
-      return renderPage(page, await reader.byHeight(plan, { height, countTotal: page.countTotal }));
+      return renderInternalPage(page, await reader.byHeight(plan, { height, countTotal: page.countTotal }));
     },
   });
 
@@ -68,17 +71,10 @@ export function registerEvmInternalTxRoutes(app: FastifyInstance, deps: RouteDep
         throw new NotFoundError('tx_not_found', 'transaction not found');
       }
       const plan = planKeyset(page, 'sequence');
-      return renderPage(page, await reader.byHash(plan, { hash, countTotal: page.countTotal }));
+      return renderInternalPage(page, await reader.byHash(plan, { hash, countTotal: page.countTotal }));
     },
   });
 }
 
-function renderPage(page: PageRequest, result: JsonPage): Buffer {
-  const pagination = buildPagination(page, {
-    column: 'sequence',
-    lastValue: result.lastValue,
-    hasMore: result.hasMore,
-    total: result.total,
-  });
-  return renderList('internal_txs', result.items, pagination);
-}
+const renderInternalPage = (page: PageRequest, result: JsonPage) =>
+  renderTxPage(page, result, 'internal_txs');

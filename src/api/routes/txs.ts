@@ -22,14 +22,15 @@ export async function msgTypeFilter(dicts: DictReader, query: Query): Promise<nu
   return names === undefined ? undefined : dicts.msgTypeIds(names);
 }
 
-export function renderTxPage(page: PageRequest, result: JsonPage): Buffer {
+/** A page of sequence-keyed rows under `listKey` (`txs`, or `internal_txs`). */
+export function renderTxPage(page: PageRequest, result: JsonPage, listKey = 'txs'): Buffer {
   const pagination = buildPagination(page, {
     column: 'sequence',
     lastValue: result.lastValue,
     hasMore: result.hasMore,
     total: result.total,
   });
-  return renderList('txs', result.items, pagination);
+  return renderList(listKey, result.items, pagination);
 }
 
 /**

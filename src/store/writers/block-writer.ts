@@ -1,7 +1,14 @@
 import { AppError } from '../../shared/errors.js';
 import type { Db, Queryable } from '../db.js';
 import { insertAccountEdges, type AccountEdges, type EdgeTables } from './account-edges.js';
-import { asBuffer, createDictionary, hexKey, uniqueBytes, type Dictionary } from './dictionary.js';
+import {
+  asBuffer,
+  createAccountDictionary,
+  createDictionary,
+  hexKey,
+  uniqueBytes,
+  type Dictionary,
+} from './dictionary.js';
 import { nftAccounts, writeNftBlocks } from './nft-writer.js';
 import type { BlockRows, Checkpoint } from './rows.js';
 
@@ -30,13 +37,7 @@ export async function createBlockWriter(
   options: { maxCachedAccounts?: number } = {},
 ): Promise<BlockWriter> {
   let current = await loadCheckpoint(db);
-  const accounts = createDictionary<Uint8Array>({
-    table: 'account_dict',
-    column: 'account',
-    sqlType: 'bytea',
-    cacheKey: hexKey,
-    maxCached: options.maxCachedAccounts ?? 200_000,
-  });
+  const accounts = createAccountDictionary(options.maxCachedAccounts ?? 200_000);
   const msgTypes = createDictionary<string>({
     table: 'msg_type_dict',
     column: 'msg_type',

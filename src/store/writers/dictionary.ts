@@ -86,3 +86,14 @@ export function uniqueBytes(list: Iterable<Uint8Array>): Uint8Array[] {
   for (const b of list) byHex.set(hexKey(b), asBuffer(b));
   return [...byHex.values()];
 }
+
+/** The account dictionary (account_dict), keyed by the normalised account bytes. */
+export function createAccountDictionary(maxCached: number): Dictionary<Uint8Array> {
+  return createDictionary<Uint8Array>({
+    table: 'account_dict',
+    column: 'account',
+    sqlType: 'bytea',
+    cacheKey: hexKey,
+    maxCached,
+  });
+}

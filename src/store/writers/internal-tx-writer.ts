@@ -1,6 +1,6 @@
 import type { Queryable } from '../db.js';
 import { insertAccountEdges, type AccountEdges } from './account-edges.js';
-import { asBuffer, createDictionary, hexKey, uniqueBytes } from './dictionary.js';
+import { asBuffer, createAccountDictionary, hexKey, uniqueBytes } from './dictionary.js';
 
 /** A call frame ready to store (see ingest/collectors/internal-txs.ts). */
 export interface InternalTxInput {
@@ -22,13 +22,7 @@ export interface InternalTxWriter {
 const ROWS_PER_STATEMENT = 4_000;
 
 export function createInternalTxWriter(options: { maxCachedAccounts?: number } = {}): InternalTxWriter {
-  const accounts = createDictionary<Uint8Array>({
-    table: 'account_dict',
-    column: 'account',
-    sqlType: 'bytea',
-    cacheKey: hexKey,
-    maxCached: options.maxCachedAccounts ?? 100_000,
-  });
+  const accounts = createAccountDictionary(options.maxCachedAccounts ?? 100_000);
   return {
     async write(tx, rows, fromSequence) {
       if (rows.length === 0) return fromSequence;
