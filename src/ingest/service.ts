@@ -124,6 +124,7 @@ export async function createIngestService(ctx: {
     chain,
     options: { internalTx: options.internalTx, richList: options.richList ?? true },
     db,
+    comet,
     rest,
     evm,
     accountPrefix: options.accountPrefix,

@@ -31,6 +31,7 @@ export interface TxTrace {
 }
 
 const METHOD_NOT_FOUND = -32601;
+const BALANCE_OF = '0x70a08231';
 const hexString = z.string().regex(/^0x[0-9a-fA-F]*$/);
 const callFrameSchema: z.ZodType<CallFrame> = z.lazy(() =>
   z.object({
@@ -59,6 +60,8 @@ export interface EvmClient {
   receiptsOf(heights: readonly number[]): Promise<(EvmReceipt[] | undefined)[]>;
   /** debug_traceBlockByNumber with the callTracer, for many heights in one batch. */
   traceBlocks(heights: readonly number[]): Promise<TxTrace[][]>;
+  /** ERC20 `balanceOf` of each (token, 20-byte account hex) at a height, in one batch. */
+  erc20BalancesAt(pairs: readonly { token: string; account: string }[], height: number): Promise<bigint[]>;
 }
 
 interface Reply {
@@ -143,6 +146,25 @@ export function createEvmClient(transport: Transport): EvmClient {
           );
         }
         return parsed.data;
+      });
+    },
+    async erc20BalancesAt(pairs, height) {
+      const block = '0x' + height.toString(16);
+      const replies = await batch(
+        pairs.map((p) => ({
+          method: 'eth_call',
+          params: [{ to: p.token, data: BALANCE_OF + p.account.padStart(64, '0') }, block],
+        })),
+      );
+      return replies.map((r, i) => {
+        const what = `balanceOf(${pairs[i]!.account}) of ${pairs[i]!.token} at ${height}`;
+        if (r.error)
+          throw new AppError('node_rpc_error', `${what}: ${r.error.message ?? ''}`, { retryable: true });
+        if (typeof r.result !== 'string' || !/^0x[0-9a-fA-F]*$/.test(r.result)) {
+          throw new AppError('malformed_call', `${what}: not a hex word`);
+        }
+        // A contract that answers nothing (no balanceOf) holds nothing for the rich list.
+        return r.result === '0x' ? 0n : BigInt(r.result);
       });
     },
   };

@@ -209,6 +209,7 @@ export function createSimulator(options: SimulatorOptions): Simulator {
   };
   const truth: SimulatorTruth = {
     block: (h) => chain.block(checkHeight(h)).truth,
+    denoms: () => [modelCtx.feeDenom, ...modelCtx.denoms],
     nftCollections: (h) => nftCollectionsTruth(vm.naming, lastTxAt(checkHeight(h))),
     nftTokens: (h) => nftTokensTruth(vm.naming, lastTxAt(checkHeight(h))),
     holders: (denom, h) => (vm.holders ? vm.holders(denom, checkHeight(h)) : notYet('holders (EVM only)')),

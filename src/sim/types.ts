@@ -162,6 +162,8 @@ export interface InternalTxTruth {
 
 export interface SimulatorTruth {
   block(height: number): BlockTruth;
+  /** The chain's bank denoms, its fee denom first. */
+  denoms(): string[];
   nftCollections(atHeight: number): NftCollectionTruth[];
   nftTokens(atHeight: number): NftTokenTruth[];
   /** EVM: holder balances of a denom at a height, largest first. */

@@ -3,6 +3,7 @@ import { testDbFactories } from '../helpers/db.js';
 import { indexSimulator } from '../helpers/ingest.js';
 import { expectIngestMatchesTruth } from '../helpers/truth.js';
 import { expectInternalTxsMatchTruth } from '../helpers/truth-internal-txs.js';
+import { expectRichListMatchesTruth } from '../helpers/truth-rich-list.js';
 
 const HEAD = 60;
 

@@ -1,9 +1,13 @@
 import { checkInternalTx } from '../../shared/config.js';
+import { createBankState } from '../../node/bank-state.js';
+import type { CometClient } from '../../node/cometbft.js';
 import type { EvmClient } from '../../node/evm.js';
 import type { RestClient } from '../../node/rest.js';
 import type { ChainMeta } from '../../store/chain-meta.js';
 import type { Db } from '../../store/db.js';
 import { createInternalTxStage } from './internal-tx-stage.js';
+import { createEvmBalanceSource, type BalanceSource } from './rich-list-sources.js';
+import { createRichListStage } from './rich-list-stage.js';
 import { runStage, type StageRunnerDeps, type StageRunOptions } from './runner.js';
 
 /** A stage ready to run; the work type stays inside the closure. */
@@ -17,6 +21,7 @@ export function createStages(ctx: {
   chain: ChainMeta;
   options: { internalTx: boolean | undefined; richList: boolean };
   db: Db;
+  comet: CometClient;
   rest: RestClient;
   evm: EvmClient | undefined;
   accountPrefix: string;
@@ -27,5 +32,18 @@ export function createStages(ctx: {
     const stage = createInternalTxStage({ db: ctx.db, evm: ctx.evm, accountPrefix: ctx.accountPrefix });
     stages.push({ name: stage.name, run: (deps, options) => runStage(stage, deps, options) });
   }
+  const source = ctx.options.richList ? balanceSource(ctx) : undefined;
+  if (source) {
+    const stage = createRichListStage({ db: ctx.db, comet: ctx.comet, source });
+    stages.push({ name: stage.name, run: (deps, options) => runStage(stage, deps, options) });
+  }
   return stages;
+}
+
+function balanceSource(ctx: Parameters<typeof createStages>[0]): BalanceSource | undefined {
+  const bank = createBankState(ctx.rest);
+  if (ctx.chain.vmType === 'evm' && ctx.evm) {
+    return createEvmBalanceSource({ evm: ctx.evm, bank, prefix: ctx.accountPrefix });
+  }
+  return undefined;
 }

@@ -43,7 +43,7 @@ export async function runStage<W>(
   const { signal } = run;
   const until = run.untilHeight ?? Number.POSITIVE_INFINITY;
   const batchHeights = run.batchHeights ?? 50;
-  let at = await openStream(stage, deps, signal);
+  let at = await openStream(stage, deps, run);
   if (at === undefined) return;
   report(stage, deps, at);
   deps.logger.info({ stage: stage.name, from: at.height + 1 }, 'stage started');
@@ -81,8 +81,9 @@ export async function runStage<W>(
 async function openStream<W>(
   stage: Stage<W>,
   deps: StageRunnerDeps,
-  signal: AbortSignal,
+  run: StageRunOptions,
 ): Promise<StageCheckpoint | undefined> {
+  const { signal } = run;
   const existing = await loadStageCheckpoint(deps.db, stage.name);
   if (existing) return existing;
   let firstBlockHeight: number | undefined;
@@ -94,34 +95,56 @@ async function openStream<W>(
   }
   if (firstBlockHeight === undefined) return undefined;
   const first = firstBlockHeight;
-  return deps.db.transaction(async (tx) => {
-    const height = stage.init ? await stage.init(tx, { firstBlockHeight: first, signal }) : first - 1;
-    return createStageCheckpoint(tx, stage.name, height);
-  });
+  const start = stage.init
+    ? await retried(stage, deps, run, `start at ${first}`, () =>
+        stage.init!({ firstBlockHeight: first, signal }),
+      )
+    : undefined;
+  try {
+    const opened = await deps.db.transaction(async (tx) => {
+      await start?.write(tx);
+      return createStageCheckpoint(tx, stage.name, start?.height ?? first - 1);
+    });
+    stage.committed?.();
+    return opened;
+  } catch (err) {
+    stage.rolledBack?.();
+    throw err;
+  }
 }
 
-async function fetchBatch<W>(
+/** Runs a node read with the stage's retries; when they run out the stage stops, naming `what`. */
+async function retried<W, T>(
   stage: Stage<W>,
   deps: StageRunnerDeps,
   run: StageRunOptions,
-  [from, to]: [number, number],
-): Promise<W> {
+  what: string,
+  read: () => Promise<T>,
+): Promise<T> {
   try {
-    return await withRetry(() => stage.fetch(from, to, run.signal), {
+    return await withRetry(read, {
       policy: { ...INGEST_RETRY, maxAttempts: run.fetchAttempts ?? 10 },
       logger: deps.logger,
-      what: `${stage.name} heights ${from}..${to}`,
+      what: `${stage.name} ${what}`,
       signal: run.signal,
     });
   } catch (err) {
     if (run.signal.aborted) throw err;
     throw new AppError(
       'stage_stalled',
-      `${stage.name} stage stopped at heights ${from}..${to}: ${errorMessage(err)}; ` +
-        `no height is skipped, a restart resumes at ${from}`,
+      `${stage.name} stage stopped at ${what}: ${errorMessage(err)}; no height is skipped, a restart resumes there`,
       { cause: err },
     );
   }
+}
+
+function fetchBatch<W>(
+  stage: Stage<W>,
+  deps: StageRunnerDeps,
+  run: StageRunOptions,
+  [from, to]: [number, number],
+): Promise<W> {
+  return retried(stage, deps, run, `heights ${from}..${to}`, () => stage.fetch(from, to, run.signal));
 }
 
 async function commitBatch<W>(

@@ -13,11 +13,15 @@ export interface Stage<Work> {
   /** Checkpoint stream name and the `stage` label of its metrics. */
   readonly name: StageName;
   /**
-   * Only when the stream has no checkpoint yet: prepares the stream inside `tx` (for example a
-   * snapshot of balances from the node) and returns the height it now stands at. Without it the
-   * stream starts just below the first indexed block.
+   * Only when the stream has no checkpoint yet: reads what the stream starts from (for example a
+   * snapshot of balances from the node; retried like `fetch`), and returns the height it stands at
+   * and how to store it (in the transaction that creates the checkpoint). Without it the stream
+   * starts just below the first indexed block.
    */
-  init?(tx: Queryable, ctx: { firstBlockHeight: number; signal: AbortSignal }): Promise<number>;
+  init?(ctx: {
+    firstBlockHeight: number;
+    signal: AbortSignal;
+  }): Promise<{ height: number; write(tx: Queryable): Promise<void> }>;
   /**
    * Reads what heights `from..to` (inclusive, all committed by the block stream) need, from the
    * database and the node. Retryable errors are retried by the runner with backoff; the heights

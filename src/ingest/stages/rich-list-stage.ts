@@ -1,0 +1,132 @@
+import { AppError, errorMessage } from '../../shared/errors.js';
+import type { CometClient } from '../../node/cometbft.js';
+import { INGEST_RETRY, withRetry } from '../../node/retry.js';
+import type { Db, Queryable } from '../../store/db.js';
+import { asBuffer } from '../../store/writers/dictionary.js';
+import { createRichListWriter, type BalanceRow } from '../../store/writers/rich-list-writer.js';
+import { sumDeltas } from '../collectors/rich-list-deltas.js';
+import type { BalanceSource } from './rich-list-sources.js';
+import type { Stage } from './stage.js';
+
+interface RichListBatch {
+  to: number;
+  /** Changes to balances already stored. */
+  changes: BalanceRow[];
+  /** Node balances at `to` of pairs seen for the first time. */
+  firsts: BalanceRow[];
+}
+
+/**
+ * Balances per denom (spec/indexer.md §8.3, exact rather than drifting): a snapshot of every
+ * account at the first indexed height, then each block's events. A balance the events touch for the
+ * first time, and one they would drive below zero, is read from the node at the batch's last height
+ * instead, so what is stored is the node's state whatever the events leave out.
+ */
+export function createRichListStage(ctx: {
+  db: Db;
+  comet: CometClient;
+  source: BalanceSource;
+  signal?: AbortSignal;
+}): Stage<RichListBatch> {
+  const writer = createRichListWriter();
+  const { source } = ctx;
+  return {
+    name: 'rich_list',
+    async init({ firstBlockHeight }) {
+      const snap = await source.snapshot(firstBlockHeight);
+      const rows = [...sumDeltas(snap.rows.map(toDelta)).values()].map(fromDelta);
+      return {
+        height: firstBlockHeight,
+        async write(tx) {
+          await writer.set(tx, rows);
+          await writer.aliases(tx, snap.aliases);
+        },
+      };
+    },
+    async fetch(from, to) {
+      const heights = Array.from({ length: to - from + 1 }, (_, i) => from + i);
+      const blocks = await ctx.comet.fetchBlocks(heights);
+      const deltas = [
+        ...sumDeltas(
+          blocks.flatMap((b, i) => {
+            if (!b)
+              throw new AppError('node_behind', `block ${heights[i]} is not on the node`, {
+                retryable: true,
+              });
+            return source.deltas(b);
+          }),
+        ).values(),
+      ];
+      const known = await storedPairs(ctx.db, deltas);
+      const firstSeen = deltas.filter((d) => !known.has(`${d.denom}|${d.account}`));
+      const amounts = await source.balancesAt(firstSeen, to);
+      return {
+        to,
+        changes: deltas.filter((d) => known.has(`${d.denom}|${d.account}`)).map(fromDelta),
+        firsts: firstSeen.map((d, i) => fromDelta({ ...d, amount: amounts[i]! })),
+      };
+    },
+    async write(tx, batch, at) {
+      const negative = await writer.add(tx, batch.changes);
+      await writer.set(tx, batch.firsts);
+      if (negative.length > 0)
+        await writer.set(tx, await nodeBalances(source, negative, batch.to, ctx.signal));
+      return { sequence: at.sequence, rows: batch.changes.length + batch.firsts.length };
+    },
+    committed: () => writer.committed(),
+    rolledBack: () => writer.rolledBack(),
+  };
+}
+
+const toDelta = (r: BalanceRow) => ({
+  denom: r.denom,
+  account: Buffer.from(r.account).toString('hex'),
+  amount: r.amount,
+});
+const fromDelta = (d: { denom: string; account: string; amount: bigint }): BalanceRow => ({
+  denom: d.denom,
+  account: Buffer.from(d.account, 'hex'),
+  amount: d.amount,
+});
+
+/** The pairs among these that already have a stored balance, as `denom|accountHex`. */
+async function storedPairs(db: Queryable, pairs: readonly { denom: string; account: string }[]) {
+  if (pairs.length === 0) return new Set<string>();
+  const { rows } = await db.query<{ denom: string; account: Uint8Array }>(
+    `SELECT i.denom, i.account FROM unnest($1::text[], $2::bytea[]) AS i(denom, account)
+       JOIN account_dict d ON d.account = i.account
+       JOIN rich_list r ON r.denom = i.denom AND r.account_id = d.id`,
+    [pairs.map((p) => p.denom), pairs.map((p) => asBuffer(Buffer.from(p.account, 'hex')))],
+  );
+  return new Set(rows.map((r) => `${r.denom}|${Buffer.from(r.account).toString('hex')}`));
+}
+
+/**
+ * Balances the events drove below zero, read from the node at `height`. This runs inside the
+ * batch's transaction, so a node that keeps failing stops the stage (not retried as a database
+ * outage); the batch is then written again from the checkpoint.
+ */
+async function nodeBalances(
+  source: BalanceSource,
+  rows: readonly BalanceRow[],
+  height: number,
+  signal: AbortSignal | undefined,
+): Promise<BalanceRow[]> {
+  const pairs = rows.map(toDelta);
+  try {
+    const amounts = await withRetry(() => source.balancesAt(pairs, height), {
+      policy: { ...INGEST_RETRY, maxAttempts: 10 },
+      what: `rich list corrections at ${height}`,
+      ...(signal ? { signal } : {}),
+    });
+    return rows.map((r, i) => ({ ...r, amount: amounts[i]! }));
+  } catch (err) {
+    throw new AppError(
+      'stage_stalled',
+      `rich_list stage: correcting balances at ${height}: ${errorMessage(err)}`,
+      {
+        cause: err,
+      },
+    );
+  }
+}

@@ -1,0 +1,67 @@
+import { z } from 'zod';
+import { AppError } from '../shared/errors.js';
+import type { RestClient } from './rest.js';
+
+/** Cosmos REST state reads for the rich list: accounts, module accounts, bank balances, denom contracts. */
+export interface BankState {
+  /** Every account address (bech32) at a height: the auth accounts and the module accounts. */
+  accountsAt(height: number): Promise<string[]>;
+  /** All bank balances of an account at a height. */
+  balancesAt(address: string, height: number): Promise<Array<{ denom: string; amount: bigint }>>;
+  /** minievm: the ERC20 contract (lower-case 0x hex) backing a bank denom, undefined when none. */
+  contractOfDenom(denom: string): Promise<string | undefined>;
+}
+
+const PAGE = 500;
+const accountsPage = z.object({
+  accounts: z.array(z.object({ address: z.string().optional() }).passthrough()).default([]),
+  pagination: z.object({ total: z.string().optional() }).passthrough().nullish(),
+});
+const moduleAccounts = z.object({
+  accounts: z.array(
+    z.object({ base_account: z.object({ address: z.string() }).passthrough() }).passthrough(),
+  ),
+});
+const balancesPage = z.object({
+  balances: z.array(z.object({ denom: z.string(), amount: z.string().regex(/^\d+$/) })),
+});
+const denomContract = z.object({ address: z.string() });
+
+export function createBankState(rest: RestClient): BankState {
+  const parse = <T>(schema: z.ZodType<T>, value: unknown, path: string): T => {
+    const parsed = schema.safeParse(value);
+    if (!parsed.success) {
+      throw new AppError(
+        'malformed_state',
+        `rest ${path}: ${parsed.error.issues[0]?.message ?? 'unexpected shape'}`,
+      );
+    }
+    return parsed.data;
+  };
+  return {
+    async accountsAt(height) {
+      const addresses: string[] = [];
+      for (let offset = 0; ; offset += PAGE) {
+        const path = `/cosmos/auth/v1beta1/accounts?pagination.offset=${offset}&pagination.limit=${PAGE}`;
+        const page = parse(accountsPage, await rest.getJson(path, { height }), path);
+        for (const a of page.accounts) if (a.address) addresses.push(a.address);
+        if (page.accounts.length < PAGE) break;
+      }
+      const path = '/cosmos/auth/v1beta1/module_accounts';
+      const modules = parse(moduleAccounts, await rest.getJson(path, { height }), path);
+      return [...new Set([...addresses, ...modules.accounts.map((m) => m.base_account.address)])];
+    },
+    async balancesAt(address, height) {
+      const path = `/cosmos/bank/v1beta1/balances/${address}?pagination.limit=1000`;
+      const page = parse(balancesPage, (await rest.getJson(path, { height })) ?? { balances: [] }, path);
+      return page.balances.map((b) => ({ denom: b.denom, amount: BigInt(b.amount) }));
+    },
+    async contractOfDenom(denom) {
+      const path = `/minievm/evm/v1/contracts/by_denom?denom=${encodeURIComponent(denom)}`;
+      const found = await rest.getJson(path);
+      if (found === undefined) return undefined;
+      const address = parse(denomContract, found, path).address.toLowerCase();
+      return /^0x[0-9a-f]{40}$/.test(address) ? address : undefined;
+    },
+  };
+}

@@ -1,0 +1,92 @@
+import type { Queryable } from '../db.js';
+import { asBuffer, createAccountDictionary, hexKey } from './dictionary.js';
+
+/** A balance of one account in one denom (lower-cased); `amount` is a change or an absolute value. */
+export interface BalanceRow {
+  denom: string;
+  account: Uint8Array;
+  amount: bigint;
+}
+
+export interface RichListWriter {
+  /**
+   * Adds each row's amount to the stored balance (one row per denom and account); returns the rows
+   * whose balance is now negative, with that balance.
+   */
+  add(tx: Queryable, rows: readonly BalanceRow[]): Promise<BalanceRow[]>;
+  /** Sets each balance to the row's amount (one row per denom and account). */
+  set(tx: Queryable, rows: readonly BalanceRow[]): Promise<void>;
+  /** Records other spellings of stored denoms (both sides lower-cased). */
+  aliases(tx: Queryable, pairs: readonly { alias: string; denom: string }[]): Promise<void>;
+  committed(): void;
+  rolledBack(): void;
+}
+
+export function createRichListWriter(): RichListWriter {
+  const accounts = createAccountDictionary(100_000);
+
+  /** Upserts the rows and keeps rich_list_holders in step with balances crossing zero. */
+  async function apply(tx: Queryable, rows: readonly BalanceRow[], mode: 'add' | 'set') {
+    if (rows.length === 0) return [];
+    const ids = await accounts.resolve(
+      tx,
+      rows.map((r) => asBuffer(r.account)),
+    );
+    const accountIds = rows.map((r) => ids.get(hexKey(r.account))!);
+    const update = mode === 'add' ? 'rich_list.amount + EXCLUDED.amount' : 'EXCLUDED.amount';
+    // Every CTE reads the statement's snapshot, so `old` holds the balances before this upsert.
+    const { rows: changed } = await tx.query<{
+      denom: string;
+      account_id: number;
+      amount: string;
+      before: string;
+    }>(
+      `WITH input(denom, account_id, amount) AS (SELECT * FROM unnest($1::text[], $2::bigint[], $3::numeric[])),
+       old AS (SELECT r.denom, r.account_id, r.amount FROM rich_list r
+                 JOIN input i ON r.denom = i.denom AND r.account_id = i.account_id),
+       up AS (INSERT INTO rich_list (denom, account_id, amount) SELECT denom, account_id, amount FROM input
+              ON CONFLICT (denom, account_id) DO UPDATE SET amount = ${update}
+              RETURNING denom, account_id, amount)
+       SELECT up.denom, up.account_id, up.amount::text AS amount, COALESCE(old.amount, 0)::text AS before
+         FROM up LEFT JOIN old ON old.denom = up.denom AND old.account_id = up.account_id`,
+      [rows.map((r) => r.denom), accountIds, rows.map((r) => r.amount.toString())],
+    );
+    const holders = new Map<string, number>();
+    for (const c of changed) {
+      const step = Number(BigInt(c.amount) > 0n) - Number(BigInt(c.before) > 0n);
+      if (step !== 0) holders.set(c.denom, (holders.get(c.denom) ?? 0) + step);
+    }
+    if (holders.size > 0) {
+      await tx.query(
+        `INSERT INTO rich_list_holders (denom, holders) SELECT * FROM unnest($1::text[], $2::bigint[])
+         ON CONFLICT (denom) DO UPDATE SET holders = rich_list_holders.holders + EXCLUDED.holders`,
+        [[...holders.keys()], [...holders.values()]],
+      );
+    }
+    const byId = new Map(rows.map((r, i) => [`${r.denom}|${accountIds[i]}`, r.account]));
+    return changed.map((c) => ({
+      denom: c.denom,
+      account: byId.get(`${c.denom}|${c.account_id}`)!,
+      amount: BigInt(c.amount),
+    }));
+  }
+
+  return {
+    async add(tx, rows) {
+      return (await apply(tx, rows, 'add')).filter((r) => r.amount < 0n);
+    },
+    async set(tx, rows) {
+      await apply(tx, rows, 'set');
+    },
+    async aliases(tx, pairs) {
+      if (pairs.length === 0) return;
+      await tx.query(
+        `INSERT INTO rich_list_denom (alias, denom) SELECT * FROM unnest($1::text[], $2::text[])
+         ON CONFLICT (alias) DO UPDATE SET denom = EXCLUDED.denom`,
+        [pairs.map((p) => p.alias), pairs.map((p) => p.denom)],
+      );
+    },
+    committed: () => accounts.commit(),
+    rolledBack: () => accounts.discard(),
+  };
+}
