@@ -11,6 +11,7 @@ import { createTotalsCache } from '../store/readers/context.js';
 import { createDictReader } from '../store/readers/dicts.js';
 import { createEvmTxReader } from '../store/readers/evm-txs.js';
 import { createEvmInternalTxReader } from '../store/readers/evm-internal-txs.js';
+import { createRichListReader } from '../store/readers/rich-list.js';
 import { createHealthReader } from '../store/readers/health.js';
 import { createNftCollectionReader } from '../store/readers/nft-collections.js';
 import { createNftTokenReader } from '../store/readers/nft-tokens.js';
@@ -34,6 +35,7 @@ import { registerBlockRoutes } from './routes/blocks.js';
 import type { RouteDeps } from './routes/define.js';
 import { registerEvmTxRoutes } from './routes/evm-txs.js';
 import { registerEvmInternalTxRoutes } from './routes/evm-internal-txs.js';
+import { registerRichListRoutes } from './routes/rich-list.js';
 import { registerNftRoutes } from './routes/nfts.js';
 import { registerStatusRoutes } from './routes/status.js';
 import { registerSwaggerRoutes } from './routes/swagger.js';
@@ -171,6 +173,7 @@ export async function createApiApp(ctx: ApiContext): Promise<FastifyInstance> {
       txs: createTxReader(readerContext),
       evmTxs: createEvmTxReader(readerContext),
       evmInternalTxs: createEvmInternalTxReader(readerContext),
+      richList: createRichListReader(readerContext),
       dicts: createDictReader({ db }),
       health: createHealthReader(readerContext),
       nftCollections: createNftCollectionReader(readerContext),
@@ -184,6 +187,7 @@ export async function createApiApp(ctx: ApiContext): Promise<FastifyInstance> {
   if (options.vmType === 'evm') registerEvmTxRoutes(app, deps);
   if (options.internalTx) registerEvmInternalTxRoutes(app, deps);
   registerNftRoutes(app, deps);
+  registerRichListRoutes(app, deps);
   registerUnavailableRoutes(app, options);
   registerSystemRoutes(app, deps, {
     metrics: ctx.metrics,

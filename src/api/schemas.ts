@@ -220,6 +220,18 @@ export const NftsResponse = Type.Object(
   { $id: 'nft.NftsResponse' },
 );
 
+const TokenHolder = Type.Object(
+  {
+    account: Type.String({ description: 'EVM: 0x + 40 lower-case hex; Move and Wasm: bech32' }),
+    amount: Type.String({ description: "integer, in the denom's base unit" }),
+  },
+  { $id: 'richlist.TokenHolder' },
+);
+export const TokenHoldersResponse = Type.Object(
+  { holders: Type.Array(ref('richlist.TokenHolder')), pagination: ref('common.PaginationResponse') },
+  { $id: 'richlist.TokenHoldersResponse' },
+);
+
 export const HealthResponse = Type.Object({ status: Type.String() }, { $id: 'health.HealthResponse' });
 
 /** Schemas of every VM, in dependency order, for `app.addSchema`. */
@@ -239,6 +251,8 @@ export const SHARED_SCHEMAS: TSchema[] = [
   NftCollectionResponse,
   Nft,
   NftsResponse,
+  TokenHolder,
+  TokenHoldersResponse,
   HealthResponse,
 ];
 

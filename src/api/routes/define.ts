@@ -3,6 +3,7 @@ import type { BlockReader } from '../../store/readers/blocks.js';
 import type { DictReader } from '../../store/readers/dicts.js';
 import type { EvmTxReader } from '../../store/readers/evm-txs.js';
 import type { EvmInternalTxReader } from '../../store/readers/evm-internal-txs.js';
+import type { RichListReader } from '../../store/readers/rich-list.js';
 import type { HealthReader } from '../../store/readers/health.js';
 import type { NftCollectionReader } from '../../store/readers/nft-collections.js';
 import type { NftTokenReader } from '../../store/readers/nft-tokens.js';
@@ -20,6 +21,7 @@ export interface RouteDeps {
     txs: TxReader;
     evmTxs: EvmTxReader;
     evmInternalTxs: EvmInternalTxReader;
+    richList: RichListReader;
     dicts: DictReader;
     health: HealthReader;
     nftCollections: NftCollectionReader;

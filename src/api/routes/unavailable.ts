@@ -21,8 +21,6 @@ export function unavailableFamilies(options: ApiOptions): UnavailableFamily[] {
     ...(options.internalTx
       ? []
       : [{ prefix: '/indexer/tx/v1/evm-internal-txs', status: 404, message: notOnThisChain }]),
-    // Served on every VM once indexed (decision 4), so the answer is the same on every VM.
-    { prefix: '/indexer/richlist/v1', status: 501, message: 'rich list is not indexed yet' },
   ];
   if (!evm) families.push({ prefix: '/indexer/tx/v1/evm-txs', status: 404, message: notOnThisChain });
   return families;

@@ -1,5 +1,6 @@
 import { AppError, errorMessage } from '../../shared/errors.js';
 import type { CometClient } from '../../node/cometbft.js';
+import type { RawBlock } from '../../node/types.js';
 import { INGEST_RETRY, withRetry } from '../../node/retry.js';
 import type { Db, Queryable } from '../../store/db.js';
 import { asBuffer } from '../../store/writers/dictionary.js';
@@ -34,29 +35,26 @@ export function createRichListStage(ctx: {
     name: 'rich_list',
     async init({ firstBlockHeight }) {
       const snap = await source.snapshot(firstBlockHeight);
-      const rows = [...sumDeltas(snap.rows.map(toDelta)).values()].map(fromDelta);
+      const rows = [...sumDeltas(snap.rows.map(toDelta)).values()];
+      // An account the node does not list (e.g. created in that very block) but the block's events
+      // touch is read on its own.
+      const listed = new Set(rows.map((r) => `${r.denom}|${r.account}`));
+      const touched = [...sumDeltas(source.deltas(await blockAt(ctx.comet, firstBlockHeight))).values()];
+      const unlisted = touched.filter((d) => !listed.has(`${d.denom}|${d.account}`));
+      const amounts = await source.balancesAt(unlisted, firstBlockHeight);
+      unlisted.forEach((d, i) => rows.push({ ...d, amount: amounts[i]! }));
       return {
         height: firstBlockHeight,
         async write(tx) {
-          await writer.set(tx, rows);
+          await writer.set(tx, rows.map(fromDelta));
           await writer.aliases(tx, snap.aliases);
         },
       };
     },
     async fetch(from, to) {
       const heights = Array.from({ length: to - from + 1 }, (_, i) => from + i);
-      const blocks = await ctx.comet.fetchBlocks(heights);
-      const deltas = [
-        ...sumDeltas(
-          blocks.flatMap((b, i) => {
-            if (!b)
-              throw new AppError('node_behind', `block ${heights[i]} is not on the node`, {
-                retryable: true,
-              });
-            return source.deltas(b);
-          }),
-        ).values(),
-      ];
+      const blocks = (await ctx.comet.fetchBlocks(heights)).map((b, i) => present(b, heights[i]!));
+      const deltas = [...sumDeltas(blocks.flatMap((b) => source.deltas(b))).values()];
       const known = await storedPairs(ctx.db, deltas);
       const firstSeen = deltas.filter((d) => !known.has(`${d.denom}|${d.account}`));
       const amounts = await source.balancesAt(firstSeen, to);
@@ -76,6 +74,17 @@ export function createRichListStage(ctx: {
     committed: () => writer.committed(),
     rolledBack: () => writer.rolledBack(),
   };
+}
+
+/** A committed block from the node (it has it: the block stream stored it). */
+async function blockAt(comet: CometClient, height: number): Promise<RawBlock> {
+  const [block] = await comet.fetchBlocks([height]);
+  return present(block, height);
+}
+
+function present(block: RawBlock | undefined, height: number): RawBlock {
+  if (!block) throw new AppError('node_behind', `block ${height} is not on the node`, { retryable: true });
+  return block;
 }
 
 const toDelta = (r: BalanceRow) => ({
