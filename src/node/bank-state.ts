@@ -10,6 +10,8 @@ export interface BankState {
   balancesAt(address: string, height: number): Promise<Array<{ denom: string; amount: bigint }>>;
   /** minievm: the ERC20 contract (lower-case 0x hex) backing a bank denom, undefined when none. */
   contractOfDenom(denom: string): Promise<string | undefined>;
+  /** Move: the bank denom of a fungible asset's metadata address, undefined when it has none. */
+  denomOfMetadata(metadata: string): Promise<string | undefined>;
 }
 
 const PAGE = 500;
@@ -26,6 +28,7 @@ const balancesPage = z.object({
   balances: z.array(z.object({ denom: z.string(), amount: z.string().regex(/^\d+$/) })),
 });
 const denomContract = z.object({ address: z.string() });
+const metadataDenom = z.object({ denom: z.string().min(1) });
 
 export function createBankState(rest: RestClient): BankState {
   const parse = <T>(schema: z.ZodType<T>, value: unknown, path: string): T => {
@@ -62,6 +65,11 @@ export function createBankState(rest: RestClient): BankState {
       if (found === undefined) return undefined;
       const address = parse(denomContract, found, path).address.toLowerCase();
       return /^0x[0-9a-f]{40}$/.test(address) ? address : undefined;
+    },
+    async denomOfMetadata(metadata) {
+      const path = `/initia/move/v1/denom?metadata=${encodeURIComponent(metadata)}`;
+      const found = await rest.getJson(path);
+      return found === undefined ? undefined : parse(metadataDenom, found, path).denom;
     },
   };
 }

@@ -15,8 +15,10 @@ export interface StateContext {
   denoms: string[];
   /** The single opchild validator (proposer). */
   validator: { addressHex: string; pubKeyB64: string };
-  /** Exact balances where the VM keeps them (EVM: the ERC20 ledger); else plausible ones. */
+  /** Exact balances from the VM's ledger. */
   balanceOf?(address: string, denom: string, height: number): string | undefined;
+  /** Bank denoms the address holds (any address: fresh recipients and module accounts too). */
+  denomsOf?(address: string, height: number): string[];
 }
 
 const BALANCE_STREAM = 40;
@@ -113,12 +115,15 @@ export function handleStateRoutes(ctx: StateContext, req: SimHttpRequest): RestA
     const address = req.path.slice(balancesPrefix.length);
     if (!tryAccountBytes(address, ctx.prefix)) return grpcError(400, 3, `invalid address: ${address}`);
     const known = accountOf(ctx, address) !== undefined;
-    const balances = known
-      ? [...ctx.denoms].sort().map((denom) => ({
-          denom,
-          amount: ctx.balanceOf?.(address, denom, h) ?? balanceAt(ctx, address, denom, h),
-        }))
-      : [];
+    const held = new Set([...(known ? ctx.denoms : []), ...(ctx.denomsOf?.(address, h) ?? [])]);
+    // Like x/bank, zero balances are not listed.
+    const balances = [...held]
+      .sort()
+      .map((denom) => ({
+        denom,
+        amount: ctx.balanceOf?.(address, denom, h) ?? balanceAt(ctx, address, denom, h),
+      }))
+      .filter((b) => b.amount !== '0');
     return ok(JSON.stringify({ balances, pagination: { next_key: null, total: String(balances.length) } }));
   }
   if (req.path === '/cosmos/auth/v1beta1/module_accounts') {

@@ -8,7 +8,7 @@ import { createHarness, walk, type Harness } from './harness.js';
 
 const HEAD = 40;
 const BASE = '/indexer/richlist/v1';
-const vms: VmType[] = ['evm'];
+const vms: VmType[] = ['move', 'wasm', 'evm'];
 
 /** Largest first, then by account id descending: the route's order, with ties rare but allowed. */
 const byAmount = (a: { amount: string }, b: { amount: string }) => {
@@ -62,16 +62,27 @@ describe.each(
   });
 
   it('answers the same list for every spelling of a denom', async () => {
-    const denom = indexed.sim.truth.denoms()[0]!;
-    const stored = await storedDenom(h.db, denom);
-    const first = (await h.get(`${BASE}/${denom.replace('/', '%2F')}?pagination.limit=5`)).json;
-    for (const spelling of [
-      denom.replace('/', '%2f'),
-      denom.toUpperCase().replace('/', '%2F'),
-      stored,
-      stored.toUpperCase(),
-    ]) {
-      expect((await h.get(`${BASE}/${spelling}?pagination.limit=5`)).json, spelling).toEqual(first);
+    for (const denom of indexed.sim.truth.denoms()) {
+      const stored = await storedDenom(h.db, denom);
+      const { rows } = await h.db.query<{ alias: string }>(
+        'SELECT alias FROM rich_list_denom WHERE denom = $1',
+        [stored],
+      );
+      if (vm === 'move') expect(rows.some((r) => r.alias.startsWith('move/'))).toBe(true);
+      const first = (await h.get(`${BASE}/${denom.replace('/', '%2F')}?pagination.limit=5`)).json;
+      expect((first as { holders: unknown[] }).holders).toHaveLength(5);
+      const spellings = [
+        denom.replace('/', '%2f'),
+        denom.toUpperCase().replace('/', '%2F'),
+        stored,
+        ...rows.map((r) => r.alias),
+      ];
+      for (const spelling of spellings) {
+        expect(
+          (await h.get(`${BASE}/${spelling.replace('/', '%2F')}?pagination.limit=5`)).json,
+          spelling,
+        ).toEqual(first);
+      }
     }
   });
 
