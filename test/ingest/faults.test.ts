@@ -8,12 +8,13 @@ import { testDbFactories } from '../helpers/db.js';
 import { indexSimulator } from '../helpers/ingest.js';
 import { expectIngestMatchesTruth, expectNftMatchesTruth } from '../helpers/truth.js';
 import { expectInternalTxsMatchTruth } from '../helpers/truth-internal-txs.js';
+import { expectRichListMatchesTruth } from '../helpers/truth-rich-list.js';
 
 const [pglite] = testDbFactories();
 
 describe('ingest against a faulty node', () => {
   it.each(['move', 'wasm', 'evm'] as const)(
-    '%s: completes with exactly the ground truth (NFT look-ups and EVM traces included) through 5xx, 429, timeouts, resets, lagging block_results and short REST pages',
+    '%s: completes with exactly the ground truth (NFT look-ups, EVM traces and balance look-ups included) through 5xx, 429, timeouts, resets, lagging block_results and short REST pages',
     async (vm) => {
       const { db, dispose } = await pglite!.create();
       const head = 80;
@@ -34,6 +35,7 @@ describe('ingest against a faulty node', () => {
         await expectNftMatchesTruth(db, indexed.sim, head - 2);
         // Traces go through the same faulty JSON-RPC surface.
         if (vm === 'evm') await expectInternalTxsMatchTruth(db, indexed.sim, head - 2);
+        await expectRichListMatchesTruth(db, indexed.sim, head - 2);
       } finally {
         await indexed.close();
         await dispose();

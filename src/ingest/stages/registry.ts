@@ -25,6 +25,8 @@ export function createStages(ctx: {
   rest: RestClient;
   evm: EvmClient | undefined;
   accountPrefix: string;
+  /** Stops node retries at shutdown. */
+  signal?: AbortSignal | undefined;
 }): RunnableStage[] {
   const stages: RunnableStage[] = [];
   if (ctx.options.internalTx === true) checkInternalTx(ctx.chain.vmType);
@@ -41,8 +43,9 @@ export function createStages(ctx: {
 }
 
 function balanceSource(ctx: Parameters<typeof createStages>[0]): BalanceSource | undefined {
-  const bank = createBankState(ctx.rest);
+  const retry = ctx.signal ? { signal: ctx.signal } : {};
+  const bank = createBankState(ctx.rest, retry);
   if (ctx.chain.vmType !== 'evm')
     return createBankBalanceSource({ vm: ctx.chain.vmType, bank, prefix: ctx.accountPrefix });
-  return ctx.evm && createEvmBalanceSource({ evm: ctx.evm, bank, prefix: ctx.accountPrefix });
+  return ctx.evm && createEvmBalanceSource({ evm: ctx.evm, bank, prefix: ctx.accountPrefix, ...retry });
 }

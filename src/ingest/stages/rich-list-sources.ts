@@ -1,6 +1,7 @@
 import { accountBytesFromString, toBech32 } from '../../shared/address.js';
 import type { BankState } from '../../node/bank-state.js';
 import type { EvmClient } from '../../node/evm.js';
+import { INGEST_RETRY, withRetry } from '../../node/retry.js';
 import type { RawBlock } from '../../node/types.js';
 import type { BalanceRow } from '../../store/writers/rich-list-writer.js';
 import { bankDeltas, fungibleAssetDeltas, withDenoms } from '../collectors/rich-list-bank.js';
@@ -35,6 +36,7 @@ export function createEvmBalanceSource(ctx: {
   evm: EvmClient;
   bank: BankState;
   prefix: string;
+  signal?: AbortSignal;
 }): BalanceSource {
   const contracts = new Map<string, string | undefined>();
   const contractOf = async (denom: string) => {
@@ -49,7 +51,13 @@ export function createEvmBalanceSource(ctx: {
       const out: bigint[] = [];
       for (let i = 0; i < pairs.length; i += LOOKUP_BATCH) {
         const chunk = pairs.slice(i, i + LOOKUP_BATCH).map((p) => ({ token: p.denom, account: p.account }));
-        out.push(...(await ctx.evm.erc20BalancesAt(chunk, height)));
+        // Each batch is retried on its own: one flaky answer does not redo the others.
+        const amounts = await withRetry(() => ctx.evm.erc20BalancesAt(chunk, height), {
+          policy: { ...INGEST_RETRY, maxAttempts: 10 },
+          what: `balanceOf at ${height}`,
+          ...(ctx.signal ? { signal: ctx.signal } : {}),
+        });
+        out.push(...amounts);
       }
       return out;
     },
