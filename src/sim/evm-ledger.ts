@@ -48,5 +48,6 @@ export function createEvmLedger(deps: LedgerDeps): Ledger {
     balanceOf: (token, address, lastG) => ledger.balanceOf(token.toLowerCase(), address, lastG),
     tokensOf: (address, lastG) => ledger.tokensOf(address, lastG),
     holders: (token, lastG) => ledger.holders(token.toLowerCase(), lastG),
+    addresses: (lastG) => ledger.addresses(lastG),
   };
 }

@@ -21,6 +21,8 @@ export interface Ledger {
   /** Tokens with a non-zero balance at the address. */
   tokensOf(address: string, lastG: number): string[];
   holders(token: string, lastG: number): Array<{ address: string; amount: bigint }>;
+  /** Every address that has held anything by then, sorted. */
+  addresses(lastG: number): string[];
 }
 
 type Balances = Map<string, bigint>;
@@ -69,6 +71,11 @@ export function createLedger(deps: {
         if (amount !== 0n && key.endsWith(suffix)) out.push(key.slice(0, -suffix.length));
       }
       return out;
+    },
+    addresses(lastG) {
+      const seen = new Set<string>();
+      for (const key of cached(lastG).keys()) seen.add(key.slice(key.indexOf('|') + 1));
+      return [...seen].sort();
     },
     holders(token, lastG) {
       const prefix = token + '|';

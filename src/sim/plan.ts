@@ -58,6 +58,8 @@ export interface VmSetup {
   balanceOf?(address: string, denom: string, height: number): string | undefined;
   /** Bank denoms the address holds a non-zero balance of. */
   denomsOf?(address: string, height: number): string[];
+  /** Accounts (0x hex) that exist at a height besides the keyring: those funds reached. */
+  accountsAt?(height: number): string[];
   /** Called for every generated block (e.g. to index Ethereum hashes). */
   onBlock?(block: GeneratedBlock): void;
   internalTxs?(evmTxHash: string): InternalTxTruth[];

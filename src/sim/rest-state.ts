@@ -19,9 +19,12 @@ export interface StateContext {
   balanceOf?(address: string, denom: string, height: number): string | undefined;
   /** Bank denoms the address holds (any address: fresh recipients and module accounts too). */
   denomsOf?(address: string, height: number): string[];
+  /** Accounts (0x hex) that exist at a height besides the keyring. */
+  accountsAt?(height: number): string[];
 }
 
 const BALANCE_STREAM = 40;
+const MODULES = ['fee_collector', 'opchild', 'nft-transfer', 'transfer'];
 
 /**
  * The height a state query reads: the `x-cosmos-block-height` header when present (validated
@@ -94,17 +97,39 @@ export function handleStateRoutes(ctx: StateContext, req: SimHttpRequest): RestA
     if (typeof h !== 'number') return h;
     const offset = Number(req.query.get('pagination.offset') ?? '0') || 0;
     const limit = Number(req.query.get('pagination.limit') ?? '100') || 100;
-    const page = ctx.accounts.slice(offset, offset + limit);
+    // The keyring first, then every other account funds reached by then (module accounts are
+    // listed by module_accounts).
+    const keyring = new Set(ctx.accounts.map((a) => a.hex));
+    const modules = new Set(MODULES.map((m) => '0x' + Buffer.from(moduleAddress(m)).toString('hex')));
+    const others = (ctx.accountsAt?.(h) ?? []).filter((a) => !keyring.has(a) && !modules.has(a));
+    const all = [
+      ...ctx.accounts.map((a) => ({ a, hex: a.hex })),
+      ...others.map((hex) => ({ a: undefined, hex })),
+    ];
+    const page = all.slice(offset, offset + limit);
     return ok(
       JSON.stringify({
-        accounts: page.map((a) => ({
-          '@type': '/cosmos.auth.v1beta1.BaseAccount',
-          address: a.bech32,
-          pub_key: { '@type': PUBKEY_TYPE_URL[a.keyType], key: Buffer.from(a.publicKey).toString('base64') },
-          account_number: String(a.accountNumber),
-          sequence: String(sequenceAt(ctx, a.index, h)),
-        })),
-        pagination: { next_key: null, total: String(ctx.accounts.length) },
+        accounts: page.map(({ a, hex }) =>
+          a
+            ? {
+                '@type': '/cosmos.auth.v1beta1.BaseAccount',
+                address: a.bech32,
+                pub_key: {
+                  '@type': PUBKEY_TYPE_URL[a.keyType],
+                  key: Buffer.from(a.publicKey).toString('base64'),
+                },
+                account_number: String(a.accountNumber),
+                sequence: String(sequenceAt(ctx, a.index, h)),
+              }
+            : {
+                '@type': '/cosmos.auth.v1beta1.BaseAccount',
+                address: toBech32(Buffer.from(hex.slice(2), 'hex'), ctx.prefix),
+                pub_key: null,
+                account_number: String(parseInt(hex.slice(2, 10), 16)),
+                sequence: '0',
+              },
+        ),
+        pagination: { next_key: null, total: String(all.length) },
       }),
     );
   }
@@ -127,10 +152,9 @@ export function handleStateRoutes(ctx: StateContext, req: SimHttpRequest): RestA
     return ok(JSON.stringify({ balances, pagination: { next_key: null, total: String(balances.length) } }));
   }
   if (req.path === '/cosmos/auth/v1beta1/module_accounts') {
-    const modules = ['fee_collector', 'opchild', 'nft-transfer', 'transfer'];
     return ok(
       JSON.stringify({
-        accounts: modules.map((name, i) => ({
+        accounts: MODULES.map((name, i) => ({
           '@type': '/cosmos.auth.v1beta1.ModuleAccount',
           base_account: {
             address: toBech32(moduleAddress(name), ctx.prefix),

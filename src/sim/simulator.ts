@@ -128,6 +128,7 @@ export function createSimulator(options: SimulatorOptions): Simulator {
     validator: { addressHex: deriveValidator(r.seed).address, pubKeyB64: deriveValidator(r.seed).pubKeyB64 },
     balanceOf: (address, denom, h) => vmRef.current?.balanceOf?.(address, denom, h),
     denomsOf: (address, h) => vmRef.current?.denomsOf?.(address, h) ?? [],
+    accountsAt: (h) => vmRef.current?.accountsAt?.(h) ?? [],
   };
   const vmRef: { current?: VmSetup } = {};
 

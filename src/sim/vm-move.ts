@@ -33,7 +33,7 @@ export interface VmDeps {
 export function bankBalanceHooks(
   ledger: Ledger,
   deps: VmDeps,
-): Pick<VmSetup, 'balanceOf' | 'denomsOf' | 'holders'> {
+): Pick<VmSetup, 'balanceOf' | 'denomsOf' | 'holders' | 'accountsAt'> {
   const { prefix } = deps.ctx;
   const hexOf = (address: string) => {
     const bytes = tryAccountBytes(address, prefix);
@@ -48,6 +48,7 @@ export function bankBalanceHooks(
       const hex = hexOf(address);
       return hex === undefined ? [] : ledger.tokensOf(hex, deps.lastTxAt(height));
     },
+    accountsAt: (height) => ledger.addresses(deps.lastTxAt(height)),
     holders: (denom, height) =>
       ledger.holders(denom, deps.lastTxAt(height)).map((x) => ({
         account: toBech32(Buffer.from(x.address.slice(2), 'hex'), prefix),

@@ -43,31 +43,36 @@ describe('ingest against a faulty node', () => {
     },
   );
 
-  it('starts at the lowest available height of a pruned node, with block_time 0 for the first block', async () => {
-    const { db, dispose } = await pglite!.create();
-    const indexed = await indexSimulator({
-      db,
-      vm: 'move',
-      head: 40,
-      sim: { faults: 'pruned=25', fastSignatures: true },
-    });
-    try {
-      const { rows } = await db.query<{ height: number; block_time_ms: number }>(
-        'SELECT height, block_time_ms FROM block ORDER BY height',
-      );
-      expect(rows.map((r) => r.height)).toEqual(Array.from({ length: 16 }, (_, i) => 25 + i));
-      expect(rows[0]?.block_time_ms).toBe(0);
-      expect(rows[1]?.block_time_ms).toBeGreaterThan(0);
-      const txs = await db.query<{ min: number; heights: number }>(
-        'SELECT min(sequence) AS min, min(height) AS heights FROM tx',
-      );
-      expect(txs.rows[0]).toEqual({ min: 1, heights: expect.any(Number) });
-      expect(txs.rows[0]!.heights).toBeGreaterThanOrEqual(25);
-    } finally {
-      await indexed.close();
-      await dispose();
-    }
-  });
+  it.each(['move', 'wasm', 'evm'] as const)(
+    '%s: starts at the lowest available height of a pruned node (block_time 0 first, balances from a snapshot there)',
+    async (vm) => {
+      const { db, dispose } = await pglite!.create();
+      const indexed = await indexSimulator({
+        db,
+        vm,
+        head: 40,
+        sim: { faults: 'pruned=25', fastSignatures: true },
+      });
+      try {
+        const { rows } = await db.query<{ height: number; block_time_ms: number }>(
+          'SELECT height, block_time_ms FROM block ORDER BY height',
+        );
+        expect(rows.map((r) => r.height)).toEqual(Array.from({ length: 16 }, (_, i) => 25 + i));
+        expect(rows[0]?.block_time_ms).toBe(0);
+        expect(rows[1]?.block_time_ms).toBeGreaterThan(0);
+        const txs = await db.query<{ min: number; heights: number }>(
+          'SELECT min(sequence) AS min, min(height) AS heights FROM tx',
+        );
+        expect(txs.rows[0]).toEqual({ min: 1, heights: expect.any(Number) });
+        expect(txs.rows[0]!.heights).toBeGreaterThanOrEqual(25);
+        // Every holder, also those the chain never touched after height 25, with the node's balance.
+        await expectRichListMatchesTruth(db, indexed.sim, 40);
+      } finally {
+        await indexed.close();
+        await dispose();
+      }
+    },
+  );
 });
 
 describe('ingest start-up', () => {
