@@ -7,6 +7,7 @@ import {
   QueryBalanceRequest,
   QueryBalanceResponse,
 } from 'cosmjs-types/cosmos/bank/v1beta1/query';
+import { GetNodeInfoResponse } from 'cosmjs-types/cosmos/base/tendermint/v1beta1/query';
 import { PubKey } from 'cosmjs-types/cosmos/crypto/secp256k1/keys';
 import {
   QuerySmartContractStateRequest,
@@ -41,7 +42,24 @@ interface RestAccount {
   sequence: string;
 }
 
+/** Gateway JSON (snake_case) → the proto3 JSON names ts-proto's fromJSON reads. */
+function camelKeys(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(camelKeys);
+  if (value === null || typeof value !== 'object') return value;
+  return Object.fromEntries(
+    Object.entries(value).map(([k, v]) => [
+      k.replace(/_([a-z])/g, (_m, c: string) => c.toUpperCase()),
+      camelKeys(v),
+    ]),
+  );
+}
+
 const ROUTES: Record<string, Route> = {
+  '/cosmos.base.tendermint.v1beta1.Service/GetNodeInfo': () => ({
+    method: 'GET',
+    path: '/cosmos/base/tendermint/v1beta1/node_info',
+    encode: (json) => GetNodeInfoResponse.encode(GetNodeInfoResponse.fromJSON(camelKeys(json))).finish(),
+  }),
   '/cosmos.auth.v1beta1.Query/Account': (data) => ({
     method: 'GET',
     path: `/cosmos/auth/v1beta1/accounts/${QueryAccountRequest.decode(data).address}`,

@@ -21,7 +21,7 @@ import type { SimEvent } from './events.js';
  */
 export const MAX_HASH_SCAN = 100_000;
 /** The most heights one search may generate to test event conditions (a real node has an index). */
-export const MAX_SEARCH_SCAN = 10_000;
+export const MAX_SEARCH_SCAN = 5_000;
 
 /** The parts of one /block result text. */
 export function blockParts(b: GeneratedBlock): { blockId: string; header: string; lastCommit: string } {

@@ -18,7 +18,7 @@ function parseAccount(any: Any): Account {
       return {
         address: a.address,
         pubkey: null,
-        accountNumber: Number(a.accountNumber),
+        accountNumber: a.accountNumber,
         sequence: Number(a.sequence),
       };
     }
