@@ -111,7 +111,8 @@ const ROUTES: Record<string, Route> = {
   }),
   '/cosmwasm.wasm.v1.Query/SmartContractState': (data) => {
     const req = QuerySmartContractStateRequest.decode(data);
-    const query = encodeURIComponent(Buffer.from(req.queryData).toString('base64'));
+    // The path is handed to the routes in-process, so base64 is not percent-encoded.
+    const query = Buffer.from(req.queryData).toString('base64');
     return {
       method: 'GET',
       path: `/cosmwasm/wasm/v1/contract/${req.address}/smart/${query}`,

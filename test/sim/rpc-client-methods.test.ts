@@ -2,6 +2,11 @@ import { describe, expect, it } from 'vitest';
 import { createHash } from 'node:crypto';
 import type { SimulatorOptions } from '../../src/sim/types.js';
 import { createVipSimExtension } from '../../src/sim/vip/mount.js';
+import { toBech32 } from '../../src/shared/address.js';
+import {
+  QuerySmartContractStateRequest,
+  QuerySmartContractStateResponse,
+} from 'cosmjs-types/cosmwasm/wasm/v1/query';
 import { useSimulators } from './helpers/sims.js';
 
 const startSim = useSimulators();
@@ -214,5 +219,26 @@ describe('CometBFT client methods', () => {
     };
     expect(future.response.code).toBe(26);
     expect((await rpc('abci_query', { path: '/x', data: 'zz' })).error!.code).toBe(-32602);
+  });
+
+  it('abci_query answers Wasm smart queries from the same state as REST and the truth', async () => {
+    const { sim, urls } = await start({ vm: 'wasm', head: 80, txsPerBlock: '2-5' });
+    const rpc = rpcCaller(urls.rpc);
+    const collection = sim.truth.nftCollections(80).find((c) => c.nftCount > 0)!;
+    const address = toBech32(Buffer.from(collection.addr.slice(2), 'hex'), 'init');
+    const query = Buffer.from(JSON.stringify({ num_tokens: {} }));
+    const data = Buffer.from(
+      QuerySmartContractStateRequest.encode({ address, queryData: query }).finish(),
+    ).toString('hex');
+    const answer = (await rpc('abci_query', { path: '/cosmwasm.wasm.v1.Query/SmartContractState', data }))
+      .result as { response: { value: string; height: string } };
+    expect(answer.response.height).toBe('80');
+    const decoded = QuerySmartContractStateResponse.decode(Buffer.from(answer.response.value, 'base64'));
+    const viaAbci = JSON.parse(Buffer.from(decoded.data).toString('utf8')) as { count: number };
+    const rest = (await (
+      await fetch(`${urls.rest}/cosmwasm/wasm/v1/contract/${address}/smart/${query.toString('base64')}`)
+    ).json()) as { data: unknown };
+    expect(viaAbci).toEqual(rest.data);
+    expect(viaAbci.count).toBe(collection.nftCount);
   });
 });
