@@ -40,6 +40,9 @@ describe.each(
       .map((x) => ({ account: account(x.account), amount: x.amount }));
 
   it('walks every denom in both directions and at several limits, equal to the truth', async () => {
+    const status = (await h.get('/status')).json as Record<string, unknown>;
+    expect(status).toMatchObject({ height: HEAD, rich_list_height: HEAD });
+    expect('internal_tx_height' in status).toBe(vm === 'evm');
     for (const denom of indexed.sim.truth.denoms()) {
       const truth = truthOf(denom);
       for (const limit of ['1', '7', '1000']) {
