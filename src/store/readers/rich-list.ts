@@ -50,10 +50,12 @@ export function createRichListReader(ctx: ReaderContext): RichListReader {
         checkOffset(plan.offset, ctx.maxOffset);
       }
       params.push(plan.limit + 1, plan.after ? 0 : plan.offset);
+      // The page is cut from the index alone; only its rows then look up their account.
       const sql =
-        `SELECT r.account_id AS "accountId", d.account, r.amount::text AS amount FROM rich_list r ` +
-        `JOIN account_dict d ON d.id = r.account_id WHERE r.denom = $1 AND r.amount > 0${bound} ` +
-        `ORDER BY r.amount ${dir}, r.account_id ${dir} LIMIT $${params.length - 1} OFFSET $${params.length}`;
+        `SELECT q.account_id AS "accountId", d.account, q.amount::text AS amount FROM (` +
+        `SELECT r.account_id, r.amount FROM rich_list r WHERE r.denom = $1 AND r.amount > 0${bound} ` +
+        `ORDER BY r.amount ${dir}, r.account_id ${dir} LIMIT $${params.length - 1} OFFSET $${params.length}) q ` +
+        `JOIN account_dict d ON d.id = q.account_id ORDER BY q.amount ${dir}, q.account_id ${dir}`;
       const [page, total] = await Promise.all([
         runOffsetScan(ctx, !plan.after && plan.offset > 0, () => ctx.db.query<HolderRow>(sql, params)),
         o.countTotal
