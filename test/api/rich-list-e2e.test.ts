@@ -125,6 +125,13 @@ describe.each(
       pagination: { previous_key: null, next_key: null, total: '0' },
     });
     expect((await h.app.inject({ url: '/indexer/richlist/v1' })).statusCode).toBe(404);
+    // Past the last holder: no rows, the total still counted.
+    const past = (await h.get(`${BASE}/uusdc?pagination.offset=9000`)).json as {
+      holders: unknown[];
+      pagination: { total: string };
+    };
+    expect(past.holders).toEqual([]);
+    expect(past.pagination.total).toBe(String(truthOf('uusdc').length));
     // A malformed cursor falls back to the offset, never a 500.
     const odd = Buffer.from('{"amount":"x","account_id":"y"}').toString('base64');
     expect((await h.app.inject({ url: `${BASE}/uusdc?pagination.key=${odd}` })).statusCode).toBe(200);
