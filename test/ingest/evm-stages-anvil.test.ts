@@ -52,13 +52,7 @@ describe.each(testDbFactories())('EVM stages against anvil on $name', (factory) 
     const { db, dispose } = await factory.create();
     try {
       await seedEvmTxs(db, anvil, head);
-      const transport = createTransport({
-        name: 'jsonrpc',
-        endpoints: [anvil.url],
-        timeoutMs: 10_000,
-        maxConcurrent: 4,
-        metrics: createNodeMetrics(createMetricsRegistry({ defaultMetrics: false })),
-      });
+      const transport = anvilTransport(anvil);
       const stage = createInternalTxStage({ db, evm: createEvmClient(transport), accountPrefix: 'init' });
       const blockHead = createBlockHead(() => head);
       blockHead.finish();
@@ -136,13 +130,7 @@ describe.each(testDbFactories())('EVM stages against anvil on $name', (factory) 
     expect(events.some((e) => JSON.parse(e.attributes[0]!.value).topics.length === 4)).toBe(true);
     const sums = [...sumDeltas(erc20Deltas(events)).values()];
     expect(sums.length).toBeGreaterThanOrEqual(3); // alice, the relay, the seller
-    const transport = createTransport({
-      name: 'jsonrpc',
-      endpoints: [anvil.url],
-      timeoutMs: 10_000,
-      maxConcurrent: 4,
-      metrics: createNodeMetrics(createMetricsRegistry({ defaultMetrics: false })),
-    });
+    const transport = anvilTransport(anvil);
     const source = createEvmBalanceSource({
       evm: createEvmClient(transport),
       bank: {} as BankState, // the snapshot is not used here
@@ -154,6 +142,15 @@ describe.each(testDbFactories())('EVM stages against anvil on $name', (factory) 
     expect(onChain.some((a) => a === 0n)).toBe(true); // the relay passed everything on
   });
 });
+
+const anvilTransport = (anvil: AnvilHandle) =>
+  createTransport({
+    name: 'jsonrpc',
+    endpoints: [anvil.url],
+    timeoutMs: 10_000,
+    maxConcurrent: 4,
+    metrics: createNodeMetrics(createMetricsRegistry({ defaultMetrics: false })),
+  });
 
 /** Deploys the contracts and sends the scenario's txs; returns the last block. */
 async function runScenario(anvil: AnvilHandle): Promise<number> {
