@@ -69,6 +69,16 @@ export function balanceAt(ctx: StateContext, address: string, denom: string, hei
   return (base - BigInt(height) * BigInt(1 + (salt % 97))).toString();
 }
 
+function keyringAccountJson(ctx: StateContext, a: SimAccount, height: number) {
+  return {
+    '@type': '/cosmos.auth.v1beta1.BaseAccount',
+    address: a.bech32,
+    pub_key: { '@type': PUBKEY_TYPE_URL[a.keyType], key: Buffer.from(a.publicKey).toString('base64') },
+    account_number: String(a.accountNumber),
+    sequence: String(sequenceAt(ctx, a.index, height)),
+  };
+}
+
 export function handleStateRoutes(ctx: StateContext, req: SimHttpRequest): RestAnswer | undefined {
   const accountsPrefix = '/cosmos/auth/v1beta1/accounts/';
   if (req.path.startsWith(accountsPrefix)) {
@@ -79,16 +89,7 @@ export function handleStateRoutes(ctx: StateContext, req: SimHttpRequest): RestA
     if (!account) return grpcError(404, 5, `account ${address} not found`);
     return ok(
       JSON.stringify({
-        account: {
-          '@type': '/cosmos.auth.v1beta1.BaseAccount',
-          address: account.bech32,
-          pub_key: {
-            '@type': PUBKEY_TYPE_URL[account.keyType],
-            key: Buffer.from(account.publicKey).toString('base64'),
-          },
-          account_number: String(account.accountNumber),
-          sequence: String(sequenceAt(ctx, account.index, h)),
-        },
+        account: keyringAccountJson(ctx, account, h),
       }),
     );
   }
@@ -111,16 +112,7 @@ export function handleStateRoutes(ctx: StateContext, req: SimHttpRequest): RestA
       JSON.stringify({
         accounts: page.map(({ a, hex }) =>
           a
-            ? {
-                '@type': '/cosmos.auth.v1beta1.BaseAccount',
-                address: a.bech32,
-                pub_key: {
-                  '@type': PUBKEY_TYPE_URL[a.keyType],
-                  key: Buffer.from(a.publicKey).toString('base64'),
-                },
-                account_number: String(a.accountNumber),
-                sequence: String(sequenceAt(ctx, a.index, h)),
-              }
+            ? keyringAccountJson(ctx, a, h)
             : {
                 '@type': '/cosmos.auth.v1beta1.BaseAccount',
                 address: toBech32(Buffer.from(hex.slice(2), 'hex'), ctx.prefix),

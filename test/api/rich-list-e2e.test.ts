@@ -40,6 +40,9 @@ describe.each(
       .map((x) => ({ account: account(x.account), amount: x.amount }));
 
   it('walks every denom in both directions and at several limits, equal to the truth', async () => {
+    const status = (await h.get('/status')).json as Record<string, unknown>;
+    expect(status).toMatchObject({ height: HEAD, rich_list_height: HEAD });
+    expect('internal_tx_height' in status).toBe(vm === 'evm');
     for (const denom of indexed.sim.truth.denoms()) {
       const truth = truthOf(denom);
       for (const limit of ['1', '7', '1000']) {
@@ -122,6 +125,13 @@ describe.each(
       pagination: { previous_key: null, next_key: null, total: '0' },
     });
     expect((await h.app.inject({ url: '/indexer/richlist/v1' })).statusCode).toBe(404);
+    // Past the last holder: no rows, the total still counted.
+    const past = (await h.get(`${BASE}/uusdc?pagination.offset=9000`)).json as {
+      holders: unknown[];
+      pagination: { total: string };
+    };
+    expect(past.holders).toEqual([]);
+    expect(past.pagination.total).toBe(String(truthOf('uusdc').length));
     // A malformed cursor falls back to the offset, never a 500.
     const odd = Buffer.from('{"amount":"x","account_id":"y"}').toString('base64');
     expect((await h.app.inject({ url: `${BASE}/uusdc?pagination.key=${odd}` })).statusCode).toBe(200);
