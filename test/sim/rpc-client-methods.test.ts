@@ -83,6 +83,21 @@ describe('CometBFT client methods', () => {
     expect((await rpc('tx_search', { query: "tx.height 'x'" })).error!.data).toMatch(
       /^offset 10: got string, wanted/,
     );
+    // A batch mixes the new methods with the old ones; each answer keeps its id.
+    const batch = (await (
+      await fetch(urls.rpc, {
+        method: 'POST',
+        body: JSON.stringify([
+          { jsonrpc: '2.0', id: 'a', method: 'tx_search', params: { query: 'tx.height=9', per_page: '1' } },
+          { jsonrpc: '2.0', id: 'b', method: 'header', params: ['9'] },
+          { jsonrpc: '2.0', id: 'c', method: 'tx', params: [Buffer.alloc(32).toString('base64')] },
+        ]),
+      })
+    ).json()) as Array<Answer & { id: string }>;
+    expect(batch.map((a) => a.id)).toEqual(['a', 'b', 'c']);
+    expect((batch[0]!.result as { txs: Array<{ hash: string }> }).txs[0]!.hash).toBe(truth.hash);
+    expect(batch[1]!.result).toEqual({ header: block.block.header });
+    expect(batch[2]!.error).toEqual(internal(`tx (${'00'.repeat(32)}) not found`));
     const none = (await rpc('tx_search', { query: `tx.hash='${unknown}'` })).result;
     expect(none).toEqual({ txs: [], total_count: '0' });
     // An event attribute equality AND a height bound.
