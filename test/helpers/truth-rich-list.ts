@@ -49,3 +49,11 @@ export async function expectRichListMatchesTruth(db: Db, sim: Simulator, height:
   expect(checkpoint.rows[0]?.height).toBe(height);
   return compared;
 }
+
+/** A stage's checkpoint height (0 when it has not started). */
+export async function stageHeight(db: Db, stream: string): Promise<number> {
+  const { rows } = await db.query<{ height: number }>('SELECT height FROM checkpoint WHERE stream = $1', [
+    stream,
+  ]);
+  return rows[0]?.height ?? 0;
+}

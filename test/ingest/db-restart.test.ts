@@ -5,6 +5,7 @@ import type { Simulator, SimulatorUrls } from '../../src/sim/types.js';
 import { startCli, type CliProcess } from '../helpers/cli-process.js';
 import { createPgCluster, pgBinariesAvailable, type PgCluster } from '../helpers/pg-cluster.js';
 import { expectIngestMatchesTruth } from '../helpers/truth.js';
+import { expectRichListMatchesTruth, stageHeight } from '../helpers/truth-rich-list.js';
 
 const FIRST_HEAD = 150;
 const SECOND_HEAD = 400;
@@ -126,6 +127,8 @@ describe.skipIf(!available)('ingest survives the database going away', () => {
           const db = createPostgresDb({ url: cluster.url(database) });
           try {
             await expectIngestMatchesTruth(db, sim, SECOND_HEAD);
+            // The rich-list stage waited the outage out too; it may lag the blocks when stopped.
+            await expectRichListMatchesTruth(db, sim, await stageHeight(db, 'rich_list'));
           } finally {
             await db.close();
           }
@@ -163,6 +166,7 @@ describe.skipIf(!available)('ingest survives the database going away', () => {
         const db = createPostgresDb({ url });
         try {
           await expectIngestMatchesTruth(db, sim, SECOND_HEAD);
+          await expectRichListMatchesTruth(db, sim, await stageHeight(db, 'rich_list'));
         } finally {
           await db.close();
         }

@@ -6,7 +6,8 @@ import {
   createStageCheckpoint,
   loadStageCheckpoint,
 } from '../../store/writers/stage-checkpoint.js';
-import { INGEST_RETRY, withRetry } from '../../node/retry.js';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { backoffDelay, INGEST_RETRY, withRetry } from '../../node/retry.js';
 import type { IngestMetrics } from '../metrics.js';
 import { untilStored } from '../until-stored.js';
 import type { BlockHead } from './block-head.js';
@@ -43,7 +44,12 @@ export async function runStage<W>(
   const { signal } = run;
   const until = run.untilHeight ?? Number.POSITIVE_INFINITY;
   const batchHeights = run.batchHeights ?? 50;
-  let at = await openStream(stage, deps, run);
+  let at: StageCheckpoint | undefined;
+  try {
+    at = await openStream(stage, deps, run);
+  } catch (err) {
+    if (!signal.aborted) throw err;
+  }
   if (at === undefined) return;
   report(stage, deps, at);
   deps.logger.info({ stage: stage.name, from: at.height + 1 }, 'stage started');
@@ -84,11 +90,13 @@ async function openStream<W>(
   run: StageRunOptions,
 ): Promise<StageCheckpoint | undefined> {
   const { signal } = run;
-  const existing = await loadStageCheckpoint(deps.db, stage.name);
+  const existing = await whileDatabaseAway(deps, signal, () => loadStageCheckpoint(deps.db, stage.name));
   if (existing) return existing;
   let firstBlockHeight: number | undefined;
   while (!signal.aborted) {
-    const { rows } = await deps.db.query<{ first: number | null }>('SELECT min(height) AS first FROM block');
+    const { rows } = await whileDatabaseAway(deps, signal, () =>
+      deps.db.query<{ first: number | null }>('SELECT min(height) AS first FROM block'),
+    );
     firstBlockHeight = rows[0]?.first ?? undefined;
     if (firstBlockHeight !== undefined || deps.head.finished()) break;
     await deps.head.next(signal);
@@ -100,16 +108,41 @@ async function openStream<W>(
         stage.init!({ firstBlockHeight: first, signal }),
       )
     : undefined;
-  try {
-    const opened = await deps.db.transaction(async (tx) => {
-      await start?.write(tx);
-      return createStageCheckpoint(tx, stage.name, start?.height ?? first - 1);
-    });
-    stage.committed?.();
-    return opened;
-  } catch (err) {
-    stage.rolledBack?.();
-    throw err;
+  // A commit whose answer was lost may have happened: each attempt looks for the checkpoint first.
+  return whileDatabaseAway(deps, signal, async () => {
+    const created = await loadStageCheckpoint(deps.db, stage.name);
+    if (created) return created;
+    try {
+      const opened = await deps.db.transaction(async (tx) => {
+        await start?.write(tx);
+        return createStageCheckpoint(tx, stage.name, start?.height ?? first - 1);
+      });
+      stage.committed?.();
+      return opened;
+    } catch (err) {
+      stage.rolledBack?.();
+      throw err;
+    }
+  });
+}
+
+/**
+ * Waits out a database that is away (restart, failover), as the block stream's commits do: a
+ * stage reads the database too, and an outage must not stop it for good. Other errors propagate.
+ */
+async function whileDatabaseAway<T>(
+  deps: StageRunnerDeps,
+  signal: AbortSignal,
+  fn: () => Promise<T>,
+): Promise<T> {
+  for (let attempt = 0; ; attempt++) {
+    try {
+      return await fn();
+    } catch (err) {
+      if (!(err instanceof AppError && err.code === 'db_unavailable') || signal.aborted) throw err;
+      deps.metrics.dbAvailable.set(0);
+      await sleep(backoffDelay(attempt, INGEST_RETRY), undefined, { signal }).catch(() => undefined);
+    }
   }
 }
 
@@ -122,12 +155,14 @@ async function retried<W, T>(
   read: () => Promise<T>,
 ): Promise<T> {
   try {
-    return await withRetry(read, {
-      policy: { ...INGEST_RETRY, maxAttempts: run.fetchAttempts ?? 10 },
-      logger: deps.logger,
-      what: `${stage.name} ${what}`,
-      signal: run.signal,
-    });
+    return await whileDatabaseAway(deps, run.signal, () =>
+      withRetry(read, {
+        policy: { ...INGEST_RETRY, maxAttempts: run.fetchAttempts ?? 10 },
+        logger: deps.logger,
+        what: `${stage.name} ${what}`,
+        signal: run.signal,
+      }),
+    );
   } catch (err) {
     if (run.signal.aborted) throw err;
     throw new AppError(
