@@ -17,6 +17,7 @@ import {
 } from './replay-state.js';
 import { createEvmContracts, type EvmContracts } from './evm-contracts.js';
 import { nftCollectionsTruth, nftTokensTruth } from './truth-nft.js';
+import { parseNftShare, type NftShare } from './nft-lifecycle.js';
 import { type StateContext } from './rest-state.js';
 import { type RpcContext } from './rpc.js';
 import { type RestAnswer, type RestContext } from './rest.js';
@@ -54,6 +55,7 @@ interface Resolved {
   blockTimeMs: number;
   fastSignatures: boolean;
   accounts: number;
+  nftShare: NftShare | undefined;
 }
 
 function resolve(options: SimulatorOptions): Resolved {
@@ -75,6 +77,7 @@ function resolve(options: SimulatorOptions): Resolved {
     blockTimeMs: options.blockTimeMs ?? 500,
     fastSignatures: options.fastSignatures ?? false,
     accounts,
+    nftShare: options.nftShare === undefined ? undefined : parseNftShare(options.nftShare),
   };
 }
 
@@ -86,6 +89,7 @@ function modelContext(r: Resolved, evm: EvmContracts | undefined): ModelContext 
     seed: r.seed,
     prefix: PREFIX,
     accounts: createKeyring(r.seed, r.accounts, PREFIX),
+    ...(r.nftShare ? { nftShare: r.nftShare } : {}),
     feeDenom: evm ? evm.feeDenom : 'umin',
     denoms: OTHER_DENOMS,
     feeCollector: FEE_COLLECTOR,
