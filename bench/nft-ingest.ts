@@ -13,6 +13,7 @@ import { createIngestService } from '../src/ingest/service.js';
 import { silentLogger } from '../src/shared/logger.js';
 import { createMetricsRegistry } from '../src/shared/metrics.js';
 import { createPostgresTestDb } from '../test/helpers/db.js';
+import { cpuSeconds } from './http-load.js';
 import { peakRssMb, startSimProcess, type SimProcess } from './lib.js';
 
 const { values } = parseArgs({
@@ -44,6 +45,8 @@ async function run(sim: SimProcess, vm: 'move' | 'wasm' | 'evm', nftIndexing: bo
       registry: createMetricsRegistry({ defaultMetrics: false }),
     });
     let txs = 0;
+    const simCpu0 = await cpuSeconds(sim.pid);
+    const ownCpu0 = process.cpuUsage();
     const started = performance.now();
     await service.run({
       signal: new AbortController().signal,
@@ -51,6 +54,8 @@ async function run(sim: SimProcess, vm: 'move' | 'wasm' | 'evm', nftIndexing: bo
       onCommit: (p) => (txs = p.txs),
     });
     const seconds = (performance.now() - started) / 1000;
+    const ownCpu = process.cpuUsage(ownCpu0);
+    const simCpu = (await cpuSeconds(sim.pid)) - simCpu0;
     await service.close();
     const { rows } = await db.query<{ tokens: string; edges: string }>(
       `SELECT (SELECT count(*) FROM nft) AS tokens, (SELECT count(*) FROM tx_nfts) AS edges`,
@@ -68,6 +73,10 @@ async function run(sim: SimProcess, vm: 'move' | 'wasm' | 'evm', nftIndexing: bo
       seconds: Math.round(seconds * 100) / 100,
       blocksPerSec: Math.round(blocks / seconds),
       txsPerSec: Math.round(txs / seconds),
+      // Where the time went: the simulator answering (blocks and look-ups) vs this process
+      // (decode, collect, write); PostgreSQL is the rest. All share the machine's cores.
+      simCpuSeconds: Math.round(simCpu * 10) / 10,
+      indexerCpuSeconds: Math.round(((ownCpu.user + ownCpu.system) / 1e6) * 10) / 10,
       peakRssMb: peakRssMb(),
     };
   } finally {
