@@ -3,7 +3,9 @@ import { createInterface } from 'node:readline';
 import { createIngestService } from '../src/ingest/service.js';
 import { silentLogger } from '../src/shared/logger.js';
 import { createMetricsRegistry } from '../src/shared/metrics.js';
-import type { Db } from '../src/store/db.js';
+import pg from 'pg';
+import { createPostgresDb, type Db } from '../src/store/db.js';
+import { migrate } from '../src/store/migrate.js';
 import { simCliArgv } from '../test/sim/helpers/cli.js';
 
 export interface SimProcess {
@@ -67,4 +69,34 @@ export function benchIngestService(sim: SimProcess, db: Db) {
     db,
     registry: createMetricsRegistry({ defaultMetrics: false }),
   });
+}
+
+/**
+ * A benchmark's own database on the server of `adminUrl`, created once and reused (`reseed`
+ * rebuilds it), migrated, and seeded by `seed` unless `isSeeded` says it already is. Returns its URL.
+ */
+export async function prepareBenchDatabase(options: {
+  adminUrl: string;
+  name: string;
+  reseed: boolean;
+  isSeeded(db: Db): Promise<boolean>;
+  seed(db: Db): Promise<void>;
+}): Promise<string> {
+  const admin = new pg.Client({ connectionString: options.adminUrl });
+  await admin.connect();
+  const exists =
+    (await admin.query('SELECT 1 FROM pg_database WHERE datname = $1', [options.name])).rowCount === 1;
+  if (exists && options.reseed) await admin.query(`DROP DATABASE ${options.name} WITH (FORCE)`);
+  if (!exists || options.reseed) await admin.query(`CREATE DATABASE ${options.name}`);
+  await admin.end();
+  const url = new URL(options.adminUrl);
+  url.pathname = `/${options.name}`;
+  const db = createPostgresDb({ url: url.toString(), maxConnections: 1 });
+  try {
+    await migrate(db);
+    if (!(await options.isSeeded(db))) await options.seed(db);
+  } finally {
+    await db.close();
+  }
+  return url.toString();
 }

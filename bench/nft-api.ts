@@ -11,10 +11,9 @@
  */
 import { cpus, loadavg } from 'node:os';
 import { parseArgs } from 'node:util';
-import pg from 'pg';
 import { toBech32 } from '../src/shared/address.js';
 import { createPostgresDb, type Db } from '../src/store/db.js';
-import { migrate } from '../src/store/migrate.js';
+import { prepareBenchDatabase } from './lib.js';
 import { runRoute, startApi, stopApi, transferCeiling, type RouteSpec } from './http-load.js';
 
 const { values: args } = parseArgs({
@@ -37,26 +36,15 @@ const HISTORY_TXS = 300;
 /** 32-byte addresses from a number: md5 twice. */
 const addrSql = (expr: string) => `decode(md5((${expr})::text) || md5('c' || (${expr})::text), 'hex')`;
 
-async function prepareDatabase(): Promise<string> {
-  const admin = new pg.Client({ connectionString: args['admin-url'] });
-  await admin.connect();
-  const exists =
-    (await admin.query('SELECT 1 FROM pg_database WHERE datname = $1', [DB_NAME])).rowCount === 1;
-  if (exists && args.reseed) await admin.query(`DROP DATABASE ${DB_NAME} WITH (FORCE)`);
-  if (!exists || args.reseed) await admin.query(`CREATE DATABASE ${DB_NAME}`);
-  await admin.end();
-  const url = new URL(args['admin-url'] ?? '');
-  url.pathname = `/${DB_NAME}`;
-  const db = createPostgresDb({ url: url.toString(), maxConnections: 1 });
-  try {
-    await migrate(db);
-    const seeded = await db.query<{ n: number }>('SELECT count(*) AS n FROM nft');
-    if (Number(seeded.rows[0]?.n) < TOKENS) await seed(db);
-  } finally {
-    await db.close();
-  }
-  return url.toString();
-}
+const prepareDatabase = () =>
+  prepareBenchDatabase({
+    adminUrl: args['admin-url'] ?? '',
+    name: DB_NAME,
+    reseed: args.reseed ?? false,
+    isSeeded: async (db) =>
+      Number((await db.query<{ n: number }>('SELECT count(*) AS n FROM nft')).rows[0]?.n) >= TOKENS,
+    seed,
+  });
 
 async function seed(db: Db): Promise<void> {
   log('seeding by SQL ...');

@@ -23,6 +23,16 @@ describe('loadApiOptions', () => {
     expect(o.countTimeoutMs).toBe(5000);
     expect(loadApiOptions({ CHAIN_ID: 'x', VM_TYPE: 'evm' }, { cache: false }).cache).toBe(false);
   });
+  it('serves internal txs on EVM unless INTERNAL_TX=false, and refuses it on other VMs', () => {
+    const env = { CHAIN_ID: 'c-1' };
+    expect(loadApiOptions({ ...env, VM_TYPE: 'evm' }).internalTx).toBe(true);
+    expect(loadApiOptions({ ...env, VM_TYPE: 'evm', INTERNAL_TX: 'false' }).internalTx).toBe(false);
+    expect(loadApiOptions({ ...env, VM_TYPE: 'wasm' }).internalTx).toBe(false);
+    expect(() => loadApiOptions({ ...env, VM_TYPE: 'wasm', INTERNAL_TX: 'true' })).toThrow(
+      'INTERNAL_TX=true needs an EVM rollup; this one runs wasm',
+    );
+  });
+
   it('names the bad variable', () => {
     expect(() => loadApiOptions({ CHAIN_ID: 'x', VM_TYPE: 'cosmos' })).toThrow(/VM_TYPE/);
     expect(() => loadApiOptions({ CHAIN_ID: 'x', VM_TYPE: 'evm', PORT: 'http' })).toThrow(/PORT/);

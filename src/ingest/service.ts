@@ -128,6 +128,7 @@ export async function createIngestService(ctx: {
     rest,
     evm,
     accountPrefix: options.accountPrefix,
+    signal: ctx.signal,
   });
 
   return {

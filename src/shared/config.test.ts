@@ -17,6 +17,18 @@ describe('loadIngestOptions', () => {
     expect(loadIngestOptions(base).database).toEqual({ kind: 'pglite', dataDir: './data' });
   });
 
+  it('reads the stage switches; INTERNAL_TX=true on a Move or Wasm chain is one line naming it', () => {
+    expect(loadIngestOptions(base)).toMatchObject({ internalTx: undefined, richList: true });
+    expect(loadIngestOptions({ ...base, INTERNAL_TX: 'false', RICH_LIST: 'false' })).toMatchObject({
+      internalTx: false,
+      richList: false,
+    });
+    expect(() => loadIngestOptions({ ...base, VM_TYPE: 'move', INTERNAL_TX: 'true' })).toThrow(
+      'INTERNAL_TX=true needs an EVM rollup; this one runs move',
+    );
+    expect(() => loadIngestOptions({ ...base, RICH_LIST: 'yes' })).toThrow('RICH_LIST must be true or false');
+  });
+
   it('reports every bad variable by name', () => {
     expect(() => loadIngestOptions({ ...base, VM_TYPE: 'solana', MAX_CONCURRENT_REQUESTS: '0' })).toThrow(
       /VM_TYPE.*move, wasm, evm.*MAX_CONCURRENT_REQUESTS must be an integer in 1..1000/s,

@@ -130,6 +130,14 @@ export function createMoveRest(ctx: MoveRestContext): (req: SimHttpRequest) => R
   const at = (lastG: number): Map<string, MoveObject> => cache.getOrSet(lastG, () => objectsAt(ctx, lastG));
   const metadataByAddr = new Map(ctx.denoms.map((d) => [hex(ctx.book.metadata(d)), d]));
   return (req) => {
+    if (req.path === '/initia/move/v1/denom') {
+      // The bank denom of a fungible asset's metadata object (x/move Query/Denom).
+      const metadata = tryAccountBytes(req.query.get('metadata') ?? '', 'init');
+      const denom = metadata && metadataByAddr.get(hex(metadata));
+      if (denom === undefined)
+        return grpcError(404, 5, `metadata ${req.query.get('metadata') ?? ''}: not found`);
+      return ok(JSON.stringify({ denom }));
+    }
     const m = /^\/initia\/move\/v1\/accounts\/([^/]+)\/resources\/by_struct_tag$/.exec(req.path);
     if (!m) return undefined;
     const h = queryHeight(ctx, req);

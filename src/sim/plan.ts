@@ -54,8 +54,12 @@ export interface VmSetup {
   /** EVM JSON-RPC (EVM only). */
   jsonRpc?(method: string, params: unknown): Outcome | undefined;
   holders?(denom: string, atHeight: number): HolderTruth[];
-  /** Exact bank balance (EVM: ERC20 ledger), or undefined to use the plausible default. */
+  /** Exact bank balance from the VM's ledger. */
   balanceOf?(address: string, denom: string, height: number): string | undefined;
+  /** Bank denoms the address holds a non-zero balance of. */
+  denomsOf?(address: string, height: number): string[];
+  /** Accounts (0x hex) that exist at a height besides the keyring: those funds reached. */
+  accountsAt?(height: number): string[];
   /** Called for every generated block (e.g. to index Ethereum hashes). */
   onBlock?(block: GeneratedBlock): void;
   internalTxs?(evmTxHash: string): InternalTxTruth[];

@@ -15,11 +15,16 @@ export interface StateContext {
   denoms: string[];
   /** The single opchild validator (proposer). */
   validator: { addressHex: string; pubKeyB64: string };
-  /** Exact balances where the VM keeps them (EVM: the ERC20 ledger); else plausible ones. */
+  /** Exact balances from the VM's ledger. */
   balanceOf?(address: string, denom: string, height: number): string | undefined;
+  /** Bank denoms the address holds (any address: fresh recipients and module accounts too). */
+  denomsOf?(address: string, height: number): string[];
+  /** Accounts (0x hex) that exist at a height besides the keyring. */
+  accountsAt?(height: number): string[];
 }
 
 const BALANCE_STREAM = 40;
+const MODULES = ['fee_collector', 'opchild', 'nft-transfer', 'transfer'];
 
 /**
  * The height a state query reads: the `x-cosmos-block-height` header when present (validated
@@ -64,6 +69,16 @@ export function balanceAt(ctx: StateContext, address: string, denom: string, hei
   return (base - BigInt(height) * BigInt(1 + (salt % 97))).toString();
 }
 
+function keyringAccountJson(ctx: StateContext, a: SimAccount, height: number) {
+  return {
+    '@type': '/cosmos.auth.v1beta1.BaseAccount',
+    address: a.bech32,
+    pub_key: { '@type': PUBKEY_TYPE_URL[a.keyType], key: Buffer.from(a.publicKey).toString('base64') },
+    account_number: String(a.accountNumber),
+    sequence: String(sequenceAt(ctx, a.index, height)),
+  };
+}
+
 export function handleStateRoutes(ctx: StateContext, req: SimHttpRequest): RestAnswer | undefined {
   const accountsPrefix = '/cosmos/auth/v1beta1/accounts/';
   if (req.path.startsWith(accountsPrefix)) {
@@ -74,16 +89,7 @@ export function handleStateRoutes(ctx: StateContext, req: SimHttpRequest): RestA
     if (!account) return grpcError(404, 5, `account ${address} not found`);
     return ok(
       JSON.stringify({
-        account: {
-          '@type': '/cosmos.auth.v1beta1.BaseAccount',
-          address: account.bech32,
-          pub_key: {
-            '@type': PUBKEY_TYPE_URL[account.keyType],
-            key: Buffer.from(account.publicKey).toString('base64'),
-          },
-          account_number: String(account.accountNumber),
-          sequence: String(sequenceAt(ctx, account.index, h)),
-        },
+        account: keyringAccountJson(ctx, account, h),
       }),
     );
   }
@@ -92,17 +98,30 @@ export function handleStateRoutes(ctx: StateContext, req: SimHttpRequest): RestA
     if (typeof h !== 'number') return h;
     const offset = Number(req.query.get('pagination.offset') ?? '0') || 0;
     const limit = Number(req.query.get('pagination.limit') ?? '100') || 100;
-    const page = ctx.accounts.slice(offset, offset + limit);
+    // The keyring first, then every other account funds reached by then (module accounts are
+    // listed by module_accounts).
+    const keyring = new Set(ctx.accounts.map((a) => a.hex));
+    const modules = new Set(MODULES.map((m) => '0x' + Buffer.from(moduleAddress(m)).toString('hex')));
+    const others = (ctx.accountsAt?.(h) ?? []).filter((a) => !keyring.has(a) && !modules.has(a));
+    const all = [
+      ...ctx.accounts.map((a) => ({ a, hex: a.hex })),
+      ...others.map((hex) => ({ a: undefined, hex })),
+    ];
+    const page = all.slice(offset, offset + limit);
     return ok(
       JSON.stringify({
-        accounts: page.map((a) => ({
-          '@type': '/cosmos.auth.v1beta1.BaseAccount',
-          address: a.bech32,
-          pub_key: { '@type': PUBKEY_TYPE_URL[a.keyType], key: Buffer.from(a.publicKey).toString('base64') },
-          account_number: String(a.accountNumber),
-          sequence: String(sequenceAt(ctx, a.index, h)),
-        })),
-        pagination: { next_key: null, total: String(ctx.accounts.length) },
+        accounts: page.map(({ a, hex }) =>
+          a
+            ? keyringAccountJson(ctx, a, h)
+            : {
+                '@type': '/cosmos.auth.v1beta1.BaseAccount',
+                address: toBech32(Buffer.from(hex.slice(2), 'hex'), ctx.prefix),
+                pub_key: null,
+                account_number: String(parseInt(hex.slice(2, 10), 16)),
+                sequence: '0',
+              },
+        ),
+        pagination: { next_key: null, total: String(all.length) },
       }),
     );
   }
@@ -113,19 +132,21 @@ export function handleStateRoutes(ctx: StateContext, req: SimHttpRequest): RestA
     const address = req.path.slice(balancesPrefix.length);
     if (!tryAccountBytes(address, ctx.prefix)) return grpcError(400, 3, `invalid address: ${address}`);
     const known = accountOf(ctx, address) !== undefined;
-    const balances = known
-      ? [...ctx.denoms].sort().map((denom) => ({
-          denom,
-          amount: ctx.balanceOf?.(address, denom, h) ?? balanceAt(ctx, address, denom, h),
-        }))
-      : [];
+    const held = new Set([...(known ? ctx.denoms : []), ...(ctx.denomsOf?.(address, h) ?? [])]);
+    // Like x/bank, zero balances are not listed.
+    const balances = [...held]
+      .sort()
+      .map((denom) => ({
+        denom,
+        amount: ctx.balanceOf?.(address, denom, h) ?? balanceAt(ctx, address, denom, h),
+      }))
+      .filter((b) => b.amount !== '0');
     return ok(JSON.stringify({ balances, pagination: { next_key: null, total: String(balances.length) } }));
   }
   if (req.path === '/cosmos/auth/v1beta1/module_accounts') {
-    const modules = ['fee_collector', 'opchild', 'nft-transfer', 'transfer'];
     return ok(
       JSON.stringify({
-        accounts: modules.map((name, i) => ({
+        accounts: MODULES.map((name, i) => ({
           '@type': '/cosmos.auth.v1beta1.ModuleAccount',
           base_account: {
             address: toBech32(moduleAddress(name), ctx.prefix),

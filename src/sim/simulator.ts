@@ -82,6 +82,8 @@ function resolve(options: SimulatorOptions): Resolved {
 }
 
 const OTHER_DENOMS = ['uusdc', 'ueth'];
+/** The operator account the fee collector pays the block's fees to at EndBlock. */
+const rewardsAddress = (seed: number): Uint8Array => sha256(`rollup-sim/operator/${seed}`).subarray(0, 20);
 const FEE_COLLECTOR = moduleAddress('fee_collector');
 
 function modelContext(r: Resolved, evm: EvmContracts | undefined): ModelContext {
@@ -140,6 +142,8 @@ export function createSimulator(options: SimulatorOptions): Simulator {
     denoms: [modelCtx.feeDenom, ...modelCtx.denoms],
     validator: { addressHex: deriveValidator(r.seed).address, pubKeyB64: deriveValidator(r.seed).pubKeyB64 },
     balanceOf: (address, denom, h) => vmRef.current?.balanceOf?.(address, denom, h),
+    denomsOf: (address, h) => vmRef.current?.denomsOf?.(address, h) ?? [],
+    accountsAt: (h) => vmRef.current?.accountsAt?.(h) ?? [],
   };
   const vmRef: { current?: VmSetup } = {};
 
@@ -154,6 +158,7 @@ export function createSimulator(options: SimulatorOptions): Simulator {
       head,
       lastTxAt,
       recentHeights: () => recentHeights(schedule, head(), base()),
+      rewards: rewardsAddress(r.seed),
     },
     evmContracts,
     () => chainRef.current!,
@@ -169,7 +174,7 @@ export function createSimulator(options: SimulatorOptions): Simulator {
     schedule,
     model: vm.model,
     feeCollectorBech32: toBech32(FEE_COLLECTOR, PREFIX),
-    rewardsBech32: toBech32(sha256(`rollup-sim/operator/${r.seed}`).subarray(0, 20), PREFIX),
+    rewardsBech32: toBech32(rewardsAddress(r.seed), PREFIX),
     ...(replay ? { txsAt: (h: number) => replay.txsAt(h) } : {}),
     onGenerate(b) {
       if (txIndex.size > 500_000) txIndex.clear();
@@ -227,7 +232,7 @@ export function createSimulator(options: SimulatorOptions): Simulator {
     denoms: () => [modelCtx.feeDenom, ...modelCtx.denoms],
     nftCollections: (h) => nftCollectionsTruth(vm.naming, lastTxAt(checkHeight(h))),
     nftTokens: (h) => nftTokensTruth(vm.naming, lastTxAt(checkHeight(h))),
-    holders: (denom, h) => (vm.holders ? vm.holders(denom, checkHeight(h)) : notYet('holders (EVM only)')),
+    holders: (denom, h) => (vm.holders ? vm.holders(denom, checkHeight(h)) : notYet('holders')),
     internalTxs: (hash) => (vm.internalTxs ? vm.internalTxs(hash) : notYet('internalTxs (EVM only)')),
   };
 

@@ -107,6 +107,14 @@ export function createEvmVm(deps: EvmVmDeps): VmSetup {
         .balanceOf(token, '0x' + Buffer.from(bytes).toString('hex'), deps.lastTxAt(height))
         .toString();
     },
+    accountsAt: (height) => ledger.addresses(deps.lastTxAt(height)),
+    denomsOf(address, height) {
+      const bytes = tryAccountBytes(address, ctx.prefix);
+      if (!bytes || bytes.length !== 20) return [];
+      return ledger
+        .tokensOf('0x' + Buffer.from(bytes).toString('hex'), deps.lastTxAt(height))
+        .flatMap((token) => k.denomOf(token) ?? []);
+    },
     holders(denom, atHeight) {
       const token = k.tokenOf(denom);
       if (!token) return [];

@@ -1,4 +1,8 @@
 import { toBech32 } from '../shared/address.js';
+import { tryAccountBytes } from '../shared/address.js';
+import { createBankLedger } from './bank-ledger.js';
+import type { Ledger } from './ledger.js';
+import { shortHex } from './move-address.js';
 import { createMoveAddressBook } from './move-model.js';
 import {
   moveCollectionAddress,
@@ -21,6 +25,36 @@ export interface VmDeps {
   lastTxAt(height: number): number;
   /** Where to look for a hash not generated yet (most recent heights first). */
   recentHeights(): number[];
+  /** The account fees end at when a block ends. */
+  rewards: Uint8Array;
+}
+
+/** The bank-balance hooks of a VM whose ledger is keyed by bank denom and 0x hex account. */
+export function bankBalanceHooks(
+  ledger: Ledger,
+  deps: VmDeps,
+): Pick<VmSetup, 'balanceOf' | 'denomsOf' | 'holders' | 'accountsAt'> {
+  const { prefix } = deps.ctx;
+  const hexOf = (address: string) => {
+    const bytes = tryAccountBytes(address, prefix);
+    return bytes ? '0x' + Buffer.from(bytes).toString('hex') : undefined;
+  };
+  return {
+    balanceOf(address, denom, height) {
+      const hex = hexOf(address);
+      return hex === undefined ? undefined : ledger.balanceOf(denom, hex, deps.lastTxAt(height)).toString();
+    },
+    denomsOf(address, height) {
+      const hex = hexOf(address);
+      return hex === undefined ? [] : ledger.tokensOf(hex, deps.lastTxAt(height));
+    },
+    accountsAt: (height) => ledger.addresses(deps.lastTxAt(height)),
+    holders: (denom, height) =>
+      ledger.holders(denom, deps.lastTxAt(height)).map((x) => ({
+        account: toBech32(Buffer.from(x.address.slice(2), 'hex'), prefix),
+        amount: x.amount.toString(),
+      })),
+  };
 }
 
 const hex32 = (b: Uint8Array): string => '0x' + Buffer.from(pad32(b)).toString('hex');
@@ -33,8 +67,21 @@ export function createMoveVm(deps: VmDeps): VmSetup {
     accounts: ctx.accounts,
   };
   const account = (i: number): string => ctx.accounts[i]!.bech32;
+  const model = createMoveModel(ctx, book, nft);
+  const denoms = [ctx.feeDenom, ...ctx.denoms];
+  const denomByMetadata = new Map(denoms.map((d) => [shortHex(book.metadata(d)), d]));
+  const ledger = createBankLedger({
+    vm: 'move',
+    model,
+    accounts: ctx.accounts,
+    denoms,
+    prefix: ctx.prefix,
+    rewardsHex: '0x' + Buffer.from(deps.rewards).toString('hex'),
+    denomOfMetadata: (metadata) => denomByMetadata.get(metadata),
+  });
   return {
-    model: createMoveModel(ctx, book, nft),
+    ...bankBalanceHooks(ledger, deps),
+    model,
     naming: {
       plan: nft.plan,
       collectionAddr: (c) => hex32(moveCollectionAddress(nft, c)),

@@ -1,5 +1,6 @@
 import type { VmSetup } from './plan.js';
-import type { VmDeps } from './vm-move.js';
+import { createBankLedger } from './bank-ledger.js';
+import { bankBalanceHooks, type VmDeps } from './vm-move.js';
 import { nftPlanOf } from './move-workload.js';
 import { collectionName, type NftPlanContext } from './nft-lifecycle.js';
 import { accountHex } from './vm-naming.js';
@@ -11,8 +12,18 @@ export function createWasmVm(deps: VmDeps): VmSetup {
   const plan: NftPlanContext = nftPlanOf(ctx, false);
   const k = createWasmContracts(ctx);
   const creatorOf = (c: number): string => wasmCollectionCreator(ctx, plan, c);
+  const model = createWasmModel(ctx, k, plan);
+  const ledger = createBankLedger({
+    vm: 'wasm',
+    model,
+    accounts: ctx.accounts,
+    denoms: [ctx.feeDenom, ...ctx.denoms],
+    prefix: ctx.prefix,
+    rewardsHex: '0x' + Buffer.from(deps.rewards).toString('hex'),
+  });
   return {
-    model: createWasmModel(ctx, k, plan),
+    ...bankBalanceHooks(ledger, deps),
+    model,
     naming: {
       plan,
       collectionAddr: (c) => accountHex(k.cw721(c), ctx.prefix),

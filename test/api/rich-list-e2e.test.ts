@@ -8,7 +8,7 @@ import { createHarness, walk, type Harness } from './harness.js';
 
 const HEAD = 40;
 const BASE = '/indexer/richlist/v1';
-const vms: VmType[] = ['evm'];
+const vms: VmType[] = ['move', 'wasm', 'evm'];
 
 /** Largest first, then by account id descending: the route's order, with ties rare but allowed. */
 const byAmount = (a: { amount: string }, b: { amount: string }) => {
@@ -40,6 +40,9 @@ describe.each(
       .map((x) => ({ account: account(x.account), amount: x.amount }));
 
   it('walks every denom in both directions and at several limits, equal to the truth', async () => {
+    const status = (await h.get('/status')).json as Record<string, unknown>;
+    expect(status).toMatchObject({ height: HEAD, rich_list_height: HEAD });
+    expect('internal_tx_height' in status).toBe(vm === 'evm');
     for (const denom of indexed.sim.truth.denoms()) {
       const truth = truthOf(denom);
       for (const limit of ['1', '7', '1000']) {
@@ -62,16 +65,27 @@ describe.each(
   });
 
   it('answers the same list for every spelling of a denom', async () => {
-    const denom = indexed.sim.truth.denoms()[0]!;
-    const stored = await storedDenom(h.db, denom);
-    const first = (await h.get(`${BASE}/${denom.replace('/', '%2F')}?pagination.limit=5`)).json;
-    for (const spelling of [
-      denom.replace('/', '%2f'),
-      denom.toUpperCase().replace('/', '%2F'),
-      stored,
-      stored.toUpperCase(),
-    ]) {
-      expect((await h.get(`${BASE}/${spelling}?pagination.limit=5`)).json, spelling).toEqual(first);
+    for (const denom of indexed.sim.truth.denoms()) {
+      const stored = await storedDenom(h.db, denom);
+      const { rows } = await h.db.query<{ alias: string }>(
+        'SELECT alias FROM rich_list_denom WHERE denom = $1',
+        [stored],
+      );
+      if (vm === 'move') expect(rows.some((r) => r.alias.startsWith('move/'))).toBe(true);
+      const first = (await h.get(`${BASE}/${denom.replace('/', '%2F')}?pagination.limit=5`)).json;
+      expect((first as { holders: unknown[] }).holders).toHaveLength(5);
+      const spellings = [
+        denom.replace('/', '%2f'),
+        denom.toUpperCase().replace('/', '%2F'),
+        stored,
+        ...rows.map((r) => r.alias),
+      ];
+      for (const spelling of spellings) {
+        expect(
+          (await h.get(`${BASE}/${spelling.replace('/', '%2F')}?pagination.limit=5`)).json,
+          spelling,
+        ).toEqual(first);
+      }
     }
   });
 
@@ -111,6 +125,13 @@ describe.each(
       pagination: { previous_key: null, next_key: null, total: '0' },
     });
     expect((await h.app.inject({ url: '/indexer/richlist/v1' })).statusCode).toBe(404);
+    // Past the last holder: no rows, the total still counted.
+    const past = (await h.get(`${BASE}/uusdc?pagination.offset=9000`)).json as {
+      holders: unknown[];
+      pagination: { total: string };
+    };
+    expect(past.holders).toEqual([]);
+    expect(past.pagination.total).toBe(String(truthOf('uusdc').length));
     // A malformed cursor falls back to the offset, never a 500.
     const odd = Buffer.from('{"amount":"x","account_id":"y"}').toString('base64');
     expect((await h.app.inject({ url: `${BASE}/uusdc?pagination.key=${odd}` })).statusCode).toBe(200);

@@ -20,6 +20,8 @@ export async function indexSimulator(args: {
   sim?: Partial<SimulatorOptions>;
   /** Heights to index; defaults to head. */
   untilHeight?: number;
+  /** Index in steps, stopping (and resuming) at each of these heights first; told after each. */
+  stops?: { heights: number[]; at(height: number, sim: Simulator): Promise<void> };
   logger?: Logger;
 }): Promise<IndexedSimulator> {
   const sim = createSimulator({
@@ -47,6 +49,10 @@ export async function indexSimulator(args: {
       db: args.db,
       registry: createMetricsRegistry({ defaultMetrics: false }),
     });
+    for (const height of args.stops?.heights ?? []) {
+      await service.run({ signal: new AbortController().signal, untilHeight: height });
+      await args.stops!.at(height, sim);
+    }
     await service.run({ signal: new AbortController().signal, untilHeight: args.untilHeight ?? args.head });
     await service.close();
   } catch (err) {

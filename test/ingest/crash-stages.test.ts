@@ -3,13 +3,14 @@ import { createSimulator } from '../../src/sim/simulator.js';
 import { crashTargets, runIndexer, seeded } from '../helpers/crash.js';
 import { expectIngestMatchesTruth } from '../helpers/truth.js';
 import { expectInternalTxsMatchTruth } from '../helpers/truth-internal-txs.js';
+import { expectRichListMatchesTruth } from '../helpers/truth-rich-list.js';
 
 const HEAD = 300;
 const KILLS = 6;
 
 describe.each(crashTargets())('stage crash safety on $name', (target) => {
   it(
-    `the internal-tx stage, started ${HEAD / 2} blocks behind, catches up through ${KILLS} SIGKILLs exactly`,
+    `the internal-tx and rich-list stages, started ${HEAD / 2} blocks behind, catch up through ${KILLS} SIGKILLs exactly`,
     { timeout: 600_000 },
     async () => {
       const sim = createSimulator({
@@ -33,9 +34,14 @@ describe.each(crashTargets())('stage crash safety on $name', (target) => {
       const random = seeded(7);
       try {
         // The block stream alone first, so the stage starts far behind it and runs while it moves.
-        expect(await runIndexer({ ...env, INTERNAL_TX: 'false', UNTIL_HEIGHT: String(HEAD / 2) })).toBe(
-          'done',
-        );
+        expect(
+          await runIndexer({
+            ...env,
+            INTERNAL_TX: 'false',
+            RICH_LIST: 'false',
+            UNTIL_HEIGHT: String(HEAD / 2),
+          }),
+        ).toBe('done');
         for (let i = 0; i < KILLS; i++) {
           const afterReadyMs = Math.floor(random() * 1500);
           expect(await runIndexer(env, { kill: { afterReadyMs, signal: 'SIGKILL' } })).toBe('killed');
@@ -45,6 +51,7 @@ describe.each(crashTargets())('stage crash safety on $name', (target) => {
         try {
           await expectIngestMatchesTruth(db, sim, HEAD);
           await expectInternalTxsMatchTruth(db, sim, HEAD);
+          await expectRichListMatchesTruth(db, sim, HEAD);
         } finally {
           if (target.name === 'pglite') await db.close();
         }

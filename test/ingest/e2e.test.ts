@@ -16,6 +16,7 @@ describe.each(testDbFactories())('ingest end to end on $name', (factory) => {
         await expectIngestMatchesTruth(db, indexed.sim, HEAD);
         if (vm === 'evm')
           expect(await expectInternalTxsMatchTruth(db, indexed.sim, HEAD)).toBeGreaterThan(HEAD);
+        expect(await expectRichListMatchesTruth(db, indexed.sim, HEAD)).toBeGreaterThan(10);
       } finally {
         await indexed.close();
         await dispose();

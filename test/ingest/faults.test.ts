@@ -8,12 +8,13 @@ import { testDbFactories } from '../helpers/db.js';
 import { indexSimulator } from '../helpers/ingest.js';
 import { expectIngestMatchesTruth, expectNftMatchesTruth } from '../helpers/truth.js';
 import { expectInternalTxsMatchTruth } from '../helpers/truth-internal-txs.js';
+import { expectRichListMatchesTruth } from '../helpers/truth-rich-list.js';
 
 const [pglite] = testDbFactories();
 
 describe('ingest against a faulty node', () => {
   it.each(['move', 'wasm', 'evm'] as const)(
-    '%s: completes with exactly the ground truth (NFT look-ups and EVM traces included) through 5xx, 429, timeouts, resets, lagging block_results and short REST pages',
+    '%s: completes with exactly the ground truth (NFT look-ups, EVM traces and balance look-ups included) through 5xx, 429, timeouts, resets, lagging block_results and short REST pages',
     async (vm) => {
       const { db, dispose } = await pglite!.create();
       const head = 80;
@@ -34,6 +35,7 @@ describe('ingest against a faulty node', () => {
         await expectNftMatchesTruth(db, indexed.sim, head - 2);
         // Traces go through the same faulty JSON-RPC surface.
         if (vm === 'evm') await expectInternalTxsMatchTruth(db, indexed.sim, head - 2);
+        await expectRichListMatchesTruth(db, indexed.sim, head - 2);
       } finally {
         await indexed.close();
         await dispose();
@@ -41,31 +43,36 @@ describe('ingest against a faulty node', () => {
     },
   );
 
-  it('starts at the lowest available height of a pruned node, with block_time 0 for the first block', async () => {
-    const { db, dispose } = await pglite!.create();
-    const indexed = await indexSimulator({
-      db,
-      vm: 'move',
-      head: 40,
-      sim: { faults: 'pruned=25', fastSignatures: true },
-    });
-    try {
-      const { rows } = await db.query<{ height: number; block_time_ms: number }>(
-        'SELECT height, block_time_ms FROM block ORDER BY height',
-      );
-      expect(rows.map((r) => r.height)).toEqual(Array.from({ length: 16 }, (_, i) => 25 + i));
-      expect(rows[0]?.block_time_ms).toBe(0);
-      expect(rows[1]?.block_time_ms).toBeGreaterThan(0);
-      const txs = await db.query<{ min: number; heights: number }>(
-        'SELECT min(sequence) AS min, min(height) AS heights FROM tx',
-      );
-      expect(txs.rows[0]).toEqual({ min: 1, heights: expect.any(Number) });
-      expect(txs.rows[0]!.heights).toBeGreaterThanOrEqual(25);
-    } finally {
-      await indexed.close();
-      await dispose();
-    }
-  });
+  it.each(['move', 'wasm', 'evm'] as const)(
+    '%s: starts at the lowest available height of a pruned node (block_time 0 first, balances from a snapshot there)',
+    async (vm) => {
+      const { db, dispose } = await pglite!.create();
+      const indexed = await indexSimulator({
+        db,
+        vm,
+        head: 40,
+        sim: { faults: 'pruned=25', fastSignatures: true },
+      });
+      try {
+        const { rows } = await db.query<{ height: number; block_time_ms: number }>(
+          'SELECT height, block_time_ms FROM block ORDER BY height',
+        );
+        expect(rows.map((r) => r.height)).toEqual(Array.from({ length: 16 }, (_, i) => 25 + i));
+        expect(rows[0]?.block_time_ms).toBe(0);
+        expect(rows[1]?.block_time_ms).toBeGreaterThan(0);
+        const txs = await db.query<{ min: number; heights: number }>(
+          'SELECT min(sequence) AS min, min(height) AS heights FROM tx',
+        );
+        expect(txs.rows[0]).toEqual({ min: 1, heights: expect.any(Number) });
+        expect(txs.rows[0]!.heights).toBeGreaterThanOrEqual(25);
+        // Every holder, also those the chain never touched after height 25, with the node's balance.
+        await expectRichListMatchesTruth(db, indexed.sim, 40);
+      } finally {
+        await indexed.close();
+        await dispose();
+      }
+    },
+  );
 });
 
 describe('ingest start-up', () => {

@@ -50,9 +50,8 @@ export function registerRichListRoutes(app: FastifyInstance, deps: RouteDeps): v
       response: { 200: ref('richlist.TokenHoldersResponse'), ...errorResponses },
     },
     async handler({ query, params }) {
-      const requested = parseDenom(params.denom ?? '');
+      const denom = parseDenom(params.denom ?? '');
       const page = parsePagination(query, 'offset');
-      const denom = await richList.resolveDenom(requested);
       const result = await richList.holders(denom, holderPlan(page), { countTotal: page.countTotal });
       const last = result.rows.at(-1);
       // The next page starts after the last row, so balances changing between requests never make

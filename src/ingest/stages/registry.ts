@@ -6,7 +6,7 @@ import type { RestClient } from '../../node/rest.js';
 import type { ChainMeta } from '../../store/chain-meta.js';
 import type { Db } from '../../store/db.js';
 import { createInternalTxStage } from './internal-tx-stage.js';
-import { createEvmBalanceSource, type BalanceSource } from './rich-list-sources.js';
+import { createBankBalanceSource, createEvmBalanceSource, type BalanceSource } from './rich-list-sources.js';
 import { createRichListStage } from './rich-list-stage.js';
 import { runStage, type StageRunnerDeps, type StageRunOptions } from './runner.js';
 
@@ -25,6 +25,8 @@ export function createStages(ctx: {
   rest: RestClient;
   evm: EvmClient | undefined;
   accountPrefix: string;
+  /** Stops node retries at shutdown. */
+  signal?: AbortSignal | undefined;
 }): RunnableStage[] {
   const stages: RunnableStage[] = [];
   if (ctx.options.internalTx === true) checkInternalTx(ctx.chain.vmType);
@@ -41,9 +43,9 @@ export function createStages(ctx: {
 }
 
 function balanceSource(ctx: Parameters<typeof createStages>[0]): BalanceSource | undefined {
-  const bank = createBankState(ctx.rest);
-  if (ctx.chain.vmType === 'evm' && ctx.evm) {
-    return createEvmBalanceSource({ evm: ctx.evm, bank, prefix: ctx.accountPrefix });
-  }
-  return undefined;
+  const retry = ctx.signal ? { signal: ctx.signal } : {};
+  const bank = createBankState(ctx.rest, retry);
+  if (ctx.chain.vmType !== 'evm')
+    return createBankBalanceSource({ vm: ctx.chain.vmType, bank, prefix: ctx.accountPrefix });
+  return ctx.evm && createEvmBalanceSource({ evm: ctx.evm, bank, prefix: ctx.accountPrefix, ...retry });
 }

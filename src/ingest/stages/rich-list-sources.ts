@@ -1,14 +1,18 @@
-import { accountBytesFromString } from '../../shared/address.js';
+import { accountBytesFromString, toBech32 } from '../../shared/address.js';
 import type { BankState } from '../../node/bank-state.js';
 import type { EvmClient } from '../../node/evm.js';
+import { INGEST_RETRY, withRetry } from '../../node/retry.js';
 import type { RawBlock } from '../../node/types.js';
 import type { BalanceRow } from '../../store/writers/rich-list-writer.js';
+import { bankDeltas, fungibleAssetDeltas, withDenoms } from '../collectors/rich-list-bank.js';
 import { erc20Deltas, type BalanceDelta } from '../collectors/rich-list-deltas.js';
 
 /** Where one VM's balances come from: its events, and the node's state to start from or correct by. */
 export interface BalanceSource {
   /** Balance changes in one block's events (tx results and finalize-block events). */
-  deltas(block: RawBlock): BalanceDelta[];
+  deltas(block: RawBlock): Promise<BalanceDelta[]>;
+  /** Every spelling of a denom learnt from the node so far (stored with each batch, as they come). */
+  aliases(): Array<{ alias: string; denom: string }>;
   /** The node's balances of these pairs (account as 20/32-byte hex) at a height. */
   balancesAt(pairs: readonly { denom: string; account: string }[], height: number): Promise<bigint[]>;
   /** Every account's balances at a height, and the other spellings of their denoms. */
@@ -32,6 +36,7 @@ export function createEvmBalanceSource(ctx: {
   evm: EvmClient;
   bank: BankState;
   prefix: string;
+  signal?: AbortSignal;
 }): BalanceSource {
   const contracts = new Map<string, string | undefined>();
   const contractOf = async (denom: string) => {
@@ -39,12 +44,20 @@ export function createEvmBalanceSource(ctx: {
     return contracts.get(denom);
   };
   return {
-    deltas: (block) => erc20Deltas(eventsOf(block)),
+    deltas: async (block) => erc20Deltas(eventsOf(block)),
+    // Contracts appear in logs under their own name; bank spellings come with the snapshot.
+    aliases: () => [],
     async balancesAt(pairs, height) {
       const out: bigint[] = [];
       for (let i = 0; i < pairs.length; i += LOOKUP_BATCH) {
         const chunk = pairs.slice(i, i + LOOKUP_BATCH).map((p) => ({ token: p.denom, account: p.account }));
-        out.push(...(await ctx.evm.erc20BalancesAt(chunk, height)));
+        // Each batch is retried on its own: one flaky answer does not redo the others.
+        const amounts = await withRetry(() => ctx.evm.erc20BalancesAt(chunk, height), {
+          policy: { ...INGEST_RETRY, maxAttempts: 10 },
+          what: `balanceOf at ${height}`,
+          ...(ctx.signal ? { signal: ctx.signal } : {}),
+        });
+        out.push(...amounts);
       }
       return out;
     },
@@ -61,6 +74,68 @@ export function createEvmBalanceSource(ctx: {
         }
       }
       return { rows, aliases: [...aliases].map(([alias, denom]) => ({ alias, denom })) };
+    },
+  };
+}
+
+/**
+ * Move and Wasm: balances from bank events (Wasm) or fungible-asset events (Move, the asset named
+ * by its metadata address and stored under its bank denom from `/initia/move/v1/denom`, with
+ * `move/<metadata>` as an alias); balances and the snapshot from the bank module. Denoms are stored
+ * lower-cased; the node is asked in its own spelling.
+ */
+export function createBankBalanceSource(ctx: {
+  vm: 'move' | 'wasm';
+  bank: BankState;
+  prefix: string;
+}): BalanceSource {
+  const spelling = new Map<string, string>();
+  const remember = (denom: string) => {
+    const stored = denom.toLowerCase();
+    spelling.set(stored, denom);
+    return stored;
+  };
+  const byMetadata = new Map<string, string>();
+  const aliases: Array<{ alias: string; denom: string }> = [];
+  const denomOfMetadata = async (metadata: string) => {
+    const full = metadata.replace(/^0x/, '').toLowerCase().padStart(64, '0');
+    let stored = byMetadata.get(full);
+    if (stored === undefined) {
+      stored = remember((await ctx.bank.denomOfMetadata(metadata)) ?? `move/${full}`);
+      byMetadata.set(full, stored);
+      for (const form of new Set([`move/${full}`, `move/${full.replace(/^0+/, '')}`])) {
+        if (form !== stored) aliases.push({ alias: form, denom: stored });
+      }
+    }
+    return stored;
+  };
+  const bech32Of = (hex: string) => toBech32(Buffer.from(hex, 'hex'), ctx.prefix);
+  return {
+    async deltas(block) {
+      if (ctx.vm === 'wasm') return withDenoms(bankDeltas(eventsOf(block), ctx.prefix), remember);
+      const moved = fungibleAssetDeltas(eventsOf(block), ctx.prefix);
+      const names = new Map<string, string>();
+      for (const asset of new Set(moved.map((d) => d.asset))) names.set(asset, await denomOfMetadata(asset));
+      return withDenoms(moved, (asset) => names.get(asset)!);
+    },
+    aliases: () => [...aliases],
+    async balancesAt(pairs, height) {
+      const accounts = [...new Set(pairs.map((p) => p.account))];
+      const held = await Promise.all(accounts.map((a) => ctx.bank.balancesAt(bech32Of(a), height)));
+      const byAccount = new Map(
+        accounts.map((a, i) => [a, new Map(held[i]!.map((b) => [remember(b.denom), b.amount]))]),
+      );
+      return pairs.map((p) => byAccount.get(p.account)!.get(p.denom) ?? 0n);
+    },
+    async snapshot(height) {
+      const rows: BalanceRow[] = [];
+      for (const address of await ctx.bank.accountsAt(height)) {
+        const account = accountBytesFromString(address, ctx.prefix);
+        for (const b of await ctx.bank.balancesAt(address, height)) {
+          if (b.amount > 0n) rows.push({ denom: remember(b.denom), account, amount: b.amount });
+        }
+      }
+      return { rows, aliases: [] };
     },
   };
 }

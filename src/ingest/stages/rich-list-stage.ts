@@ -11,6 +11,8 @@ import type { Stage } from './stage.js';
 
 interface RichListBatch {
   to: number;
+  /** Denom spellings learnt while reading the batch. */
+  aliases: Array<{ alias: string; denom: string }>;
   /** Changes to balances already stored. */
   changes: BalanceRow[];
   /** Node balances at `to` of pairs seen for the first time. */
@@ -39,7 +41,9 @@ export function createRichListStage(ctx: {
       // An account the node does not list (e.g. created in that very block) but the block's events
       // touch is read on its own.
       const listed = new Set(rows.map((r) => `${r.denom}|${r.account}`));
-      const touched = [...sumDeltas(source.deltas(await blockAt(ctx.comet, firstBlockHeight))).values()];
+      const touched = [
+        ...sumDeltas(await source.deltas(await blockAt(ctx.comet, firstBlockHeight))).values(),
+      ];
       const unlisted = touched.filter((d) => !listed.has(`${d.denom}|${d.account}`));
       const amounts = await source.balancesAt(unlisted, firstBlockHeight);
       unlisted.forEach((d, i) => rows.push({ ...d, amount: amounts[i]! }));
@@ -47,24 +51,27 @@ export function createRichListStage(ctx: {
         height: firstBlockHeight,
         async write(tx) {
           await writer.set(tx, rows.map(fromDelta));
-          await writer.aliases(tx, snap.aliases);
+          await writer.aliases(tx, [...snap.aliases, ...source.aliases()]);
         },
       };
     },
     async fetch(from, to) {
       const heights = Array.from({ length: to - from + 1 }, (_, i) => from + i);
       const blocks = (await ctx.comet.fetchBlocks(heights)).map((b, i) => present(b, heights[i]!));
-      const deltas = [...sumDeltas(blocks.flatMap((b) => source.deltas(b))).values()];
+      const perBlock = await Promise.all(blocks.map((b) => source.deltas(b)));
+      const deltas = [...sumDeltas(perBlock.flat()).values()];
       const known = await storedPairs(ctx.db, deltas);
       const firstSeen = deltas.filter((d) => !known.has(`${d.denom}|${d.account}`));
       const amounts = await source.balancesAt(firstSeen, to);
       return {
         to,
+        aliases: source.aliases(),
         changes: deltas.filter((d) => known.has(`${d.denom}|${d.account}`)).map(fromDelta),
         firsts: firstSeen.map((d, i) => fromDelta({ ...d, amount: amounts[i]! })),
       };
     },
     async write(tx, batch, at) {
+      await writer.aliases(tx, batch.aliases);
       const negative = await writer.add(tx, batch.changes);
       await writer.set(tx, batch.firsts);
       if (negative.length > 0)

@@ -17,8 +17,10 @@ export interface HolderRow {
 }
 
 export interface RichListReader {
-  /** The stored denom for what a client sent (already lower-cased): an alias, or itself. */
-  resolveDenom(denom: string): Promise<string>;
+  /**
+   * Holders (balance above zero) of a denom as a client spells it (lower-cased): a learnt alias
+   * or the stored denom itself.
+   */
   holders(
     denom: string,
     plan: HolderPlan,
@@ -26,19 +28,16 @@ export interface RichListReader {
   ): Promise<{ rows: HolderRow[]; hasMore: boolean; total: string }>;
 }
 
+/** The stored denom for $1: an alias ingest learnt, or the text itself (an InitPlan, so the index applies). */
+const STORED_DENOM = `(SELECT COALESCE((SELECT denom FROM rich_list_denom WHERE alias = $1), $1))`;
+
 /**
- * Holders (balance above zero) of a denom by amount, then account id: one index range scan
- * (`rich_list_holders_idx`) from the cursor, so every page costs the same at any depth.
+ * One statement per page: the denom resolved, the page cut from `rich_list_holders_idx` alone (by
+ * amount, then account id, from the cursor or the offset), only its rows joined to their account,
+ * and the kept holder count beside them.
  */
 export function createRichListReader(ctx: ReaderContext): RichListReader {
   return {
-    async resolveDenom(denom) {
-      const { rows } = await ctx.db.query<{ denom: string }>(
-        'SELECT denom FROM rich_list_denom WHERE alias = $1',
-        [denom],
-      );
-      return rows[0]?.denom ?? denom;
-    },
     async holders(denom, plan, o) {
       const params: unknown[] = [denom];
       const dir = plan.desc ? 'DESC' : 'ASC';
@@ -50,18 +49,32 @@ export function createRichListReader(ctx: ReaderContext): RichListReader {
         checkOffset(plan.offset, ctx.maxOffset);
       }
       params.push(plan.limit + 1, plan.after ? 0 : plan.offset);
+      const total = o.countTotal
+        ? `(SELECT holders FROM rich_list_holders WHERE denom = ${STORED_DENOM})`
+        : '0';
       const sql =
-        `SELECT r.account_id AS "accountId", d.account, r.amount::text AS amount FROM rich_list r ` +
-        `JOIN account_dict d ON d.id = r.account_id WHERE r.denom = $1 AND r.amount > 0${bound} ` +
-        `ORDER BY r.amount ${dir}, r.account_id ${dir} LIMIT $${params.length - 1} OFFSET $${params.length}`;
-      const [page, total] = await Promise.all([
-        runOffsetScan(ctx, !plan.after && plan.offset > 0, () => ctx.db.query<HolderRow>(sql, params)),
-        o.countTotal
-          ? plainCount(ctx, 'SELECT holders AS n FROM rich_list_holders WHERE denom = $1', [denom])
-          : Promise.resolve('0'),
-      ]);
+        `SELECT q.account_id AS "accountId", d.account, q.amount::text AS amount, ${total} AS total FROM (` +
+        `SELECT r.account_id, r.amount FROM rich_list r WHERE r.denom = ${STORED_DENOM} AND r.amount > 0${bound} ` +
+        `ORDER BY r.amount ${dir}, r.account_id ${dir} LIMIT $${params.length - 1} OFFSET $${params.length}) q ` +
+        `JOIN account_dict d ON d.id = q.account_id ORDER BY q.amount ${dir}, q.account_id ${dir}`;
+      const page = await runOffsetScan(ctx, !plan.after && plan.offset > 0, () =>
+        ctx.db.query<HolderRow & { total: number | null }>(sql, params),
+      );
       const { rows, hasMore } = takePage(page.rows, plan.limit);
-      return { rows, hasMore, total };
+      let count = String(page.rows[0]?.total ?? 0);
+      // A page past the end has no row to carry the total.
+      if (o.countTotal && page.rows.length === 0) {
+        count = await plainCount(
+          ctx,
+          `SELECT holders AS n FROM rich_list_holders WHERE denom = ${STORED_DENOM}`,
+          [denom],
+        );
+      }
+      return {
+        rows: rows.map(({ accountId, account, amount }) => ({ accountId, account, amount })),
+        hasMore,
+        total: count,
+      };
     },
   };
 }

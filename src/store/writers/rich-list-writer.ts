@@ -16,7 +16,7 @@ export interface RichListWriter {
   add(tx: Queryable, rows: readonly BalanceRow[]): Promise<BalanceRow[]>;
   /** Sets each balance to the row's amount (one row per denom and account). */
   set(tx: Queryable, rows: readonly BalanceRow[]): Promise<void>;
-  /** Records other spellings of stored denoms (both sides lower-cased). */
+  /** Records other spellings of stored denoms (both sides lower-cased); known ones are kept. */
   aliases(tx: Queryable, pairs: readonly { alias: string; denom: string }[]): Promise<void>;
   committed(): void;
   rolledBack(): void;
@@ -82,7 +82,7 @@ export function createRichListWriter(): RichListWriter {
       if (pairs.length === 0) return;
       await tx.query(
         `INSERT INTO rich_list_denom (alias, denom) SELECT * FROM unnest($1::text[], $2::text[])
-         ON CONFLICT (alias) DO UPDATE SET denom = EXCLUDED.denom`,
+         ON CONFLICT (alias) DO NOTHING`,
         [pairs.map((p) => p.alias), pairs.map((p) => p.denom)],
       );
     },
