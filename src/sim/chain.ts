@@ -78,6 +78,11 @@ export interface Chain {
   timeOf(height: number): string;
 }
 
+/** The sequencer's (pseudo-random) signature of the commit for `height`. */
+export function commitSignature(chainId: string, seed: number, height: number): string {
+  return oneShotHash('sha512', `${chainId}/${seed}/vote/${height}`, 'base64');
+}
+
 const EMPTY_SHA256 = 'E3B0C44298FC1C149AFBF4C8996FB92427AE41E4649B934CA495991B7852B855';
 
 /** RFC-6962 Merkle root (CometBFT's merkle.HashFromByteSlices); data_hash uses the tx hashes as leaves. */
@@ -162,7 +167,7 @@ export function createChain(config: ChainConfig): Chain {
       evidenceHash: EMPTY_SHA256,
       proposer: validator.address,
       partsHash: derive('parts', height),
-      commitSignatureB64: oneShotHash('sha512', `${chainId}/${seed}/vote/${height - 1}`, 'base64'),
+      commitSignatureB64: commitSignature(chainId, seed, height - 1),
       commitTime: time,
     };
     const fees = sumFees(txs.map((t) => t.fee));

@@ -1,5 +1,6 @@
 import type { Chain } from './chain.js';
 import type { Outcome } from './jsonrpc.js';
+import { CLIENT_PARAM_NAMES, internalError, intParamOf, isOutcome, resolveHeight } from './rpc-params.js';
 
 /**
  * CometBFT 0.38 RPC methods over the generated chain. Results are raw JSON text so cached
@@ -21,19 +22,13 @@ export interface RpcContext {
   nodeId: string;
 }
 
-export const internalError = (data: string): RpcOutcome => ({
-  error: { code: -32603, message: 'Internal error', data },
-});
-const invalidParams = (data: string): RpcOutcome => ({
-  error: { code: -32602, message: 'Invalid params', data },
-});
-
 /** Positional parameter names, for JSON-RPC calls that send params as an array. */
 const PARAM_NAMES: Record<string, string[]> = {
   block: ['height'],
   block_results: ['height'],
   blockchain: ['minHeight', 'maxHeight'],
   validators: ['height', 'page', 'per_page'],
+  ...CLIENT_PARAM_NAMES,
 };
 
 export function normaliseParams(method: string, params: unknown): Record<string, unknown> {
@@ -47,27 +42,6 @@ export function normaliseParams(method: string, params: unknown): Record<string,
     return out;
   }
   return params !== null && typeof params === 'object' ? (params as Record<string, unknown>) : {};
-}
-
-/** An optional int64 parameter: absent/null → undefined; "5", 5, "\"5\"" → 5; else an error text. */
-function intParam(value: unknown, name: string): number | undefined | { bad: string } {
-  if (value === undefined || value === null || value === '') return undefined;
-  const text = String(value).replace(/^"(.*)"$/, '$1');
-  if (!/^-?\d+$/.test(text)) return { bad: `${name}: invalid syntax "${text}"` };
-  return Number(text);
-}
-
-function resolveHeight(ctx: RpcContext, raw: unknown, latest: number): number | RpcOutcome {
-  const h = intParam(raw, 'height');
-  if (h === undefined) return latest;
-  if (typeof h === 'object') return invalidParams(`error converting json params to arguments: ${h.bad}`);
-  if (h <= 0) return internalError(`height must be greater than 0, but got ${h}`);
-  if (h > latest) {
-    return internalError(`height ${h} must be less than or equal to the current blockchain height ${latest}`);
-  }
-  const base = ctx.base();
-  if (h < base) return internalError(`height ${h} is not available, lowest height is ${base}`);
-  return h;
 }
 
 export function callRpc(
@@ -118,12 +92,10 @@ export function callRpc(
 }
 
 function blockchain(ctx: RpcContext, params: Record<string, unknown>, head: number): RpcOutcome {
-  const minP = intParam(params.minHeight, 'minHeight');
-  const maxP = intParam(params.maxHeight, 'maxHeight');
-  if (typeof minP === 'object')
-    return invalidParams(`error converting json params to arguments: ${minP.bad}`);
-  if (typeof maxP === 'object')
-    return invalidParams(`error converting json params to arguments: ${maxP.bad}`);
+  const minP = intParamOf(params.minHeight, 'minHeight');
+  const maxP = intParamOf(params.maxHeight, 'maxHeight');
+  if (isOutcome(minP)) return minP;
+  if (isOutcome(maxP)) return maxP;
   const base = ctx.base();
   let min = minP ?? 0;
   let max = maxP ?? 0;

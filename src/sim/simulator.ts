@@ -19,7 +19,7 @@ import { createEvmContracts, type EvmContracts } from './evm-contracts.js';
 import { nftCollectionsTruth, nftTokensTruth } from './truth-nft.js';
 import { parseNftShare, type NftShare } from './nft-lifecycle.js';
 import { type StateContext } from './rest-state.js';
-import { type RpcContext } from './rpc.js';
+import type { ClientRpcContext } from './rpc-client-context.js';
 import { type RestAnswer, type RestContext } from './rest.js';
 import type { GeneratedTx } from './tx-assemble.js';
 import type {
@@ -198,8 +198,15 @@ export function createSimulator(options: SimulatorOptions): Simulator {
     return undefined;
   };
 
-  const rpcCtx: RpcContext = {
+  const rpcCtx: ClientRpcContext = {
     chain,
+    seed: r.seed,
+    prefix: PREFIX,
+    accounts: modelCtx.accounts,
+    findTx,
+    // Recorded txs do not follow the schedule: searches then generate the heights they scan.
+    ...(replay ? {} : { firstTx: (h: number) => schedule.firstTx(h) }),
+    rest: (req) => restHandler(req),
     chainId: r.chainId,
     head,
     base,

@@ -4,7 +4,10 @@ import { fromExtension, handleJsonRpcPost, type Outcome } from './jsonrpc.js';
 import type { VmSetup } from './plan.js';
 import { grpcError, handleBlockRoutes, type RestContext } from './rest.js';
 import { handleStateRoutes, type StateContext } from './rest-state.js';
-import { callRpc, normaliseParams, type RpcContext } from './rpc.js';
+import { callRpc, normaliseParams } from './rpc.js';
+import type { ClientRpcContext } from './rpc-client-context.js';
+import { callClientRpc } from './rpc-client-methods.js';
+import { broadcastFallback } from './rpc-node.js';
 import { handleTruthRoute } from './truth-routes.js';
 import type { SimExtension, SimHttpRequest, SimulatorTruth } from './types.js';
 
@@ -15,16 +18,17 @@ const URI_PREFIX = Buffer.from('{"jsonrpc":"2.0","id":-1,"result":');
 const URI_SUFFIX = Buffer.from('}');
 
 /** CometBFT RPC: POST JSON-RPC (errors in place, HTTP 200) and GET URI (errors as HTTP 500). */
-export function createCometHandler(ctx: RpcContext, extensions: SimExtension[]): Handler {
+export function createCometHandler(ctx: ClientRpcContext, extensions: SimExtension[]): Handler {
   const call = async (method: string, params: unknown): Promise<Outcome | undefined> => {
     const named = normaliseParams(method, params);
-    const own = callRpc(ctx, method, named);
+    const own = callRpc(ctx, method, named) ?? (await callClientRpc(ctx, method, named));
     if (own) return own;
     for (const ext of extensions) {
       const answer = await ext.rpc?.(method, named);
       if (answer) return fromExtension(answer);
     }
-    return undefined;
+    // Broadcasts reach the simulator only when no extension (the VIP chain model) ran them.
+    return broadcastFallback(ctx, method, named);
   };
   return async (req) => {
     if (req.method === 'POST') {
@@ -42,7 +46,11 @@ export function createCometHandler(ctx: RpcContext, extensions: SimExtension[]):
     if (method === '') {
       return {
         status: 200,
-        body: 'Available endpoints: /abci_info /block /block_results /blockchain /health /status /validators',
+        body:
+          'Available endpoints: /abci_info /abci_query /block /block_by_hash /block_results /block_search ' +
+          '/blockchain /broadcast_tx_async /broadcast_tx_commit /broadcast_tx_sync /check_tx /commit ' +
+          '/consensus_params /genesis /genesis_chunked /header /header_by_hash /health /net_info ' +
+          '/num_unconfirmed_txs /status /tx /tx_search /unconfirmed_txs /validators',
       };
     }
     const params: Record<string, unknown> = {};

@@ -1,4 +1,5 @@
 import type { EvmClient } from '../../node/evm.js';
+import { INGEST_RETRY, withRetry } from '../../node/retry.js';
 import type { Db } from '../../store/db.js';
 import { createInternalTxWriter } from '../../store/writers/internal-tx-writer.js';
 import { flattenBlockTraces, type InternalTxRow } from '../collectors/internal-txs.js';
@@ -20,7 +21,7 @@ export function createInternalTxStage(ctx: {
   const writer = createInternalTxWriter();
   return {
     name: 'internal_tx',
-    async fetch(from, to) {
+    async fetch(from, to, signal) {
       const { rows } = await ctx.db.query<{ height: number }>(
         'SELECT DISTINCT height FROM evm_tx WHERE height BETWEEN $1 AND $2 AND height >= 2 ORDER BY height',
         [from, to],
@@ -29,10 +30,16 @@ export function createInternalTxStage(ctx: {
       const requests: Promise<InternalTxRow[]>[] = [];
       for (let i = 0; i < heights.length; i += TRACES_PER_REQUEST) {
         const group = heights.slice(i, i + TRACES_PER_REQUEST);
+        // Each request is retried on its own: one flaky answer does not redo the batch.
+        const traced = withRetry(() => ctx.evm.traceBlocks(group), {
+          policy: { ...INGEST_RETRY, maxAttempts: 10 },
+          what: `debug_traceBlockByNumber ${group.join(',')}`,
+          signal,
+        });
         requests.push(
-          ctx.evm
-            .traceBlocks(group)
-            .then((traces) => traces.flatMap((t, j) => flattenBlockTraces(group[j]!, t, ctx.accountPrefix))),
+          traced.then((traces) =>
+            traces.flatMap((t, j) => flattenBlockTraces(group[j]!, t, ctx.accountPrefix)),
+          ),
         );
       }
       return (await Promise.all(requests)).flat();

@@ -249,7 +249,14 @@ export function createVipExtension(chain: VipChain): ServedExtension {
       const out = cosmos(req) ?? move(req) ?? wasmRoutes(req);
       return drop && out ? { ...out, reset: true } : out;
     },
-    rpc(method, _params): SimRpcResult | undefined {
+    rpc(method, params): SimRpcResult | undefined {
+      if (method === 'broadcast_tx_sync' && typeof params.tx === 'string') {
+        // CometBFT JSON-RPC carries the tx as base64 (POST) or 0x hex (GET URI).
+        const text = params.tx.replace(/^"(.*)"$/, '$1');
+        const raw = text.startsWith('0x') ? Buffer.from(text.slice(2), 'hex') : Buffer.from(text, 'base64');
+        const r = chain.broadcastSync(raw);
+        return { result: { code: r.code, data: '', log: r.log, codespace: r.codespace, hash: r.txhash } };
+      }
       if (method === 'abci_info') {
         const data =
           chain.options.vm === 'move' ? 'minimove' : chain.options.vm === 'wasm' ? 'miniwasm' : 'minievm';
