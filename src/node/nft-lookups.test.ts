@@ -108,6 +108,22 @@ describe('NFT look-ups', () => {
     expect(await createNftLookups({ rest, policy }).wasmCollection('init1x', 3)).toBeUndefined();
   });
 
+  it('a cw721 whose name cannot be read is still a collection, named "", with the creator the node gives', async () => {
+    const answers: Record<string, unknown> = {
+      '/cosmwasm/wasm/v1/contract/init1y': { contract_info: { creator: 'init1maker' } },
+      '/cosmwasm/wasm/v1/contract/init1z': { contract_info: { creator: 'init1other' } },
+    };
+    const rest = fakeRest({
+      getJson: async (p) => {
+        if (p.startsWith('/cosmwasm/wasm/v1/contract/init1z/smart/')) return { data: { symbol: 'Z' } };
+        return answers[p]; // init1y's smart query: 404 (undefined)
+      },
+    });
+    const lookups = createNftLookups({ rest, policy });
+    expect(await lookups.wasmCollection('init1y', 3)).toEqual({ name: '', creator: 'init1maker' });
+    expect(await lookups.wasmCollection('init1z', 3)).toEqual({ name: '', creator: 'init1other' });
+  });
+
   it('decodes ABI strings', () => {
     expect(decodeAbiString('0x')).toBe('');
   });

@@ -18,8 +18,18 @@ export interface NftLookups {
   ): Promise<{ collection: string; tokenId: string; uri: string } | undefined>;
   /** Move `0x1::collection::Collection`; undefined when absent. */
   moveCollection(addr: string, height: number): Promise<{ name: string; creator: string } | undefined>;
-  /** cw721/sg721 `contract_info` name and the contract's instantiator; undefined when not a cw721. */
+  /**
+   * cw721/sg721 `contract_info` name and the contract's instantiator; undefined when the contract
+   * says it does not speak the cw721 query (indexer.md §7.3 blacklist). A contract whose name
+   * cannot be read otherwise (404, or an answer without `name`) gives name "": the reference stores
+   * whatever name the answer holds, and skipping it would drop tokens a careful reader can see.
+   */
   wasmCollection(contract: string, height: number): Promise<{ name: string; creator: string } | undefined>;
+  /**
+   * cw721 `nft_info` token_uri, for mints whose event carries no `token_uri` (cw721-base emits
+   * none); "" when the token is gone at that height or the contract has no such query.
+   */
+  wasmTokenUri(contract: string, tokenId: string, height: number): Promise<string>;
   /** ERC721 `name()`; undefined when it reverts (not an NFT with metadata). */
   evmName(contract: string, height: number): Promise<string | undefined>;
   /** ERC721 `tokenURI(id)`; "" when it reverts. */
@@ -38,6 +48,8 @@ export interface NftLookupOptions {
 
 const DEFAULT_POLICY: RetryPolicy = { ...INGEST_RETRY, maxAttempts: 10 };
 const WASM_NOT_CW721 = /Error parsing into type [^:]+::msg::QueryMsg: unknown variant/;
+/** The contract's own "no such token" (burnt in the same block) or "no such query" answers. */
+const WASM_NO_TOKEN_URI = /not found: query wasm contract failed|unknown variant/;
 const NAME_SELECTOR = '0x06fdde03';
 const TOKEN_URI_SELECTOR = '0xc87b56dd';
 
@@ -123,12 +135,29 @@ export function createNftLookups(options: NftLookupOptions): NftLookups {
             if (WASM_NOT_CW721.test(errorMessage(err))) return undefined;
             throw err;
           }
-          if (typeof info?.data?.name !== 'string') return undefined;
           const contractInfo = (await rest.getJson(`/cosmwasm/wasm/v1/contract/${contract}`, { height })) as
             { contract_info?: { creator?: unknown } } | undefined;
-          return { name: info.data.name, creator: String(contractInfo?.contract_info?.creator ?? '') };
+          const creator = String(contractInfo?.contract_info?.creator ?? '');
+          if (typeof info?.data?.name === 'string') return { name: info.data.name, creator };
+          // It emitted cw721 events but its name cannot be read (no answer, or no name in it):
+          // its tokens are still indexed, under a collection named "" (see wasmCollection).
+          options.logger?.warn({ contract, height }, 'cw721 contract_info has no readable name');
+          return { name: '', creator };
         }),
       ),
+    wasmTokenUri: (contract, tokenId, height) =>
+      lookup(`nft_info(${tokenId}) of ${contract}`, height, async () => {
+        const query = Buffer.from(JSON.stringify({ nft_info: { token_id: tokenId } })).toString('base64url');
+        try {
+          const res = (await rest.getJson(`/cosmwasm/wasm/v1/contract/${contract}/smart/${query}`, {
+            height,
+          })) as { data?: { token_uri?: unknown } } | undefined;
+          return typeof res?.data?.token_uri === 'string' ? res.data.token_uri : '';
+        } catch (err) {
+          if (WASM_NO_TOKEN_URI.test(errorMessage(err))) return '';
+          throw err;
+        }
+      }),
     evmName: (contract, height) =>
       cached(`evm-name:${contract}`, () =>
         lookup(`name() of ${contract}`, height, async () => {

@@ -334,7 +334,7 @@ export function contractCall(
   let tokens: Map<string, { owner: string; uri: string }> | undefined;
   let name = '';
   for (let c = 0; c < COLLECTIONS; c++) {
-    if (k.collection(c) === to && collectionCreatedBy(c, lastG)) {
+    if (k.collection(c) === to && collectionCreatedBy(ctx.plan, c, lastG)) {
       name = collectionName(c);
       tokens = new Map(
         tokensAfter(ctx.plan, lastG)
@@ -343,7 +343,7 @@ export function contractCall(
       );
     }
   }
-  if (to === k.ibcCollection && ibcCollectionCreatedBy(lastG)) {
+  if (to === k.ibcCollection && ibcCollectionCreatedBy(ctx.plan, lastG)) {
     name = k.ibcName;
     tokens = new Map(
       ibcTokensAfter(ctx.plan, lastG).map((t) => [t.tokenId, { owner: ctx.holderHex(t.owner), uri: t.uri }]),

@@ -84,7 +84,7 @@ function objectsAt(ctx: MoveRestContext, lastG: number): Map<string, MoveObject>
     });
   }
   for (let c = 0; c < COLLECTIONS; c++) {
-    if (!collectionCreatedBy(c, lastG)) continue;
+    if (!collectionCreatedBy(ctx.nft.plan, c, lastG)) continue;
     const addr = moveCollectionAddress(ctx.nft, c);
     objects.set(hex(addr), {
       kind: 'collection',
@@ -97,7 +97,7 @@ function objectsAt(ctx: MoveRestContext, lastG: number): Map<string, MoveObject>
       length: counts.get(hex(addr)) ?? 0,
     });
   }
-  if (ibcCollectionCreatedBy(lastG)) {
+  if (ibcCollectionCreatedBy(ctx.nft.plan, lastG)) {
     objects.set(hex(ibcColl), {
       kind: 'collection',
       owner: Uint8Array.of(1),

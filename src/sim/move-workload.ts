@@ -11,7 +11,7 @@ import type { Coin } from './types.js';
 import { toBech32 } from '../shared/address.js';
 import { bankKindOf, planBankSend, type BankKind } from './cosmos-bank.js';
 import { moveNftParts, type MoveNftContext } from './move-nft.js';
-import { nftOpAt } from './nft-lifecycle.js';
+import { nftOpAt, type NftPlanContext, type NftShare } from './nft-lifecycle.js';
 
 export interface ModelContext {
   seed: number;
@@ -21,7 +21,17 @@ export interface ModelContext {
   /** Extra denoms for multi-coin sends (sorted together with feeDenom when rendered). */
   denoms: string[];
   feeCollector: Uint8Array;
+  /** Share of txs that are NFT operations (default DEFAULT_NFT_SHARE). */
+  nftShare?: NftShare;
 }
+
+/** The NFT plan of a chain; `uriMutation` on Move only. */
+export const nftPlanOf = (ctx: ModelContext, uriMutation: boolean): NftPlanContext => ({
+  seed: ctx.seed,
+  accounts: ctx.accounts.length,
+  uriMutation,
+  ...(ctx.nftShare ? { share: ctx.nftShare } : {}),
+});
 
 /** A user address that has never been seen before tx g: its stores do not exist yet. */
 export function freshAddress(seed: number, g: number): Uint8Array {

@@ -1,8 +1,10 @@
+import { InputError } from '../shared/errors.js';
 import { pick } from './prng.js';
 
 /**
- * Closed-form NFT lifecycles shared by the three VMs. Every fifth tx (g mod 5 = 4) is an NFT
- * operation; the n-th operation is:
+ * Closed-form NFT lifecycles shared by the three VMs. By default every fifth tx (g mod 5 = 4) is
+ * an NFT operation; `--nft-share` makes the last `per` txs of every group of `every` NFT
+ * operations instead (NftShare). The n-th operation is:
  *   n < COLLECTIONS            create collection n (its signer is the creator);
  *   m = n - COLLECTIONS, phase = m mod 5, slot = ⌊m/5⌋ - phase·LAG for phases 1..3:
  *     0 mint slot ⌊m/5⌋          1 transfer           2 URI mutation (Move, every 4th slot)
@@ -11,7 +13,6 @@ import { pick } from './prng.js';
  * signed by the current owner while signers stay `g mod K` (closed-form sequences). Slots
  * t ≡ 1 (mod 3), t ≥ REMINT re-mint the token id of slot t - REMINT, burnt before.
  */
-export const NFT_EVERY = 5;
 export const COLLECTIONS = 3;
 const PHASES = 5;
 const LAG = 6;
@@ -40,18 +41,55 @@ export const ESCROW: Holder = -1;
 /** Phase-3 transfers of even slots are sends (cw721 send_nft / ERC721 safeTransferFrom to a contract). */
 const sendsAtEnd = (slot: number): boolean => slot % 2 === 0;
 
+/** `per` NFT operations in every group of `every` txs: the group's last `per` txs. */
+export interface NftShare {
+  per: number;
+  every: number;
+}
+/** One tx in five (the answers of every existing chain depend on it). */
+export const DEFAULT_NFT_SHARE: NftShare = { per: 1, every: 5 };
+const SHARE_STEPS = 20;
+
+/** `--nft-share S`: S a multiple of 1/20 in (0, 1], kept as a reduced fraction (0.2 → 1 in 5). */
+export function parseNftShare(share: number): NftShare {
+  const steps = Math.round(share * SHARE_STEPS);
+  if (
+    !Number.isFinite(share) ||
+    steps < 1 ||
+    steps > SHARE_STEPS ||
+    Math.abs(steps - share * SHARE_STEPS) > 1e-9
+  )
+    throw new InputError(
+      'invalid_nft_share',
+      `--nft-share must be a multiple of 0.05 in (0, 1], got ${share}`,
+    );
+  const gcd = (a: number, b: number): number => (b === 0 ? a : gcd(b, a % b));
+  const d = gcd(steps, SHARE_STEPS);
+  return { per: steps / d, every: SHARE_STEPS / d };
+}
+
 export interface NftPlanContext {
   seed: number;
   accounts: number;
   /** Whether phase 2 may mutate the URI (Move) instead of transferring. */
   uriMutation: boolean;
+  /** Default DEFAULT_NFT_SHARE. */
+  share?: NftShare;
 }
 
-export const opIndexOf = (g: number): number | undefined =>
-  g % NFT_EVERY === NFT_EVERY - 1 ? Math.floor(g / NFT_EVERY) : undefined;
-const gOfOp = (n: number): number => n * NFT_EVERY + NFT_EVERY - 1;
-export const gOfSlotPhase = (slot: number, phase: number): number =>
-  gOfOp(COLLECTIONS + PHASES * (slot + phase * LAG) + phase);
+type ShareOf = Pick<NftPlanContext, 'share'>;
+
+export function opIndexOf(ctx: ShareOf, g: number): number | undefined {
+  const { per, every } = ctx.share ?? DEFAULT_NFT_SHARE;
+  const pos = (g % every) - (every - per);
+  return pos < 0 ? undefined : Math.floor(g / every) * per + pos;
+}
+const gOfOp = (ctx: ShareOf, n: number): number => {
+  const { per, every } = ctx.share ?? DEFAULT_NFT_SHARE;
+  return Math.floor(n / per) * every + (every - per) + (n % per);
+};
+export const gOfSlotPhase = (ctx: ShareOf, slot: number, phase: number): number =>
+  gOfOp(ctx, COLLECTIONS + PHASES * (slot + phase * LAG) + phase);
 
 const signerOfG = (ctx: NftPlanContext, g: number): Holder => g % ctx.accounts;
 export const isBurnt = (slot: number): boolean => slot % 3 === 0;
@@ -63,14 +101,14 @@ export const mintUri = (slot: number): string =>
   `ipfs://bafysim${collectionOf(slot)}/${tokenIdOf(slot)}.json?mint=${slot}`;
 export const mutatedUri = (slot: number): string => `${mintUri(slot)}&v=2`;
 export const collectionName = (c: number): string => `Sim Collection ${c}`;
-export const collectionCreator = (ctx: NftPlanContext, c: number): Holder => signerOfG(ctx, gOfOp(c));
+export const collectionCreator = (ctx: NftPlanContext, c: number): Holder => signerOfG(ctx, gOfOp(ctx, c));
 
 /** Holder after each phase; the last one receives from a hashed pick. */
 export function holdersOf(
   ctx: NftPlanContext,
   slot: number,
 ): { afterMint: Holder; afterT1: Holder; afterT2: Holder; final: Holder } {
-  const s = (p: number): Holder => signerOfG(ctx, gOfSlotPhase(slot, p));
+  const s = (p: number): Holder => signerOfG(ctx, gOfSlotPhase(ctx, slot, p));
   const afterT1 = mutates(ctx, slot) ? s(3) : s(2);
   const afterT2 = mutates(ctx, slot) ? afterT1 : s(3);
   const final = sendsAtEnd(slot) ? ESCROW : pick(ctx.seed, NFT_STREAM, slot, ctx.accounts);
@@ -78,7 +116,7 @@ export function holdersOf(
 }
 
 export function nftOpAt(ctx: NftPlanContext, g: number): NftOp | undefined {
-  const n = opIndexOf(g);
+  const n = opIndexOf(ctx, g);
   if (n === undefined) return undefined;
   if (n < COLLECTIONS) return { kind: 'create-collection', collection: n };
   const m = n - COLLECTIONS;
@@ -149,9 +187,9 @@ export interface TokenState {
 /** Live tokens after global tx `lastG` (inclusive), regular collections only. */
 export function tokensAfter(ctx: NftPlanContext, lastG: number): TokenState[] {
   const out: TokenState[] = [];
-  for (let slot = 0; gOfSlotPhase(slot, 0) <= lastG; slot++) {
+  for (let slot = 0; gOfSlotPhase(ctx, slot, 0) <= lastG; slot++) {
     const h = holdersOf(ctx, slot);
-    const done = (p: number): boolean => gOfSlotPhase(slot, p) <= lastG;
+    const done = (p: number): boolean => gOfSlotPhase(ctx, slot, p) <= lastG;
     if (done(3) && isBurnt(slot)) continue;
     const owner = done(3) ? h.final : done(2) ? h.afterT2 : done(1) ? h.afterT1 : h.afterMint;
     const uri = done(2) && mutates(ctx, slot) ? mutatedUri(slot) : mintUri(slot);
@@ -166,7 +204,7 @@ export function ibcTokensAfter(
   lastG: number,
 ): Array<{ tokenId: string; owner: Holder; uri: string }> {
   const out = [];
-  for (let i = 0; gOfOp(COLLECTIONS + PHASES * i + 4) <= lastG; i++) {
+  for (let i = 0; gOfOp(ctx, COLLECTIONS + PHASES * i + 4) <= lastG; i++) {
     out.push({
       tokenId: String(i + 1),
       owner: pick(ctx.seed, NFT_STREAM + 1, i, ctx.accounts),
@@ -176,8 +214,11 @@ export function ibcTokensAfter(
   return out;
 }
 
-export const collectionCreatedBy = (c: number, lastG: number): boolean => gOfOp(c) <= lastG;
-export const ibcCollectionCreatedBy = (lastG: number): boolean => gOfOp(COLLECTIONS + 4) <= lastG;
+export const collectionCreatedBy = (ctx: ShareOf, c: number, lastG: number): boolean =>
+  gOfOp(ctx, c) <= lastG;
+/** The global tx index of the first IBC receipt (it creates the IBC collection). */
+export const firstIbcOpG = (ctx: ShareOf): number => gOfOp(ctx, COLLECTIONS + 4);
+export const ibcCollectionCreatedBy = (ctx: ShareOf, lastG: number): boolean => firstIbcOpG(ctx) <= lastG;
 
 /** The L1 collection an IBC class comes from. */
 export const IBC = {

@@ -8,7 +8,14 @@ import { addressFromPubKey } from '../shared/proto/signer.js';
 import { encodeTxFromRestJson } from '../shared/proto/tx.js';
 import { eventsJson, type SimEvent } from './events.js';
 import { sha256 } from './keys.js';
-import { recordedResources, type RecordedResources } from './replay-state.js';
+import {
+  learnRecordedContracts,
+  learnRecordedErc721s,
+  recordedResources,
+  type RecordedContracts,
+  type RecordedErc721s,
+  type RecordedResources,
+} from './replay-state.js';
 import { createNormaliser, grepAccounts } from './truth-accounts.js';
 import type { GeneratedTx } from './tx-assemble.js';
 import type { Coin, TxTruth } from './types.js';
@@ -72,6 +79,10 @@ export interface Replay {
   txsAt(height: number): GeneratedTx[];
   /** Move resources recorded with the samples, by address. */
   resources: RecordedResources;
+  /** Wasm contracts whose state the replayed txs reveal (instantiations, ICS-721 redemptions). */
+  contracts: RecordedContracts;
+  /** ERC721s minievm created for IBC classes in the replayed txs. */
+  erc721s: RecordedErc721s;
 }
 
 export function loadReplay(dir: string, prefix: string, logger: Logger): Replay {
@@ -85,6 +96,8 @@ export function loadReplay(dir: string, prefix: string, logger: Logger): Replay 
   const normalise = createNormaliser(prefix);
   const seen = new Set<string>();
   const txs: GeneratedTx[] = [];
+  const contracts: RecordedContracts = new Map();
+  const erc721s: RecordedErc721s = new Map();
   for (const file of files) {
     const found: RecordedTxResponse[] = [];
     findTxResponses(JSON.parse(readFileSync(file, 'utf8')) as unknown, found);
@@ -94,6 +107,8 @@ export function loadReplay(dir: string, prefix: string, logger: Logger): Replay 
       seen.add(key);
       try {
         txs.push(replayTx(rec, registry, prefix, normalise, txs.length + 1));
+        learnRecordedContracts(contracts, rec, txs.length);
+        learnRecordedErc721s(erc721s, rec, txs.length);
       } catch (err) {
         logger.warn({ file, err: (err as Error).message }, 'replay: tx skipped (cannot re-encode)');
       }
@@ -105,6 +120,8 @@ export function loadReplay(dir: string, prefix: string, logger: Logger): Replay 
     count: txs.length,
     txsAt: (h) => (h >= 1 && h <= txs.length ? [txs[h - 1]!] : []),
     resources: recordedResources(files),
+    contracts,
+    erc721s,
   };
 }
 

@@ -9,15 +9,27 @@ import type { ModelContext } from './move-workload.js';
 import { createMoveVm, type VmDeps } from './vm-move.js';
 import { createWasmVm } from './vm-wasm.js';
 import { createEvmVm } from './vm-evm.js';
-import { loadReplay } from './replay.js';
-import { createRecordedResourceRest } from './replay-state.js';
+import { loadReplay, type Replay } from './replay.js';
+import {
+  createRecordedContractRest,
+  createRecordedErc721Rest,
+  createRecordedResourceRest,
+} from './replay-state.js';
 import { createEvmContracts, type EvmContracts } from './evm-contracts.js';
 import { nftCollectionsTruth, nftTokensTruth } from './truth-nft.js';
+import { parseNftShare, type NftShare } from './nft-lifecycle.js';
 import { type StateContext } from './rest-state.js';
 import type { ClientRpcContext } from './rpc-client-context.js';
-import { type RestContext } from './rest.js';
+import { type RestAnswer, type RestContext } from './rest.js';
 import type { GeneratedTx } from './tx-assemble.js';
-import type { SimExtension, Simulator, SimulatorOptions, SimulatorTruth, SimulatorUrls } from './types.js';
+import type {
+  SimExtension,
+  SimHttpRequest,
+  Simulator,
+  SimulatorOptions,
+  SimulatorTruth,
+  SimulatorUrls,
+} from './types.js';
 import { createSchedule, parseTxsPerBlock, recentHeights } from './workload.js';
 import { createFaultInjector, parseFaults, type Surface } from './faults.js';
 import {
@@ -43,6 +55,7 @@ interface Resolved {
   blockTimeMs: number;
   fastSignatures: boolean;
   accounts: number;
+  nftShare: NftShare | undefined;
 }
 
 function resolve(options: SimulatorOptions): Resolved {
@@ -64,6 +77,7 @@ function resolve(options: SimulatorOptions): Resolved {
     blockTimeMs: options.blockTimeMs ?? 500,
     fastSignatures: options.fastSignatures ?? false,
     accounts,
+    nftShare: options.nftShare === undefined ? undefined : parseNftShare(options.nftShare),
   };
 }
 
@@ -77,6 +91,7 @@ function modelContext(r: Resolved, evm: EvmContracts | undefined): ModelContext 
     seed: r.seed,
     prefix: PREFIX,
     accounts: createKeyring(r.seed, r.accounts, PREFIX),
+    ...(r.nftShare ? { nftShare: r.nftShare } : {}),
     feeDenom: evm ? evm.feeDenom : 'umin',
     denoms: OTHER_DENOMS,
     feeCollector: FEE_COLLECTOR,
@@ -230,7 +245,7 @@ export function createSimulator(options: SimulatorOptions): Simulator {
 
   const extensions: SimExtension[] = options.extensions ?? [];
   const rpcHandler = createCometHandler(rpcCtx, extensions);
-  const recordedRest = replay ? createRecordedResourceRest(replay.resources) : undefined;
+  const recordedRest = replay ? replayRest(replay, head) : undefined;
   const restVm: VmSetup = recordedRest ? { ...vm, rest: (req) => recordedRest(req) ?? vm.rest?.(req) } : vm;
   const restHandler = createRestHandler({ truth, head, restCtx, stateCtx, vm: restVm, extensions });
   const evmHandler = createEvmHandler(vm, extensions);
@@ -272,6 +287,14 @@ export function createSimulator(options: SimulatorOptions): Simulator {
       urls = undefined;
     },
   };
+}
+
+/** State the recordings reveal answers first; the generated chain answers the rest. */
+function replayRest(replay: Replay, head: () => number): (req: SimHttpRequest) => RestAnswer | undefined {
+  const resources = createRecordedResourceRest(replay.resources);
+  const contracts = createRecordedContractRest(replay.contracts, head);
+  const erc721s = createRecordedErc721Rest(replay.erc721s, head);
+  return (req) => resources(req) ?? contracts(req) ?? erc721s(req);
 }
 
 function notYet(what: string): never {

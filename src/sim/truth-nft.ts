@@ -51,7 +51,7 @@ export function nftCollectionsTruth(naming: NftNaming, lastG: number): NftCollec
   const count = (addr: string): number => tokens.filter((t) => t.collectionAddr === addr).length;
   const out: NftCollectionTruth[] = [];
   for (let c = 0; c < COLLECTIONS; c++) {
-    if (!collectionCreatedBy(c, lastG)) continue;
+    if (!collectionCreatedBy(naming.plan, c, lastG)) continue;
     const addr = naming.collectionAddr(c);
     out.push({
       addr,
@@ -61,7 +61,7 @@ export function nftCollectionsTruth(naming: NftNaming, lastG: number): NftCollec
       nftCount: count(addr),
     });
   }
-  if (ibcCollectionCreatedBy(lastG)) {
+  if (ibcCollectionCreatedBy(naming.plan, lastG)) {
     out.push({
       addr: naming.ibcCollectionAddr,
       name: naming.ibcName,

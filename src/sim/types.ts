@@ -33,6 +33,11 @@ export interface SimulatorOptions {
    * is in hundreds of thousands of a million txs (the read-API benchmark's busy account).
    */
   accounts?: number;
+  /**
+   * Share of txs that are NFT operations, a multiple of 0.05 in (0, 1] (default 0.2: one tx in
+   * five, which every existing chain's answers depend on).
+   */
+  nftShare?: number;
   /** Skip real signing for large benchmarks (signatures are unique but do not verify). */
   fastSignatures?: boolean;
   /**

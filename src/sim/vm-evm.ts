@@ -8,7 +8,8 @@ import { createEvmModel } from './evm-model.js';
 import { evmHolder } from './evm-calls.js';
 import { createEvmRest } from './evm-rest.js';
 import { createEvmRpc, type EvmRpcContext } from './evm-rpc.js';
-import { collectionCreator, collectionName, COLLECTIONS, type NftPlanContext } from './nft-lifecycle.js';
+import { collectionCreator, collectionName, firstIbcOpG, type NftPlanContext } from './nft-lifecycle.js';
+import { nftPlanOf } from './move-workload.js';
 import type { VmSetup } from './plan.js';
 import type { VmDeps } from './vm-move.js';
 import type { InternalTxTruth } from './types.js';
@@ -23,12 +24,9 @@ export interface EvmVmDeps extends VmDeps {
   base(): number;
 }
 
-/** The gas index of the first IBC receipt (its relayer deploys the IBC ERC721). */
-const FIRST_IBC_OP_G = (COLLECTIONS + 4) * 5 + 4;
-
 export function createEvmVm(deps: EvmVmDeps): VmSetup {
   const { ctx } = deps;
-  const plan: NftPlanContext = { seed: ctx.seed, accounts: ctx.accounts.length, uriMutation: false };
+  const plan: NftPlanContext = nftPlanOf(ctx, false);
   const k = deps.contracts;
   const chainId = evmChainId(deps.chainId);
   const model = createEvmModel({
@@ -95,7 +93,8 @@ export function createEvmVm(deps: EvmVmDeps): VmSetup {
       creator: (c) => ctx.accounts[collectionCreator(plan, c)]!.bech32,
       ibcCollectionAddr: k.ibcCollection,
       ibcName: k.ibcName,
-      ibcCreator: ctx.accounts[FIRST_IBC_OP_G % ctx.accounts.length]!.bech32,
+      // The first IBC receipt's relayer deploys the IBC ERC721.
+      ibcCreator: ctx.accounts[firstIbcOpG(plan) % ctx.accounts.length]!.bech32,
       holder: (h) => bech(holderHex(h)),
     },
     rest: createEvmRest(rpcCtx),

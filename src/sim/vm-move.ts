@@ -12,7 +12,7 @@ import {
   moveHolderAddress,
 } from './move-nft.js';
 import { createMoveRest } from './move-rest.js';
-import { createMoveModel, type ModelContext } from './move-workload.js';
+import { createMoveModel, nftPlanOf, type ModelContext } from './move-workload.js';
 import { collectionCreator, collectionName } from './nft-lifecycle.js';
 import type { VmSetup } from './plan.js';
 import type { StateContext } from './rest-state.js';
@@ -63,7 +63,7 @@ export function createMoveVm(deps: VmDeps): VmSetup {
   const { ctx } = deps;
   const book = createMoveAddressBook();
   const nft: MoveNftContext = {
-    plan: { seed: ctx.seed, accounts: ctx.accounts.length, uriMutation: true },
+    plan: nftPlanOf(ctx, true),
     accounts: ctx.accounts,
   };
   const account = (i: number): string => ctx.accounts[i]!.bech32;

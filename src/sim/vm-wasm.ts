@@ -1,6 +1,7 @@
 import type { VmSetup } from './plan.js';
 import { createBankLedger } from './bank-ledger.js';
 import { bankBalanceHooks, type VmDeps } from './vm-move.js';
+import { nftPlanOf } from './move-workload.js';
 import { collectionName, type NftPlanContext } from './nft-lifecycle.js';
 import { accountHex } from './vm-naming.js';
 import { createWasmContracts, createWasmModel, wasmCollectionCreator } from './wasm-model.js';
@@ -8,7 +9,7 @@ import { createWasmRest } from './wasm-rest.js';
 
 export function createWasmVm(deps: VmDeps): VmSetup {
   const { ctx } = deps;
-  const plan: NftPlanContext = { seed: ctx.seed, accounts: ctx.accounts.length, uriMutation: false };
+  const plan: NftPlanContext = nftPlanOf(ctx, false);
   const k = createWasmContracts(ctx);
   const creatorOf = (c: number): string => wasmCollectionCreator(ctx, plan, c);
   const model = createWasmModel(ctx, k, plan);

@@ -49,7 +49,7 @@ function contractsAt(ctx: WasmRestContext, lastG: number): Map<string, ContractV
   out.set(k.escrow, { kind: 'market', label: 'market', creator: genesis, codeId: 4, name: '', symbol: '' });
   const tokens = tokensAfter(ctx.plan, lastG);
   for (let c = 0; c < COLLECTIONS; c++) {
-    if (!collectionCreatedBy(c, lastG)) continue;
+    if (!collectionCreatedBy(ctx.plan, c, lastG)) continue;
     const map = new Map(
       tokens
         .filter((t) => t.collection === c)
@@ -65,7 +65,7 @@ function contractsAt(ctx: WasmRestContext, lastG: number): Map<string, ContractV
       tokens: map,
     });
   }
-  if (ibcCollectionCreatedBy(lastG)) {
+  if (ibcCollectionCreatedBy(ctx.plan, lastG)) {
     const map = new Map(
       ibcTokensAfter(ctx.plan, lastG).map((t) => [t.tokenId, { owner: k.holder(t.owner), uri: t.uri }]),
     );

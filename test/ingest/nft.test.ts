@@ -32,6 +32,29 @@ describe.each(testDbFactories())('NFT ingest on $name', (factory) => {
   }
 });
 
+describe.each(testDbFactories())('NFT-heavy chain (nftShare 0.8) on $name', (factory) => {
+  // Four txs in five are NFT operations: many ops per block, so burns, re-mints and IBC receipts
+  // share blocks and txs far more than at the default share.
+  const head = Number(process.env.NFT_HEAVY_TEST_HEAD ?? 400);
+  for (const vm of ['move', 'wasm', 'evm'] as const) {
+    it(`${vm}: ${head} blocks, NFT tables and edges equal the truth`, { timeout: 600_000 }, async () => {
+      const { db, dispose } = await factory.create();
+      const indexed = await indexSimulator({ db, vm, head, txsPerBlock: '0-6', sim: { nftShare: 0.8 } });
+      try {
+        const tokens = indexed.sim.truth.nftTokens(head);
+        // The knob took: far more tokens than the default share would mint in as many blocks.
+        expect(tokens.length).toBeGreaterThan(head / 4);
+        await expectNftMatchesTruth(db, indexed.sim, head);
+        expect(await expectNftTxEdgesMatchEvents(db, vm)).toBeGreaterThan(head);
+        await expectIngestMatchesTruth(db, indexed.sim, head);
+      } finally {
+        await indexed.close();
+        await dispose();
+      }
+    });
+  }
+});
+
 describe('NFT ingest from a later height (pruned node)', () => {
   const [pglite] = testDbFactories();
   for (const vm of ['move', 'wasm', 'evm'] as const) {

@@ -29,6 +29,7 @@ interface SimFlags {
   replay?: string;
   fastSignatures?: boolean;
   accounts?: number;
+  nftShare?: number;
   vip?: boolean;
 }
 
@@ -57,6 +58,15 @@ export function registerSim(program: Command): void {
       'size of the user keyring (default 64; fewer make busier accounts)',
       intOption('accounts'),
     )
+    .option(
+      '--nft-share <share>',
+      'share of txs that are NFT operations, a multiple of 0.05 in (0, 1] (default 0.2)',
+      (value: string) => {
+        if (!/^(0(\.\d+)?|1(\.0+)?)$/.test(value))
+          throw new InputError('invalid_option', `--nft-share must be a number in (0, 1], got "${value}"`);
+        return Number(value);
+      },
+    )
     .option('--fast-signatures', 'skip real signing (signatures are unique but do not verify)')
     .option(
       '--vip',
@@ -83,6 +93,7 @@ export function registerSim(program: Command): void {
         ...(flags.replay !== undefined ? { replay: flags.replay } : {}),
         ...(flags.fastSignatures ? { fastSignatures: true } : {}),
         ...(flags.accounts !== undefined ? { accounts: flags.accounts } : {}),
+        ...(flags.nftShare !== undefined ? { nftShare: flags.nftShare } : {}),
         ...(flags.vip
           ? {
               extensions: [
@@ -104,6 +115,7 @@ export function registerSim(program: Command): void {
         `head=${sim.head()}${flags.live ? ' (live)' : ''}`,
         `signatures=${flags.fastSignatures ? 'fast (do not verify)' : 'real'}`,
         ...(flags.replay !== undefined ? [`replay=${flags.replay}`] : []),
+        ...(flags.nftShare !== undefined ? [`nft-share=${flags.nftShare}`] : []),
         ...(flags.faults !== undefined ? [`faults=${flags.faults}`] : []),
       ];
       console.log(`sim ready ${parts.join(' ')} ${mode.join(' ')}`);

@@ -2,7 +2,7 @@ import { accountBytesFromString, tryAccountBytes } from '../../shared/address.js
 import type { NftLookups } from '../../node/nft-lookups.js';
 import type { RawBlock } from '../../node/types.js';
 import type { NftBlockRows, NftChange, NftCollectionRow } from '../../store/writers/nft-rows.js';
-import { blockEvents, originNames, stripNul } from './nft-events.js';
+import { blockEvents, originNames, stripNul, type BlockEvent } from './nft-events.js';
 
 const NFT_ACTIONS = new Set([
   'mint',
@@ -18,6 +18,8 @@ const NFT_ACTIONS = new Set([
  * (`minter` plus `creator` or `owner`) or any NFT action is asked for its `contract_info` name and
  * instantiator (cached per contract; contracts that do not speak the cw721 query are left out).
  * URI changes: sg721 `update_token_metadata` and `update_nft_info` with `token_uri`.
+ * A mint event without `token_uri` (cw721-base emits none) takes the uri from the contract's
+ * `nft_info` at the block height; the reference stores "" there (§7.3).
  */
 export async function collectWasmNfts(
   raw: RawBlock,
@@ -45,10 +47,12 @@ export async function collectWasmNfts(
       height: raw.height,
       timestamp: raw.time,
       name: stripNul(info.name),
-      creator: tryAccountBytes(info.creator, ctx.prefix) ?? null,
+      // An unknown instantiator is no account (tryAccountBytes reads "" as the zero address).
+      creator: info.creator === '' ? null : (tryAccountBytes(info.creator, ctx.prefix) ?? null),
     });
   }
 
+  const uris = await mintUrisWithoutAttribute(events, infos, raw.height, ctx.lookups);
   const changes: NftChange[] = [];
   const account = (text: string): Uint8Array => accountBytesFromString(text, ctx.prefix);
   for (const e of events) {
@@ -66,7 +70,7 @@ export async function collectWasmNfts(
         ref,
         objectAddr: null,
         owner: account(a.get('owner')!),
-        uri: stripNul(a.get('token_uri') ?? ''),
+        uri: stripNul(a.get('token_uri') ?? uris.get(`${contract}/${tokenId}`) ?? ''),
         txIndex,
       });
     } else if ((action === 'transfer_nft' || action === 'send_nft') && a.has('recipient')) {
@@ -78,4 +82,28 @@ export async function collectWasmNfts(
     }
   }
   return { collections, changes, originNames: originNames('wasm', blockEvents(raw)) };
+}
+
+/** `nft_info` token uris of the block's mints whose event names none, by `contract/tokenId`. */
+async function mintUrisWithoutAttribute(
+  events: readonly BlockEvent[],
+  infos: ReadonlyMap<string, unknown>,
+  height: number,
+  lookups: NftLookups,
+): Promise<Map<string, string>> {
+  const wanted = new Set<string>();
+  for (const e of events) {
+    const a = e.attrs;
+    const contract = a.get('_contract_address')!;
+    if (a.get('action') !== 'mint' || !infos.get(contract) || a.has('token_uri')) continue;
+    if (a.has('token_id') && a.has('owner')) wanted.add(`${contract}/${a.get('token_id')!}`);
+  }
+  return new Map(
+    await Promise.all(
+      [...wanted].map(async (key) => {
+        const cut = key.indexOf('/');
+        return [key, await lookups.wasmTokenUri(key.slice(0, cut), key.slice(cut + 1), height)] as const;
+      }),
+    ),
+  );
 }
