@@ -11,6 +11,8 @@ export interface BankState {
   balancesAt(address: string, height: number): Promise<Array<{ denom: string; amount: bigint }>>;
   /** minievm: the ERC20 contract (lower-case 0x hex) backing a bank denom, undefined when none. */
   contractOfDenom(denom: string): Promise<string | undefined>;
+  /** minievm: the bank denom an ERC20 contract backs, undefined when none. */
+  denomOfContract(contract: string): Promise<string | undefined>;
   /** Move: the bank denom of a fungible asset's metadata address, undefined when it has none. */
   denomOfMetadata(metadata: string): Promise<string | undefined>;
 }
@@ -29,6 +31,7 @@ const balancesPage = z.object({
   balances: z.array(z.object({ denom: z.string(), amount: z.string().regex(/^\d+$/) })),
 });
 const denomContract = z.object({ address: z.string() });
+/** x/move Query/Denom and minievm Query/Denom answer alike. */
 const metadataDenom = z.object({ denom: z.string().min(1) });
 
 /**
@@ -80,6 +83,11 @@ export function createBankState(
       if (found === undefined) return undefined;
       const address = parse(denomContract, found, path).address.toLowerCase();
       return /^0x[0-9a-f]{40}$/.test(address) ? address : undefined;
+    },
+    async denomOfContract(contract) {
+      const path = `/minievm/evm/v1/denoms/${contract}`;
+      const found = await get(path);
+      return found === undefined ? undefined : parse(metadataDenom, found, path).denom;
     },
     async denomOfMetadata(metadata) {
       const path = `/initia/move/v1/denom?metadata=${encodeURIComponent(metadata)}`;

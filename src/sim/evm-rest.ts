@@ -4,7 +4,10 @@ import { grpcError, ok, type RestAnswer } from './rest.js';
 import { queryHeight } from './rest-state.js';
 import type { SimHttpRequest } from './types.js';
 
-/** minievm REST: `POST /minievm/evm/v1/call` and `GET /minievm/evm/v1/contracts/by_denom`. */
+/**
+ * minievm REST: `POST /minievm/evm/v1/call`, `GET /minievm/evm/v1/contracts/by_denom` and its
+ * inverse `GET /minievm/evm/v1/denoms/{contract_addr}`.
+ */
 export function createEvmRest(ctx: EvmRpcContext): (req: SimHttpRequest) => RestAnswer | undefined {
   return (req) => {
     if (req.path === '/minievm/evm/v1/contracts/by_denom') {
@@ -12,6 +15,13 @@ export function createEvmRest(ctx: EvmRpcContext): (req: SimHttpRequest) => Rest
       const token = ctx.contracts.tokenOf(denom);
       if (!token) return grpcError(404, 5, `denom ${denom} has no contract: not found`);
       return ok(JSON.stringify({ address: checksum(token) }));
+    }
+    const denomsPrefix = '/minievm/evm/v1/denoms/';
+    if (req.path.startsWith(denomsPrefix)) {
+      const contract = req.path.slice(denomsPrefix.length);
+      const denom = ctx.contracts.denomOf(contract);
+      if (!denom) return grpcError(404, 5, `contract ${contract} has no denom: not found`);
+      return ok(JSON.stringify({ denom }));
     }
     if (req.path === '/minievm/evm/v1/call' && req.method === 'POST') {
       const h = queryHeight(ctx, req);

@@ -43,10 +43,31 @@ export function createEvmBalanceSource(ctx: {
     if (!contracts.has(denom)) contracts.set(denom, await ctx.bank.contractOfDenom(denom));
     return contracts.get(denom);
   };
+  // A token first seen in the logs is asked for its bank denom once, so the route also takes the
+  // bank spelling of tokens that appear after the start snapshot.
+  const named = new Map<string, Promise<void>>();
+  const aliases: Array<{ alias: string; denom: string }> = [];
+  const learnDenomOf = (contract: string) => {
+    let asked = named.get(contract);
+    if (!asked) {
+      asked = ctx.bank.denomOfContract(contract).then((denom) => {
+        if (denom !== undefined && denom.toLowerCase() !== contract) {
+          aliases.push({ alias: denom.toLowerCase(), denom: contract });
+        }
+      });
+      // A failed look-up is asked again with the batch's retry.
+      asked.catch(() => named.delete(contract));
+      named.set(contract, asked);
+    }
+    return asked;
+  };
   return {
-    deltas: async (block) => erc20Deltas(eventsOf(block)),
-    // Contracts appear in logs under their own name; bank spellings come with the snapshot.
-    aliases: () => [],
+    async deltas(block) {
+      const deltas = erc20Deltas(eventsOf(block));
+      for (const contract of new Set(deltas.map((d) => d.denom))) await learnDenomOf(contract);
+      return deltas;
+    },
+    aliases: () => [...aliases],
     async balancesAt(pairs, height) {
       const out: bigint[] = [];
       for (let i = 0; i < pairs.length; i += LOOKUP_BATCH) {
