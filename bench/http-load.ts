@@ -135,3 +135,28 @@ export async function runRoute(
     apiCores: Math.round((apiCpu / seconds) * 100) / 100,
   };
 }
+
+/**
+ * Each route in turn against one `rollup-indexer api` (cache off) on `url`, then the bare transfer
+ * ceiling for the largest body seen; `log` tells progress on stderr.
+ */
+export async function runRoutes(
+  url: string,
+  specs: RouteSpec[],
+  o: { port: number; seconds: number; connections: number; log: (message: string) => void },
+) {
+  const results: Awaited<ReturnType<typeof runRoute>>[] = [];
+  const child = await startApi(url, false, o.port);
+  try {
+    for (const spec of specs) {
+      o.log(`${spec.name} ...`);
+      results.push(await runRoute(child, o.port, spec, o.seconds, o.connections));
+    }
+  } finally {
+    await stopApi(child);
+  }
+  const largest = results.reduce((kb, r) => Math.max(kb, r.responseKb), 0);
+  o.log(`transfer ceiling for ${largest} KB bodies ...`);
+  const ceiling = largest > 0 ? await transferCeiling(largest, o.port, o.seconds, o.connections) : null;
+  return { results, ceiling };
+}

@@ -14,7 +14,7 @@ import { parseArgs } from 'node:util';
 import { toBech32 } from '../src/shared/address.js';
 import { createPostgresDb, type Db } from '../src/store/db.js';
 import { prepareBenchDatabase } from './lib.js';
-import { runRoute, startApi, stopApi, transferCeiling, type RouteSpec } from './http-load.js';
+import { runRoutes, type RouteSpec } from './http-load.js';
 
 const { values: args } = parseArgs({
   options: {
@@ -151,23 +151,11 @@ async function main(): Promise<void> {
   const only = args.routes?.split(',');
   const specs = routes(fixtures).filter((r) => !only || only.includes(r.name));
   const loadBefore = loadavg()[0] ?? 0;
-  const results: Awaited<ReturnType<typeof runRoute>>[] = [];
-  const child = await startApi(url, false, port);
-  try {
-    for (const spec of specs) {
-      log(`${spec.name} ...`);
-      results.push(await runRoute(child, port, spec, seconds, connections));
-    }
-  } finally {
-    await stopApi(child);
-  }
+  const { results, ceiling } = await runRoutes(url, specs, { port, seconds, connections, log });
   const byName = (name: string) => results.find((r) => r.route === name);
   const first = byName('tokens_by_account_first_page');
   const deep = byName('tokens_by_account_500_pages_deep');
   const tokenPages = results.filter((r) => r.route.startsWith('tokens_'));
-  const largest = results.reduce((kb, r) => Math.max(kb, r.responseKb), 0);
-  log(`transfer ceiling for ${largest} KB bodies ...`);
-  const ceiling = largest > 0 ? await transferCeiling(largest, port, seconds, connections) : null;
   const output = {
     bench: 'nft-api',
     date: new Date().toISOString(),

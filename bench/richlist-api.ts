@@ -13,7 +13,7 @@ import { cpus, loadavg } from 'node:os';
 import { parseArgs } from 'node:util';
 import { createPostgresDb, type Db } from '../src/store/db.js';
 import { prepareBenchDatabase } from './lib.js';
-import { runRoute, startApi, stopApi, transferCeiling, type RouteSpec } from './http-load.js';
+import { runRoutes, type RouteSpec } from './http-load.js';
 
 const { values: args } = parseArgs({
   options: {
@@ -91,18 +91,7 @@ async function main(): Promise<void> {
     { name: 'richlist_page_100_by_offset', path: `${base}&pagination.offset=9900`, kind: 'list' },
   ];
   const loadBefore = loadavg()[0] ?? 0;
-  const results: Awaited<ReturnType<typeof runRoute>>[] = [];
-  const child = await startApi(url, false, port);
-  try {
-    for (const spec of specs) {
-      log(`${spec.name} ...`);
-      results.push(await runRoute(child, port, spec, seconds, connections));
-    }
-  } finally {
-    await stopApi(child);
-  }
-  const largest = results.reduce((kb, r) => Math.max(kb, r.responseKb), 0);
-  const ceiling = largest > 0 ? await transferCeiling(largest, port, seconds, connections) : null;
+  const { results, ceiling } = await runRoutes(url, specs, { port, seconds, connections, log });
   console.log(
     JSON.stringify({
       bench: 'richlist-api',
