@@ -3,10 +3,19 @@ import { AppError } from '../shared/errors.js';
 import type { RestClient } from './rest.js';
 import { INGEST_RETRY, withRetry, type RetryPolicy } from './retry.js';
 
+/** A module account as `/cosmos/auth/v1beta1/module_accounts` lists it. */
+export interface ModuleAccount {
+  address: string;
+  name: string;
+  permissions: string[];
+}
+
 /** Cosmos REST state reads for the rich list: accounts, module accounts, bank balances, denom contracts. */
 export interface BankState {
   /** Every account address (bech32) at a height: the auth accounts and the module accounts. */
   accountsAt(height: number): Promise<string[]>;
+  /** The chain's module accounts with their permissions. */
+  moduleAccounts(): Promise<ModuleAccount[]>;
   /** All bank balances of an account at a height. */
   balancesAt(address: string, height: number): Promise<Array<{ denom: string; amount: bigint }>>;
   /** minievm: the ERC20 contract (lower-case 0x hex) backing a bank denom, undefined when none. */
@@ -17,22 +26,47 @@ export interface BankState {
   denomOfMetadata(metadata: string): Promise<string | undefined>;
 }
 
-const PAGE = 500;
+const ACCOUNTS_PAGE = 500;
+const BALANCES_PAGE = 1000;
+const pagination = z
+  .object({ next_key: z.string().nullish(), total: z.string().regex(/^\d*$/).nullish() })
+  .passthrough()
+  .nullish();
 const accountsPage = z.object({
-  accounts: z.array(z.object({ address: z.string().optional() }).passthrough()).default([]),
-  pagination: z.object({ total: z.string().optional() }).passthrough().nullish(),
+  accounts: z.array(z.unknown()).default([]),
+  pagination,
 });
 const moduleAccounts = z.object({
   accounts: z.array(
-    z.object({ base_account: z.object({ address: z.string() }).passthrough() }).passthrough(),
+    z
+      .object({
+        base_account: z.object({ address: z.string() }).passthrough(),
+        name: z.string().default(''),
+        permissions: z.array(z.string()).nullish(),
+      })
+      .passthrough(),
   ),
 });
 const balancesPage = z.object({
-  balances: z.array(z.object({ denom: z.string(), amount: z.string().regex(/^\d+$/) })),
+  balances: z.array(z.object({ denom: z.string(), amount: z.string().regex(/^\d+$/) })).default([]),
+  pagination,
 });
 const denomContract = z.object({ address: z.string() });
 /** x/move Query/Denom and minievm Query/Denom answer alike. */
 const metadataDenom = z.object({ denom: z.string().min(1) });
+
+/**
+ * The address of an account as `/cosmos/auth/v1beta1/accounts` lists it (indexer.md §3.1: "either
+ * `address` or `base_account.address`"): a BaseAccount has it at the top; a ModuleAccount and the
+ * minievm ContractAccount / ShorthandAccount and Move ObjectAccount / TableAccount under
+ * `base_account`; a vesting account under `base_vesting_account.base_account`.
+ */
+export function accountAddress(account: unknown): string | undefined {
+  if (typeof account !== 'object' || account === null) return undefined;
+  const a = account as Record<string, unknown>;
+  if (typeof a.address === 'string' && a.address !== '') return a.address;
+  return accountAddress(a.base_account) ?? accountAddress(a.base_vesting_account);
+}
 
 /**
  * Each read is retried on its own (transient node errors, rotation through the transport), so a
@@ -59,23 +93,66 @@ export function createBankState(
     }
     return parsed.data;
   };
+
+  /**
+   * Every item of a paginated list: by `next_key` while the node hands one out; when it stops
+   * early (next_key null while `total` says more, node-data.md §1.3), by offset from the count so far.
+   */
+  async function allPages<T>(
+    path: string,
+    limit: number,
+    height: number,
+    read: (
+      value: unknown,
+      path: string,
+    ) => { items: T[]; nextKey: string | undefined; total: number | undefined },
+  ): Promise<T[]> {
+    const items: T[] = [];
+    let nextKey: string | undefined;
+    let total: number | undefined;
+    for (;;) {
+      const query = nextKey
+        ? `pagination.key=${encodeURIComponent(nextKey)}`
+        : `pagination.offset=${items.length}`;
+      const pagePath = `${path}?pagination.limit=${limit}&${query}`;
+      const page = read(await get(pagePath, height), pagePath);
+      items.push(...page.items);
+      // Only an offset page counts the total; a key page answers 0.
+      if (page.total !== undefined && page.total > 0) total = page.total;
+      nextKey = page.nextKey;
+      if (nextKey) continue;
+      if (page.items.length > 0 && total !== undefined && items.length < total) continue;
+      return items;
+    }
+  }
+
+  async function listModuleAccounts(): Promise<ModuleAccount[]> {
+    const path = '/cosmos/auth/v1beta1/module_accounts';
+    return parse(moduleAccounts, await get(path), path).accounts.map((m) => ({
+      address: m.base_account.address,
+      name: m.name,
+      permissions: m.permissions ?? [],
+    }));
+  }
+
   return {
     async accountsAt(height) {
-      const addresses: string[] = [];
-      for (let offset = 0; ; offset += PAGE) {
-        const path = `/cosmos/auth/v1beta1/accounts?pagination.offset=${offset}&pagination.limit=${PAGE}`;
-        const page = parse(accountsPage, await get(path, height), path);
-        for (const a of page.accounts) if (a.address) addresses.push(a.address);
-        if (page.accounts.length < PAGE) break;
-      }
-      const path = '/cosmos/auth/v1beta1/module_accounts';
-      const modules = parse(moduleAccounts, await get(path, height), path);
-      return [...new Set([...addresses, ...modules.accounts.map((m) => m.base_account.address)])];
+      const listed = await allPages('/cosmos/auth/v1beta1/accounts', ACCOUNTS_PAGE, height, (value, path) => {
+        const page = parse(accountsPage, value ?? {}, path);
+        return { items: page.accounts, ...pageInfo(page.pagination) };
+      });
+      const addresses = listed.map(accountAddress).filter((a) => a !== undefined);
+      const modules = await listModuleAccounts();
+      return [...new Set([...addresses, ...modules.map((m) => m.address)])];
     },
+    moduleAccounts: listModuleAccounts,
     async balancesAt(address, height) {
-      const path = `/cosmos/bank/v1beta1/balances/${address}?pagination.limit=1000`;
-      const page = parse(balancesPage, (await get(path, height)) ?? { balances: [] }, path);
-      return page.balances.map((b) => ({ denom: b.denom, amount: BigInt(b.amount) }));
+      const path = `/cosmos/bank/v1beta1/balances/${address}`;
+      const balances = await allPages(path, BALANCES_PAGE, height, (value, pagePath) => {
+        const page = parse(balancesPage, value ?? { balances: [] }, pagePath);
+        return { items: page.balances, ...pageInfo(page.pagination) };
+      });
+      return balances.map((b) => ({ denom: b.denom, amount: BigInt(b.amount) }));
     },
     async contractOfDenom(denom) {
       const path = `/minievm/evm/v1/contracts/by_denom?denom=${encodeURIComponent(denom)}`;
@@ -94,5 +171,12 @@ export function createBankState(
       const found = await get(path);
       return found === undefined ? undefined : parse(metadataDenom, found, path).denom;
     },
+  };
+}
+
+function pageInfo(p: z.infer<typeof pagination>): { nextKey: string | undefined; total: number | undefined } {
+  return {
+    nextKey: p?.next_key ? p.next_key : undefined,
+    total: p?.total ? Number(p.total) : undefined,
   };
 }

@@ -1,4 +1,5 @@
-import { accountBytesFromString, toBech32 } from '../../shared/address.js';
+import { accountBytesFromString, toBech32, tryAccountBytes } from '../../shared/address.js';
+import { mapBounded } from '../../shared/map-bounded.js';
 import type { BankState } from '../../node/bank-state.js';
 import type { EvmClient } from '../../node/evm.js';
 import { INGEST_RETRY, withRetry } from '../../node/retry.js';
@@ -17,6 +18,12 @@ export interface BalanceSource {
   balancesAt(pairs: readonly { denom: string; account: string }[], height: number): Promise<bigint[]>;
   /** Every account's balances at a height, and the other spellings of their denoms. */
   snapshot(height: number): Promise<{ rows: BalanceRow[]; aliases: Array<{ alias: string; denom: string }> }>;
+  /**
+   * Accounts (hex) that are never holders: on Move and Wasm the module accounts with the `minter`
+   * or `burner` permission (spec/indexer.md §8.3), none on EVM. Read from the node once and kept;
+   * `reread` asks again, so a module account a chain upgrade adds is learnt too.
+   */
+  excluded(reread: boolean): Promise<ReadonlySet<string>>;
 }
 
 const eventsOf = (block: RawBlock) => [
@@ -26,6 +33,17 @@ const eventsOf = (block: RawBlock) => [
 
 /** Requests per batch of node look-ups. */
 const LOOKUP_BATCH = 200;
+/** Bank balance reads in flight at once (the transport caps its connections on top of this). */
+const BALANCE_READS = 16;
+const NO_ACCOUNT: ReadonlySet<string> = new Set();
+
+/** Each address (bech32) with its bank balances at a height, read a few at a time. */
+async function balancesOfEach(bank: BankState, addresses: readonly string[], height: number) {
+  return mapBounded(addresses, BALANCE_READS, async (address) => ({
+    address,
+    balances: await bank.balancesAt(address, height),
+  }));
+}
 
 /**
  * EVM: ERC20 Transfer logs; balances and corrections from `balanceOf`; the snapshot maps each
@@ -85,9 +103,13 @@ export function createEvmBalanceSource(ctx: {
     async snapshot(height) {
       const rows: BalanceRow[] = [];
       const aliases = new Map<string, string>();
-      for (const address of await ctx.bank.accountsAt(height)) {
+      for (const { address, balances } of await balancesOfEach(
+        ctx.bank,
+        await ctx.bank.accountsAt(height),
+        height,
+      )) {
         const account = accountBytesFromString(address, ctx.prefix);
-        for (const b of await ctx.bank.balancesAt(address, height)) {
+        for (const b of balances) {
           const contract = b.denom.startsWith('0x') ? b.denom.toLowerCase() : await contractOf(b.denom);
           if (contract === undefined || b.amount === 0n) continue;
           rows.push({ denom: contract, account, amount: b.amount });
@@ -96,6 +118,8 @@ export function createEvmBalanceSource(ctx: {
       }
       return { rows, aliases: [...aliases].map(([alias, denom]) => ({ alias, denom })) };
     },
+    // The reference keeps module accounts on EVM (spec/indexer.md §8.3: "Module accounts are not excluded").
+    excluded: async () => NO_ACCOUNT,
   };
 }
 
@@ -131,10 +155,12 @@ export function createBankBalanceSource(ctx: {
     return stored;
   };
   const bech32Of = (hex: string) => toBech32(Buffer.from(hex, 'hex'), ctx.prefix);
+  const modules = createModuleAccountSet(ctx.bank, ctx.prefix);
   return {
     async deltas(block) {
-      if (ctx.vm === 'wasm') return withDenoms(bankDeltas(eventsOf(block), ctx.prefix), remember);
-      const moved = fungibleAssetDeltas(eventsOf(block), ctx.prefix);
+      const excluded = await modules.read(false);
+      if (ctx.vm === 'wasm') return withDenoms(bankDeltas(eventsOf(block), ctx.prefix, excluded), remember);
+      const moved = fungibleAssetDeltas(eventsOf(block), ctx.prefix, excluded);
       const names = new Map<string, string>();
       for (const asset of new Set(moved.map((d) => d.asset))) names.set(asset, await denomOfMetadata(asset));
       return withDenoms(moved, (asset) => names.get(asset)!);
@@ -142,21 +168,56 @@ export function createBankBalanceSource(ctx: {
     aliases: () => [...aliases],
     async balancesAt(pairs, height) {
       const accounts = [...new Set(pairs.map((p) => p.account))];
-      const held = await Promise.all(accounts.map((a) => ctx.bank.balancesAt(bech32Of(a), height)));
+      const held = await balancesOfEach(ctx.bank, accounts.map(bech32Of), height);
       const byAccount = new Map(
-        accounts.map((a, i) => [a, new Map(held[i]!.map((b) => [remember(b.denom), b.amount]))]),
+        accounts.map((a, i) => [a, new Map(held[i]!.balances.map((b) => [remember(b.denom), b.amount]))]),
       );
       return pairs.map((p) => byAccount.get(p.account)!.get(p.denom) ?? 0n);
     },
     async snapshot(height) {
+      const excluded = await modules.read(false);
       const rows: BalanceRow[] = [];
-      for (const address of await ctx.bank.accountsAt(height)) {
+      const addresses = (await ctx.bank.accountsAt(height)).filter(
+        (address) => !excluded.has(Buffer.from(accountBytesFromString(address, ctx.prefix)).toString('hex')),
+      );
+      for (const { address, balances } of await balancesOfEach(ctx.bank, addresses, height)) {
         const account = accountBytesFromString(address, ctx.prefix);
-        for (const b of await ctx.bank.balancesAt(address, height)) {
+        for (const b of balances) {
           if (b.amount > 0n) rows.push({ denom: remember(b.denom), account, amount: b.amount });
         }
       }
       return { rows, aliases: [] };
+    },
+    excluded: (reread) => modules.read(reread),
+  };
+}
+
+/**
+ * The minter/burner module accounts (spec/indexer.md §8.3: "the REST module accounts with the
+ * `minter` or `burner` permission"), as account hex. The list changes only when a chain upgrade
+ * adds a module, so it is read once and again only when asked; a failed read is not kept.
+ */
+function createModuleAccountSet(bank: BankState, prefix: string) {
+  let current: Promise<ReadonlySet<string>> | undefined;
+  const load = async (): Promise<ReadonlySet<string>> => {
+    const accounts = await bank.moduleAccounts();
+    const hex = accounts
+      .filter((m) => m.permissions.includes('minter') || m.permissions.includes('burner'))
+      .map((m) => tryAccountBytes(m.address, prefix))
+      .filter((b) => b !== undefined)
+      .map((b) => Buffer.from(b).toString('hex'));
+    return new Set(hex);
+  };
+  return {
+    read(reread: boolean): Promise<ReadonlySet<string>> {
+      if (!current || reread) {
+        const reading = load();
+        reading.catch(() => {
+          if (current === reading) current = undefined;
+        });
+        current = reading;
+      }
+      return current;
     },
   };
 }

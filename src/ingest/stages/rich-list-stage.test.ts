@@ -4,6 +4,7 @@ import { silentLogger } from '../../shared/logger.js';
 import { createMetricsRegistry } from '../../shared/metrics.js';
 import type { CometClient } from '../../node/cometbft.js';
 import type { RawBlock } from '../../node/types.js';
+import type { Db } from '../../store/db.js';
 import { createIngestMetrics } from '../metrics.js';
 import { createBlockHead } from './block-head.js';
 import type { BalanceSource } from './rich-list-sources.js';
@@ -28,6 +29,27 @@ const comet: CometClient = {
       txResults: [],
       finalizeBlockEvents: [],
     })),
+};
+
+const runToEnd = async (db: Db, source: BalanceSource, batchHeights = 1) => {
+  const head = createBlockHead(() => 3);
+  head.finish();
+  const deps = {
+    db,
+    logger: silentLogger(),
+    metrics: createIngestMetrics(createMetricsRegistry({ defaultMetrics: false })),
+    head,
+  };
+  const stage = createRichListStage({ db, comet, source });
+  await runStage(stage, deps, { signal: new AbortController().signal, batchHeights });
+};
+
+const balances = async (db: Db) => {
+  const { rows } = await db.query<{ denom: string; account: Uint8Array; amount: string }>(
+    `SELECT r.denom, d.account, r.amount::text AS amount FROM rich_list r JOIN account_dict d ON d.id = r.account_id
+      ORDER BY r.denom, d.account`,
+  );
+  return rows.map((r) => [r.denom, Buffer.from(r.account).toString('hex'), r.amount]);
 };
 
 describe.each(testDbFactories())('rich-list stage on $name', (factory) => {
@@ -60,6 +82,7 @@ describe.each(testDbFactories())('rich-list stage on $name', (factory) => {
           rows: [{ denom: 'utok', account: Buffer.from(A, 'hex'), amount: 100n }],
           aliases: [],
         }),
+        excluded: async () => new Set(),
       };
       const head = createBlockHead(() => 3);
       head.finish();
@@ -88,6 +111,83 @@ describe.each(testDbFactories())('rich-list stage on $name', (factory) => {
       expect(alias.rows).toEqual([{ alias: 'tok', denom: 'utok' }]);
       const cp = await db.query("SELECT height FROM checkpoint WHERE stream = 'rich_list'");
       expect(cp.rows).toEqual([{ height: 3 }]);
+    } finally {
+      await dispose();
+    }
+  });
+
+  it('never stores an excluded account: purges what an earlier run stored, re-reads the list when an unstored account appears', async () => {
+    const { db, dispose } = await factory.create();
+    try {
+      await db.query(
+        `INSERT INTO block (height, hash, "timestamp", block_time_ms, proposer, gas_used, gas_wanted, tx_count, total_fee)
+         SELECT h, '\\x00', now(), 0, '', 0, 0, 0, '[]' FROM generate_series(1, 3) h`,
+      );
+      const M = 'dd'.repeat(20);
+      // A first run (before module accounts were excluded) stored M like any holder.
+      const firstRun: BalanceSource = {
+        deltas: async () => [],
+        aliases: () => [],
+        balancesAt: async (pairs) => pairs.map(() => 0n),
+        snapshot: async () => ({
+          rows: [
+            { denom: 'utok', account: Buffer.from(A, 'hex'), amount: 100n },
+            { denom: 'utok', account: Buffer.from(M, 'hex'), amount: 500n },
+            { denom: 'uother', account: Buffer.from(M, 'hex'), amount: 9n },
+          ],
+          aliases: [],
+        }),
+        excluded: async () => new Set(),
+      };
+      await runToEnd(db, firstRun);
+      expect(await balances(db)).toEqual([
+        ['uother', M, '9'],
+        ['utok', A, '100'],
+        ['utok', M, '500'],
+      ]);
+      await db.query("UPDATE checkpoint SET height = 1 WHERE stream = 'rich_list'");
+
+      // The next run learns that M is a module account only when it reads the list again, which it
+      // does when a batch touches an account with no stored balance (B).
+      const rereads: boolean[] = [];
+      let learnt = new Set<string>();
+      const asked: string[] = [];
+      const secondRun: BalanceSource = {
+        deltas: async (block) =>
+          block.height === 2
+            ? [
+                { denom: 'utok', account: M, amount: -40n },
+                { denom: 'utok', account: B, amount: 40n },
+              ]
+            : [{ denom: 'utok', account: M, amount: 5n }],
+        aliases: () => [],
+        balancesAt: async (pairs) => {
+          asked.push(...pairs.map((p) => p.account.slice(0, 2)));
+          return pairs.map(() => 40n);
+        },
+        snapshot: async () => {
+          throw new Error('the stream has a checkpoint: no snapshot');
+        },
+        excluded: async (reread) => {
+          rereads.push(reread);
+          if (reread) learnt = new Set([M]);
+          return learnt;
+        },
+      };
+      await runToEnd(db, secondRun);
+      expect(rereads[0]).toBe(true);
+      expect(asked).toEqual(['bb']);
+      expect(await balances(db)).toEqual([
+        ['utok', A, '100'],
+        ['utok', B, '40'],
+      ]);
+      const holders = await db.query(
+        'SELECT denom, holders::int AS holders FROM rich_list_holders ORDER BY denom',
+      );
+      expect(holders.rows).toEqual([
+        { denom: 'uother', holders: 0 },
+        { denom: 'utok', holders: 2 },
+      ]);
     } finally {
       await dispose();
     }

@@ -17,13 +17,18 @@ interface RichListBatch {
   changes: BalanceRow[];
   /** Node balances at `to` of pairs seen for the first time. */
   firsts: BalanceRow[];
+  /** Accounts that are never holders (hex): whatever is stored for them goes. */
+  purge: string[];
 }
 
 /**
  * Balances per denom (spec/indexer.md §8.3, exact rather than drifting): a snapshot of every
  * account at the first indexed height, then each block's events. A balance the events touch for the
  * first time, and one they would drive below zero, is read from the node at the batch's last height
- * instead, so what is stored is the node's state whatever the events leave out.
+ * instead, so what is stored is the node's state whatever the events leave out. Accounts the
+ * source excludes (Move/Wasm module accounts) are never stored, and each batch deletes anything
+ * stored for them (by an earlier version, or before the node listed them): a few key look-ups per
+ * denom, so no state has to say which run already did it.
  */
 export function createRichListStage(ctx: {
   db: Db;
@@ -40,11 +45,11 @@ export function createRichListStage(ctx: {
       const rows = [...sumDeltas(snap.rows.map(toDelta)).values()];
       // An account the node does not list (e.g. created in that very block) but the block's events
       // touch is read on its own.
-      const listed = new Set(rows.map((r) => `${r.denom}|${r.account}`));
+      const listed = new Set(rows.map(pairKey));
       const touched = [
         ...sumDeltas(await source.deltas(await blockAt(ctx.comet, firstBlockHeight))).values(),
       ];
-      const unlisted = touched.filter((d) => !listed.has(`${d.denom}|${d.account}`));
+      const unlisted = touched.filter((d) => !listed.has(pairKey(d)));
       const amounts = await source.balancesAt(unlisted, firstBlockHeight);
       unlisted.forEach((d, i) => rows.push({ ...d, amount: amounts[i]! }));
       return {
@@ -59,18 +64,27 @@ export function createRichListStage(ctx: {
       const heights = Array.from({ length: to - from + 1 }, (_, i) => from + i);
       const blocks = (await ctx.comet.fetchBlocks(heights)).map((b, i) => present(b, heights[i]!));
       const perBlock = await Promise.all(blocks.map((b) => source.deltas(b)));
-      const deltas = [...sumDeltas(perBlock.flat()).values()];
-      const known = await storedPairs(ctx.db, deltas);
-      const firstSeen = deltas.filter((d) => !known.has(`${d.denom}|${d.account}`));
+      const summed = [...sumDeltas(perBlock.flat()).values()];
+      const known = await storedPairs(ctx.db, summed);
+      // An account with no stored balance may be a module account a chain upgrade has just added,
+      // so the node's list is read again before such an account is first stored.
+      const excluded = await source.excluded(summed.some((d) => !known.has(pairKey(d))));
+      const deltas = summed.filter((d) => !excluded.has(d.account));
+      const firstSeen = deltas.filter((d) => !known.has(pairKey(d)));
       const amounts = await source.balancesAt(firstSeen, to);
       return {
         to,
         aliases: source.aliases(),
-        changes: deltas.filter((d) => known.has(`${d.denom}|${d.account}`)).map(fromDelta),
+        changes: deltas.filter((d) => known.has(pairKey(d))).map(fromDelta),
         firsts: firstSeen.map((d, i) => fromDelta({ ...d, amount: amounts[i]! })),
+        purge: [...excluded],
       };
     },
     async write(tx, batch, at) {
+      await writer.purge(
+        tx,
+        batch.purge.map((account) => Buffer.from(account, 'hex')),
+      );
       await writer.aliases(tx, batch.aliases);
       const negative = await writer.add(tx, batch.changes);
       await writer.set(tx, batch.firsts);
@@ -93,6 +107,8 @@ function present(block: RawBlock | undefined, height: number): RawBlock {
   if (!block) throw new AppError('node_behind', `block ${height} is not on the node`, { retryable: true });
   return block;
 }
+
+const pairKey = (d: { denom: string; account: string }) => `${d.denom}|${d.account}`;
 
 const toDelta = (r: BalanceRow) => ({
   denom: r.denom,

@@ -16,6 +16,8 @@ export interface RichListWriter {
   add(tx: Queryable, rows: readonly BalanceRow[]): Promise<BalanceRow[]>;
   /** Sets each balance to the row's amount (one row per denom and account). */
   set(tx: Queryable, rows: readonly BalanceRow[]): Promise<void>;
+  /** Deletes every balance of these accounts (ones that are never holders), holder counts kept. */
+  purge(tx: Queryable, accounts: readonly Uint8Array[]): Promise<void>;
   /** Records other spellings of stored denoms (both sides lower-cased); known ones are kept. */
   aliases(tx: Queryable, pairs: readonly { alias: string; denom: string }[]): Promise<void>;
   committed(): void;
@@ -77,6 +79,24 @@ export function createRichListWriter(): RichListWriter {
     },
     async set(tx, rows) {
       await apply(tx, rows, 'set');
+    },
+    async purge(tx, accounts) {
+      if (accounts.length === 0) return;
+      // The stored denoms by a loose index scan of the primary key, then each (denom, account) by
+      // the key too: no scan of every balance.
+      await tx.query(
+        `WITH RECURSIVE denoms(denom) AS (
+           (SELECT denom FROM rich_list ORDER BY denom LIMIT 1)
+           UNION ALL
+           SELECT (SELECT r.denom FROM rich_list r WHERE r.denom > d.denom ORDER BY r.denom LIMIT 1)
+             FROM denoms d WHERE d.denom IS NOT NULL),
+         ids AS (SELECT id FROM account_dict WHERE account = ANY($1::bytea[])),
+         gone AS (DELETE FROM rich_list r USING denoms d, ids i
+                   WHERE r.denom = d.denom AND r.account_id = i.id RETURNING r.denom, r.amount),
+         held AS (SELECT denom, count(*) AS n FROM gone WHERE amount > 0 GROUP BY denom)
+         UPDATE rich_list_holders h SET holders = h.holders - held.n FROM held WHERE h.denom = held.denom`,
+        [accounts.map((a) => asBuffer(a))],
+      );
     },
     async aliases(tx, pairs) {
       if (pairs.length === 0) return;

@@ -1,0 +1,64 @@
+import { describe, expect, it } from 'vitest';
+import { accountBytesFromString } from '../../src/shared/address.js';
+import { createRichListWriter } from '../../src/store/writers/rich-list-writer.js';
+import { testDbFactories } from '../helpers/db.js';
+import { indexSimulator } from '../helpers/ingest.js';
+import { excludedModuleAccounts, expectRichListMatchesTruth } from '../helpers/truth-rich-list.js';
+
+const HEAD = 60;
+const STOP = 30;
+
+describe.each(testDbFactories())('rich list and module accounts on $name', (factory) => {
+  it.each(['move', 'wasm'] as const)(
+    '%s: balances an earlier version stored for a minter/burner module account are dropped, and it stays out',
+    async (vm) => {
+      const { db, dispose } = await factory.create();
+      const modules: Buffer[] = [];
+      const accountRows = async () => {
+        const { rows } = await db.query<{ n: number }>(
+          `SELECT count(*)::int AS n FROM rich_list r JOIN account_dict d ON d.id = r.account_id
+            WHERE d.account = ANY($1::bytea[])`,
+          [modules],
+        );
+        return rows[0]!.n;
+      };
+      const indexed = await indexSimulator({
+        db,
+        vm,
+        head: HEAD,
+        txsPerBlock: '0-6',
+        sim: { fastSignatures: true },
+        stops: {
+          heights: [STOP],
+          async at(height, sim) {
+            await expectRichListMatchesTruth(db, sim, height);
+            for (const address of await excludedModuleAccounts(sim)) {
+              modules.push(Buffer.from(accountBytesFromString(address, 'init')));
+            }
+            expect(modules.length).toBeGreaterThan(0);
+            // What a version that kept module accounts would have stored.
+            const writer = createRichListWriter();
+            await db.transaction((tx) =>
+              writer.set(
+                tx,
+                sim.truth
+                  .denoms()
+                  .flatMap((denom) => modules.map((account) => ({ denom, account, amount: 1_000_000n }))),
+              ),
+            );
+            writer.committed();
+            expect(await accountRows()).toBe(modules.length * sim.truth.denoms().length);
+          },
+        },
+      });
+      try {
+        await expectRichListMatchesTruth(db, indexed.sim, HEAD);
+        expect(await accountRows()).toBe(0);
+      } finally {
+        await indexed.close();
+        await dispose();
+      }
+    },
+    120_000,
+  );
+});
