@@ -1,8 +1,9 @@
 import { describe, expect, it } from 'vitest';
+import { accountBytesFromString, toBech32 } from '../../shared/address.js';
 import type { BankState } from '../../node/bank-state.js';
 import type { EvmClient } from '../../node/evm.js';
 import type { RawBlock } from '../../node/types.js';
-import { createEvmBalanceSource } from './rich-list-sources.js';
+import { createBankBalanceSource, createEvmBalanceSource } from './rich-list-sources.js';
 
 const TOKEN = '0x' + 'ab'.repeat(20);
 const TRANSFER = '0xddf252ad1be2c89b69c2b068fc378daa952ba7f163c4a11628f55a4df523b3ef';
@@ -53,3 +54,82 @@ describe('EVM balance source', () => {
     expect(source.aliases()).toEqual([{ alias: 'ibc/abc123', denom: TOKEN }]);
   });
 });
+
+describe('bank balance source (Move, Wasm)', () => {
+  const OPCHILD = 'init1gz9n8jnu9fgqw7vem9ud67gqjk5q4m2w0aejne';
+  const FEES = 'init17xpfvakm2amg962yls6f84z3kell8c5l70rnql';
+  const users = Array.from({ length: 40 }, (_, i) => toBech32(Buffer.alloc(20, i + 1), 'init'));
+  const bankWith = () => {
+    let active = 0;
+    const seen = { peak: 0, moduleReads: 0, balanceReads: [] as string[] };
+    const bank = {
+      accountsAt: async () => [...users, OPCHILD, FEES],
+      moduleAccounts: async () => {
+        seen.moduleReads++;
+        return [
+          { address: OPCHILD, name: 'opchild', permissions: ['minter', 'burner'] },
+          { address: FEES, name: 'fee_collector', permissions: [] },
+        ];
+      },
+      balancesAt: async (address: string) => {
+        seen.balanceReads.push(address);
+        active++;
+        seen.peak = Math.max(seen.peak, active);
+        await new Promise((resolve) => setImmediate(resolve));
+        active--;
+        return [{ denom: 'uINIT', amount: 5n }];
+      },
+    } as unknown as BankState;
+    return { bank, seen };
+  };
+
+  it.each(['move', 'wasm'] as const)(
+    '%s: the snapshot leaves out minter/burner module accounts and reads balances a few at a time',
+    async (vm) => {
+      const { bank, seen } = bankWith();
+      const source = createBankBalanceSource({ vm, bank, prefix: 'init' });
+      const { rows } = await source.snapshot(10);
+      const holders = rows.map((r) => toBech32(r.account, 'init'));
+      expect(holders).toEqual([...users, FEES]);
+      expect(rows.every((r) => r.denom === 'uinit' && r.amount === 5n)).toBe(true);
+      expect(seen.balanceReads).not.toContain(OPCHILD);
+      expect(seen.peak).toBeGreaterThan(1);
+      expect(seen.peak).toBeLessThanOrEqual(16);
+      // The list is kept, and read again only when asked.
+      await source.excluded(false);
+      expect(seen.moduleReads).toBe(1);
+      expect([...(await source.excluded(true))]).toEqual([accountHex(OPCHILD)]);
+      expect(seen.moduleReads).toBe(2);
+    },
+  );
+
+  it('wasm: bank events of a module account are left out', async () => {
+    const { bank } = bankWith();
+    const source = createBankBalanceSource({ vm: 'wasm', bank, prefix: 'init' });
+    const block: RawBlock = {
+      ...blockWithTransfer(3),
+      finalizeBlockEvents: [
+        {
+          type: 'coinbase',
+          attributes: [
+            { key: 'minter', value: OPCHILD, index: false },
+            { key: 'amount', value: '7uinit', index: false },
+          ],
+        },
+        {
+          type: 'transfer',
+          attributes: [
+            { key: 'recipient', value: users[0]!, index: false },
+            { key: 'sender', value: OPCHILD, index: false },
+            { key: 'amount', value: '7uinit', index: false },
+          ],
+        },
+      ],
+    };
+    expect(await source.deltas(block)).toEqual([
+      { denom: 'uinit', account: accountHex(users[0]!), amount: 7n },
+    ]);
+  });
+});
+
+const accountHex = (address: string) => Buffer.from(accountBytesFromString(address, 'init')).toString('hex');
