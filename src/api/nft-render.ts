@@ -1,5 +1,11 @@
 import { toBech32 } from '../shared/address.js';
-import { DEFAULT_MAX_OFFSET, type PageRequest, type PaginationJson } from '../store/pagination.js';
+import {
+  DEFAULT_MAX_OFFSET,
+  encodeKey,
+  previousOffsetKey,
+  type PageRequest,
+  type PaginationJson,
+} from '../store/pagination.js';
 import type { CollectionRow } from '../store/readers/nft-collections.js';
 import type { TokenRow } from '../store/readers/nft-tokens.js';
 
@@ -48,8 +54,6 @@ export function tokenCursor(row: TokenRow, spansCollections: boolean): Record<st
     : { height: row.height, token_id: row.tokenId };
 }
 
-const toBase64 = (text: string) => Buffer.from(text, 'utf8').toString('base64');
-
 /**
  * Keys of the offset-default NFT lists (§2.3 builder B with decision 3): a JSON cursor when the
  * client sent one; otherwise base64 integer offsets like the reference, until the next offset
@@ -63,16 +67,15 @@ export function nftPagination(
   options: { maxOffset: number | undefined; offsetOnly?: boolean },
 ): PaginationJson {
   const { hasMore, total, lastCursor } = result;
-  const cursorKey = () => (hasMore && lastCursor ? toBase64(JSON.stringify(lastCursor)) : null);
+  const cursorKey = () => (hasMore && lastCursor ? encodeKey(JSON.stringify(lastCursor)) : null);
   if (!options.offsetOnly && page.cursorKind !== 'offset' && lastCursor !== undefined) {
     return { previous_key: null, next_key: cursorKey(), total };
   }
   const nextOffset = page.offset + page.limit;
   const deep = !options.offsetOnly && nextOffset > (options.maxOffset ?? DEFAULT_MAX_OFFSET);
   return {
-    previous_key:
-      page.offset > 0 && page.offset >= page.limit ? toBase64(String(page.offset - page.limit)) : null,
-    next_key: !hasMore ? null : deep ? cursorKey() : toBase64(String(nextOffset)),
+    previous_key: previousOffsetKey(page),
+    next_key: !hasMore ? null : deep ? cursorKey() : encodeKey(String(nextOffset)),
     total,
   };
 }

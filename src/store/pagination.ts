@@ -148,7 +148,15 @@ export interface PaginationJson {
   total: string;
 }
 
-const toBase64 = (text: string) => Buffer.from(text, 'utf8').toString('base64');
+/** A pagination key: the base64 of its text (a decimal offset or a JSON cursor). */
+export const encodeKey = (text: string): string => Buffer.from(text, 'utf8').toString('base64');
+
+/**
+ * `previous_key` of the offset builder (§2.3 A): the offset one page back, only when a whole page
+ * fits before this one (`offset=50&limit=100` has none, as in the reference).
+ */
+export const previousOffsetKey = (page: { offset: number; limit: number }): string | null =>
+  page.offset > 0 && page.offset >= page.limit ? encodeKey(String(page.offset - page.limit)) : null;
 
 /**
  * Builder (B) of §2.3 with decision 3: cursor keys on cursor routes, integer keys in offset
@@ -161,14 +169,13 @@ export function buildPagination(
   if (page.cursorKind !== 'offset' && result.lastValue !== undefined) {
     return {
       previous_key: null,
-      next_key: result.hasMore ? toBase64(JSON.stringify({ [result.column]: result.lastValue })) : null,
+      next_key: result.hasMore ? encodeKey(JSON.stringify({ [result.column]: result.lastValue })) : null,
       total: result.total,
     };
   }
   return {
-    previous_key:
-      page.offset > 0 && page.offset >= page.limit ? toBase64(String(page.offset - page.limit)) : null,
-    next_key: result.hasMore ? toBase64(String(page.offset + page.limit)) : null,
+    previous_key: previousOffsetKey(page),
+    next_key: result.hasMore ? encodeKey(String(page.offset + page.limit)) : null,
     total: result.total,
   };
 }

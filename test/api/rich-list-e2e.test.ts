@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { HolderTruth, VmType } from '../../src/sim/types.js';
 import { testDbFactories } from '../helpers/db.js';
 import { indexSimulator, type IndexedSimulator } from '../helpers/ingest.js';
-import { storedDenom } from '../helpers/truth-rich-list.js';
+import { excludedModuleAccounts, storedDenom } from '../helpers/truth-rich-list.js';
 import { accountBytesFromString } from '../../src/shared/address.js';
 import { createHarness, walk, type Harness } from './harness.js';
 
@@ -21,12 +21,14 @@ describe.each(
 )('rich list route against an ingested simulator ($name)', ({ factory, vm }) => {
   let h: Harness;
   let indexed: IndexedSimulator;
+  let modules: Set<string>;
   const account = (bech32: string) =>
     vm === 'evm' ? '0x' + Buffer.from(accountBytesFromString(bech32, 'init')).toString('hex') : bech32;
   beforeAll(async () => {
     const chainId = `richlist-${vm}-1`;
     h = await createHarness(factory, { vm, blocks: 0, seed: false, env: { CHAIN_ID: chainId } });
     indexed = await indexSimulator({ db: h.db, vm, head: HEAD, txsPerBlock: '0-6', sim: { chainId } });
+    modules = await excludedModuleAccounts(indexed.sim);
   }, 120_000);
   afterAll(async () => {
     await indexed?.close();
@@ -36,7 +38,7 @@ describe.each(
   const truthOf = (denom: string): HolderTruth[] =>
     indexed.sim.truth
       .holders(denom, HEAD)
-      .filter((x) => BigInt(x.amount) > 0n)
+      .filter((x) => BigInt(x.amount) > 0n && !modules.has(x.account))
       .map((x) => ({ account: account(x.account), amount: x.amount }));
 
   it('walks every denom in both directions and at several limits, equal to the truth', async () => {
@@ -104,6 +106,37 @@ describe.each(
       .json as { holders: HolderTruth[] };
     const truth = truthOf(denom).sort(byAmount);
     expect(page2.holders.map((x) => x.amount)).toEqual(truth.slice(3, 6).map((x) => x.amount));
+  });
+
+  it('hands out previous_key as the offset one page back (spec §2.3 A), none after a cursor key', async () => {
+    const denom = indexed.sim.truth.denoms()[0]!;
+    type Page = {
+      holders: HolderTruth[];
+      pagination: { previous_key: string | null; next_key: string | null };
+    };
+    const get = async (query: string) =>
+      (await h.get(`${BASE}/${denom.replace(/\//g, '%2F')}?${query}`)).json as Page;
+    const key = (n: number) => Buffer.from(String(n)).toString('base64');
+    expect((await get('pagination.limit=3')).pagination.previous_key).toBeNull();
+    expect((await get('pagination.limit=3&pagination.offset=2')).pagination.previous_key).toBeNull();
+    expect((await get('pagination.limit=3&pagination.offset=3')).pagination.previous_key).toBe(key(0));
+    const deep = await get('pagination.limit=3&pagination.offset=7');
+    expect(deep.pagination.previous_key).toBe(key(4));
+    // An integer key is an offset too, and the previous key leads to the page before it.
+    const byKey = await get(`pagination.limit=3&pagination.key=${encodeURIComponent(key(7))}`);
+    expect(byKey).toEqual(deep);
+    const back = await get(
+      `pagination.limit=3&pagination.key=${encodeURIComponent(deep.pagination.previous_key!)}`,
+    );
+    expect(back.holders).toEqual((await get('pagination.limit=3&pagination.offset=4')).holders);
+    // Past the end the offset still steps back.
+    expect((await get('pagination.limit=3&pagination.offset=9000')).pagination.previous_key).toBe(key(8997));
+    const first = await get('pagination.limit=3');
+    const next = await get(
+      `pagination.limit=3&pagination.key=${encodeURIComponent(first.pagination.next_key!)}`,
+    );
+    expect(next.holders).toHaveLength(3);
+    expect(next.pagination.previous_key).toBeNull();
   });
 
   it('answers bad input with 400 JSON naming the parameter, an unknown denom with an empty list', async () => {

@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { toBech32 } from '../../shared/address.js';
 import { InputError } from '../../shared/errors.js';
-import { parsePagination, type PageRequest } from '../../store/pagination.js';
+import { encodeKey, parsePagination, previousOffsetKey, type PageRequest } from '../../store/pagination.js';
 import type { HolderPlan } from '../../store/readers/rich-list.js';
 import { renderList } from '../render.js';
 import { Type } from '@sinclair/typebox';
@@ -32,8 +32,6 @@ function holderPlan(page: PageRequest): HolderPlan {
   return plan;
 }
 
-const toBase64 = (text: string) => Buffer.from(text, 'utf8').toString('base64');
-
 /** GET /indexer/richlist/v1/{denom} (spec §4.7 with decision 4): on every VM. */
 export function registerRichListRoutes(app: FastifyInstance, deps: RouteDeps): void {
   const { richList } = deps.readers;
@@ -52,13 +50,14 @@ export function registerRichListRoutes(app: FastifyInstance, deps: RouteDeps): v
     async handler({ query, params }) {
       const denom = parseDenom(params.denom ?? '');
       const page = parsePagination(query, 'offset');
-      const result = await richList.holders(denom, holderPlan(page), { countTotal: page.countTotal });
+      const plan = holderPlan(page);
+      const result = await richList.holders(denom, plan, { countTotal: page.countTotal });
       const last = result.rows.at(-1);
       // The next page starts after the last row, so balances changing between requests never make
       // a walk repeat or skip a holder that kept its place.
       const nextKey =
         result.hasMore && last
-          ? toBase64(JSON.stringify({ amount: last.amount, account_id: last.accountId }))
+          ? encodeKey(JSON.stringify({ amount: last.amount, account_id: last.accountId }))
           : null;
       const holders = result.rows.map((r) =>
         JSON.stringify({
@@ -66,7 +65,14 @@ export function registerRichListRoutes(app: FastifyInstance, deps: RouteDeps): v
           amount: r.amount,
         }),
       );
-      return renderList('holders', holders, { previous_key: null, next_key: nextKey, total: result.total });
+      // §4.7 answers with builder (A): the offset one page back. A page after a cursor has no
+      // offset to step back from, so it has none (as builder B's cursor pages).
+      const previousKey = plan.after ? null : previousOffsetKey(plan);
+      return renderList('holders', holders, {
+        previous_key: previousKey,
+        next_key: nextKey,
+        total: result.total,
+      });
     },
   });
 }
