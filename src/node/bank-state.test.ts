@@ -35,7 +35,6 @@ const A = 'init1kw2unuhgfa6mz6r0ehrzlr9k9ftjk7pql8u5fm';
 const B = 'init17xpfvakm2amg962yls6f84z3kell8c5l70rnql';
 const C = 'init1nyky4mrxx69l4zpqtdldkk9rlf9grlnn77djlh';
 const D = 'init1sqnzndr2mc3us4m59tksjge7gnnml6usydaskw';
-const E = 'init1926svvgllca2lzr3lp98h29xshsztka6vua3wf';
 const OPCHILD = 'init1gz9n8jnu9fgqw7vem9ud67gqjk5q4m2w0aejne';
 
 const base = (address: string, n: number) => ({
