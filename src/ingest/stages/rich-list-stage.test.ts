@@ -7,6 +7,7 @@ import type { RawBlock } from '../../node/types.js';
 import type { Db } from '../../store/db.js';
 import { createIngestMetrics } from '../metrics.js';
 import { createBlockHead } from './block-head.js';
+import type { BalanceDelta } from '../collectors/rich-list-deltas.js';
 import type { BalanceSource } from './rich-list-sources.js';
 import { createRichListStage } from './rich-list-stage.js';
 import { runStage } from './runner.js';
@@ -30,6 +31,25 @@ const comet: CometClient = {
       finalizeBlockEvents: [],
     })),
 };
+
+/** What the events of each height move, as a source says. */
+const deltasAt =
+  (byHeight: Record<number, BalanceDelta[]>): BalanceSource['deltas'] =>
+  async (block) =>
+    byHeight[block.height] ?? [];
+
+/** `amount` utok from one account to another. */
+const transfer = (from: string, to: string, amount: bigint): BalanceDelta[] => [
+  { denom: 'utok', account: from, amount: -amount },
+  { denom: 'utok', account: to, amount },
+];
+
+/** Heights 1..3 as the block stream stores them. */
+const insertBlocks = (db: Db) =>
+  db.query(
+    `INSERT INTO block (height, hash, "timestamp", block_time_ms, proposer, gas_used, gas_wanted, tx_count, total_fee)
+     SELECT h, '\\x00', now(), 0, '', 0, 0, 0, '[]' FROM generate_series(1, 3) h`,
+  );
 
 const runToEnd = async (db: Db, source: BalanceSource, batchHeights = 1) => {
   const head = createBlockHead(() => 3);
@@ -56,23 +76,15 @@ describe.each(testDbFactories())('rich-list stage on $name', (factory) => {
   it('reads first-seen balances and balances driven below zero from the node, and keeps holder counts', async () => {
     const { db, dispose } = await factory.create();
     try {
-      await db.query(
-        `INSERT INTO block (height, hash, "timestamp", block_time_ms, proposer, gas_used, gas_wanted, tx_count, total_fee)
-         SELECT h, '\\x00', now(), 0, '', 0, 0, 0, '[]' FROM generate_series(1, 3) h`,
-      );
+      await insertBlocks(db);
       const asked: string[] = [];
       // What the node says at each height; the events of height 2 overstate A's spending.
       const node: Record<number, Record<string, bigint>> = { 2: { [A]: 0n, [B]: 150n }, 3: { [C]: 7n } };
       const source: BalanceSource = {
-        deltas: async (block) =>
-          block.height === 2
-            ? [
-                { denom: 'utok', account: A, amount: -150n },
-                { denom: 'utok', account: B, amount: 150n },
-              ]
-            : block.height === 3
-              ? [{ denom: 'utok', account: C, amount: 3n }]
-              : [],
+        deltas: deltasAt({
+          2: transfer(A, B, 150n),
+          3: [{ denom: 'utok', account: C, amount: 3n }],
+        }),
         aliases: () => [{ alias: 'tok', denom: 'utok' }],
         balancesAt: async (pairs, height) => {
           asked.push(...pairs.map((p) => `${p.account.slice(0, 2)}@${height}`));
@@ -84,26 +96,14 @@ describe.each(testDbFactories())('rich-list stage on $name', (factory) => {
         }),
         excluded: async () => new Set(),
       };
-      const head = createBlockHead(() => 3);
-      head.finish();
-      const stage = createRichListStage({ db, comet, source });
-      const deps = {
-        db,
-        logger: silentLogger(),
-        metrics: createIngestMetrics(createMetricsRegistry({ defaultMetrics: false })),
-        head,
-      };
-      await runStage(stage, deps, { signal: new AbortController().signal, batchHeights: 1 });
+      await runToEnd(db, source);
       // B and C first seen (read from the node), A driven below zero at 2 (read again); the next
       // batch is read while one is written, so the order varies.
       expect(asked.sort()).toEqual(['aa@2', 'bb@2', 'cc@3']);
-      const { rows } = await db.query<{ account: Uint8Array; amount: string }>(
-        `SELECT d.account, r.amount::text AS amount FROM rich_list r JOIN account_dict d ON d.id = r.account_id ORDER BY d.account`,
-      );
-      expect(rows.map((r) => [Buffer.from(r.account).toString('hex'), r.amount])).toEqual([
-        [A, '0'],
-        [B, '150'],
-        [C, '7'],
+      expect(await balances(db)).toEqual([
+        ['utok', A, '0'],
+        ['utok', B, '150'],
+        ['utok', C, '7'],
       ]);
       const holders = await db.query('SELECT denom, holders::int AS holders FROM rich_list_holders');
       expect(holders.rows).toEqual([{ denom: 'utok', holders: 2 }]);
@@ -119,10 +119,7 @@ describe.each(testDbFactories())('rich-list stage on $name', (factory) => {
   it('never stores an excluded account: purges what an earlier run stored, re-reads the list when an unstored account appears', async () => {
     const { db, dispose } = await factory.create();
     try {
-      await db.query(
-        `INSERT INTO block (height, hash, "timestamp", block_time_ms, proposer, gas_used, gas_wanted, tx_count, total_fee)
-         SELECT h, '\\x00', now(), 0, '', 0, 0, 0, '[]' FROM generate_series(1, 3) h`,
-      );
+      await insertBlocks(db);
       const M = 'dd'.repeat(20);
       // A first run (before module accounts were excluded) stored M like any holder.
       const firstRun: BalanceSource = {
@@ -153,13 +150,10 @@ describe.each(testDbFactories())('rich-list stage on $name', (factory) => {
       let learnt = new Set<string>();
       const asked: string[] = [];
       const secondRun: BalanceSource = {
-        deltas: async (block) =>
-          block.height === 2
-            ? [
-                { denom: 'utok', account: M, amount: -40n },
-                { denom: 'utok', account: B, amount: 40n },
-              ]
-            : [{ denom: 'utok', account: M, amount: 5n }],
+        deltas: deltasAt({
+          2: transfer(M, B, 40n),
+          3: [{ denom: 'utok', account: M, amount: 5n }],
+        }),
         aliases: () => [],
         balancesAt: async (pairs) => {
           asked.push(...pairs.map((p) => p.account.slice(0, 2)));
