@@ -5,8 +5,9 @@ import { createLogger } from '../shared/logger.js';
 import { createChain, deriveValidator, type Chain, type GeneratedBlock } from './chain/blocks.js';
 import { closeServer, createRawServer, listen } from './surfaces/http.js';
 import { createKeyring, moduleAddress, sha256 } from './chain/keys.js';
-import type { ModelContext } from './vm/move/workload.js';
-import { createMoveVm, type VmDeps } from './vm/move/setup.js';
+import type { ModelContext } from './vm/common/context.js';
+import { createMoveVm } from './vm/move/setup.js';
+import { type VmDeps } from './vm/setup.js';
 import { createWasmVm } from './vm/wasm/setup.js';
 import { createEvmVm } from './vm/evm/setup.js';
 import { loadReplay, type Replay } from './replay/load.js';
@@ -39,7 +40,7 @@ import {
   faultWrapped,
   type Handler,
 } from './surfaces/handlers.js';
-import type { VmSetup } from './chain/plan.js';
+import type { VmSetup } from './vm/setup.js';
 
 const PREFIX = 'init';
 const DEFAULT_ACCOUNTS = 64;

@@ -1,7 +1,7 @@
 import { event, eventsJsonBody, type SimEvent } from './events.js';
 import type { PlannedTx, VmModel } from './plan.js';
 import { buildTx, type BuiltTx } from './tx-build.js';
-import { coinsText } from '../vm/move/workload.js';
+import { coinsText } from './tx-build.js';
 import { grepAccounts, type Normaliser } from '../truth/accounts.js';
 import type { Coin, TxTruth } from '../types.js';
 

@@ -6,7 +6,7 @@ import { Lru } from './lru.js';
 import type { VmModel } from './plan.js';
 import { blockTime, rfc3339Nano } from './time.js';
 import { assembleTx, type AssembleContext, type GeneratedTx } from './assemble.js';
-import { coinsText } from '../vm/move/workload.js';
+import { coinsText } from './tx-build.js';
 import { createNormaliser } from '../truth/accounts.js';
 import type { Schedule } from './workload.js';
 import type { BlockTruth, Coin } from '../types.js';

@@ -135,6 +135,10 @@ export function coinsJson(coins: Coin[]): string {
   );
 }
 
+export function coinsText(coins: Coin[]): string {
+  return coins.map((c) => c.amount + c.denom).join(',');
+}
+
 /** The REST gateway's proto-JSON of the tx: proto field order, snake_case, defaults emitted. */
 function renderRestTx(
   input: Omit<TxInput, 'msgs'> & { msgs: Array<{ json: string }> },

@@ -1,8 +1,7 @@
 import type { FaultInjector, Surface } from './faults.js';
 import type { RawResponse } from './http.js';
 import { fromExtension, handleJsonRpcPost, type Outcome } from './jsonrpc.js';
-import type { VmSetup } from '../chain/plan.js';
-import { grpcError, handleBlockRoutes, type RestContext } from './rest/blocks.js';
+import { grpcError, handleBlockRoutes, type RestAnswer, type RestContext } from './rest/blocks.js';
 import { handleStateRoutes, type StateContext } from './rest/state.js';
 import { callRpc, normaliseParams } from './rpc/core.js';
 import type { ClientRpcContext } from './rpc/client-context.js';
@@ -71,7 +70,8 @@ export interface RestSurface {
   head(): number;
   restCtx: RestContext;
   stateCtx: StateContext;
-  vm: VmSetup;
+  /** The VM's own REST state routes (VmSetup.rest). */
+  vm: { rest?(req: SimHttpRequest): RestAnswer | undefined };
   extensions: SimExtension[];
 }
 
@@ -101,7 +101,10 @@ export function createRestHandler(s: RestSurface): Handler {
 }
 
 /** EVM JSON-RPC with geth-style framing: errors answer HTTP 200; an unknown method is -32601. */
-export function createEvmHandler(vm: VmSetup, extensions: SimExtension[]): Handler {
+export function createEvmHandler(
+  vm: { jsonRpc?(method: string, params: unknown): Outcome | undefined },
+  extensions: SimExtension[],
+): Handler {
   const call = async (method: string, params: unknown): Promise<Outcome | undefined> => {
     const own = vm.jsonRpc?.(method, params);
     if (own) return own;

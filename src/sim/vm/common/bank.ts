@@ -1,7 +1,8 @@
 import { bankSendMessageEvent, coinTransferEvents } from './bank-events.js';
 import type { SimEvent } from '../../chain/events.js';
 import type { SimAccount } from '../../chain/keys.js';
-import { coinsOf, coinsText, gasOf, recipientOf, type ModelContext, type Party } from '../move/workload.js';
+import { coinsOf, gasOf, recipientOf, type ModelContext, type Party } from './context.js';
+import { coinsText } from '../../chain/tx-build.js';
 import { msgSend, MSG_SEND } from '../../chain/msgs.js';
 import type { PlannedTx } from '../../chain/plan.js';
 import { pick, Stream } from '../../chain/prng.js';

@@ -15,7 +15,7 @@ import {
 } from './abi.js';
 import type { EvmContracts } from './contracts.js';
 import type { SimAccount } from '../../chain/keys.js';
-import { amountOf, recipientOf } from '../move/workload.js';
+import { amountOf, recipientOf } from '../common/context.js';
 import { ESCROW, collectionName, type Holder, type NftOp } from '../../chain/nft-lifecycle.js';
 
 import type { EvmFrame, EvmModelContext, TokenDelta } from './types.js';

@@ -14,9 +14,9 @@ import {
   firstIbcOpG,
   type NftPlanContext,
 } from '../../chain/nft-lifecycle.js';
-import { nftPlanOf } from '../move/workload.js';
-import type { VmSetup } from '../../chain/plan.js';
-import type { VmDeps } from '../move/setup.js';
+import { nftPlanOf } from '../common/context.js';
+import type { VmSetup } from '../setup.js';
+import type { VmDeps } from '../setup.js';
 import type { InternalTxTruth } from '../../types.js';
 import type { EvmFrame } from './types.js';
 

@@ -1,7 +1,7 @@
 import type { EvmLog } from './abi.js';
 import type { EvmContracts } from './contracts.js';
 import type { EthTx } from './ethtx.js';
-import type { ModelContext } from '../move/workload.js';
+import type { ModelContext } from '../common/context.js';
 import type { NftPlanContext } from '../../chain/nft-lifecycle.js';
 
 /** A callTracer frame. */

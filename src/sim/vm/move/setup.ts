@@ -1,7 +1,5 @@
 import { toBech32 } from '../../../shared/address.js';
-import { tryAccountBytes } from '../../../shared/address.js';
 import { createBankLedger } from '../common/bank-ledger.js';
-import type { Ledger } from '../../chain/ledger.js';
 import { shortHex } from './address.js';
 import { createMoveAddressBook } from './model.js';
 import {
@@ -12,50 +10,12 @@ import {
   moveHolderAddress,
 } from './nft.js';
 import { createMoveRest } from './rest.js';
-import { createMoveModel, nftPlanOf, type ModelContext } from './workload.js';
+import { createMoveModel } from './workload.js';
+import { nftPlanOf } from '../common/context.js';
 import { collectionCreator, collectionName } from '../../chain/nft-lifecycle.js';
-import type { VmSetup } from '../../chain/plan.js';
-import type { StateContext } from '../../surfaces/rest/state.js';
+import type { VmDeps, VmSetup } from '../setup.js';
+import { bankBalanceHooks } from '../setup.js';
 import { pad32 } from './address.js';
-
-export interface VmDeps {
-  ctx: ModelContext;
-  state: StateContext;
-  head(): number;
-  lastTxAt(height: number): number;
-  /** Where to look for a hash not generated yet (most recent heights first). */
-  recentHeights(): number[];
-  /** The account fees end at when a block ends. */
-  rewards: Uint8Array;
-}
-
-/** The bank-balance hooks of a VM whose ledger is keyed by bank denom and 0x hex account. */
-export function bankBalanceHooks(
-  ledger: Ledger,
-  deps: VmDeps,
-): Pick<VmSetup, 'balanceOf' | 'denomsOf' | 'holders' | 'accountsAt'> {
-  const { prefix } = deps.ctx;
-  const hexOf = (address: string) => {
-    const bytes = tryAccountBytes(address, prefix);
-    return bytes ? '0x' + Buffer.from(bytes).toString('hex') : undefined;
-  };
-  return {
-    balanceOf(address, denom, height) {
-      const hex = hexOf(address);
-      return hex === undefined ? undefined : ledger.balanceOf(denom, hex, deps.lastTxAt(height)).toString();
-    },
-    denomsOf(address, height) {
-      const hex = hexOf(address);
-      return hex === undefined ? [] : ledger.tokensOf(hex, deps.lastTxAt(height));
-    },
-    accountsAt: (height) => ledger.addresses(deps.lastTxAt(height)),
-    holders: (denom, height) =>
-      ledger.holders(denom, deps.lastTxAt(height)).map((x) => ({
-        account: toBech32(Buffer.from(x.address.slice(2), 'hex'), prefix),
-        amount: x.amount.toString(),
-      })),
-  };
-}
 
 const hex32 = (b: Uint8Array): string => '0x' + Buffer.from(pad32(b)).toString('hex');
 

@@ -4,7 +4,7 @@ import { bankKindOf, planBankSend, plainSendEvents } from '../common/bank.js';
 import { event, type SimEvent } from '../../chain/events.js';
 import { recvPacketParts } from '../common/ibc.js';
 import { sha256, type SimAccount } from '../../chain/keys.js';
-import { amountOf, gasOf, nftTx, recipientOf, signerOf, type ModelContext } from '../move/workload.js';
+import { amountOf, gasOf, nftTx, recipientOf, signerOf, type ModelContext } from '../common/context.js';
 import {
   collectionCreator,
   collectionName,

@@ -1,7 +1,7 @@
-import type { VmSetup } from '../../chain/plan.js';
+import type { VmSetup } from '../setup.js';
 import { createBankLedger } from '../common/bank-ledger.js';
-import { bankBalanceHooks, type VmDeps } from '../move/setup.js';
-import { nftPlanOf } from '../move/workload.js';
+import { bankBalanceHooks, type VmDeps } from '../setup.js';
+import { nftPlanOf } from '../common/context.js';
 import { collectionName, type NftPlanContext } from '../../chain/nft-lifecycle.js';
 import { accountHex } from '../common/naming.js';
 import { createWasmContracts, createWasmModel, wasmCollectionCreator } from './model.js';
