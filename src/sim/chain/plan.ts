@@ -3,7 +3,7 @@ import type { SimAccount } from './keys.js';
 import type { EncodedMsg, SimSignMode } from './tx-build.js';
 import type { Coin } from '../types.js';
 
-/** What a VM model decides for one global tx index; chain.ts turns it into bytes and JSON. */
+/** What a VM model decides for one global tx index; chain/assemble.ts turns it into bytes and JSON. */
 export interface PlannedTx {
   signer: SimAccount;
   sequence: number;
