@@ -58,40 +58,36 @@ function simLayers() {
   });
   const assembly = ['chain/assemble.ts', 'chain/blocks.ts'];
   const wiring = ['vm/setup.ts', 'vm/*/setup.ts'];
+  const aboveModels = [
+    'surfaces',
+    'replay',
+    'vip',
+    'simulator',
+    'truth/routes',
+    'chain/assemble',
+    'chain/blocks',
+  ];
+  // One entry per file: a later entry for the same file would replace an earlier one's patterns.
   return [
-    // 1. chain primitives: types.ts and src/shared only.
+    // 2. chain primitives: types.ts and src/shared only.
     layer(['chain/**'], ['truth', 'vm', 'surfaces', 'replay', 'vip', 'simulator', 'assemble', 'blocks'], {
       ignores: assembly,
     }),
-    // 2. truth derivations (tx accounts, NFTs): chain primitives.
-    layer(
-      ['truth/accounts.ts', 'truth/nft.ts'],
-      ['vm', 'surfaces', 'replay', 'vip', 'simulator', 'chain/assemble', 'chain/blocks', 'routes'],
-    ),
-    // 3. chain assembly (no VM, no surface) and VM models (no assembly, no surface).
+    // 3. truth derivations (tx accounts, NFTs): chain primitives.
+    layer(['truth/accounts.ts', 'truth/nft.ts'], ['vm', 'routes', ...aboveModels]),
+    // 4. chain assembly (no VM, no surface) and the VM models (no assembly, no surface; the
+    // common pieces below the VMs).
     layer(assembly, ['vm', 'surfaces', 'replay', 'vip', 'simulator', 'truth/routes']),
-    layer(
-      ['vm/**'],
-      [
-        'surfaces',
-        'replay',
-        'vip',
-        'simulator',
-        'truth/routes',
-        'chain/assemble',
-        'chain/blocks',
-        'rest',
-        'setup',
-      ],
-      { ignores: [...wiring, 'vm/*/rest.ts'] },
-    ),
-    layer(['vm/common/**'], ['move', 'wasm', 'evm']),
-    // 4. surfaces, a VM's own REST answers, the truth routes: not the wiring above them.
+    layer(['vm/common/**'], [...aboveModels, 'move', 'wasm', 'evm']),
+    layer(['vm/**'], [...aboveModels, 'rest', 'setup'], {
+      ignores: ['vm/common/**', 'vm/*/rest.ts', ...wiring],
+    }),
+    // 5. surfaces, a VM's own REST answers, the truth routes: not the wiring above them.
     layer(
       ['surfaces/**', 'truth/routes.ts', 'vm/*/rest.ts'],
       ['replay', 'vip', 'simulator', 'setup', 'vm/setup'],
     ),
-    // 5. VM wiring and replay: not the simulator.
+    // 6. VM wiring and replay: not the simulator.
     layer([...wiring, 'replay/**'], ['vip', 'simulator']),
     // The VIP extension: types.ts and surfaces/http.ts only.
     layer(['vip/**'], ['chain', 'truth', 'vm', 'surfaces/(?!http\\.js$)[\\w-]+', 'replay', 'simulator'], {
