@@ -144,30 +144,13 @@ export async function evmRpc(c: Ctx): Promise<void> {
     10,
   );
   const some = c.evmHashes.filter((_, i) => i % 4 === 0);
-  await d.batches(
-    'evm.tx',
-    base,
-    'eth_getTransactionByHash',
-    some.map((h) => [h]),
-  );
-  await d.batches(
-    'evm.tx',
-    base,
-    'eth_getTransactionReceipt',
-    some.map((h) => [h]),
-  );
-  await d.batches(
-    'evm.tx',
-    base,
-    'debug_traceTransaction',
-    some.map((h) => [h, { tracer: 'callTracer' }]),
-  );
-  await d.batches(
-    'evm.tx',
-    base,
-    'cosmos_cosmosTxHashByTxHash',
-    some.map((h) => [h]),
-  );
+  const perTx: Array<[string, (hash: string) => unknown[]]> = [
+    ['eth_getTransactionByHash', (h) => [h]],
+    ['eth_getTransactionReceipt', (h) => [h]],
+    ['debug_traceTransaction', (h) => [h, { tracer: 'callTracer' }]],
+    ['cosmos_cosmosTxHashByTxHash', (h) => [h]],
+  ];
+  for (const [method, params] of perTx) await d.batches('evm.tx', base, method, some.map(params));
   await d.batches(
     'evm.tx',
     base,
