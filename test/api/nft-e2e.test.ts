@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { COLLECTIONS, nftOpAt, type NftPlanContext } from '../../src/sim/nft-lifecycle.js';
+import { COLLECTIONS, nftOpAt, type NftPlanContext } from '../../src/sim/chain/nft-lifecycle.js';
 import type { NftCollectionTruth, NftTokenTruth, TxTruth, VmType } from '../../src/sim/types.js';
 import { nftNameKey } from '../../src/shared/nft-name.js';
 import { testDbFactories } from '../helpers/db.js';
