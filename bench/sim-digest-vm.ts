@@ -44,6 +44,21 @@ export async function moveRest(c: Ctx): Promise<void> {
           { 'x-cosmos-block-height': String(h) },
         );
   }
+  // Every 32-byte account the txs name (NFT objects, collections, …) at heights before, during and
+  // after their lifecycles: a token not minted yet, live, transferred, re-minted or burnt.
+  const objects = new Set<string>();
+  for (let h = 1; h <= n; h++)
+    for (const tx of c.sim.truth.block(h).txs)
+      for (const a of tx.accounts) if (accountBytesFromString(a, 'init').length === 32) objects.add(a);
+  for (const h of [Math.floor(n / 4), Math.floor(n / 2), Math.floor((3 * n) / 4), n])
+    for (const o of objects)
+      for (const tag of ['0x1::nft::Nft', '0x1::object::ObjectCore'])
+        await d.get(
+          'rest.move.objects',
+          urls.rest,
+          `/initia/move/v1/accounts/${o}/resources/by_struct_tag?struct_tag=${tag}`,
+          { 'x-cosmos-block-height': String(h) },
+        );
   await d.get('rest.move', urls.rest, '/initia/move/v1/denom?metadata=init1xyz');
 }
 

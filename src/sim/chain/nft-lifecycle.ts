@@ -184,18 +184,38 @@ export interface TokenState {
   uri: string;
 }
 
+/** The token of `slot` after global tx `lastG` (inclusive); undefined before its mint or after its burn. */
+export function tokenAfter(ctx: NftPlanContext, slot: number, lastG: number): TokenState | undefined {
+  const done = (p: number): boolean => gOfSlotPhase(ctx, slot, p) <= lastG;
+  if (!done(0) || (done(3) && isBurnt(slot))) return undefined;
+  const h = holdersOf(ctx, slot);
+  const owner = done(3) ? h.final : done(2) ? h.afterT2 : done(1) ? h.afterT1 : h.afterMint;
+  const uri = done(2) && mutates(ctx, slot) ? mutatedUri(slot) : mintUri(slot);
+  return { slot, collection: collectionOf(slot), tokenId: tokenIdOf(slot), owner, uri };
+}
+
 /** Live tokens after global tx `lastG` (inclusive), regular collections only. */
 export function tokensAfter(ctx: NftPlanContext, lastG: number): TokenState[] {
   const out: TokenState[] = [];
   for (let slot = 0; gOfSlotPhase(ctx, slot, 0) <= lastG; slot++) {
-    const h = holdersOf(ctx, slot);
-    const done = (p: number): boolean => gOfSlotPhase(ctx, slot, p) <= lastG;
-    if (done(3) && isBurnt(slot)) continue;
-    const owner = done(3) ? h.final : done(2) ? h.afterT2 : done(1) ? h.afterT1 : h.afterMint;
-    const uri = done(2) && mutates(ctx, slot) ? mutatedUri(slot) : mintUri(slot);
-    out.push({ slot, collection: collectionOf(slot), tokenId: tokenIdOf(slot), owner, uri });
+    const token = tokenAfter(ctx, slot, lastG);
+    if (token) out.push(token);
   }
   return out;
+}
+
+/** IBC token `index` (id index+1) after `lastG`, held by its receiver; undefined before its receipt. */
+export function ibcTokenAfter(
+  ctx: NftPlanContext,
+  index: number,
+  lastG: number,
+): { tokenId: string; owner: Holder; uri: string } | undefined {
+  if (gOfOp(ctx, COLLECTIONS + PHASES * index + 4) > lastG) return undefined;
+  return {
+    tokenId: String(index + 1),
+    owner: pick(ctx.seed, NFT_STREAM + 1, index, ctx.accounts),
+    uri: `ipfs://bafyl1/${index + 1}`,
+  };
 }
 
 /** IBC-received tokens after `lastG` (token i+1, held by its receiver). */
@@ -204,14 +224,11 @@ export function ibcTokensAfter(
   lastG: number,
 ): Array<{ tokenId: string; owner: Holder; uri: string }> {
   const out = [];
-  for (let i = 0; gOfOp(ctx, COLLECTIONS + PHASES * i + 4) <= lastG; i++) {
-    out.push({
-      tokenId: String(i + 1),
-      owner: pick(ctx.seed, NFT_STREAM + 1, i, ctx.accounts),
-      uri: `ipfs://bafyl1/${i + 1}`,
-    });
+  for (let i = 0; ; i++) {
+    const token = ibcTokenAfter(ctx, i, lastG);
+    if (!token) return out;
+    out.push(token);
   }
-  return out;
 }
 
 export const collectionCreatedBy = (ctx: ShareOf, c: number, lastG: number): boolean =>

@@ -17,10 +17,16 @@ import {
   collectionCreatedBy,
   collectionCreator,
   collectionName,
+  collectionOf,
   COLLECTIONS,
+  gOfSlotPhase,
   ibcCollectionCreatedBy,
+  ibcTokenAfter,
   ibcTokensAfter,
+  tokenAfter,
+  tokenIdOf,
   tokensAfter,
+  type TokenState,
 } from '../../chain/nft-lifecycle.js';
 import { grpcError, ok, type RestAnswer } from '../../surfaces/rest/blocks.js';
 import { queryHeight } from '../../surfaces/rest/state.js';
@@ -50,54 +56,64 @@ interface MoveObject {
 
 const hex = (b: Uint8Array): string => Buffer.from(pad32(b)).toString('hex');
 
+const creatorOf = (ctx: MoveRestContext, c: number): Uint8Array =>
+  ctx.accounts[collectionCreator(ctx.nft.plan, c)]!.address;
+
+function tokenObject(ctx: MoveRestContext, t: TokenState): MoveObject {
+  return {
+    kind: 'nft',
+    owner: moveHolderAddress(ctx.nft, t.owner),
+    collection: moveCollectionAddress(ctx.nft, t.collection),
+    tokenId: t.tokenId,
+    uri: t.uri,
+    name: collectionName(t.collection),
+    creator: creatorOf(ctx, t.collection),
+    length: 0,
+  };
+}
+
+function ibcTokenObject(
+  ctx: MoveRestContext,
+  t: { tokenId: string; owner: number; uri: string },
+): MoveObject {
+  return {
+    kind: 'nft',
+    owner: moveHolderAddress(ctx.nft, t.owner),
+    collection: moveIbcCollectionAddress(),
+    tokenId: t.tokenId,
+    uri: t.uri,
+    name: moveIbcClassName(),
+    creator: Uint8Array.of(1),
+    length: 0,
+  };
+}
+
 function objectsAt(ctx: MoveRestContext, lastG: number): Map<string, MoveObject> {
   const objects = new Map<string, MoveObject>();
-  const creatorOf = (c: number): Uint8Array => ctx.accounts[collectionCreator(ctx.nft.plan, c)]!.address;
   const counts = new Map<string, number>();
-  const tokens = tokensAfter(ctx.nft.plan, lastG);
+  for (const t of tokensAfter(ctx.nft.plan, lastG)) {
+    const token = tokenObject(ctx, t);
+    counts.set(hex(token.collection), (counts.get(hex(token.collection)) ?? 0) + 1);
+    objects.set(hex(moveNftAddress(ctx.nft, t.collection, t.tokenId)), token);
+  }
   const ibc = ibcTokensAfter(ctx.nft.plan, lastG);
-  for (const t of tokens) {
-    const coll = moveCollectionAddress(ctx.nft, t.collection);
-    counts.set(hex(coll), (counts.get(hex(coll)) ?? 0) + 1);
-    objects.set(hex(moveNftAddress(ctx.nft, t.collection, t.tokenId)), {
-      kind: 'nft',
-      owner: moveHolderAddress(ctx.nft, t.owner),
-      collection: coll,
-      tokenId: t.tokenId,
-      uri: t.uri,
-      name: collectionName(t.collection),
-      creator: creatorOf(t.collection),
-      length: 0,
-    });
-  }
-  const ibcColl = moveIbcCollectionAddress();
-  for (const t of ibc) {
-    objects.set(hex(moveIbcNftAddress(t.tokenId)), {
-      kind: 'nft',
-      owner: moveHolderAddress(ctx.nft, t.owner),
-      collection: ibcColl,
-      tokenId: t.tokenId,
-      uri: t.uri,
-      name: moveIbcClassName(),
-      creator: Uint8Array.of(1),
-      length: 0,
-    });
-  }
+  for (const t of ibc) objects.set(hex(moveIbcNftAddress(t.tokenId)), ibcTokenObject(ctx, t));
   for (let c = 0; c < COLLECTIONS; c++) {
     if (!collectionCreatedBy(ctx.nft.plan, c, lastG)) continue;
     const addr = moveCollectionAddress(ctx.nft, c);
     objects.set(hex(addr), {
       kind: 'collection',
-      owner: creatorOf(c),
+      owner: creatorOf(ctx, c),
       collection: addr,
       tokenId: '',
       uri: `ipfs://bafysim${c}`,
       name: collectionName(c),
-      creator: creatorOf(c),
+      creator: creatorOf(ctx, c),
       length: counts.get(hex(addr)) ?? 0,
     });
   }
   if (ibcCollectionCreatedBy(ctx.nft.plan, lastG)) {
+    const ibcColl = moveIbcCollectionAddress();
     objects.set(hex(ibcColl), {
       kind: 'collection',
       owner: Uint8Array.of(1),
@@ -110,6 +126,44 @@ function objectsAt(ctx: MoveRestContext, lastG: number): Map<string, MoveObject>
     });
   }
   return objects;
+}
+
+/**
+ * NFT object address → the tokens minted at it (a re-mint reuses its burnt root's address), grown
+ * as later heights are asked. Ingest asks for each mint at its own height: one token's state is
+ * closed-form, where rebuilding every object per height made a chain's look-ups quadratic.
+ */
+function createTokenIndex(ctx: MoveRestContext) {
+  type Ref = { slot: number } | { ibc: number };
+  const refs = new Map<string, Ref[]>();
+  const add = (address: Uint8Array, ref: Ref) => {
+    const list = refs.get(hex(address));
+    if (list) list.push(ref);
+    else refs.set(hex(address), [ref]);
+  };
+  const plan = ctx.nft.plan;
+  let slots = 0;
+  let ibc = 0;
+  /** The token at `address` after `lastG`; null when none is live there, undefined for no token address. */
+  return (address: Uint8Array, lastG: number): MoveObject | null | undefined => {
+    for (; gOfSlotPhase(plan, slots, 0) <= lastG; slots++)
+      add(moveNftAddress(ctx.nft, collectionOf(slots), tokenIdOf(slots)), { slot: slots });
+    for (; ibcTokenAfter(plan, ibc, lastG); ibc++) add(moveIbcNftAddress(String(ibc + 1)), { ibc });
+    const list = refs.get(hex(address));
+    if (!list) return undefined;
+    // The latest mint at this address by lastG decides (the index may run ahead of lastG).
+    for (let i = list.length - 1; i >= 0; i--) {
+      const ref = list[i]!;
+      if ('ibc' in ref) {
+        const token = ibcTokenAfter(plan, ref.ibc, lastG);
+        if (token) return ibcTokenObject(ctx, token);
+      } else if (gOfSlotPhase(plan, ref.slot, 0) <= lastG) {
+        const token = tokenAfter(plan, ref.slot, lastG);
+        return token ? tokenObject(ctx, token) : null;
+      }
+    }
+    return undefined;
+  };
 }
 
 function resource(address: Uint8Array, structTag: string, data: unknown, raw: Uint8Array): RestAnswer {
@@ -128,6 +182,11 @@ function resource(address: Uint8Array, structTag: string, data: unknown, raw: Ui
 export function createMoveRest(ctx: MoveRestContext): (req: SimHttpRequest) => RestAnswer | undefined {
   const cache = new Lru<number, Map<string, MoveObject>>(8);
   const at = (lastG: number): Map<string, MoveObject> => cache.getOrSet(lastG, () => objectsAt(ctx, lastG));
+  const tokenAt = createTokenIndex(ctx);
+  const objectAt = (address: Uint8Array, lastG: number): MoveObject | undefined => {
+    const token = tokenAt(address, lastG);
+    return token === null ? undefined : (token ?? at(lastG).get(hex(address)));
+  };
   const metadataByAddr = new Map(ctx.denoms.map((d) => [hex(ctx.book.metadata(d)), d]));
   return (req) => {
     if (req.path === '/initia/move/v1/denom') {
@@ -146,7 +205,7 @@ export function createMoveRest(ctx: MoveRestContext): (req: SimHttpRequest) => R
     if (!bytes) return grpcError(400, 3, `invalid address: ${m[1]}`);
     const tag = req.query.get('struct_tag') ?? '';
     const notFound = grpcError(404, 5, `resource ${tag} not found at ${m[1]}: not found`);
-    const obj = at(ctx.lastTxAt(h)).get(hex(bytes));
+    const obj = objectAt(bytes, ctx.lastTxAt(h));
     if (tag === '0x1::fungible_asset::Metadata') {
       const denom = metadataByAddr.get(hex(bytes));
       if (denom === undefined) return notFound;
