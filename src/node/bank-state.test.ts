@@ -1,4 +1,7 @@
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { REAL_SAMPLES } from '../../test/fixtures/decode/samples.js';
 import { accountAddress, createBankState } from './bank-state.js';
 import { createRestClient } from './rest.js';
 import type { Transport, TransportRequest } from './transport.js';
@@ -173,5 +176,26 @@ describe('bank state reads', () => {
       { address: OPCHILD, name: 'opchild', permissions: ['minter', 'burner'] },
       { address: B, name: 'fee_collector', permissions: [] },
     ]);
+  });
+
+  it("reads a fungible asset's Metadata resource (recorded: uinit on Initia, 0 decimals), none when the node has none", async () => {
+    const UINIT = '0x8e4733bdabcf7d4afc3d14f0dd46c9bf52fb0fce9e4b996c939e195b8bc891d9';
+    const recorded = JSON.parse(
+      readFileSync(path.join(REAL_SAMPLES, 'protocols/op-init/finalize-token-withdrawal.json'), 'utf8'),
+    ) as {
+      mockApiResponsesForFinalizeTokenWithdrawal: {
+        GET: Record<string, { resources: Array<{ struct_tag: string }> }>;
+      };
+    };
+    const resources =
+      recorded.mockApiResponsesForFinalizeTokenWithdrawal.GET[`/initia/move/v1/accounts/${UINIT}/resources`]!;
+    const resource = resources.resources.find((r) => r.struct_tag === '0x1::fungible_asset::Metadata');
+    const byStructTag = `/initia/move/v1/accounts/${UINIT}/resources/by_struct_tag`;
+    const { bank, asked } = stubNode({
+      [byStructTag]: { 'struct_tag=0x1%3A%3Afungible_asset%3A%3AMetadata': { resource } },
+    });
+    expect(await bank.fungibleAssetMetadata(UINIT)).toEqual({ symbol: 'uinit', decimals: 0 });
+    expect(asked[0]!.headers?.['x-cosmos-block-height']).toBeUndefined();
+    expect(await bank.fungibleAssetMetadata('0x' + 'ab'.repeat(32))).toBeUndefined();
   });
 });

@@ -24,6 +24,8 @@ export interface BankState {
   denomOfContract(contract: string): Promise<string | undefined>;
   /** Move: the bank denom of a fungible asset's metadata address, undefined when it has none. */
   denomOfMetadata(metadata: string): Promise<string | undefined>;
+  /** Move: a fungible asset's `0x1::fungible_asset::Metadata` (symbol, decimals), undefined when none. */
+  fungibleAssetMetadata(metadata: string): Promise<{ symbol: string; decimals: number } | undefined>;
 }
 
 const ACCOUNTS_PAGE = 500;
@@ -52,6 +54,10 @@ const balancesPage = z.object({
   pagination,
 });
 const denomContract = z.object({ address: z.string() });
+const moveResource = z.object({ resource: z.object({ move_resource: z.string() }).passthrough() });
+const faMetadata = z.object({
+  data: z.object({ symbol: z.string(), decimals: z.coerce.number().int().min(0) }).passthrough(),
+});
 /** x/move Query/Denom and minievm Query/Denom answer alike. */
 const metadataDenom = z.object({ denom: z.string().min(1) });
 
@@ -170,6 +176,23 @@ export function createBankState(
       const path = `/initia/move/v1/denom?metadata=${encodeURIComponent(metadata)}`;
       const found = await get(path);
       return found === undefined ? undefined : parse(metadataDenom, found, path).denom;
+    },
+    async fungibleAssetMetadata(metadata) {
+      // Without a height, as the reference reads it (indexer.md §3.1): metadata does not change.
+      const path =
+        `/initia/move/v1/accounts/${encodeURIComponent(metadata)}/resources/by_struct_tag` +
+        `?struct_tag=${encodeURIComponent('0x1::fungible_asset::Metadata')}`;
+      const found = await get(path);
+      if (found === undefined) return undefined;
+      const text = parse(moveResource, found, path).resource.move_resource;
+      let json: unknown;
+      try {
+        json = JSON.parse(text);
+      } catch {
+        throw new AppError('malformed_state', `rest ${path}: move_resource is not JSON`);
+      }
+      const { symbol, decimals } = parse(faMetadata, json, path).data;
+      return { symbol, decimals };
     },
   };
 }

@@ -133,3 +133,65 @@ describe('bank balance source (Move, Wasm)', () => {
 });
 
 const accountHex = (address: string) => Buffer.from(accountBytesFromString(address, 'init')).toString('hex');
+
+describe('bank balance source (Move denoms)', () => {
+  const moveDeposit = (metadata: string, owner: string): RawBlock => ({
+    ...blockWithTransfer(4),
+    finalizeBlockEvents: [
+      {
+        type: 'move',
+        attributes: [
+          { key: 'type_tag', value: '0x1::fungible_asset::DepositEvent', index: false },
+          {
+            key: 'data',
+            value: JSON.stringify({ store_addr: '0x1', metadata_addr: metadata, amount: '3' }),
+            index: false,
+          },
+        ],
+      },
+      {
+        type: 'move',
+        attributes: [
+          { key: 'type_tag', value: '0x1::fungible_asset::DepositOwnerEvent', index: false },
+          { key: 'data', value: JSON.stringify({ owner }), index: false },
+        ],
+      },
+    ],
+  });
+
+  it("keeps lower(symbol) as an alias of an asset with 0 decimals (the reference's stored form), unless it is the denom", async () => {
+    const COIN = '0x' + 'c1'.repeat(32);
+    const UINIT = '0x8e4733bdabcf7d4afc3d14f0dd46c9bf52fb0fce9e4b996c939e195b8bc891d9';
+    const owner = '0x' + 'aa'.repeat(20);
+    const bank = {
+      moduleAccounts: async () => [],
+      denomOfMetadata: async (metadata: string) =>
+        metadata === UINIT ? 'uinit' : `move/${metadata.slice(2)}`,
+      fungibleAssetMetadata: async (metadata: string) =>
+        metadata === UINIT ? { symbol: 'uinit', decimals: 0 } : { symbol: 'MyCoin', decimals: 0 },
+    } as unknown as BankState;
+    const source = createBankBalanceSource({ vm: 'move', bank, prefix: 'init' });
+    expect(await source.deltas(moveDeposit(COIN, owner))).toEqual([
+      { denom: `move/${COIN.slice(2)}`, account: 'aa'.repeat(20), amount: 3n },
+    ]);
+    expect(await source.deltas(moveDeposit(UINIT, owner))).toEqual([
+      { denom: 'uinit', account: 'aa'.repeat(20), amount: 3n },
+    ]);
+    expect(source.aliases()).toEqual([
+      { alias: 'mycoin', denom: `move/${COIN.slice(2)}` },
+      { alias: `move/${UINIT.slice(2)}`, denom: 'uinit' },
+    ]);
+  });
+
+  it('keeps no symbol alias for an asset with decimals', async () => {
+    const COIN = '0x' + 'd1'.repeat(32);
+    const bank = {
+      moduleAccounts: async () => [],
+      denomOfMetadata: async () => 'uusdc',
+      fungibleAssetMetadata: async () => ({ symbol: 'USDC', decimals: 6 }),
+    } as unknown as BankState;
+    const source = createBankBalanceSource({ vm: 'move', bank, prefix: 'init' });
+    await source.deltas(moveDeposit(COIN, '0x' + 'aa'.repeat(20)));
+    expect(source.aliases().map((a) => a.alias)).toEqual([`move/${COIN.slice(2)}`]);
+  });
+});

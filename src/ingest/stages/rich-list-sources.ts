@@ -126,7 +126,8 @@ export function createEvmBalanceSource(ctx: {
 /**
  * Move and Wasm: balances from bank events (Wasm) or fungible-asset events (Move, the asset named
  * by its metadata address and stored under its bank denom from `/initia/move/v1/denom`, with
- * `move/<metadata>` as an alias); balances and the snapshot from the bank module. Denoms are stored
+ * `move/<metadata>` as an alias, and `lower(symbol)` too for an asset with 0 decimals, the
+ * reference's stored form); balances and the snapshot from the bank module. Denoms are stored
  * lower-cased; the node is asked in its own spelling.
  */
 export function createBankBalanceSource(ctx: {
@@ -147,8 +148,11 @@ export function createBankBalanceSource(ctx: {
     let stored = byMetadata.get(full);
     if (stored === undefined) {
       stored = remember((await ctx.bank.denomOfMetadata(metadata)) ?? `move/${full}`);
+      // The reference stores an asset with 0 decimals and a symbol under lower(symbol) (§8.3 Move).
+      const fa = await ctx.bank.fungibleAssetMetadata(metadata);
+      const bySymbol = fa?.decimals === 0 && fa.symbol !== '' ? [fa.symbol.toLowerCase()] : [];
       byMetadata.set(full, stored);
-      for (const form of new Set([`move/${full}`, `move/${full.replace(/^0+/, '')}`])) {
+      for (const form of new Set([`move/${full}`, `move/${full.replace(/^0+/, '')}`, ...bySymbol])) {
         if (form !== stored) aliases.push({ alias: form, denom: stored });
       }
     }
