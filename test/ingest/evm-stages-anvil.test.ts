@@ -27,6 +27,7 @@ interface RawFrame {
   input?: string;
   output?: string;
   error?: string;
+  revertReason?: string;
   calls?: RawFrame[];
 }
 
@@ -68,12 +69,18 @@ describe.each(testDbFactories())('EVM stages against anvil on $name', (factory) 
       );
       await transport.close();
 
-      const expected = await anvilFrames(anvil, head);
-      const { rows } = await db.query<{ sequence: number; data: string }>(
-        'SELECT sequence, data FROM evm_internal_tx ORDER BY sequence',
-      );
+      const { frames: expected, failures } = await anvilFrames(anvil, head);
+      const { rows } = await db.query<{
+        sequence: number;
+        data: string;
+        error: string | null;
+        revert_reason: string | null;
+      }>('SELECT sequence, data, error, revert_reason FROM evm_internal_tx ORDER BY sequence');
       expect(rows.map((r) => r.sequence)).toEqual(expected.map((_, i) => i + 1));
       expect(rows.map((r) => JSON.parse(r.data) as unknown)).toEqual(expected);
+      // Each frame's failure is stored as anvil's tracer reported it, reverted frames included.
+      expect(rows.map((r) => ({ error: r.error, revertReason: r.revert_reason }))).toEqual(failures);
+      expect(failures.filter((f) => f.error === 'execution reverted').length).toBeGreaterThanOrEqual(2);
 
       // The shapes the scenario was written to produce are all there.
       const types = new Set(expected.map((f) => f.type));
@@ -223,6 +230,7 @@ async function anvilFrames(anvil: AnvilHandle, head: number) {
       value: string;
     }
   > = [];
+  const failures: Array<{ error: string | null; revertReason: string | null }> = [];
   for (let h = 2; h <= head; h++) {
     const traces = (await jsonRpc(anvil, 'debug_traceBlockByNumber', [
       '0x' + h.toString(16),
@@ -249,12 +257,13 @@ async function anvilFrames(anvil: AnvilHandle, head: number) {
           gas: even(f.gas),
           gasUsed: even(f.gasUsed),
         });
+        failures.push({ error: f.error || null, revertReason: f.revertReason || null });
         for (const c of f.calls ?? []) visit(c, mine);
       };
       visit(t.result, -1);
     }
   }
-  return out;
+  return { frames: out, failures };
 }
 
 async function jsonRpc(anvil: AnvilHandle, method: string, params: unknown[]): Promise<unknown> {

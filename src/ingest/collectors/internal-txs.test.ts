@@ -66,11 +66,19 @@ describe('flattenBlockTraces', () => {
   it('keeps a reverted frame, edges a self-call once, and fails the height on a tx the node did not trace', () => {
     const rows = flattenBlockTraces(
       3,
-      [{ txHash: HASH.replace('9f', '01'), result: { ...call('CALL', A, A), error: 'execution reverted' } }],
+      [
+        {
+          txHash: HASH.replace('9f', '01'),
+          result: { ...call('CALL', A, A), error: 'execution reverted', revertReason: 'too low' },
+        },
+      ],
       'init',
     );
     expect(rows).toHaveLength(1);
     expect(rows[0]!.accounts).toHaveLength(1);
+    // The failure is kept beside the JSON, which keeps spec/api.md §5.4's keys only.
+    expect(rows[0]).toMatchObject({ error: 'execution reverted', revertReason: 'too low' });
+    expect(JSON.parse(rows[0]!.data)).not.toHaveProperty('error');
     // A tx-level error (tracer timeout) is a failed trace, not "no frames": retryable, naming both.
     const failed = (() => {
       try {

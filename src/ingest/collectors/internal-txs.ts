@@ -13,6 +13,9 @@ export interface InternalTxRow {
   from: Uint8Array | undefined;
   /** Distinct normalised accounts of {from, to}. */
   accounts: Uint8Array[];
+  /** The frame's failure as the tracer reported it (stored beside the JSON, not in it). */
+  error: string | undefined;
+  revertReason: string | undefined;
 }
 
 /**
@@ -88,7 +91,15 @@ function frameRow(
     gas: evenHex(frame.gas),
     gasUsed: evenHex(frame.gasUsed),
   });
-  return { height: at.height, hash: at.hash, data, from, accounts };
+  return {
+    height: at.height,
+    hash: at.hash,
+    data,
+    from,
+    accounts,
+    error: frame.error || undefined,
+    revertReason: frame.revertReason || undefined,
+  };
 }
 
 /** §6.1 normalisation; an address that does not normalise fails the whole height (§6.4). */

@@ -21,7 +21,7 @@ const frame = (error?: string): CallFrame => ({
   gas: '0x5208',
   gasUsed: '0x5208',
   input: '0x',
-  ...(error ? { error } : {}),
+  ...(error ? { error, revertReason: 'not enough' } : {}),
 });
 
 /** A node whose trace of `failing` answers a tx-level error for its first `failures` calls. */
@@ -67,7 +67,7 @@ describe.each(testDbFactories())('internal-tx stage on $name', (factory) => {
     return { deps, stage };
   };
 
-  it('retries a height whose trace of one tx failed, then stores every frame', async () => {
+  it('retries a height whose trace of one tx failed, then stores every frame with its error', async () => {
     const { db, dispose } = await factory.create();
     try {
       await seedEvmChain(db, 8);
@@ -79,11 +79,17 @@ describe.each(testDbFactories())('internal-tx stage on $name', (factory) => {
         fetchAttempts: 4,
       });
       expect(node.calls).toBe(3);
-      const { rows } = await db.query<{ height: number }>(
-        'SELECT height FROM evm_internal_tx ORDER BY sequence',
+      const { rows } = await db.query<{ height: number; error: string | null; revert_reason: string | null }>(
+        'SELECT height, error, revert_reason FROM evm_internal_tx ORDER BY sequence',
       );
       // Height 1 is not traceable (genesis); every other height has its one frame.
       expect(rows.map((r) => r.height)).toEqual([2, 3, 4, 5, 6, 7, 8]);
+      expect(rows.find((r) => r.height === 3)).toEqual({
+        height: 3,
+        error: 'execution reverted',
+        revert_reason: 'not enough',
+      });
+      expect(rows.filter((r) => r.error !== null)).toHaveLength(1);
     } finally {
       await dispose();
     }
