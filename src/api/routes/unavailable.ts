@@ -27,7 +27,6 @@ export function routeUnavailable(status: number, message: string): HttpError {
  */
 export function unavailableFamilies(options: ApiOptions): UnavailableFamily[] {
   const evm = options.vmType === 'evm';
-  const notOnThisChain = EVM_UNAVAILABLE;
   const families: UnavailableFamily[] = [
     // On EVM without INTERNAL_TX the reference answers the same text ("evm" even on an EVM chain),
     // and still lists the routes in its document (spec/api.md §4.8).
@@ -37,12 +36,12 @@ export function unavailableFamilies(options: ApiOptions): UnavailableFamily[] {
           {
             prefix: '/indexer/tx/v1/evm-internal-txs',
             status: 404,
-            message: notOnThisChain,
+            message: EVM_UNAVAILABLE,
             routesListed: evm,
           },
         ]),
   ];
-  if (!evm) families.push({ prefix: '/indexer/tx/v1/evm-txs', status: 404, message: notOnThisChain });
+  if (!evm) families.push({ prefix: '/indexer/tx/v1/evm-txs', status: 404, message: EVM_UNAVAILABLE });
   return families;
 }
 
