@@ -270,15 +270,16 @@ const anvilComet = (anvil: AnvilHandle): CometClient => ({
 
 /**
  * anvil has no Cosmos bank: no accounts to snapshot (no ERC20 exists at the first height either,
- * so the start is genuinely empty) and no bank denoms for the contracts.
+ * so the start is genuinely empty) and no bank denoms for the contracts. These are the bank reads
+ * the EVM balance source makes; the cast keeps reads other VMs need out of this stub.
  */
-const noBank: BankState = {
+const noBank = {
   accountsAt: async () => [],
   balancesAt: async () => [],
   contractOfDenom: async () => undefined,
   denomOfContract: async () => undefined,
   denomOfMetadata: async () => undefined,
-};
+} as BankState;
 
 const anvilTransport = (anvil: AnvilHandle) =>
   createTransport({
