@@ -185,7 +185,7 @@ export async function createApiApp(ctx: ApiContext): Promise<FastifyInstance> {
   registerBlockRoutes(app, deps);
   registerTxRoutes(app, deps);
   if (options.vmType === 'evm') registerEvmTxRoutes(app, deps);
-  if (options.internalTx) registerEvmInternalTxRoutes(app, deps);
+  if (options.vmType === 'evm') registerEvmInternalTxRoutes(app, deps);
   registerNftRoutes(app, deps);
   registerRichListRoutes(app, deps);
   registerUnavailableRoutes(app, options);

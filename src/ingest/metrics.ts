@@ -13,9 +13,15 @@ export interface IngestMetrics {
   stageHeight: Gauge<'stage'>;
   stageLag: Gauge<'stage'>;
   stageRows: Counter<'stage'>;
+  /**
+   * Makes a stage's lag read at scrape time (`lag()` = block-stream head − stage height), so it
+   * grows while the stage is stuck; a later call for the same stage replaces the reading.
+   */
+  watchStageLag(stage: string, lag: () => number): void;
 }
 
 export function createIngestMetrics(registry: Registry): IngestMetrics {
+  const lagReaders = new Map<string, () => number>();
   return {
     height: new Gauge({
       name: 'rollup_indexer_height',
@@ -67,9 +73,12 @@ export function createIngestMetrics(registry: Registry): IngestMetrics {
     }),
     stageLag: new Gauge({
       name: 'rollup_indexer_stage_lag_blocks',
-      help: 'Blocks the stage is behind the block stream',
+      help: 'Blocks the stage is behind the block stream (read at scrape time)',
       labelNames: ['stage'],
       registers: [registry],
+      collect() {
+        for (const [stage, lag] of lagReaders) this.set({ stage }, lag());
+      },
     }),
     stageRows: new Counter({
       name: 'rollup_indexer_stage_rows_total',
@@ -77,5 +86,6 @@ export function createIngestMetrics(registry: Registry): IngestMetrics {
       labelNames: ['stage'],
       registers: [registry],
     }),
+    watchStageLag: (stage, lag) => void lagReaders.set(stage, lag),
   };
 }

@@ -20,6 +20,8 @@ export interface CallFrame {
   input?: string | undefined;
   output?: string | undefined;
   error?: string | undefined;
+  /** The decoded Error(string) of a revert, when the tracer could decode one. */
+  revertReason?: string | undefined;
   calls?: CallFrame[] | undefined;
 }
 
@@ -44,6 +46,7 @@ const callFrameSchema: z.ZodType<CallFrame> = z.lazy(() =>
     input: hexString.optional(),
     output: hexString.optional(),
     error: z.string().optional(),
+    revertReason: z.string().optional(),
     calls: z.array(callFrameSchema).optional(),
   }),
 );

@@ -165,6 +165,8 @@ export interface InternalTxTruth {
   output: string;
   gas: string;
   gasUsed: string;
+  /** The tracer's error of a frame that failed (absent when it succeeded). */
+  error?: string;
 }
 
 export interface SimulatorTruth {

@@ -208,6 +208,25 @@ describe.each(testDbFactories())('read API input matrix on $name', (factory) => 
       12,
       'evm routes are not available on this chain',
     );
+    // The four evm-internal-txs routes answer code 12 on Move (this harness) and on Wasm.
+    const internal = [
+      '/indexer/tx/v1/evm-internal-txs',
+      `/indexer/tx/v1/evm-internal-txs/by_account/init1${'q'.repeat(38)}`,
+      '/indexer/tx/v1/evm-internal-txs/by_height/2',
+      `/indexer/tx/v1/evm-internal-txs/0x${'ab'.repeat(32)}`,
+    ];
+    const wasm = await h.appWith({ VM_TYPE: 'wasm' });
+    for (const url of internal) {
+      await expectError(url, 404, 12, 'evm routes are not available on this chain');
+      const res = await wasm.inject({ url });
+      expect(res.statusCode, url).toBe(404);
+      expect(res.headers['content-type']).toBe('application/json');
+      expect(JSON.parse(res.body)).toEqual({
+        code: 12,
+        message: 'evm routes are not available on this chain',
+        details: [],
+      });
+    }
     // The rich list is served on every VM (decision 4); nothing indexed here holds uinit.
     expect((await h.get('/indexer/richlist/v1/uinit')).json).toEqual({
       holders: [],

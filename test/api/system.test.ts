@@ -106,6 +106,35 @@ describe.each(testDbFactories())('API document, health and outages on $name', (f
       expect(strict.getSchema(`doc#/components/schemas/${name}`)).toBeDefined();
     }
     expect(Object.keys(doc.paths)).toContain('/indexer/tx/v1/evm-txs/{tx_hash}');
+    for (const name of ['richlist.TokenHoldersResponse', 'tx.EvmInternalTx', 'tx.EvmInternalTxsResponse']) {
+      expect(doc.components.schemas[name], name).toBeDefined();
+    }
+    const internalPaths = (paths: object) =>
+      Object.keys(paths).filter((p) => p.includes('/evm-internal-txs'));
+    const INTERNAL_PATHS = [
+      '/indexer/tx/v1/evm-internal-txs',
+      '/indexer/tx/v1/evm-internal-txs/by_account/{account}',
+      '/indexer/tx/v1/evm-internal-txs/by_height/{height}',
+      '/indexer/tx/v1/evm-internal-txs/{tx_hash}',
+    ];
+    expect(internalPaths(doc.paths).sort()).toEqual(INTERNAL_PATHS);
+    // An EVM chain with INTERNAL_TX=false still lists them (spec/api.md §4.8), and answers code 12.
+    const off = await h.appWith({ INTERNAL_TX: 'false' });
+    const offDoc = JSON.parse((await off.inject({ url: '/swagger/doc.json' })).body) as {
+      paths: object;
+      components: { schemas: Record<string, unknown> };
+    };
+    expect(internalPaths(offDoc.paths).sort()).toEqual(INTERNAL_PATHS);
+    expect(offDoc.components.schemas['tx.EvmInternalTxsResponse']).toBeDefined();
+    for (const url of ['/indexer/tx/v1/evm-internal-txs', '/indexer/tx/v1/evm-internal-txs/by_height/2']) {
+      const res = await off.inject({ url });
+      expect(res.statusCode).toBe(404);
+      expect(JSON.parse(res.body)).toEqual({
+        code: 12,
+        message: 'evm routes are not available on this chain',
+        details: [],
+      });
+    }
     const move = await h.appWith({ VM_TYPE: 'move' });
     const moveDoc = JSON.parse((await move.inject({ url: '/swagger/doc.json' })).body) as {
       paths: object;

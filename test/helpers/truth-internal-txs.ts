@@ -25,12 +25,20 @@ export interface InternalTxJson {
 
 /** Every call frame of heights 2..head in stream order, as the API renders it (spec/api.md §5.4). */
 export function internalTxTruth(sim: Simulator, head: number): InternalTxJson[] {
-  const expected: InternalTxJson[] = [];
+  return internalTxFrames(sim, head).map((f) => f.json);
+}
+
+/** Each frame's API JSON and the tracer's error of a frame that failed (null when it succeeded). */
+function internalTxFrames(
+  sim: Simulator,
+  head: number,
+): Array<{ json: InternalTxJson; error: string | null }> {
+  const expected: Array<{ json: InternalTxJson; error: string | null }> = [];
   for (let h = 2; h <= head; h++) {
     for (const tx of sim.truth.block(h).txs) {
       if (tx.evmHash === undefined) continue;
       for (const f of sim.truth.internalTxs(tx.evmHash)) {
-        expected.push({
+        const json = {
           height: h,
           hash: tx.evmHash,
           parent_index: f.parentIndex,
@@ -43,7 +51,8 @@ export function internalTxTruth(sim: Simulator, head: number): InternalTxJson[] 
           value: even(f.value),
           gas: even(f.gas),
           gasUsed: even(f.gasUsed),
-        });
+        };
+        expected.push({ json, error: f.error ?? null });
       }
     }
   }
@@ -57,13 +66,20 @@ export function internalTxTruth(sim: Simulator, head: number): InternalTxJson[] 
  * at `head`. Height 1 is left out: a minievm node cannot trace genesis. Returns the row count.
  */
 export async function expectInternalTxsMatchTruth(db: Db, sim: Simulator, head: number): Promise<number> {
-  const expected = internalTxTruth(sim, head);
-  const { rows } = await db.query<{ sequence: number; height: number; hash: Uint8Array; data: string }>(
-    'SELECT sequence, height, hash, data FROM evm_internal_tx ORDER BY sequence',
-  );
+  const frames = internalTxFrames(sim, head);
+  const expected = frames.map((f) => f.json);
+  const { rows } = await db.query<{
+    sequence: number;
+    height: number;
+    hash: Uint8Array;
+    data: string;
+    error: string | null;
+  }>('SELECT sequence, height, hash, data, error FROM evm_internal_tx ORDER BY sequence');
   expect(rows.map((r) => r.sequence)).toEqual(rows.map((_, i) => i + 1));
   const stored = rows.map((r) => JSON.parse(r.data) as InternalTxJson);
   expect(stored).toEqual(expected);
+  // A reverted frame keeps the tracer's error beside the JSON.
+  expect(rows.map((r) => r.error)).toEqual(frames.map((f) => f.error));
   rows.forEach((r, i) => {
     expect(r.height).toBe(stored[i]!.height);
     expect('0x' + Buffer.from(r.hash).toString('hex')).toBe(stored[i]!.hash);

@@ -1,14 +1,25 @@
 import { describe, expect, it } from 'vitest';
+import type { Db } from '../../src/store/db.js';
+import type { Simulator } from '../../src/sim/types.js';
 import { testDbFactories } from '../helpers/db.js';
 import { indexSimulator } from '../helpers/ingest.js';
-import { expectInternalTxsMatchTruth } from '../helpers/truth-internal-txs.js';
-import { expectRichListMatchesTruth } from '../helpers/truth-rich-list.js';
+import { expectInternalTxsMatchTruth, internalTxTruth } from '../helpers/truth-internal-txs.js';
+import { expectRichListMatchesTruth, storedDenom } from '../helpers/truth-rich-list.js';
 
 const HEAD = 1000;
 
+/** Where each run stops to compare (and the next resumes from the checkpoints): on EVM ≥ 20 stops. */
+const STOPS = {
+  // Uneven steps of about 40 heights, so stops fall at every offset inside the stages' batches.
+  evm: Array.from({ length: 24 }, (_, i) => 40 * (i + 1) - ((i * 7) % 11)),
+  move: [97, 250, 503, 781],
+  wasm: [97, 250, 503, 781],
+};
+
 /**
- * A long run per VM: the stages' rows equal the simulator's truth at several heights on the way
- * (each run stops there, and the next resumes from the checkpoints), and at the end.
+ * A long run per VM: the stages' rows equal the simulator's truth at every stop on the way and at
+ * the end. On EVM the workload holds reverted txs, nested calls, ERC20 self-transfers, mints and
+ * burns, and each is checked to be there.
  */
 describe.each(testDbFactories())('stages over a long run on $name', (factory) => {
   for (const vm of ['evm', 'move', 'wasm'] as const) {
@@ -18,9 +29,9 @@ describe.each(testDbFactories())('stages over a long run on $name', (factory) =>
       async () => {
         const { db, dispose } = await factory.create();
         const checked: number[] = [];
-        const expectTruth = async (height: number, sim: Parameters<typeof expectRichListMatchesTruth>[1]) => {
+        const expectTruth = async (height: number, sim: Simulator) => {
           if (vm === 'evm') await expectInternalTxsMatchTruth(db, sim, height);
-          expect(await expectRichListMatchesTruth(db, sim, height)).toBeGreaterThan(100);
+          expect(await expectRichListMatchesTruth(db, sim, height)).toBeGreaterThan(vm === 'evm' ? 20 : 100);
           checked.push(height);
         };
         const indexed = await indexSimulator({
@@ -29,11 +40,12 @@ describe.each(testDbFactories())('stages over a long run on $name', (factory) =>
           head: HEAD,
           txsPerBlock: '0-4',
           sim: { fastSignatures: true },
-          stops: { heights: [97, 250, 503, 781], at: expectTruth },
+          stops: { heights: STOPS[vm], at: expectTruth },
         });
         try {
           await expectTruth(HEAD, indexed.sim);
-          expect(checked).toEqual([97, 250, 503, 781, HEAD]);
+          expect(checked).toEqual([...STOPS[vm], HEAD]);
+          if (vm === 'evm') await expectEvmWorkloadKinds(db, indexed.sim);
         } finally {
           await indexed.close();
           await dispose();
@@ -42,3 +54,25 @@ describe.each(testDbFactories())('stages over a long run on $name', (factory) =>
     );
   }
 });
+
+/** The EVM run held every kind of tx the truth comparison is meant to cover. */
+async function expectEvmWorkloadKinds(db: Db, sim: Simulator) {
+  const usdc = await storedDenom(db, 'uusdc');
+  const frames = internalTxTruth(sim, HEAD);
+  const tops = frames.filter((f) => f.index === 0);
+  const withChildren = new Set(frames.filter((f) => f.index > 0).map((f) => f.hash));
+  const count = (selector: string, keep: (input: string, from: string) => boolean = () => true) =>
+    tops.filter((f) => f.to === usdc && f.input.startsWith(selector) && keep(f.input, f.from)).length;
+  const kinds = {
+    mints: count('0x40c10f19'),
+    burns: count('0x42966c68'),
+    selfTransfers: count('0xa9059cbb', (input, from) => input.slice(10 + 24, 10 + 64) === from.slice(2)),
+    transfers: count('0xa9059cbb'),
+    nested: tops.filter((f) => withChildren.has(f.hash)).length,
+  };
+  for (const [kind, n] of Object.entries(kinds)) expect(n, kind).toBeGreaterThan(3);
+  const reverted = await db.query<{ n: number }>(
+    "SELECT count(*)::int AS n FROM evm_internal_tx WHERE error = 'execution reverted'",
+  );
+  expect(reverted.rows[0]!.n).toBeGreaterThan(3);
+}

@@ -4,12 +4,28 @@ import { EMPTY_PAGE, type JsonPage } from '../../store/readers/context.js';
 import { NotFoundError } from '../../shared/errors.js';
 import { parseAccount, parseHeight, parseTxHash } from '../params.js';
 import { AccountParams, HashParams, HeightParams, PaginationQuery, errorResponses, ref } from '../schemas.js';
-import { jsonRoute, type RouteDeps } from './define.js';
+import { jsonRoute, type JsonRoute, type RouteDeps } from './define.js';
+import { EVM_UNAVAILABLE, routeUnavailable } from './unavailable.js';
 import { renderTxPage } from './txs.js';
 
-/** EVM internal tx routes (spec §4.5); registered on EVM rollups with INTERNAL_TX only. */
+/**
+ * EVM internal tx routes (spec §4.5), registered on EVM rollups. Without INTERNAL_TX they answer
+ * the code-12 error, yet stay in the OpenAPI document as the reference's do (spec §4.8).
+ */
 export function registerEvmInternalTxRoutes(app: FastifyInstance, deps: RouteDeps): void {
   const { evmInternalTxs: reader, dicts } = deps.readers;
+  const route = (r: JsonRoute) =>
+    jsonRoute(
+      app,
+      deps,
+      deps.options.internalTx
+        ? r
+        : {
+            url: r.url,
+            schema: r.schema,
+            handler: () => Promise.reject(routeUnavailable(404, EVM_UNAVAILABLE)),
+          },
+    );
   const schema = (summary: string) => ({
     tags: ['EVM Internal Tx'],
     summary,
@@ -17,7 +33,7 @@ export function registerEvmInternalTxRoutes(app: FastifyInstance, deps: RouteDep
     response: { 200: ref('tx.EvmInternalTxsResponse'), ...errorResponses },
   });
 
-  jsonRoute(app, deps, {
+  route({
     url: '/indexer/tx/v1/evm-internal-txs',
     ttlSeconds: 1,
     schema: schema('EVM internal transactions'),
@@ -30,7 +46,7 @@ export function registerEvmInternalTxRoutes(app: FastifyInstance, deps: RouteDep
     },
   });
 
-  jsonRoute(app, deps, {
+  route({
     url: '/indexer/tx/v1/evm-internal-txs/by_account/:account',
     ttlSeconds: 1,
     schema: { ...schema('EVM internal transactions from or to an account'), params: AccountParams },
@@ -47,7 +63,7 @@ export function registerEvmInternalTxRoutes(app: FastifyInstance, deps: RouteDep
     },
   });
 
-  jsonRoute(app, deps, {
+  route({
     url: '/indexer/tx/v1/evm-internal-txs/by_height/:height',
     ttlSeconds: 1,
     schema: { ...schema('EVM internal transactions of one block'), params: HeightParams },
@@ -59,7 +75,7 @@ export function registerEvmInternalTxRoutes(app: FastifyInstance, deps: RouteDep
     },
   });
 
-  jsonRoute(app, deps, {
+  route({
     url: '/indexer/tx/v1/evm-internal-txs/:tx_hash',
     ttlSeconds: 10,
     schema: { ...schema('Internal transactions of one EVM transaction'), params: HashParams },

@@ -7,6 +7,18 @@ interface UnavailableFamily {
   prefix: string;
   status: number;
   message: string;
+  /**
+   * The family's own routes are registered (answering this error), so the OpenAPI document lists
+   * them; only the other paths under the prefix are answered here.
+   */
+  routesListed?: boolean;
+}
+
+export const EVM_UNAVAILABLE = 'evm routes are not available on this chain';
+
+/** The code-12 error a route answers where this chain or configuration does not serve it. */
+export function routeUnavailable(status: number, message: string): HttpError {
+  return new HttpError(status, GrpcCode.unimplemented, message, 'route_unavailable');
 }
 
 /**
@@ -15,23 +27,31 @@ interface UnavailableFamily {
  */
 export function unavailableFamilies(options: ApiOptions): UnavailableFamily[] {
   const evm = options.vmType === 'evm';
-  const notOnThisChain = 'evm routes are not available on this chain';
   const families: UnavailableFamily[] = [
-    // On EVM without INTERNAL_TX the reference answers the same text ("evm" even on an EVM chain).
+    // On EVM without INTERNAL_TX the reference answers the same text ("evm" even on an EVM chain),
+    // and still lists the routes in its document (spec/api.md §4.8).
     ...(options.internalTx
       ? []
-      : [{ prefix: '/indexer/tx/v1/evm-internal-txs', status: 404, message: notOnThisChain }]),
+      : [
+          {
+            prefix: '/indexer/tx/v1/evm-internal-txs',
+            status: 404,
+            message: EVM_UNAVAILABLE,
+            routesListed: evm,
+          },
+        ]),
   ];
-  if (!evm) families.push({ prefix: '/indexer/tx/v1/evm-txs', status: 404, message: notOnThisChain });
+  if (!evm) families.push({ prefix: '/indexer/tx/v1/evm-txs', status: 404, message: EVM_UNAVAILABLE });
   return families;
 }
 
 export function registerUnavailableRoutes(app: FastifyInstance, options: ApiOptions): void {
   for (const family of unavailableFamilies(options)) {
     const handler = async () => {
-      throw new HttpError(family.status, GrpcCode.unimplemented, family.message, 'route_unavailable');
+      throw routeUnavailable(family.status, family.message);
     };
-    for (const url of [family.prefix, `${family.prefix}/*`]) {
+    const urls = family.routesListed ? [`${family.prefix}/*`] : [family.prefix, `${family.prefix}/*`];
+    for (const url of urls) {
       app.route({
         method: app.supportedMethods,
         url,

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { TxTrace } from '../../node/evm.js';
+import { AppError } from '../../shared/errors.js';
 import { evenHex, flattenBlockTraces } from './internal-txs.js';
 
 const A = '0x' + 'a1'.repeat(20);
@@ -62,17 +63,44 @@ describe('flattenBlockTraces', () => {
     expect(rows[2]!.accounts.map((a) => '0x' + Buffer.from(a).toString('hex'))).toEqual([C.toLowerCase(), D]);
   });
 
-  it('leaves out a tx the node could not trace, keeps a reverted one, and edges a self-call once', () => {
+  it('keeps a reverted frame, edges a self-call once, and fails the height on a tx the node did not trace', () => {
     const rows = flattenBlockTraces(
       3,
       [
-        { txHash: HASH, error: 'execution timeout' },
-        { txHash: HASH.replace('9f', '01'), result: { ...call('CALL', A, A), error: 'execution reverted' } },
+        {
+          txHash: HASH.replace('9f', '01'),
+          result: { ...call('CALL', A, A), error: 'execution reverted', revertReason: 'too low' },
+        },
       ],
       'init',
     );
     expect(rows).toHaveLength(1);
     expect(rows[0]!.accounts).toHaveLength(1);
+    // The failure is kept beside the JSON, which keeps spec/api.md §5.4's keys only.
+    expect(rows[0]).toMatchObject({ error: 'execution reverted', revertReason: 'too low' });
+    expect(JSON.parse(rows[0]!.data)).not.toHaveProperty('error');
+    // A tx-level error (tracer timeout) is a failed trace, not "no frames": retryable, naming both.
+    const failed = (() => {
+      try {
+        flattenBlockTraces(
+          3,
+          [{ txHash: HASH.toUpperCase().replace('0X', '0x'), error: 'execution timeout' }],
+          'init',
+        );
+      } catch (err) {
+        return err;
+      }
+    })();
+    expect(failed).toBeInstanceOf(AppError);
+    expect(failed).toMatchObject({
+      code: 'trace_tx_failed',
+      retryable: true,
+      message: `debug_traceBlockByNumber 3: tx ${HASH} was not traced: execution timeout`,
+    });
+    // An entry with neither a result nor an error is malformed, and not retried.
+    expect(() => flattenBlockTraces(3, [{ txHash: HASH }], 'init')).toThrow(
+      expect.objectContaining({ code: 'malformed_trace', retryable: false }),
+    );
   });
 
   it('fails the height on an address that does not normalise', () => {

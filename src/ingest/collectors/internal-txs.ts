@@ -13,13 +13,20 @@ export interface InternalTxRow {
   from: Uint8Array | undefined;
   /** Distinct normalised accounts of {from, to}. */
   accounts: Uint8Array[];
+  /** The frame's failure as the tracer reported it (stored beside the JSON, not in it). */
+  error: string | undefined;
+  revertReason: string | undefined;
 }
 
 /**
  * Flattens one block's traces into rows in the order the stage numbers them: txs in block order,
  * each call tree depth-first pre-order (top frame index 0, parent -1), which is the reference's
  * numbering (spec/indexer.md §8.2: a child is numbered after its previous sibling's subtree).
- * A tx the node could not trace is left out whole; a frame that reverted is kept.
+ * A frame that reverted is kept. A tx the node cannot trace by design (a Cosmos tx that is not an
+ * EVM tx; heights below 2) has no entry at all (spec/node-data.md §1.4), so an entry carrying a
+ * tx-level `error` (tracer timeout, busy node) is a failed trace: it fails the height, retryably,
+ * naming the height and tx. The reference skips such a tx (spec/indexer.md §11 #42); we never skip
+ * (spec/indexer.md decision 3).
  */
 export function flattenBlockTraces(
   height: number,
@@ -28,7 +35,7 @@ export function flattenBlockTraces(
 ): InternalTxRow[] {
   const rows: InternalTxRow[] = [];
   for (const trace of traces) {
-    if (trace.error || !trace.result) continue;
+    if (trace.error || !trace.result) throw untraced(height, trace);
     const hash = Buffer.from(trace.txHash.slice(2), 'hex');
     const txHash = trace.txHash.toLowerCase();
     let next = 0;
@@ -40,6 +47,18 @@ export function flattenBlockTraces(
     walk(trace.result, -1);
   }
   return rows;
+}
+
+function untraced(height: number, trace: TxTrace): AppError {
+  const hash = trace.txHash.toLowerCase();
+  if (!trace.error) {
+    return new AppError('malformed_trace', `debug_traceBlockByNumber ${height}: tx ${hash} has no result`);
+  }
+  return new AppError(
+    'trace_tx_failed',
+    `debug_traceBlockByNumber ${height}: tx ${hash} was not traced: ${trace.error}`,
+    { retryable: true },
+  );
 }
 
 function frameRow(
@@ -72,7 +91,15 @@ function frameRow(
     gas: evenHex(frame.gas),
     gasUsed: evenHex(frame.gasUsed),
   });
-  return { height: at.height, hash: at.hash, data, from, accounts };
+  return {
+    height: at.height,
+    hash: at.hash,
+    data,
+    from,
+    accounts,
+    error: frame.error || undefined,
+    revertReason: frame.revertReason || undefined,
+  };
 }
 
 /** §6.1 normalisation; an address that does not normalise fails the whole height (§6.4). */

@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { testDbFactories } from '../../../test/helpers/db.js';
 import { AppError } from '../../shared/errors.js';
 import { silentLogger } from '../../shared/logger.js';
@@ -105,6 +105,36 @@ describe.each(testDbFactories())('stage runner on $name', (factory) => {
       );
       const after = await db.query<{ height: number }>('SELECT height FROM stage_probe ORDER BY height');
       expect(after.rows.map((r) => r.height)).toEqual(Array.from({ length: 20 }, (_, i) => i + 1));
+    } finally {
+      await dispose();
+    }
+  });
+  it('reports the lag at scrape time: it grows while the stage is stuck and the block stream moves on', async () => {
+    const { db, dispose } = await factory.create();
+    try {
+      await seedBlocks(db, 1, 60);
+      const height = { value: 10 };
+      const { registry, head, deps: d } = deps(db, height);
+      const stuck = recordingStage((h) => h === 5);
+      const abort = new AbortController();
+      const running = runStage(stuck, d, { signal: abort.signal, batchHeights: 4, fetchAttempts: 1_000 });
+      const lag = async () => {
+        const text = await registry.metrics();
+        return Number(/rollup_indexer_stage_lag_blocks\{stage="internal_tx"\} (\d+)/.exec(text)?.[1]);
+      };
+      // Heights 1..4 commit; 5..8 keeps failing and is retried.
+      await vi.waitFor(async () => {
+        expect(await registry.metrics()).toContain('rollup_indexer_stage_height{stage="internal_tx"} 4');
+      });
+      expect(await lag()).toBe(6);
+      for (const next of [30, 60]) {
+        height.value = next;
+        head.notify();
+        expect(await lag()).toBe(next - 4);
+      }
+      expect(await registry.metrics()).toContain('rollup_indexer_stage_height{stage="internal_tx"} 4');
+      abort.abort();
+      await running;
     } finally {
       await dispose();
     }

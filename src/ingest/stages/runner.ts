@@ -51,7 +51,10 @@ export async function runStage<W>(
     if (!signal.aborted) throw err;
   }
   if (at === undefined) return;
-  report(stage, deps, at);
+  // The lag is read at scrape time from the stream's head, so it grows while this stage is stuck.
+  let committed: StageCheckpoint = at;
+  deps.metrics.watchStageLag(stage.name, () => Math.max(0, deps.head.height() - committed.height));
+  deps.metrics.stageHeight.set({ stage: stage.name }, at.height);
   deps.logger.info({ stage: stage.name, from: at.height + 1 }, 'stage started');
 
   // The next heights to process, once the block stream has them; none when it stopped below them.
@@ -75,7 +78,8 @@ export async function runStage<W>(
       pending = range && fetch(range);
       pending?.catch(() => undefined);
       at = await commitBatch(stage, deps, signal, at, to, work);
-      report(stage, deps, at);
+      committed = at;
+      deps.metrics.stageHeight.set({ stage: stage.name }, at.height);
     }
   } catch (err) {
     if (!signal.aborted) throw err;
@@ -218,9 +222,4 @@ async function commitBatch<W>(
     { logger: deps.logger, metrics: deps.metrics, signal },
   );
   return at;
-}
-
-function report<W>(stage: Stage<W>, deps: StageRunnerDeps, at: StageCheckpoint): void {
-  deps.metrics.stageHeight.set({ stage: stage.name }, at.height);
-  deps.metrics.stageLag.set({ stage: stage.name }, Math.max(0, deps.head.height() - at.height));
 }

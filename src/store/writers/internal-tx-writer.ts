@@ -9,6 +9,8 @@ export interface InternalTxInput {
   data: string;
   from: Uint8Array | undefined;
   accounts: Uint8Array[];
+  error: string | undefined;
+  revertReason: string | undefined;
 }
 
 export interface InternalTxWriter {
@@ -18,7 +20,7 @@ export interface InternalTxWriter {
   rolledBack(): void;
 }
 
-/** Rows per INSERT: 4 parameters each, well under PostgreSQL's parameter limit. */
+/** Rows per INSERT: 6 parameters each, well under PostgreSQL's parameter limit. */
 const ROWS_PER_STATEMENT = 4_000;
 
 export function createInternalTxWriter(options: { maxCachedAccounts?: number } = {}): InternalTxWriter {
@@ -31,12 +33,19 @@ export function createInternalTxWriter(options: { maxCachedAccounts?: number } =
       for (let start = 0; start < rows.length; start += ROWS_PER_STATEMENT) {
         const params: unknown[] = [];
         const tuples = rows.slice(start, start + ROWS_PER_STATEMENT).map((r, i) => {
-          params.push(seqs[start + i], r.height, asBuffer(r.hash), r.data);
-          const p = i * 4;
-          return `($${p + 1}::bigint, $${p + 2}::bigint, $${p + 3}::bytea, $${p + 4}::text)`;
+          params.push(
+            seqs[start + i],
+            r.height,
+            asBuffer(r.hash),
+            r.data,
+            r.error ?? null,
+            r.revertReason ?? null,
+          );
+          const p = i * 6;
+          return `($${p + 1}::bigint, $${p + 2}::bigint, $${p + 3}::bytea, $${p + 4}::text, $${p + 5}::text, $${p + 6}::text)`;
         });
         await tx.query(
-          `INSERT INTO evm_internal_tx (sequence, height, hash, data) VALUES ${tuples.join(',')}`,
+          `INSERT INTO evm_internal_tx (sequence, height, hash, data, error, revert_reason) VALUES ${tuples.join(',')}`,
           params,
         );
       }

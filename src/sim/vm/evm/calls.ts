@@ -16,6 +16,7 @@ import {
 import type { EvmContracts } from './contracts.js';
 import type { SimAccount } from '../../chain/keys.js';
 import { amountOf, recipientOf } from '../common/context.js';
+import { pick, Stream } from '../../chain/prng.js';
 import { ESCROW, collectionName, type Holder, type NftOp } from '../../chain/nft-lifecycle.js';
 
 import type { EvmFrame, EvmModelContext, TokenDelta } from './types.js';
@@ -145,13 +146,18 @@ export function nftCall(
   };
 }
 
+/** Draw (its own stream) that makes one ERC20 transfer in SELF_TRANSFER_ONE_IN a self-transfer. */
+const SELF_TRANSFER_STREAM = Stream.recipient + 900;
+const SELF_TRANSFER_ONE_IN = 6;
+
 export function fungibleCall(ctx: EvmModelContext, g: number, signer: SimAccount, r: number): CallSpec {
   const k = ctx.contracts;
   const token = k.tokenOf('uusdc')!;
   const to = recipientOf(ctx.model, g, signer, 0);
-  const toHex = '0x' + Buffer.from(to.address).toString('hex');
   const amount = BigInt(amountOf(ctx.model, g, 0));
-  if (r < 80) {
+  if (r < 74) {
+    const self = pick(ctx.model.seed, SELF_TRANSFER_STREAM, g, SELF_TRANSFER_ONE_IN) === 0;
+    const toHex = self ? signer.hex : '0x' + Buffer.from(to.address).toString('hex');
     return {
       to: token,
       input: SELECTOR.transfer + addressWord(toHex) + word(amount),
@@ -160,6 +166,30 @@ export function fungibleCall(ctx: EvmModelContext, g: number, signer: SimAccount
       children: [],
       transfers: [{ token, from: signer.hex, to: toHex, amount }],
       gasBase: 60_000,
+    };
+  }
+  const toHex = '0x' + Buffer.from(to.address).toString('hex');
+  // Mints and burns of the ERC20 (permissions are not modelled): Transfer logs from / to 0x0.
+  if (r < 77) {
+    return {
+      to: token,
+      input: SELECTOR.mint + addressWord(toHex) + word(amount),
+      output: '0x',
+      logs: [transferLog(token, ZERO_ADDRESS, toHex, amount, false)],
+      children: [],
+      transfers: [{ token, to: toHex, amount }],
+      gasBase: 70_000,
+    };
+  }
+  if (r < 80) {
+    return {
+      to: token,
+      input: SELECTOR.burn + word(amount),
+      output: '0x',
+      logs: [transferLog(token, signer.hex, ZERO_ADDRESS, amount, false)],
+      children: [],
+      transfers: [{ token, from: signer.hex, amount }],
+      gasBase: 50_000,
     };
   }
   if (r < 90) {

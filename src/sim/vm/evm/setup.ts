@@ -156,6 +156,7 @@ export function flattenCalls(txHash: string, root: EvmFrame): InternalTxTruth[] 
       output: index === 0 ? '0x' : (f.output ?? '0x'),
       gas: f.gas,
       gasUsed: f.gasUsed,
+      ...(f.error !== undefined ? { error: f.error } : {}),
     });
     for (const child of f.calls ?? []) walk(child, index);
   };

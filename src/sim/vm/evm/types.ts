@@ -20,8 +20,10 @@ export interface EvmFrame {
 
 export interface TokenDelta {
   token: string;
-  from: string;
-  to: string;
+  /** Absent for a mint. */
+  from?: string | undefined;
+  /** Absent for a burn. */
+  to?: string | undefined;
   amount: bigint;
 }
 
