@@ -279,6 +279,8 @@ const noBank = {
   contractOfDenom: async () => undefined,
   denomOfContract: async () => undefined,
   denomOfMetadata: async () => undefined,
+  moduleAccounts: async () => [],
+  fungibleAssetMetadata: async () => undefined,
 } as BankState;
 
 const anvilTransport = (anvil: AnvilHandle) =>
