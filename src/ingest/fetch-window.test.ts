@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { AppError } from '../shared/errors.js';
 import { silentLogger } from '../shared/logger.js';
-import { createFetchWindow } from './fetch-window.js';
+import { ChunkFailedAt, createFetchWindow } from './fetch-window.js';
 
 function seeded(seed: number) {
   let s = seed;
@@ -64,5 +64,34 @@ describe('fetch window', () => {
     expect(await window.next()).toBe(1);
     expect(await window.next()).toBe(2);
     await expect(window.next()).rejects.toThrow(/height 3/);
+  });
+
+  it('a fatal failure surfaces at the lowest failing height, after every height before it, whichever failed first in time', async () => {
+    let releaseLow!: () => void;
+    const lowMayFail = new Promise<void>((resolve) => (releaseLow = resolve));
+    const window = createFetchWindow<number>({
+      start: 1,
+      chunkSize: 4,
+      chunkWeight: 100,
+      maxChunksInFlight: 2,
+      maxBufferedWeight: 100,
+      pollMs: 1,
+      weight: () => 1,
+      logger: silentLogger(),
+      signal: new AbortController().signal,
+      fetchHead: async () => 8,
+      fetchChunk: async (heights) => {
+        if (heights[0] === 5) {
+          // The later chunk fails first; only then may the earlier one fail part-way, at height 3.
+          setImmediate(releaseLow);
+          throw new AppError('nft_lookup_failed', 'height 6: look-up failed');
+        }
+        await lowMayFail;
+        throw new ChunkFailedAt(3, [1, 2], new AppError('nft_lookup_failed', 'height 3: look-up failed'));
+      },
+    });
+    expect(await window.next()).toBe(1);
+    expect(await window.next()).toBe(2);
+    await expect(window.next()).rejects.toThrow(/^height 3: look-up failed$/);
   });
 });

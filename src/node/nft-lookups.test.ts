@@ -169,6 +169,22 @@ describe('NFT look-ups', () => {
     expect(err.message).toMatch(/^height 77: NFT look-up of name\(\) of 0x6 failed after 3 attempts/);
   });
 
+  it("a cached look-up shared by two blocks fails naming each caller's height (where ingest stops), with one request", async () => {
+    let requests = 0;
+    const rest = fakeRest({
+      postJson: async () => {
+        requests++;
+        throw new AppError('node_http_error', 'rest fake: HTTP 503', { retryable: true });
+      },
+    });
+    const lookups = createNftLookups({ rest, policy: { ...policy, maxAttempts: 1 } });
+    const errors = (await Promise.all(
+      [35, 33].map((h) => lookups.evmName('0x7', h).catch((e: unknown) => e)),
+    )) as AppError[];
+    expect(errors.map((e) => e.message.slice(0, 10))).toEqual(['height 35:', 'height 33:']);
+    expect(requests).toBe(1);
+  });
+
   it('a contract that does not speak the cw721 query is not a collection (no retry, no crash)', async () => {
     const { rest, seen } = restAnswering((req) =>
       isSmart(req)

@@ -95,14 +95,29 @@ export function createNftLookups(options: NftLookupOptions): NftLookups {
   const policy = options.policy ?? DEFAULT_POLICY;
   const cached = boundedPromiseCache(options.cacheSize ?? 10_000);
 
-  async function lookup<T>(what: string, height: number, fn: () => Promise<T>): Promise<T> {
+  const retried = <T>(what: string, height: number, fn: () => Promise<T>): Promise<T> =>
+    withRetry(fn, {
+      policy,
+      what: `${what} at height ${height}`,
+      ...(options.logger ? { logger: options.logger } : {}),
+      ...(options.signal ? { signal: options.signal } : {}),
+    });
+
+  /**
+   * A look-up at `height`, retried; a lasting failure names this caller's height. Cached look-ups
+   * share one request between blocks, so the name comes from the caller, not from the request:
+   * the error must name the height where ingest stops.
+   */
+  async function lookup<T>(
+    what: string,
+    height: number,
+    fn: () => Promise<T>,
+    cacheKey?: string,
+  ): Promise<T> {
     try {
-      return await withRetry(fn, {
-        policy,
-        what: `${what} at height ${height}`,
-        ...(options.logger ? { logger: options.logger } : {}),
-        ...(options.signal ? { signal: options.signal } : {}),
-      });
+      return cacheKey === undefined
+        ? await retried(what, height, fn)
+        : await cached(cacheKey, () => retried(what, height, fn));
     } catch (err) {
       if (options.signal?.aborted) throw err;
       throw new AppError(
@@ -111,40 +126,6 @@ export function createNftLookups(options: NftLookupOptions): NftLookups {
         { cause: err },
       );
     }
-  }
-
-  async function resource(
-    addr: string,
-    tag: string,
-    height: number,
-  ): Promise<Record<string, unknown> | undefined> {
-    const path = `/initia/move/v1/accounts/${addr}/resources/by_struct_tag?struct_tag=${encodeURIComponent(tag)}`;
-    const res = (await rest.getJson(path, { height })) as
-      { resource?: { move_resource?: unknown } } | undefined;
-    const text = res?.resource?.move_resource;
-    if (typeof text !== 'string') return undefined;
-    const parsed = JSON.parse(text) as { data?: Record<string, unknown> };
-    return parsed.data;
-  }
-
-  /** An ABI string returned by a minievm call; undefined when the call reverts or the answer is no ABI string. */
-  async function evmCallString(contract: string, input: string, height: number): Promise<string | undefined> {
-    let res: { response?: unknown; error?: unknown } | undefined;
-    try {
-      res = (await rest.postJson(
-        '/minievm/evm/v1/call',
-        { sender: '0x' + '0'.repeat(40), contract_addr: contract, input, value: '0' },
-        { height },
-      )) as typeof res;
-    } catch (err) {
-      if (isEvmRevertAnswer(err)) return undefined;
-      throw err;
-    }
-    if (res === undefined) throw new AppError('node_rest_error', `minievm call ${contract}: not found`);
-    if (typeof res.error === 'string' && EVM_REVERTED.test(res.error)) return undefined;
-    if (typeof res.error === 'string' && res.error !== '')
-      throw new AppError('node_rest_error', `minievm call ${contract}: ${res.error}`, { retryable: true });
-    return decodeAbiString(typeof res.response === 'string' ? res.response : '0x');
   }
 
   function unreadable(what: string, contract: string, height: number): string {
@@ -158,7 +139,7 @@ export function createNftLookups(options: NftLookupOptions): NftLookups {
   return {
     moveNft: (object, height) =>
       lookup(`0x1::nft::Nft of ${object}`, height, async () => {
-        const data = await resource(object, '0x1::nft::Nft', height);
+        const data = await resource(rest, object, '0x1::nft::Nft', height);
         if (!data) return undefined;
         const inner = (data.collection as { inner?: unknown } | undefined)?.inner;
         return {
@@ -168,38 +149,21 @@ export function createNftLookups(options: NftLookupOptions): NftLookups {
         };
       }),
     moveCollection: (addr, height) =>
-      cached(`move-collection:${addr}`, () =>
-        lookup(`0x1::collection::Collection of ${addr}`, height, async () => {
-          const data = await resource(addr, '0x1::collection::Collection', height);
+      lookup(
+        `0x1::collection::Collection of ${addr}`,
+        height,
+        async () => {
+          const data = await resource(rest, addr, '0x1::collection::Collection', height);
           return data ? { name: String(data.name ?? ''), creator: String(data.creator ?? '') } : undefined;
-        }),
+        },
+        `move-collection:${addr}`,
       ),
     wasmCollection: (contract, height) =>
-      cached(`wasm-collection:${contract}`, () =>
-        lookup(`contract_info of ${contract}`, height, async () => {
-          const query = Buffer.from('{"contract_info":{}}').toString('base64url');
-          let info: { data?: { name?: unknown } } | undefined;
-          try {
-            info = (await rest.getJson(`/cosmwasm/wasm/v1/contract/${contract}/smart/${query}`, {
-              height,
-            })) as { data?: { name?: unknown } } | undefined;
-          } catch (err) {
-            if (!isWasmContractError(err)) throw err;
-            options.logger?.debug(
-              { contract, height },
-              'contract rejects contract_info: not a cw721 collection',
-            );
-            return undefined;
-          }
-          const contractInfo = (await rest.getJson(`/cosmwasm/wasm/v1/contract/${contract}`, { height })) as
-            { contract_info?: { creator?: unknown } } | undefined;
-          const creator = String(contractInfo?.contract_info?.creator ?? '');
-          if (typeof info?.data?.name === 'string') return { name: info.data.name, creator };
-          // It emitted cw721 events but its name cannot be read (no answer, or no name in it):
-          // its tokens are still indexed, under a collection named "" (see wasmCollection).
-          options.logger?.warn({ contract, height }, 'cw721 contract_info has no readable name');
-          return { name: '', creator };
-        }),
+      lookup(
+        `contract_info of ${contract}`,
+        height,
+        () => readWasmCollection(rest, options.logger, contract, height),
+        `wasm-collection:${contract}`,
       ),
     wasmTokenUri: (contract, tokenId, height) =>
       lookup(`nft_info(${tokenId}) of ${contract}`, height, async () => {
@@ -216,19 +180,90 @@ export function createNftLookups(options: NftLookupOptions): NftLookups {
         }
       }),
     evmName: (contract, height) =>
-      cached(`evm-name:${contract}`, () =>
-        lookup(`name() of ${contract}`, height, async () => {
-          const name = await evmCallString(contract, NAME_SELECTOR, height);
-          return name ?? unreadable('ERC721 name()', contract, height);
-        }),
+      lookup(
+        `name() of ${contract}`,
+        height,
+        async () =>
+          (await evmCallString(rest, contract, NAME_SELECTOR, height)) ??
+          unreadable('ERC721 name()', contract, height),
+        `evm-name:${contract}`,
       ),
     evmTokenUri: (contract, tokenId, height) =>
       lookup(`tokenURI(${tokenId}) of ${contract}`, height, async () => {
         const input = TOKEN_URI_SELECTOR + BigInt(tokenId).toString(16).padStart(64, '0');
-        const uri = await evmCallString(contract, input, height);
+        const uri = await evmCallString(rest, contract, input, height);
         return uri ?? unreadable(`ERC721 tokenURI(${tokenId})`, contract, height);
       }),
   };
+}
+
+/** A Move resource's `data` at a height; undefined when the object holds none. */
+async function resource(
+  rest: RestClient,
+  addr: string,
+  tag: string,
+  height: number,
+): Promise<Record<string, unknown> | undefined> {
+  const path = `/initia/move/v1/accounts/${addr}/resources/by_struct_tag?struct_tag=${encodeURIComponent(tag)}`;
+  const res = (await rest.getJson(path, { height })) as
+    { resource?: { move_resource?: unknown } } | undefined;
+  const text = res?.resource?.move_resource;
+  if (typeof text !== 'string') return undefined;
+  const parsed = JSON.parse(text) as { data?: Record<string, unknown> };
+  return parsed.data;
+}
+
+/** An ABI string returned by a minievm call; undefined when the call reverts or the answer is no ABI string. */
+async function evmCallString(
+  rest: RestClient,
+  contract: string,
+  input: string,
+  height: number,
+): Promise<string | undefined> {
+  let res: { response?: unknown; error?: unknown } | undefined;
+  try {
+    res = (await rest.postJson(
+      '/minievm/evm/v1/call',
+      { sender: '0x' + '0'.repeat(40), contract_addr: contract, input, value: '0' },
+      { height },
+    )) as typeof res;
+  } catch (err) {
+    if (isEvmRevertAnswer(err)) return undefined;
+    throw err;
+  }
+  if (res === undefined) throw new AppError('node_rest_error', `minievm call ${contract}: not found`);
+  if (typeof res.error === 'string' && EVM_REVERTED.test(res.error)) return undefined;
+  if (typeof res.error === 'string' && res.error !== '')
+    throw new AppError('node_rest_error', `minievm call ${contract}: ${res.error}`, { retryable: true });
+  return decodeAbiString(typeof res.response === 'string' ? res.response : '0x');
+}
+
+/** cw721 `contract_info` name and the instantiator (see NftLookups.wasmCollection). */
+async function readWasmCollection(
+  rest: RestClient,
+  logger: Logger | undefined,
+  contract: string,
+  height: number,
+): Promise<{ name: string; creator: string } | undefined> {
+  const query = Buffer.from('{"contract_info":{}}').toString('base64url');
+  let info: { data?: { name?: unknown } } | undefined;
+  try {
+    info = (await rest.getJson(`/cosmwasm/wasm/v1/contract/${contract}/smart/${query}`, {
+      height,
+    })) as { data?: { name?: unknown } } | undefined;
+  } catch (err) {
+    if (!isWasmContractError(err)) throw err;
+    logger?.debug({ contract, height }, 'contract rejects contract_info: not a cw721 collection');
+    return undefined;
+  }
+  const contractInfo = (await rest.getJson(`/cosmwasm/wasm/v1/contract/${contract}`, { height })) as
+    { contract_info?: { creator?: unknown } } | undefined;
+  const creator = String(contractInfo?.contract_info?.creator ?? '');
+  if (typeof info?.data?.name === 'string') return { name: info.data.name, creator };
+  // It emitted cw721 events but its name cannot be read (no answer, or no name in it):
+  // its tokens are still indexed, under a collection named "" (see wasmCollection).
+  logger?.warn({ contract, height }, 'cw721 contract_info has no readable name');
+  return { name: '', creator };
 }
 
 /**
