@@ -138,12 +138,19 @@ export async function runRoute(
 
 /**
  * Each route in turn against one `rollup-indexer api` (cache off) on `url`, then the bare transfer
- * ceiling for the largest body seen; `log` tells progress on stderr.
+ * ceiling for the body size of `ceilingRoute` (default: the largest body seen); `log` tells
+ * progress on stderr.
  */
 export async function runRoutes(
   url: string,
   specs: RouteSpec[],
-  o: { port: number; seconds: number; connections: number; log: (message: string) => void },
+  o: {
+    port: number;
+    seconds: number;
+    connections: number;
+    ceilingRoute?: string;
+    log: (message: string) => void;
+  },
 ) {
   const results: Awaited<ReturnType<typeof runRoute>>[] = [];
   const child = await startApi(url, false, o.port);
@@ -155,8 +162,9 @@ export async function runRoutes(
   } finally {
     await stopApi(child);
   }
-  const largest = results.reduce((kb, r) => Math.max(kb, r.responseKb), 0);
-  o.log(`transfer ceiling for ${largest} KB bodies ...`);
-  const ceiling = largest > 0 ? await transferCeiling(largest, o.port, o.seconds, o.connections) : null;
+  const sized = results.find((r) => r.route === o.ceilingRoute);
+  const bodyKb = sized?.responseKb ?? results.reduce((kb, r) => Math.max(kb, r.responseKb), 0);
+  o.log(`transfer ceiling for ${bodyKb} KB bodies ...`);
+  const ceiling = bodyKb > 0 ? await transferCeiling(bodyKb, o.port, o.seconds, o.connections) : null;
   return { results, ceiling };
 }

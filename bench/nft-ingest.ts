@@ -3,9 +3,10 @@
  * (issue 10 figure).
  *   npx tsx bench/nft-ingest.ts [--vm move|wasm|evm|all] [--blocks N] [--txs SPEC] [--nft-share S]
  * The simulator's NFT workload makes a share of the txs NFT operations (create, mint, transfer, URI
- * change, burn, IBC receipt): every fifth by default, `--nft-share 0.8` for four in five (an
- * NFT-heavy chain; the sim's `--nft-share`, a multiple of 0.05). With NFT collection on, each mint also costs a node look-up (Move Nft
- * resource, ERC721 tokenURI) at its height. Prints one JSON object per run. Needs
+ * change, burn, IBC receipt): four in five by default (an NFT-heavy chain), `--nft-share 0.2` for
+ * the simulator's default of one in five (the sim's `--nft-share`, a multiple of 0.05). With NFT
+ * collection on, each mint also costs a node look-up (Move Nft resource, ERC721 tokenURI) at its
+ * height. Prints one JSON object per run. Needs
  * TEST_DATABASE_URL (or defaults to local postgres).
  */
 import { parseArgs } from 'node:util';
@@ -21,9 +22,10 @@ const { values } = parseArgs({
     vm: { type: 'string', default: 'all' },
     blocks: { type: 'string', default: '3000' },
     txs: { type: 'string', default: '10' },
-    'nft-share': { type: 'string' },
+    'nft-share': { type: 'string', default: '0.8' },
   },
 });
+const nftShare = values['nft-share'];
 const baseUrl = process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 const blocks = Number(values.blocks);
 
@@ -66,7 +68,7 @@ async function run(sim: SimProcess, vm: 'move' | 'wasm' | 'evm', nftIndexing: bo
       nftIndexing,
       db: 'postgres',
       blocks,
-      nftShare: values['nft-share'] === undefined ? 0.2 : Number(values['nft-share']),
+      nftShare: Number(nftShare),
       txs,
       liveTokens: Number(rows[0]!.tokens),
       nftTxEdges: Number(rows[0]!.edges),
@@ -96,7 +98,8 @@ for (const vm of vms) {
       '--txs-per-block',
       values.txs,
       '--fast-signatures',
-      ...(values['nft-share'] !== undefined ? ['--nft-share', values['nft-share']] : []),
+      '--nft-share',
+      nftShare,
     ]);
     try {
       console.log(JSON.stringify(await run(sim, vm, nft)));

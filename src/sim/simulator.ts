@@ -2,26 +2,27 @@ import type { Server } from 'node:http';
 import { toBech32 } from '../shared/address.js';
 import { AppError, InputError } from '../shared/errors.js';
 import { createLogger } from '../shared/logger.js';
-import { createChain, deriveValidator, type Chain, type GeneratedBlock } from './chain.js';
-import { closeServer, createRawServer, listen } from './http.js';
-import { createKeyring, moduleAddress, sha256 } from './keys.js';
-import type { ModelContext } from './move-workload.js';
-import { createMoveVm, type VmDeps } from './vm-move.js';
-import { createWasmVm } from './vm-wasm.js';
-import { createEvmVm } from './vm-evm.js';
-import { loadReplay, type Replay } from './replay.js';
+import { createChain, deriveValidator, type Chain, type GeneratedBlock } from './chain/blocks.js';
+import { closeServer, createRawServer, listen } from './surfaces/http.js';
+import { createKeyring, moduleAddress, sha256 } from './chain/keys.js';
+import type { ModelContext } from './vm/common/context.js';
+import { createMoveVm } from './vm/move/setup.js';
+import { type VmDeps } from './vm/setup.js';
+import { createWasmVm } from './vm/wasm/setup.js';
+import { createEvmVm } from './vm/evm/setup.js';
+import { loadReplay, type Replay } from './replay/load.js';
 import {
   createRecordedContractRest,
   createRecordedErc721Rest,
   createRecordedResourceRest,
-} from './replay-state.js';
-import { createEvmContracts, type EvmContracts } from './evm-contracts.js';
-import { nftCollectionsTruth, nftTokensTruth } from './truth-nft.js';
-import { parseNftShare, type NftShare } from './nft-lifecycle.js';
-import { type StateContext } from './rest-state.js';
-import type { ClientRpcContext } from './rpc-client-context.js';
-import { type RestAnswer, type RestContext } from './rest.js';
-import type { GeneratedTx } from './tx-assemble.js';
+} from './replay/state.js';
+import { createEvmContracts, type EvmContracts } from './vm/evm/contracts.js';
+import { nftCollectionsTruth, nftTokensTruth } from './truth/nft.js';
+import { parseNftShare, type NftShare } from './chain/nft-lifecycle.js';
+import { type StateContext } from './surfaces/rest/state.js';
+import type { ClientRpcContext } from './surfaces/rpc/client-context.js';
+import { type RestAnswer, type RestContext } from './surfaces/rest/blocks.js';
+import type { GeneratedTx } from './chain/assemble.js';
 import type {
   SimExtension,
   SimHttpRequest,
@@ -30,16 +31,16 @@ import type {
   SimulatorTruth,
   SimulatorUrls,
 } from './types.js';
-import { createSchedule, parseTxsPerBlock, recentHeights } from './workload.js';
-import { createFaultInjector, parseFaults, type Surface } from './faults.js';
+import { createSchedule, parseTxsPerBlock, recentHeights } from './chain/workload.js';
+import { createFaultInjector, parseFaults, type Surface } from './surfaces/faults.js';
 import {
   createCometHandler,
   createEvmHandler,
   createRestHandler,
   faultWrapped,
   type Handler,
-} from './surfaces.js';
-import type { VmSetup } from './plan.js';
+} from './surfaces/handlers.js';
+import type { VmSetup } from './vm/setup.js';
 
 const PREFIX = 'init';
 const DEFAULT_ACCOUNTS = 64;

@@ -4,9 +4,11 @@
  * tests; change them only together with those tests.
  */
 
+import type { VmType } from '../shared/config.js';
 import type { Logger } from '../shared/logger.js';
 
-export type VmType = 'move' | 'wasm' | 'evm';
+/** Defined in shared (vip and ingest use it too); part of the simulator's contract as well. */
+export type { VmType };
 
 export interface SimulatorOptions {
   vm: VmType;

@@ -1,5 +1,5 @@
 /** Shared vocabulary of the VIP operator tool: operations, planned/signed txs, results. */
-import type { VmType } from '../sim/types.js';
+import type { VmType } from '../shared/config.js';
 
 export type { VmType };
 

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { COLLECTIONS, nftOpAt, type NftPlanContext } from '../../src/sim/nft-lifecycle.js';
+import { COLLECTIONS, nftOpAt, type NftPlanContext } from '../../src/sim/chain/nft-lifecycle.js';
 import type { NftCollectionTruth, NftTokenTruth, TxTruth, VmType } from '../../src/sim/types.js';
+import { nftNameKey } from '../../src/shared/nft-name.js';
 import { testDbFactories } from '../helpers/db.js';
 import { indexSimulator, type IndexedSimulator } from '../helpers/ingest.js';
 import { createHarness, walk, type Harness } from './harness.js';
@@ -129,11 +130,21 @@ describe.each(
         const keys = got.map((t) => (orderBy === 'height' ? [t.height, t.nft.token_id] : [t.nft.token_id]));
         expect(keys).toEqual([...keys].sort((a, b) => compareKeys(b, a)));
       }
-      const byName = await walkAll<ApiCollection>(
-        `${NFT}/collections/by_name/${c.name.replace(/[^A-Za-z0-9]/g, '')}`,
-        'collections',
-      );
-      expect(byName.map((x) => x.object_addr)).toContain(c.addr);
+    }
+  });
+
+  it('/collections/by_name lists exactly the collections whose name or origin name contains the query', async () => {
+    // Whole names, a prefix shared by many ("collection1" also matches 10, 11, …) and no match.
+    const queries = [...collections.map((c) => c.name), 'collection1', 'SIM', 'no-such-collection'];
+    // Sent without spaces or punctuation: the path segment is not percent-decoded (README).
+    for (const query of queries.map((q) => q.replace(/[^A-Za-z0-9]/g, '')).filter((q) => q !== '')) {
+      const key = nftNameKey(query);
+      const want = collections
+        .filter((c) => nftNameKey(c.name).includes(key) || nftNameKey(c.originName).includes(key))
+        .map((c) => c.addr)
+        .sort();
+      const got = await walkAll<ApiCollection>(`${NFT}/collections/by_name/${query}`, 'collections');
+      expect(got.map((x) => x.object_addr).sort(), query).toEqual(want);
     }
   });
 
@@ -150,6 +161,34 @@ describe.each(
       const cols = await walkAll<ApiCollection>(`${NFT}/collections/by_account/${owner}`, 'collections');
       expect(cols.map((c) => c.object_addr).sort()).toEqual(
         [...new Set(want.map((t) => t.collectionAddr))].sort(),
+      );
+    }
+  });
+
+  it('/tokens/by_account with collection_addr and token_id filters equals the truth', async () => {
+    const owners = [...new Set(tokens.map((t) => t.owner))].slice(0, 4);
+    for (const owner of owners) {
+      const own = tokens.filter((t) => t.owner === owner);
+      for (const collectionAddr of [...new Set(own.map((t) => t.collectionAddr))]) {
+        const got = await walkAll<ApiToken>(`${NFT}/tokens/by_account/${owner}`, 'tokens', {
+          collection_addr: collectionAddr,
+        });
+        expect(got.map((t) => t.nft.token_id).sort()).toEqual(
+          own
+            .filter((t) => t.collectionAddr === collectionAddr)
+            .map((t) => t.tokenId)
+            .sort(),
+        );
+      }
+      const tokenId = own[0]!.tokenId;
+      const byId = await walkAll<ApiToken>(`${NFT}/tokens/by_account/${owner}`, 'tokens', {
+        token_id: tokenId,
+      });
+      expect(byId.map((t) => tokenKey(t.collection_addr, t.nft.token_id)).sort()).toEqual(
+        own
+          .filter((t) => t.tokenId === tokenId)
+          .map((t) => tokenKey(t.collectionAddr, t.tokenId))
+          .sort(),
       );
     }
   });
@@ -178,17 +217,9 @@ describe.each(
     for (const t of tokens) {
       const want = history.get(tokenKey(t.collectionAddr, t.tokenId)) ?? [];
       if (want.length > 4) remints += 1;
-      for (const limit of LIMITS) {
-        const { items, total } = await walk(h, `${NFT}/txs/${t.collectionAddr}/${t.tokenId}`, 'txs', {
-          'pagination.limit': limit,
-          'pagination.reverse': 'false',
-        });
-        expect(
-          items.map((x) => (x as { txhash: string }).txhash),
-          tokenKey(t.collectionAddr, t.tokenId),
-        ).toEqual(want);
-        expect(total).toBe(String(want.length));
-      }
+      // walkAll checks both directions at every limit and returns the newest first.
+      const got = await walkAll<{ txhash: string }>(`${NFT}/txs/${t.collectionAddr}/${t.tokenId}`, 'txs');
+      expect(got.map((x) => x.txhash).reverse(), tokenKey(t.collectionAddr, t.tokenId)).toEqual(want);
     }
     expect(remints).toBeGreaterThan(0);
   });

@@ -1,7 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { createSimulator } from '../../src/sim/simulator.js';
 import { crashTargets, runIndexer, seeded } from '../helpers/crash.js';
-import { expectIngestMatchesTruth, expectNftMatchesTruth } from '../helpers/truth.js';
+import {
+  expectIngestMatchesTruth,
+  expectNftMatchesTruth,
+  expectNftTxEdgesMatchEvents,
+} from '../helpers/truth.js';
 
 const HEAD = 800;
 const KILLS = 20;
@@ -38,6 +42,7 @@ describe.each(crashTargets())('crash safety on $name', (target) => {
         try {
           await expectIngestMatchesTruth(db, sim, HEAD);
           await expectNftMatchesTruth(db, sim, HEAD);
+          expect(await expectNftTxEdgesMatchEvents(db, 'move')).toBeGreaterThan(0);
         } finally {
           if (target.name === 'pglite') await db.close();
         }

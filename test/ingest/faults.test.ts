@@ -6,7 +6,11 @@ import { createMetricsRegistry } from '../../src/shared/metrics.js';
 import { createSimulator } from '../../src/sim/simulator.js';
 import { testDbFactories } from '../helpers/db.js';
 import { indexSimulator } from '../helpers/ingest.js';
-import { expectIngestMatchesTruth, expectNftMatchesTruth } from '../helpers/truth.js';
+import {
+  expectIngestMatchesTruth,
+  expectNftMatchesTruth,
+  expectNftTxEdgesMatchEvents,
+} from '../helpers/truth.js';
 import { expectInternalTxsMatchTruth } from '../helpers/truth-internal-txs.js';
 import { expectRichListMatchesTruth } from '../helpers/truth-rich-list.js';
 
@@ -33,6 +37,7 @@ describe('ingest against a faulty node', () => {
       try {
         await expectIngestMatchesTruth(db, indexed.sim, head - 2);
         await expectNftMatchesTruth(db, indexed.sim, head - 2);
+        expect(await expectNftTxEdgesMatchEvents(db, vm)).toBeGreaterThan(0);
         // Traces go through the same faulty JSON-RPC surface.
         if (vm === 'evm') await expectInternalTxsMatchTruth(db, indexed.sim, head - 2);
         await expectRichListMatchesTruth(db, indexed.sim, head - 2);

@@ -5,7 +5,7 @@ import {
   opIndexOf,
   parseNftShare,
   type NftPlanContext,
-} from '../../src/sim/nft-lifecycle.js';
+} from '../../src/sim/chain/nft-lifecycle.js';
 import { createSimulator } from '../../src/sim/simulator.js';
 import { useSimulators } from './helpers/sims.js';
 

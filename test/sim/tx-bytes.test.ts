@@ -10,9 +10,9 @@ import { MsgRecvPacket } from '@initia/initia.proto/ibc/core/channel/v1/tx.js';
 import { MsgCall } from '@initia/initia.proto/minievm/evm/v1/tx.js';
 import { createHash } from 'node:crypto';
 import type { VmType } from '../../src/sim/types.js';
-import { cosmosAddress, ethAddress } from '../../src/sim/keys.js';
+import { cosmosAddress, ethAddress } from '../../src/sim/chain/keys.js';
 import { toBech32 } from '../../src/shared/address.js';
-import { sortedJson } from '../../src/sim/tx-build.js';
+import { sortedJson } from '../../src/sim/chain/tx-build.js';
 import { useSimulators } from './helpers/sims.js';
 
 type Codec = { decode(b: Uint8Array): unknown; encode(m: never): { finish(): Uint8Array } };

@@ -1,4 +1,17 @@
-import type { DecodedMsg } from './tx-decode.js';
+import type {
+  MsgExecuteContract,
+  MsgInstantiateContract,
+  MsgStoreCode,
+} from '@initia/initia.proto/cosmwasm/wasm/v1/tx.js';
+import type { MsgExecute, MsgPublish } from '@initia/initia.proto/initia/move/v1/tx.js';
+
+/** The messages the VIP chain model decodes (tx-decode.ts) and signs over in amino JSON (here). */
+export type DecodedMsg =
+  | { type: '/initia.move.v1.MsgExecute'; value: MsgExecute }
+  | { type: '/initia.move.v1.MsgPublish'; value: MsgPublish }
+  | { type: '/cosmwasm.wasm.v1.MsgStoreCode'; value: MsgStoreCode }
+  | { type: '/cosmwasm.wasm.v1.MsgInstantiateContract'; value: MsgInstantiateContract }
+  | { type: '/cosmwasm.wasm.v1.MsgExecuteContract'; value: MsgExecuteContract };
 
 /**
  * The node's side of SIGN_MODE_EIP_191: the legacy amino JSON sign doc rebuilt from the decoded

@@ -1,4 +1,4 @@
-import { closeServer, createRawServer, listen } from '../http.js';
+import { closeServer, createRawServer, listen } from '../surfaces/http.js';
 import type { SimExtension, SimHttpRequest, SimHttpResponse } from '../types.js';
 
 /**

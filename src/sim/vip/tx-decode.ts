@@ -12,7 +12,7 @@ import {
 import { PubKey as EthPubKey } from '@initia/initia.proto/initia/crypto/v1beta1/ethsecp256k1/keys.js';
 import { MsgExecute, MsgPublish } from '@initia/initia.proto/initia/move/v1/tx.js';
 import { SignMode } from '@initia/initia.proto/cosmos/tx/signing/v1beta1/signing.js';
-import { aminoSignDocText } from './amino.js';
+import { aminoSignDocText, type DecodedMsg } from './amino.js';
 
 /** A failed ante/decoding step, with the Cosmos SDK error code a node would answer. */
 export class TxReject extends Error {
@@ -24,13 +24,6 @@ export class TxReject extends Error {
     super(message);
   }
 }
-
-export type DecodedMsg =
-  | { type: '/initia.move.v1.MsgExecute'; value: MsgExecute }
-  | { type: '/initia.move.v1.MsgPublish'; value: MsgPublish }
-  | { type: '/cosmwasm.wasm.v1.MsgStoreCode'; value: MsgStoreCode }
-  | { type: '/cosmwasm.wasm.v1.MsgInstantiateContract'; value: MsgInstantiateContract }
-  | { type: '/cosmwasm.wasm.v1.MsgExecuteContract'; value: MsgExecuteContract };
 
 export interface DecodedTx {
   raw: Uint8Array;

@@ -1,0 +1,243 @@
+import { nftReceivePacket } from '../common/nft-receive-packet.js';
+import { event, type SimEvent } from '../../chain/events.js';
+import { ibcClassName, recvPacketParts } from '../common/ibc.js';
+import { sha256, type SimAccount } from '../../chain/keys.js';
+import { collectionAddress, nftAddress, pad32, shortHex } from './address.js';
+import { executeEvent, moveEvent } from './model.js';
+import { bcs, concatBytes, msgExecute, MSG_EXECUTE } from '../../chain/msgs.js';
+import {
+  collectionCreator,
+  collectionName,
+  ESCROW,
+  IBC,
+  type Holder,
+  type NftOp,
+  type NftPlanContext,
+} from '../../chain/nft-lifecycle.js';
+import type { NftTxParts } from '../../chain/plan.js';
+import type { EncodedMsg } from '../../chain/tx-build.js';
+
+const MOVE_STD = Uint8Array.of(1);
+
+export interface MoveNftContext {
+  plan: NftPlanContext;
+  accounts: SimAccount[];
+}
+
+/** A marketplace-like object that NFT "sends" deliver to (32-byte address). */
+export const MOVE_ESCROW = new Uint8Array(sha256('rollup-sim/move/escrow'));
+
+export function moveHolderAddress(ctx: MoveNftContext, h: Holder): Uint8Array {
+  return h === ESCROW ? MOVE_ESCROW : ctx.accounts[h]!.address;
+}
+
+export function moveCollectionAddress(ctx: MoveNftContext, c: number): Uint8Array {
+  return collectionAddress(ctx.accounts[collectionCreator(ctx.plan, c)]!.address, collectionName(c));
+}
+
+export function moveNftAddress(ctx: MoveNftContext, c: number, tokenId: string): Uint8Array {
+  return nftAddress(ctx.accounts[collectionCreator(ctx.plan, c)]!.address, collectionName(c), tokenId);
+}
+
+export const moveIbcClassName = (): string => ibcClassName(IBC.classIdOnL1);
+export const moveIbcCollectionAddress = (): Uint8Array => collectionAddress(MOVE_STD, moveIbcClassName());
+export const moveIbcNftAddress = (tokenId: string): Uint8Array =>
+  nftAddress(MOVE_STD, moveIbcClassName(), tokenId);
+
+function call(
+  signer: SimAccount,
+  moduleName: string,
+  fn: string,
+  args: Uint8Array[],
+  typeArgs: string[] = [],
+): EncodedMsg {
+  return msgExecute({
+    sender: signer.bech32,
+    moduleAddress: '0x1',
+    moduleName,
+    functionName: fn,
+    typeArgs,
+    args,
+  });
+}
+
+const messageEvent = (signer: SimAccount): SimEvent =>
+  event('message', [
+    ['action', MSG_EXECUTE],
+    ['sender', signer.bech32],
+    ['module', 'move'],
+  ]);
+
+/** `create_collection` by `creator` (a user via simple_nft, 0x1 via initia_nft for IBC classes). */
+function collectionCreatedEvents(creator: string, module: string, coll: string, name: string): SimEvent[] {
+  return [
+    executeEvent(creator, '0x1', module, 'create_collection'),
+    moveEvent('0x1::object::CreateEvent', `{"object":"${coll}","owner":"${creator}","version":"1"}`),
+    moveEvent(
+      '0x1::collection::CreateCollectionEvent',
+      `{"collection":"${coll}","creator":"${creator}","name":"${name}"}`,
+    ),
+  ];
+}
+
+/** `mint` called by `sender`: the NFT object is created owned by `creator`, then moved to `to` if that differs. */
+function mintedEvents(m: {
+  sender: string;
+  module: string;
+  creator: string;
+  coll: string;
+  nft: string;
+  tokenId: string;
+  to: string;
+}): SimEvent[] {
+  const events = [
+    executeEvent(m.sender, '0x1', m.module, 'mint'),
+    moveEvent('0x1::object::CreateEvent', `{"object":"${m.nft}","owner":"${m.creator}","version":"1"}`),
+    moveEvent(
+      '0x1::collection::MintEvent',
+      `{"collection":"${m.coll}","token_id":"${m.tokenId}","nft":"${m.nft}"}`,
+    ),
+  ];
+  if (m.to !== m.creator)
+    events.push(
+      moveEvent('0x1::object::TransferEvent', `{"object":"${m.nft}","from":"${m.creator}","to":"${m.to}"}`),
+    );
+  return events;
+}
+
+/** Move NFT operations: `0x1::simple_nft` calls and their `0x1::collection` / object events. */
+export function moveNftParts(ctx: MoveNftContext, op: NftOp, signer: SimAccount, g: number): NftTxParts {
+  const acct = (i: number): SimAccount => ctx.accounts[i]!;
+  const user = shortHex(signer.address);
+  const single = (msg: EncodedMsg, events: SimEvent[], gasBase: number): NftTxParts => ({
+    msg,
+    events: [messageEvent(signer), ...events],
+    response: MSG_EXECUTE + 'Response',
+    gasBase,
+  });
+  switch (op.kind) {
+    case 'create-collection': {
+      const name = collectionName(op.collection);
+      const coll = shortHex(moveCollectionAddress(ctx, op.collection));
+      const msg = call(signer, 'simple_nft', 'create_collection', [
+        bcs.string(`Simulated collection ${op.collection}`),
+        concatBytes([Uint8Array.of(1), bcs.u64(1_000_000)]),
+        bcs.string(name),
+        bcs.string(`ipfs://bafysim${op.collection}`),
+      ]);
+      return single(msg, collectionCreatedEvents(user, 'simple_nft', coll, name), 220_000);
+    }
+    case 'mint': {
+      const creator = shortHex(acct(collectionCreator(ctx.plan, op.collection)).address);
+      const coll = shortHex(moveCollectionAddress(ctx, op.collection));
+      const nft = shortHex(moveNftAddress(ctx, op.collection, op.tokenId));
+      const to = shortHex(moveHolderAddress(ctx, op.to));
+      const msg = call(signer, 'simple_nft', 'mint', [
+        pad32(moveCollectionAddress(ctx, op.collection)),
+        bcs.string(''),
+        bcs.string(op.tokenId),
+        bcs.string(op.uri),
+        concatBytes([Uint8Array.of(1), pad32(moveHolderAddress(ctx, op.to))]),
+      ]);
+      const events = mintedEvents({
+        sender: user,
+        module: 'simple_nft',
+        creator,
+        coll,
+        nft,
+        tokenId: op.tokenId,
+        to,
+      });
+      return single(msg, events, 260_000);
+    }
+    case 'transfer': {
+      const nftBytes = moveNftAddress(ctx, op.collection, op.tokenId);
+      const nft = shortHex(nftBytes);
+      const msg = call(signer, 'object', 'transfer_call', [
+        pad32(nftBytes),
+        pad32(moveHolderAddress(ctx, op.to)),
+      ]);
+      const events = [executeEvent(user, '0x1', 'object', 'transfer_call')];
+      if (op.from !== op.to) {
+        events.push(
+          moveEvent(
+            '0x1::object::TransferEvent',
+            `{"object":"${nft}","from":"${shortHex(acct(op.from).address)}","to":"${shortHex(moveHolderAddress(ctx, op.to))}"}`,
+          ),
+        );
+      }
+      return single(msg, events, 150_000);
+    }
+    case 'mutate-uri': {
+      const nftBytes = moveNftAddress(ctx, op.collection, op.tokenId);
+      const msg = call(
+        signer,
+        'simple_nft',
+        'set_uri',
+        [pad32(nftBytes), bcs.string(op.newUri)],
+        ['0x1::simple_nft::SimpleNft'],
+      );
+      return single(
+        msg,
+        [
+          executeEvent(user, '0x1', 'simple_nft', 'set_uri'),
+          moveEvent(
+            '0x1::nft::MutationEvent',
+            JSON.stringify({
+              nft: shortHex(nftBytes),
+              mutated_field_name: 'uri',
+              old_value: op.oldUri,
+              new_value: op.newUri,
+            }),
+          ),
+        ],
+        160_000,
+      );
+    }
+    case 'burn': {
+      const nftBytes = moveNftAddress(ctx, op.collection, op.tokenId);
+      const coll = shortHex(moveCollectionAddress(ctx, op.collection));
+      const msg = call(signer, 'simple_nft', 'burn', [pad32(nftBytes)], ['0x1::simple_nft::SimpleNft']);
+      return single(
+        msg,
+        [
+          executeEvent(user, '0x1', 'simple_nft', 'burn'),
+          moveEvent(
+            '0x1::collection::BurnEvent',
+            `{"collection":"${coll}","token_id":"${op.tokenId}","nft":"${shortHex(nftBytes)}"}`,
+          ),
+        ],
+        170_000,
+      );
+    }
+    case 'ibc-receive':
+      return moveIbcReceive(ctx, op, signer, g);
+  }
+}
+
+function moveIbcReceive(
+  ctx: MoveNftContext,
+  op: Extract<NftOp, { kind: 'ibc-receive' }>,
+  relayer: SimAccount,
+  g: number,
+): NftTxParts {
+  const receiver = ctx.accounts[op.to]!;
+  const className = moveIbcClassName();
+  const coll = shortHex(moveIbcCollectionAddress());
+  const nft = shortHex(moveIbcNftAddress(op.tokenId));
+  const packet = nftReceivePacket(op, receiver.bech32, 'nft-transfer');
+  const to = shortHex(receiver.address);
+  const classEvents: SimEvent[] = [
+    ...(op.first ? collectionCreatedEvents('0x1', 'initia_nft', coll, className) : []),
+    ...mintedEvents({
+      sender: '0x1',
+      module: 'initia_nft',
+      creator: '0x1',
+      coll,
+      nft,
+      tokenId: op.tokenId,
+      to,
+    }),
+  ];
+  return recvPacketParts(packet, relayer.bech32, g, classEvents, className, 300_000);
+}

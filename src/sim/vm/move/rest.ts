@@ -1,0 +1,211 @@
+import { tryAccountBytes } from '../../../shared/address.js';
+import type { SimAccount } from '../../chain/keys.js';
+import { Lru } from '../../chain/lru.js';
+import { pad32, shortHex } from './address.js';
+import type { MoveAddressBook } from './model.js';
+import {
+  moveCollectionAddress,
+  moveIbcClassName,
+  moveIbcCollectionAddress,
+  moveIbcNftAddress,
+  moveNftAddress,
+  type MoveNftContext,
+  moveHolderAddress,
+} from './nft.js';
+import { bcs, concatBytes } from '../../chain/msgs.js';
+import {
+  collectionCreatedBy,
+  collectionCreator,
+  collectionName,
+  COLLECTIONS,
+  ibcCollectionCreatedBy,
+  ibcTokensAfter,
+  tokensAfter,
+} from '../../chain/nft-lifecycle.js';
+import { grpcError, ok, type RestAnswer } from '../../surfaces/rest/blocks.js';
+import { queryHeight } from '../../surfaces/rest/state.js';
+import type { SimHttpRequest } from '../../types.js';
+
+/** Move resources by struct tag (NFT, collection, object core, FA metadata), as of a height. */
+export interface MoveRestContext {
+  nft: MoveNftContext;
+  book: MoveAddressBook;
+  accounts: SimAccount[];
+  denoms: string[];
+  head(): number;
+  /** Last global tx index included at `height`. */
+  lastTxAt(height: number): number;
+}
+
+interface MoveObject {
+  kind: 'nft' | 'collection';
+  owner: Uint8Array;
+  collection: Uint8Array;
+  tokenId: string;
+  uri: string;
+  name: string;
+  creator: Uint8Array;
+  length: number;
+}
+
+const hex = (b: Uint8Array): string => Buffer.from(pad32(b)).toString('hex');
+
+function objectsAt(ctx: MoveRestContext, lastG: number): Map<string, MoveObject> {
+  const objects = new Map<string, MoveObject>();
+  const creatorOf = (c: number): Uint8Array => ctx.accounts[collectionCreator(ctx.nft.plan, c)]!.address;
+  const counts = new Map<string, number>();
+  const tokens = tokensAfter(ctx.nft.plan, lastG);
+  const ibc = ibcTokensAfter(ctx.nft.plan, lastG);
+  for (const t of tokens) {
+    const coll = moveCollectionAddress(ctx.nft, t.collection);
+    counts.set(hex(coll), (counts.get(hex(coll)) ?? 0) + 1);
+    objects.set(hex(moveNftAddress(ctx.nft, t.collection, t.tokenId)), {
+      kind: 'nft',
+      owner: moveHolderAddress(ctx.nft, t.owner),
+      collection: coll,
+      tokenId: t.tokenId,
+      uri: t.uri,
+      name: collectionName(t.collection),
+      creator: creatorOf(t.collection),
+      length: 0,
+    });
+  }
+  const ibcColl = moveIbcCollectionAddress();
+  for (const t of ibc) {
+    objects.set(hex(moveIbcNftAddress(t.tokenId)), {
+      kind: 'nft',
+      owner: moveHolderAddress(ctx.nft, t.owner),
+      collection: ibcColl,
+      tokenId: t.tokenId,
+      uri: t.uri,
+      name: moveIbcClassName(),
+      creator: Uint8Array.of(1),
+      length: 0,
+    });
+  }
+  for (let c = 0; c < COLLECTIONS; c++) {
+    if (!collectionCreatedBy(ctx.nft.plan, c, lastG)) continue;
+    const addr = moveCollectionAddress(ctx.nft, c);
+    objects.set(hex(addr), {
+      kind: 'collection',
+      owner: creatorOf(c),
+      collection: addr,
+      tokenId: '',
+      uri: `ipfs://bafysim${c}`,
+      name: collectionName(c),
+      creator: creatorOf(c),
+      length: counts.get(hex(addr)) ?? 0,
+    });
+  }
+  if (ibcCollectionCreatedBy(ctx.nft.plan, lastG)) {
+    objects.set(hex(ibcColl), {
+      kind: 'collection',
+      owner: Uint8Array.of(1),
+      collection: ibcColl,
+      tokenId: '',
+      uri: 'ipfs://bafyl1',
+      name: moveIbcClassName(),
+      creator: Uint8Array.of(1),
+      length: ibc.length,
+    });
+  }
+  return objects;
+}
+
+function resource(address: Uint8Array, structTag: string, data: unknown, raw: Uint8Array): RestAnswer {
+  return ok(
+    JSON.stringify({
+      resource: {
+        address: shortHex(address),
+        struct_tag: structTag,
+        move_resource: JSON.stringify({ type: structTag, data }),
+        raw_bytes: Buffer.from(raw).toString('base64'),
+      },
+    }),
+  );
+}
+
+export function createMoveRest(ctx: MoveRestContext): (req: SimHttpRequest) => RestAnswer | undefined {
+  const cache = new Lru<number, Map<string, MoveObject>>(8);
+  const at = (lastG: number): Map<string, MoveObject> => cache.getOrSet(lastG, () => objectsAt(ctx, lastG));
+  const metadataByAddr = new Map(ctx.denoms.map((d) => [hex(ctx.book.metadata(d)), d]));
+  return (req) => {
+    if (req.path === '/initia/move/v1/denom') {
+      // The bank denom of a fungible asset's metadata object (x/move Query/Denom).
+      const metadata = tryAccountBytes(req.query.get('metadata') ?? '', 'init');
+      const denom = metadata && metadataByAddr.get(hex(metadata));
+      if (denom === undefined)
+        return grpcError(404, 5, `metadata ${req.query.get('metadata') ?? ''}: not found`);
+      return ok(JSON.stringify({ denom }));
+    }
+    const m = /^\/initia\/move\/v1\/accounts\/([^/]+)\/resources\/by_struct_tag$/.exec(req.path);
+    if (!m) return undefined;
+    const h = queryHeight(ctx, req);
+    if (typeof h !== 'number') return h;
+    const bytes = tryAccountBytes(m[1]!, 'init');
+    if (!bytes) return grpcError(400, 3, `invalid address: ${m[1]}`);
+    const tag = req.query.get('struct_tag') ?? '';
+    const notFound = grpcError(404, 5, `resource ${tag} not found at ${m[1]}: not found`);
+    const obj = at(ctx.lastTxAt(h)).get(hex(bytes));
+    if (tag === '0x1::fungible_asset::Metadata') {
+      const denom = metadataByAddr.get(hex(bytes));
+      if (denom === undefined) return notFound;
+      const data = { name: denom, symbol: denom.toUpperCase(), decimals: 6, icon_uri: '', project_uri: '' };
+      return resource(
+        bytes,
+        tag,
+        data,
+        concatBytes([
+          bcs.string(denom),
+          bcs.string(data.symbol),
+          Uint8Array.of(6),
+          bcs.string(''),
+          bcs.string(''),
+        ]),
+      );
+    }
+    if (!obj) return notFound;
+    if (tag === '0x1::object::ObjectCore') {
+      const data = { allow_ungated_transfer: true, owner: shortHex(obj.owner), version: '1' };
+      return resource(bytes, tag, data, concatBytes([pad32(obj.owner), Uint8Array.of(1), bcs.u64(1)]));
+    }
+    if (tag === '0x1::nft::Nft' && obj.kind === 'nft') {
+      const data = {
+        collection: { inner: shortHex(obj.collection) },
+        description: '',
+        token_id: obj.tokenId,
+        uri: obj.uri,
+      };
+      return resource(
+        bytes,
+        tag,
+        data,
+        concatBytes([pad32(obj.collection), bcs.string(''), bcs.string(obj.tokenId), bcs.string(obj.uri)]),
+      );
+    }
+    if (tag === '0x1::collection::Collection' && obj.kind === 'collection') {
+      const handle = new Uint8Array(Buffer.from(hex(obj.collection), 'hex').reverse());
+      const data = {
+        creator: shortHex(obj.creator),
+        description: '',
+        name: obj.name,
+        nfts: { handle: shortHex(handle), length: String(obj.length) },
+        uri: obj.uri,
+      };
+      return resource(
+        bytes,
+        tag,
+        data,
+        concatBytes([
+          pad32(obj.creator),
+          bcs.string(''),
+          bcs.string(obj.name),
+          bcs.string(obj.uri),
+          pad32(handle),
+          bcs.u64(obj.length),
+        ]),
+      );
+    }
+    return notFound;
+  };
+}
