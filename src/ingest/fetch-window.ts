@@ -1,4 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
+import { AppError, errorMessage } from '../shared/errors.js';
 import type { Logger } from '../shared/logger.js';
 import { INGEST_RETRY, withRetry } from '../node/retry.js';
 
@@ -13,13 +14,14 @@ export type ChunkFetcher<T> = (heights: readonly number[]) => Promise<(T | undef
  * commits every height before the failure and stops exactly there, so the error and the
  * checkpoint name the same height (the failing height, and the one before it).
  */
-export class ChunkFailedAt<T> extends Error {
+export class ChunkFailedAt<T> extends AppError {
   constructor(
     readonly height: number,
     readonly itemsBefore: readonly (T | undefined)[],
     readonly reason: unknown,
   ) {
-    super(`height ${height} failed`, { cause: reason });
+    // Only carries `reason` to the window, which raises the reason itself: never seen by a user.
+    super('ingest_chunk_failed', `height ${height}: ${errorMessage(reason)}`, { cause: reason });
     this.name = 'ChunkFailedAt';
   }
 }

@@ -62,11 +62,6 @@ export interface RunOptions {
 }
 
 /**
- * Follows the node from the checkpoint: a window of heights is fetched and prepared
- * concurrently, blocks are committed strictly in order in batches (rows + checkpoint in one
- * transaction), and while one batch is being written the next one is assembled.
- */
-/**
  * A chunk's prepared blocks; a failure surfaces at the lowest failing height (not whichever block
  * failed first in time): a retryable one retries the chunk, a fatal one keeps the blocks before it.
  */
@@ -79,6 +74,11 @@ function itemsUntilFailure<T>(heights: readonly number[], settled: PromiseSettle
   throw new ChunkFailedAt(heights[i]!, before, reason);
 }
 
+/**
+ * Follows the node from the checkpoint: a window of heights is fetched and prepared
+ * concurrently, blocks are committed strictly in order in batches (rows + checkpoint in one
+ * transaction), and while one batch is being written the next one is assembled.
+ */
 export async function runPipeline(deps: PipelineDeps, run: RunOptions): Promise<void> {
   const tuning = { ...DEFAULT_TUNING, ...run.tuning };
   // Stops the fetch window's in-flight requests and retries when this run ends for any reason.
