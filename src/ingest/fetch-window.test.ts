@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { AppError } from '../shared/errors.js';
 import { silentLogger } from '../shared/logger.js';
-import { createFetchWindow } from './fetch-window.js';
+import { ChunkFailedAt, createFetchWindow, type FetchWindowOptions } from './fetch-window.js';
 
 function seeded(seed: number) {
   let s = seed;
@@ -45,16 +45,9 @@ describe('fetch window', () => {
   });
 
   it('raises a fatal error to the consumer instead of skipping', async () => {
-    const window = createFetchWindow<number>({
-      start: 1,
+    const window = smallWindow({
       chunkSize: 2,
-      chunkWeight: 100,
-      maxChunksInFlight: 2,
       maxBufferedWeight: 10,
-      pollMs: 1,
-      weight: () => 1,
-      logger: silentLogger(),
-      signal: new AbortController().signal,
       fetchHead: async () => 10,
       fetchChunk: async (heights) => {
         if (heights.includes(3)) throw new AppError('malformed_block', 'height 3: bad');
@@ -65,4 +58,42 @@ describe('fetch window', () => {
     expect(await window.next()).toBe(2);
     await expect(window.next()).rejects.toThrow(/height 3/);
   });
+
+  it('a fatal failure surfaces at the lowest failing height, after every height before it, whichever failed first in time', async () => {
+    let releaseLow!: () => void;
+    const lowMayFail = new Promise<void>((resolve) => (releaseLow = resolve));
+    const window = smallWindow({
+      chunkSize: 4,
+      maxBufferedWeight: 100,
+      fetchHead: async () => 8,
+      fetchChunk: async (heights) => {
+        if (heights[0] === 5) {
+          // The later chunk fails first; only then may the earlier one fail part-way, at height 3.
+          setImmediate(releaseLow);
+          throw new AppError('nft_lookup_failed', 'height 6: look-up failed');
+        }
+        await lowMayFail;
+        throw new ChunkFailedAt(3, [1, 2], new AppError('nft_lookup_failed', 'height 3: look-up failed'));
+      },
+    });
+    expect(await window.next()).toBe(1);
+    expect(await window.next()).toBe(2);
+    await expect(window.next()).rejects.toThrow(/^height 3: look-up failed$/);
+  });
 });
+
+/** A window from height 1 over two chunks in flight, items = their heights. */
+function smallWindow(
+  over: Pick<FetchWindowOptions<number>, 'chunkSize' | 'maxBufferedWeight' | 'fetchHead' | 'fetchChunk'>,
+) {
+  return createFetchWindow<number>({
+    start: 1,
+    chunkWeight: 100,
+    maxChunksInFlight: 2,
+    pollMs: 1,
+    weight: () => 1,
+    logger: silentLogger(),
+    signal: new AbortController().signal,
+    ...over,
+  });
+}

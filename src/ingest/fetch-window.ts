@@ -1,9 +1,30 @@
 import { setTimeout as sleep } from 'node:timers/promises';
+import { AppError, errorMessage } from '../shared/errors.js';
 import type { Logger } from '../shared/logger.js';
 import { INGEST_RETRY, withRetry } from '../node/retry.js';
 
-/** Fetches and prepares one chunk of consecutive heights; undefined = not produced yet. */
+/**
+ * Fetches and prepares one chunk of consecutive heights; undefined = not produced yet. A chunk
+ * whose height fails for good part-way throws ChunkFailedAt, so the heights before it still count.
+ */
 export type ChunkFetcher<T> = (heights: readonly number[]) => Promise<(T | undefined)[]>;
+
+/**
+ * A chunk failed for good at `height`: `itemsBefore` are the chunk's items up to it. Ingest then
+ * commits every height before the failure and stops exactly there, so the error and the
+ * checkpoint name the same height (the failing height, and the one before it).
+ */
+export class ChunkFailedAt<T> extends AppError {
+  constructor(
+    readonly height: number,
+    readonly itemsBefore: readonly (T | undefined)[],
+    readonly reason: unknown,
+  ) {
+    // Only carries `reason` to the window, which raises the reason itself: never seen by a user.
+    super('ingest_chunk_failed', `height ${height}: ${errorMessage(reason)}`, { cause: reason });
+    this.name = 'ChunkFailedAt';
+  }
+}
 
 export interface FetchWindowOptions<T> {
   start: number;
@@ -54,7 +75,8 @@ export function createFetchWindow<T>(options: FetchWindowOptions<T>): FetchWindo
   let bufferedWeight = 0;
   let refreshingHead = false;
   let lastHeadPoll = 0;
-  let fatal: unknown;
+  // The failure at the lowest height; raised once every height before it has been delivered.
+  let fatal: { height: number; err: unknown } | undefined;
   // Running average weight of the items seen so far (undefined until the first one).
   let averageWeight: number | undefined;
   let wake: (() => void) | undefined;
@@ -65,8 +87,8 @@ export function createFetchWindow<T>(options: FetchWindowOptions<T>): FetchWindo
     w?.();
   };
 
-  const fail = (err: unknown) => {
-    fatal ??= err;
+  const fail = (err: unknown, height: number) => {
+    if (fatal === undefined || height < fatal.height) fatal = { height, err };
     notify();
   };
 
@@ -99,26 +121,33 @@ export function createFetchWindow<T>(options: FetchWindowOptions<T>): FetchWindo
         what: `heights ${heights[0]}-${heights[heights.length - 1]}`,
         signal: options.signal,
       });
-      items.forEach((item, i) => {
-        const h = heights[i]!;
-        if (item === undefined) {
-          // Not produced yet (or block_results lagging): ask again from here once the head moves.
-          if (h < frontier) frontier = h;
-          if (h <= head) head = h - 1;
-        } else if (h >= wanted && !ready.has(h)) {
-          const weight = options.weight(item);
-          ready.set(h, item);
-          bufferedWeight += weight;
-          averageWeight = averageWeight === undefined ? weight : averageWeight * 0.9 + weight * 0.1;
-        }
-      });
+      accept(heights, items);
     } catch (err) {
-      fail(err);
+      if (err instanceof ChunkFailedAt) {
+        accept(heights, err.itemsBefore as (T | undefined)[]);
+        fail(err.reason, err.height);
+      } else fail(err, heights[0]!);
     } finally {
       inFlight--;
       notify();
       pump();
     }
+  }
+
+  function accept(heights: readonly number[], items: readonly (T | undefined)[]): void {
+    items.forEach((item, i) => {
+      const h = heights[i]!;
+      if (item === undefined) {
+        // Not produced yet (or block_results lagging): ask again from here once the head moves.
+        if (h < frontier) frontier = h;
+        if (h <= head) head = h - 1;
+      } else if (h >= wanted && !ready.has(h)) {
+        const weight = options.weight(item);
+        ready.set(h, item);
+        bufferedWeight += weight;
+        averageWeight = averageWeight === undefined ? weight : averageWeight * 0.9 + weight * 0.1;
+      }
+    });
   }
 
   async function refreshHead(): Promise<void> {
@@ -136,7 +165,7 @@ export function createFetchWindow<T>(options: FetchWindowOptions<T>): FetchWindo
       });
       if (latest > head) head = latest;
     } catch (err) {
-      if (!options.signal.aborted) fail(err);
+      if (!options.signal.aborted) fail(err, Number.POSITIVE_INFINITY);
     } finally {
       refreshingHead = false;
     }
@@ -158,10 +187,11 @@ export function createFetchWindow<T>(options: FetchWindowOptions<T>): FetchWindo
   return {
     async next() {
       for (;;) {
-        // Heights before a failure are still delivered; the failure surfaces where it stops progress.
+        // Heights before a failure are still delivered (also those of chunks still in flight); the
+        // failure surfaces where it stops progress, so a later height's error never jumps ahead.
         const item = take();
         if (item !== undefined) return item;
-        if (fatal !== undefined) throw fatal;
+        if (fatal !== undefined && (wanted >= fatal.height || inFlight === 0)) throw fatal.err;
         if (options.signal.aborted) throw options.signal.reason ?? new Error('aborted');
         pump();
         await new Promise<void>((resolve) => {

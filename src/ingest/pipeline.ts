@@ -1,4 +1,5 @@
 import type { Logger } from '../shared/logger.js';
+import { isRetryable } from '../shared/errors.js';
 import type { CometClient } from '../node/cometbft.js';
 import type { EvmClient } from '../node/evm.js';
 import type { RestClient } from '../node/rest.js';
@@ -6,7 +7,7 @@ import type { BlockWriter } from '../store/writers/block-writer.js';
 import type { BlockRows } from '../store/writers/rows.js';
 import type { TxDecoder } from './decoder.js';
 import type { NftCollector } from './collectors/nft-collector.js';
-import { createFetchWindow, type FetchWindow } from './fetch-window.js';
+import { ChunkFailedAt, createFetchWindow, type FetchWindow } from './fetch-window.js';
 import type { IngestMetrics } from './metrics.js';
 import { createAccountBytesMemo, prepareBlock, type PreparedBlock } from './prepare.js';
 import { millisBetween } from './time.js';
@@ -61,6 +62,19 @@ export interface RunOptions {
 }
 
 /**
+ * A chunk's prepared blocks; a failure surfaces at the lowest failing height (not whichever block
+ * failed first in time): a retryable one retries the chunk, a fatal one keeps the blocks before it.
+ */
+function itemsUntilFailure<T>(heights: readonly number[], settled: PromiseSettledResult<T>[]): T[] {
+  const i = settled.findIndex((s) => s.status === 'rejected');
+  if (i < 0) return settled.map((s) => (s as PromiseFulfilledResult<T>).value);
+  const reason = (settled[i] as PromiseRejectedResult).reason as unknown;
+  if (isRetryable(reason)) throw reason;
+  const before = settled.slice(0, i).map((s) => (s as PromiseFulfilledResult<T>).value);
+  throw new ChunkFailedAt(heights[i]!, before, reason);
+}
+
+/**
  * Follows the node from the checkpoint: a window of heights is fetched and prepared
  * concurrently, blocks are committed strictly in order in batches (rows + checkpoint in one
  * transaction), and while one batch is being written the next one is assembled.
@@ -96,13 +110,14 @@ export async function runPipeline(deps: PipelineDeps, run: RunOptions): Promise<
         deps.comet.fetchBlocks(heights),
         deps.evm ? deps.evm.receiptsOf(heights) : undefined,
       ]);
-      return Promise.all(
+      const settled = await Promise.allSettled(
         blocks.map((raw, i) => {
           const r = receipts?.[i];
           if (raw === undefined || (deps.evm && r === undefined)) return undefined;
           return prepareBlock(raw, r, prepareCtx);
         }),
       );
+      return itemsUntilFailure(heights, settled);
     },
   });
 

@@ -110,6 +110,7 @@ export async function createIngestService(ctx: {
           nft: createNftCollector({
             vm: chain.vmType,
             prefix: options.accountPrefix,
+            logger,
             lookups: createNftLookups({
               rest,
               logger,

@@ -20,6 +20,43 @@ export interface RestClient {
 
 const PAGE_LIMIT = 100;
 
+/**
+ * A non-200 REST answer as the node wrote it: gRPC-gateway's `{"code","message","details"}`, or
+ * the ABCI-style `{"code","codespace","log"}` some proxies pass on. Fields the body lacks stay unset.
+ */
+export interface RestErrorAnswer {
+  status: number;
+  /** gRPC status code (gateway body) or SDK code (ABCI-style body). */
+  code?: number;
+  codespace?: string;
+  /** `message` or `log`; the raw body text when it is not JSON. */
+  message: string;
+}
+
+function parseErrorAnswer(status: number, text: string): RestErrorAnswer {
+  let body: unknown;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    return { status, message: text };
+  }
+  const b = (body ?? {}) as { code?: unknown; codespace?: unknown; message?: unknown; log?: unknown };
+  const message = typeof b.message === 'string' ? b.message : typeof b.log === 'string' ? b.log : text;
+  return {
+    status,
+    message,
+    ...(typeof b.code === 'number' ? { code: b.code } : {}),
+    ...(typeof b.codespace === 'string' ? { codespace: b.codespace } : {}),
+  };
+}
+
+/** The node's answer carried by a `node_rest_error` (undefined for transport failures). */
+export function restErrorAnswer(err: unknown): RestErrorAnswer | undefined {
+  if (!(err instanceof AppError) || err.code !== 'node_rest_error') return undefined;
+  const answer = err.details.answer as RestErrorAnswer | undefined;
+  return answer && typeof answer.status === 'number' ? answer : undefined;
+}
+
 export function createRestClient(transport: Transport): RestClient {
   async function getJson(path: string, options: { height?: number } = {}): Promise<unknown> {
     return requestJson('GET', path, undefined, options);
@@ -43,8 +80,11 @@ export function createRestClient(transport: Transport): RestClient {
     if (res.status === 404) return undefined;
     if (res.status !== 200) {
       // gRPC-gateway errors for a height not yet committed are transient; so is everything 5xx.
+      // The whole answer is kept (the message only holds its start) so callers that can tell a
+      // deterministic answer from node trouble (restErrorAnswer) read all of it.
       throw new AppError('node_rest_error', `rest ${path}: HTTP ${res.status} ${res.text.slice(0, 200)}`, {
         retryable: res.status >= 500 || res.status === 400,
+        details: { answer: parseErrorAnswer(res.status, res.text) },
       });
     }
     try {

@@ -11,6 +11,7 @@ import { createTransport } from '../../src/node/transport.js';
 import { createSimulator } from '../../src/sim/simulator.js';
 import { REAL_SAMPLES } from '../fixtures/decode/samples.js';
 import { testDbFactories } from '../helpers/db.js';
+import { abciEvent, blockOf } from '../helpers/nft-blocks.js';
 import { indexSimulator } from '../helpers/ingest.js';
 
 const [pglite] = testDbFactories();
@@ -209,30 +210,10 @@ describe('NFTs of the real recorded samples, replayed', () => {
         const sample = Object.values(JSON.parse(readFileSync(path.join(REAL_SAMPLES, file), 'utf8')))[0] as {
           txReceipt: { logs: Array<{ address: string; topics: string[]; data: string }> };
         };
-        const events = sample.txReceipt.logs.map(({ address, topics, data }) => ({
-          type: 'evm',
-          attributes: [{ key: 'log', value: JSON.stringify({ address, topics, data }), index: true }],
-        }));
-        const txResult = {
-          code: 0,
-          codespace: '',
-          log: '',
-          info: '',
-          data: '',
-          gasWanted: '0',
-          gasUsed: '0',
-          events,
-        };
-        const raw = {
-          height: 1,
-          chainId: 'replay',
-          hash: '',
-          time: '2026-01-01T00:00:00Z',
-          proposerAddress: '',
-          txs: [''],
-          txResults: [txResult],
-          finalizeBlockEvents: [],
-        };
+        const events = sample.txReceipt.logs.map(({ address, topics, data }) =>
+          abciEvent('evm', [['log', JSON.stringify({ address, topics, data })]]),
+        );
+        const raw = blockOf(1, [events]);
         const rows = await collect(raw);
         return {
           collections: rows.collections.map((c) => ({ addr: hex(c.addr), name: c.name })),

@@ -1,5 +1,6 @@
 import type { NftLookups } from '../../node/nft-lookups.js';
 import type { RawBlock } from '../../node/types.js';
+import type { Logger } from '../../shared/logger.js';
 import type { NftBlockRows } from '../../store/writers/nft-rows.js';
 import { collectEvmNfts } from './nft-evm.js';
 import { collectMoveNfts } from './nft-move.js';
@@ -12,7 +13,10 @@ export function createNftCollector(ctx: {
   vm: 'move' | 'wasm' | 'evm';
   prefix: string;
   lookups: NftLookups;
+  /** Told of events skipped as unreadable chain data. */
+  logger?: Logger;
 }): NftCollector {
   const collect = { move: collectMoveNfts, wasm: collectWasmNfts, evm: collectEvmNfts }[ctx.vm];
-  return (raw) => collect(raw, { prefix: ctx.prefix, lookups: ctx.lookups });
+  const { prefix, lookups, logger } = ctx;
+  return (raw) => collect(raw, { prefix, lookups, ...(logger ? { logger } : {}) });
 }

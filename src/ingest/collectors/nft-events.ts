@@ -1,5 +1,7 @@
 import { createHash } from 'node:crypto';
+import type { NftLookups } from '../../node/nft-lookups.js';
 import type { AbciEvent, RawBlock } from '../../node/types.js';
+import type { Logger } from '../../shared/logger.js';
 
 /** One ABCI event of a block with its attributes as a map (the last value of a key wins, §7.0). */
 export interface BlockEvent {
@@ -99,4 +101,33 @@ export function moveAddressBytes(hex: string): Uint8Array {
   const digits = hex.replace(/^0x/i, '').toLowerCase();
   if (!/^[0-9a-f]{1,64}$/.test(digits)) throw new Error(`not a Move address: ${hex}`);
   return Buffer.from(digits.padStart(64, '0'), 'hex');
+}
+
+/** Context every NFT collector takes; the logger reports events skipped as unreadable chain data. */
+export interface NftCollectContext {
+  prefix: string;
+  lookups: NftLookups;
+  logger?: Logger;
+}
+
+/**
+ * Reports an event left out because chain data in it cannot be read (a contract wrote it; the
+ * block is final and will read the same on every restart, so stopping would halt ingest forever).
+ */
+export function logSkippedEvent(
+  ctx: Pick<NftCollectContext, 'logger'>,
+  raw: RawBlock,
+  event: Pick<BlockEvent, 'txIndex'>,
+  fields: { contract: string; reason: string; [key: string]: unknown },
+): void {
+  const tx = event.txIndex === null ? null : txHashOf(raw, event.txIndex);
+  ctx.logger?.warn({ height: raw.height, tx, ...fields }, 'NFT event skipped: unreadable chain data');
+}
+
+/** Upper-case hex SHA-256 of a tx's bytes (its CometBFT hash); undefined when the index has no tx. */
+function txHashOf(raw: RawBlock, txIndex: number): string | undefined {
+  const tx = raw.txs[txIndex];
+  return tx === undefined
+    ? undefined
+    : createHash('sha256').update(Buffer.from(tx, 'base64')).digest('hex').toUpperCase();
 }

@@ -1,38 +1,60 @@
-import { accountBytesFromString, tryAccountBytes } from '../../shared/address.js';
+import { tryAccountBytes } from '../../shared/address.js';
 import type { NftLookups } from '../../node/nft-lookups.js';
 import type { RawBlock } from '../../node/types.js';
 import type { NftBlockRows, NftChange, NftCollectionRow } from '../../store/writers/nft-rows.js';
-import { blockEvents, originNames, stripNul, type BlockEvent } from './nft-events.js';
+import {
+  blockEvents,
+  logSkippedEvent,
+  originNames,
+  stripNul,
+  type BlockEvent,
+  type NftCollectContext,
+} from './nft-events.js';
 
-const NFT_ACTIONS = new Set([
-  'mint',
-  'transfer_nft',
-  'send_nft',
-  'burn',
-  'update_token_metadata',
-  'update_nft_info',
-]);
+/** cw721 actions that name a token (cw20 shares `mint`/`burn` but never carries `token_id`). */
+const TOKEN_ACTIONS = new Set(['mint', 'transfer_nft', 'send_nft', 'burn']);
+/** URI changes: sg721 / cw721-metadata-onchain `update_token_metadata`, cw721 ≥ 0.19 `update_nft_info`. */
+const URI_ACTIONS = new Set(['update_token_metadata', 'update_nft_info']);
+/**
+ * sg721-updatable emits its URI change as a custom event (`Event::new("update_update_token_metadata")`,
+ * so type `wasm-…`), with `token_uri` only when the uri is set, none when it is cleared.
+ */
+const SG721_UPDATE_EVENT = 'wasm-update_update_token_metadata';
+
+const isUriChange = (e: BlockEvent): boolean =>
+  e.type === SG721_UPDATE_EVENT || URI_ACTIONS.has(e.attrs.get('action') ?? '');
 
 /**
- * cw721 / sg721 NFTs of one block (indexer.md §7.3). A contract emitting a mint-like event
- * (`minter` plus `creator` or `owner`) or any NFT action is asked for its `contract_info` name and
- * instantiator (cached per contract; contracts that do not speak the cw721 query are left out).
- * URI changes: sg721 `update_token_metadata` and `update_nft_info` with `token_uri`.
- * A mint event without `token_uri` (cw721-base emits none) takes the uri from the contract's
- * `nft_info` at the block height; the reference stores "" there (§7.3).
+ * Which contracts are asked whether they are collections (§7.3): a mint-like event (`minter` plus
+ * `creator` or `owner`: cw721's mint, sg721's instantiate), as the reference does, and — so a
+ * collection first touched after the start height is still found — any cw721 token action or URI
+ * change that names a `token_id`. cw20 `mint`/`burn`/`transfer` name none and are never queried.
  */
-export async function collectWasmNfts(
-  raw: RawBlock,
-  ctx: { prefix: string; lookups: NftLookups },
-): Promise<NftBlockRows> {
-  const events = blockEvents(raw).filter((e) => e.type === 'wasm' && e.attrs.has('_contract_address'));
+function isCandidate(e: BlockEvent): boolean {
+  const a = e.attrs;
+  if (a.has('minter') && (a.has('creator') || a.has('owner'))) return true;
+  return a.has('token_id') && (TOKEN_ACTIONS.has(a.get('action') ?? '') || isUriChange(e));
+}
+
+/**
+ * cw721 / sg721 NFTs of one block (indexer.md §7.3). Candidate contracts (isCandidate) are asked
+ * for their `contract_info` name and instantiator (cached per contract; contracts that reject the
+ * query are not collections). A mint or URI change whose event carries no `token_uri` (cw721-base
+ * mints, cw721 ≥ 0.19 `update_nft_info`, a cleared sg721 uri) takes the uri from the contract's
+ * `nft_info` at the block height; the reference stores "" for such mints (§7.3).
+ * An owner or recipient that is no account address is chain data we cannot store (owners are
+ * account ids): that event's change is skipped with a warning instead of halting ingest.
+ */
+export async function collectWasmNfts(raw: RawBlock, ctx: NftCollectContext): Promise<NftBlockRows> {
+  const all = blockEvents(raw);
+  const events = all.filter(
+    (e) => (e.type === 'wasm' || e.type === SG721_UPDATE_EVENT) && e.attrs.has('_contract_address'),
+  );
   const contracts = new Map<string, Uint8Array>();
   for (const e of events) {
-    const a = e.attrs;
-    const mintLike = a.has('minter') && (a.has('creator') || a.has('owner'));
-    if (!mintLike && !NFT_ACTIONS.has(a.get('action') ?? '')) continue;
-    const bytes = tryAccountBytes(a.get('_contract_address')!, ctx.prefix);
-    if (bytes) contracts.set(a.get('_contract_address')!, bytes);
+    if (!isCandidate(e)) continue;
+    const bytes = tryAccountBytes(e.attrs.get('_contract_address')!, ctx.prefix);
+    if (bytes) contracts.set(e.attrs.get('_contract_address')!, bytes);
   }
   const infos = new Map(
     await Promise.all(
@@ -51,59 +73,82 @@ export async function collectWasmNfts(
       creator: info.creator === '' ? null : (tryAccountBytes(info.creator, ctx.prefix) ?? null),
     });
   }
-
-  const uris = await mintUrisWithoutAttribute(events, infos, raw.height, ctx.lookups);
+  const isCollection = (e: BlockEvent): boolean => infos.get(e.attrs.get('_contract_address')!) !== undefined;
+  const uris = await urisFromNftInfo(
+    events.filter((e) => isCollection(e) && needsNftInfo(e)),
+    raw.height,
+    ctx.lookups,
+  );
   const changes: NftChange[] = [];
-  const account = (text: string): Uint8Array => accountBytesFromString(text, ctx.prefix);
   for (const e of events) {
-    const a = e.attrs;
-    const contract = a.get('_contract_address')!;
-    if (!infos.get(contract)) continue;
-    const tokenId = a.get('token_id');
-    if (tokenId === undefined) continue;
-    const ref = { collection: contracts.get(contract)!, tokenId: stripNul(tokenId) };
-    const txIndex = e.txIndex;
-    const action = a.get('action');
-    if (action === 'mint' && a.has('owner')) {
-      changes.push({
-        kind: 'mint',
-        ref,
-        objectAddr: null,
-        owner: account(a.get('owner')!),
-        uri: stripNul(a.get('token_uri') ?? uris.get(`${contract}/${tokenId}`) ?? ''),
-        txIndex,
-      });
-    } else if ((action === 'transfer_nft' || action === 'send_nft') && a.has('recipient')) {
-      changes.push({ kind: 'transfer', ref, owner: account(a.get('recipient')!), txIndex });
-    } else if (action === 'burn') {
-      changes.push({ kind: 'burn', ref, txIndex });
-    } else if ((action === 'update_token_metadata' || action === 'update_nft_info') && a.has('token_uri')) {
-      changes.push({ kind: 'uri', ref, uri: stripNul(a.get('token_uri')!), txIndex });
-    }
+    if (!isCollection(e) || !e.attrs.has('token_id')) continue;
+    const change = changeOf(e, contracts.get(e.attrs.get('_contract_address')!)!, uris, raw, ctx);
+    if (change) changes.push(change);
   }
-  return { collections, changes, originNames: originNames('wasm', blockEvents(raw)) };
+  return { collections, changes, originNames: originNames('wasm', all) };
 }
 
-/** `nft_info` token uris of the block's mints whose event names none, by `contract/tokenId`. */
-async function mintUrisWithoutAttribute(
+/** One event's token change, or undefined when it changes nothing we store. */
+function changeOf(
+  e: BlockEvent,
+  collection: Uint8Array,
+  uris: ReadonlyMap<string, string>,
+  raw: RawBlock,
+  ctx: NftCollectContext,
+): NftChange | undefined {
+  const a = e.attrs;
+  const contract = a.get('_contract_address')!;
+  const tokenId = a.get('token_id')!;
+  const ref = { collection, tokenId: stripNul(tokenId) };
+  const txIndex = e.txIndex;
+  const action = a.get('action');
+  const uri = (): string => stripNul(a.get('token_uri') ?? uris.get(uriKey(contract, tokenId)) ?? '');
+  const account = (key: 'owner' | 'recipient'): Uint8Array | undefined => {
+    const bytes = tryAccountBytes(a.get(key)!, ctx.prefix);
+    if (!bytes) {
+      const reason = `${key} is not an account address`;
+      logSkippedEvent(ctx, raw, e, { contract, tokenId, action, [key]: a.get(key), reason });
+    }
+    return bytes;
+  };
+  if (isUriChange(e)) return { kind: 'uri', ref, uri: uri(), txIndex };
+  if (action === 'mint' && a.has('owner')) {
+    const owner = account('owner');
+    return owner && { kind: 'mint', ref, objectAddr: null, owner, uri: uri(), txIndex };
+  }
+  if ((action === 'transfer_nft' || action === 'send_nft') && a.has('recipient')) {
+    const owner = account('recipient');
+    return owner && { kind: 'transfer', ref, owner, txIndex };
+  }
+  if (action === 'burn') return { kind: 'burn', ref, txIndex };
+  return undefined;
+}
+
+const uriKey = (contract: string, tokenId: string): string => `${contract}/${tokenId}`;
+
+/** A mint or URI change whose event names no uri: the contract's `nft_info` at the height tells it. */
+const needsNftInfo = (e: BlockEvent): boolean =>
+  e.attrs.has('token_id') &&
+  !e.attrs.has('token_uri') &&
+  (isUriChange(e) || (e.attrs.get('action') === 'mint' && e.attrs.has('owner')));
+
+/** `nft_info` token uris of the given events' tokens, by `contract/tokenId`. */
+async function urisFromNftInfo(
   events: readonly BlockEvent[],
-  infos: ReadonlyMap<string, unknown>,
   height: number,
   lookups: NftLookups,
 ): Promise<Map<string, string>> {
-  const wanted = new Set<string>();
+  const wanted = new Map<string, { contract: string; tokenId: string }>();
   for (const e of events) {
-    const a = e.attrs;
-    const contract = a.get('_contract_address')!;
-    if (a.get('action') !== 'mint' || !infos.get(contract) || a.has('token_uri')) continue;
-    if (a.has('token_id') && a.has('owner')) wanted.add(`${contract}/${a.get('token_id')!}`);
+    const contract = e.attrs.get('_contract_address')!;
+    const tokenId = e.attrs.get('token_id')!;
+    wanted.set(uriKey(contract, tokenId), { contract, tokenId });
   }
   return new Map(
     await Promise.all(
-      [...wanted].map(async (key) => {
-        const cut = key.indexOf('/');
-        return [key, await lookups.wasmTokenUri(key.slice(0, cut), key.slice(cut + 1), height)] as const;
-      }),
+      [...wanted].map(
+        async ([key, t]) => [key, await lookups.wasmTokenUri(t.contract, t.tokenId, height)] as const,
+      ),
     ),
   );
 }

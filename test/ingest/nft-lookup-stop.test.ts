@@ -1,0 +1,213 @@
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { describe, expect, it } from 'vitest';
+import { createIngestService } from '../../src/ingest/service.js';
+import { AppError } from '../../src/shared/errors.js';
+import { silentLogger } from '../../src/shared/logger.js';
+import { createMetricsRegistry } from '../../src/shared/metrics.js';
+import { createSimulator } from '../../src/sim/simulator.js';
+import type { Db } from '../../src/store/db.js';
+import { testDbFactories } from '../helpers/db.js';
+import {
+  expectIngestMatchesTruth,
+  expectNftMatchesTruth,
+  expectNftTxEdgesMatchEvents,
+} from '../helpers/truth.js';
+
+/**
+ * The node's NFT look-ups (Move resources, Wasm contract queries, minievm calls) fail from some
+ * height on, for as long as it takes: ingest must stop with an error naming that height and the
+ * object, commit nothing from that height on, and — once the node answers again — resume from the
+ * checkpoint to exactly the simulator's truth.
+ */
+const HEAD = 90;
+/** The first run indexes this far with a healthy node, so the failing run starts with cold caches. */
+const HEALTHY_UNTIL = 30;
+
+/** How the failing node answers each VM's look-ups: three kinds of node trouble, none an answer about a contract. */
+const TROUBLE = {
+  move: { status: 503, body: 'Service Unavailable\n', type: 'text/plain' },
+  wasm: {
+    status: 500,
+    body: '{"code":14,"message":"connection error: desc = transport is closing","details":[]}',
+    type: 'application/json',
+  },
+  evm: { status: 429, body: 'Too Many Requests\n', type: 'text/plain' },
+} as const;
+
+describe.each(testDbFactories())('NFT look-ups that keep failing, on $name', (factory) => {
+  it.each(['move', 'wasm', 'evm'] as const)(
+    '%s: ingest stops at the first height whose look-up fails, naming it and the object; nothing of it is written; the restart reaches the truth',
+    { timeout: 300_000 },
+    async (vm) => {
+      const { db, dispose } = await factory.create();
+      const sim = createSimulator({
+        vm,
+        head: HEAD,
+        rpcPort: 0,
+        restPort: 0,
+        jsonRpcPort: 0,
+        txsPerBlock: '0-6',
+        nftShare: 0.8,
+        fastSignatures: true,
+      });
+      const urls = await sim.listen();
+      const node = await startLookupBlocker(urls.rest, TROUBLE[vm]);
+      const endpoints = { rpc: [urls.rpc], rest: [node.url], jsonRpc: urls.jsonRpc ? [urls.jsonRpc] : [] };
+      const run = (untilHeight: number) => runIngest(db, vm, endpoints, untilHeight);
+      try {
+        await run(HEALTHY_UNTIL);
+        expect(await checkpointHeight(db)).toBe(HEALTHY_UNTIL);
+
+        node.failFrom(HEALTHY_UNTIL + 1);
+        const err = await run(HEAD).then(
+          () => undefined,
+          (e: unknown) => e,
+        );
+        const h = node.firstFailedHeight();
+        expect(h, 'the failing run asked the node for an NFT look-up').toBeDefined();
+        expect(err).toBeInstanceOf(AppError);
+        expect((err as AppError).code).toBe('nft_lookup_failed');
+        expect((err as AppError).message).toMatch(
+          new RegExp(`^height ${h}: NFT look-up of .+ failed after 2 attempts`),
+        );
+        expect(node.objectsFailedAt(h!).some((o) => (err as AppError).message.includes(o))).toBe(true);
+        expect(await checkpointHeight(db)).toBe(h! - 1);
+        await expectNothingAbove(db, h! - 1);
+
+        node.heal();
+        await run(HEAD);
+        expect(await checkpointHeight(db)).toBe(HEAD);
+        await expectIngestMatchesTruth(db, sim, HEAD);
+        await expectNftMatchesTruth(db, sim, HEAD);
+        await expectNftTxEdgesMatchEvents(db, vm);
+      } finally {
+        await node.close();
+        await sim.close();
+        await dispose();
+      }
+    },
+  );
+});
+
+/** One start of the indexer (a fresh process: caches empty), run until `untilHeight` or an error. */
+async function runIngest(
+  db: Db,
+  vm: 'move' | 'wasm' | 'evm',
+  endpoints: { rpc: string[]; rest: string[]; jsonRpc: string[] },
+  untilHeight: number,
+): Promise<void> {
+  const service = await createIngestService({
+    options: {
+      chainId: undefined,
+      vmType: vm,
+      endpoints,
+      maxConcurrentRequests: 8,
+      accountPrefix: 'init',
+      startHeight: undefined,
+      requestTimeoutMs: 2_000,
+      nftLookupAttempts: 2,
+    },
+    logger: silentLogger(),
+    db,
+    registry: createMetricsRegistry({ defaultMetrics: false }),
+  });
+  try {
+    await service.run({ signal: new AbortController().signal, untilHeight });
+  } finally {
+    await service.close();
+  }
+}
+
+async function checkpointHeight(db: Db): Promise<number> {
+  const { rows } = await db.query<{ height: number }>(
+    `SELECT height FROM checkpoint WHERE stream = 'blocks'`,
+  );
+  return Number(rows[0]?.height ?? 0);
+}
+
+/** No row of the block stream (blocks, txs, NFTs) lies above the checkpoint. */
+async function expectNothingAbove(db: Db, height: number): Promise<void> {
+  const { rows } = await db.query<{ blocks: number; txs: number; tokens: number; collections: number }>(
+    `SELECT (SELECT count(*) FROM block WHERE height > $1) AS blocks,
+            (SELECT count(*) FROM tx WHERE height > $1) AS txs,
+            (SELECT count(*) FROM nft WHERE height > $1) AS tokens,
+            (SELECT count(*) FROM nft_collection WHERE height > $1) AS collections`,
+    [height],
+  );
+  expect(Object.values(rows[0]!).map(Number)).toEqual([0, 0, 0, 0]);
+}
+
+/**
+ * A REST proxy in front of the simulator that, once told `failFrom(h)`, answers every NFT look-up
+ * at a height ≥ the first such height it sees with `trouble`, until `heal()`. Everything else
+ * passes through unchanged. It records which objects it failed at which height.
+ */
+async function startLookupBlocker(target: string, trouble: { status: number; body: string; type: string }) {
+  let from: number | undefined;
+  let first: number | undefined;
+  const failed = new Map<number, string[]>();
+  const server = http.createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      const body = Buffer.concat(chunks).toString('utf8');
+      const height = Number(req.headers['x-cosmos-block-height'] ?? Number.NaN);
+      const object = nftLookupObject(req.method ?? 'GET', req.url ?? '/', body);
+      if (
+        object !== undefined &&
+        from !== undefined &&
+        height >= from &&
+        (first === undefined || height >= first)
+      ) {
+        first ??= height;
+        failed.set(height, [...(failed.get(height) ?? []), object]);
+        res.writeHead(trouble.status, { 'content-type': trouble.type }).end(trouble.body);
+        return;
+      }
+      forward(target, req, body).then(
+        (answer) => res.writeHead(answer.status, { 'content-type': answer.type }).end(answer.body),
+        () => res.writeHead(502).end(),
+      );
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    failFrom: (h: number) => void (from = h),
+    heal: () => void (from = undefined),
+    firstFailedHeight: () => first,
+    objectsFailedAt: (h: number) => failed.get(h) ?? [],
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+}
+
+/** The object an NFT look-up request is about (as the look-up names it in errors), or undefined. */
+function nftLookupObject(method: string, url: string, body: string): string | undefined {
+  const path = url.split('?')[0]!;
+  const move = /^\/initia\/move\/v1\/accounts\/(0x[0-9a-fA-F]+)\/resources\/by_struct_tag$/.exec(path);
+  if (move && /struct_tag=0x1(%3A%3A|::)(nft|collection)/.test(url)) return move[1];
+  const wasm = /^\/cosmwasm\/wasm\/v1\/contract\/([a-z0-9]+)(\/smart\/.+)?$/.exec(path);
+  if (wasm) return wasm[1];
+  if (method === 'POST' && path === '/minievm/evm/v1/call')
+    return (JSON.parse(body) as { contract_addr: string }).contract_addr;
+  return undefined;
+}
+
+async function forward(target: string, req: http.IncomingMessage, body: string) {
+  const headers: Record<string, string> = {};
+  for (const name of ['x-cosmos-block-height', 'content-type']) {
+    const v = req.headers[name];
+    if (typeof v === 'string') headers[name] = v;
+  }
+  const res = await fetch(target + req.url, {
+    method: req.method ?? 'GET',
+    headers,
+    ...(req.method === 'POST' ? { body } : {}),
+  });
+  return {
+    status: res.status,
+    type: res.headers.get('content-type') ?? 'application/json',
+    body: await res.text(),
+  };
+}
