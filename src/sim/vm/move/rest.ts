@@ -205,7 +205,6 @@ export function createMoveRest(ctx: MoveRestContext): (req: SimHttpRequest) => R
     if (!bytes) return grpcError(400, 3, `invalid address: ${m[1]}`);
     const tag = req.query.get('struct_tag') ?? '';
     const notFound = grpcError(404, 5, `resource ${tag} not found at ${m[1]}: not found`);
-    const obj = objectAt(bytes, ctx.lastTxAt(h));
     if (tag === '0x1::fungible_asset::Metadata') {
       const denom = metadataByAddr.get(hex(bytes));
       if (denom === undefined) return notFound;
@@ -223,6 +222,8 @@ export function createMoveRest(ctx: MoveRestContext): (req: SimHttpRequest) => R
         ]),
       );
     }
+    // Metadata objects are not NFT objects: asked first, they never cost an object rebuild.
+    const obj = objectAt(bytes, ctx.lastTxAt(h));
     if (!obj) return notFound;
     if (tag === '0x1::object::ObjectCore') {
       const data = { allow_ungated_transfer: true, owner: shortHex(obj.owner), version: '1' };
