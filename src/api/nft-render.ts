@@ -13,29 +13,46 @@ import type { TokenRow } from '../store/readers/nft-tokens.js';
 
 /** Go's RFC3339Nano of a microsecond time: trailing zeros of the fraction dropped, 'Z'. */
 export function rfc3339Nano(ts: string): string {
-  const [whole, fraction = ''] = ts.split('.');
-  const kept = fraction.replace(/0+$/, '');
-  return `${whole}${kept ? `.${kept}` : ''}Z`;
+  const dot = ts.indexOf('.');
+  if (dot < 0) return `${ts}Z`;
+  let end = ts.length;
+  while (end > dot + 1 && ts.charCodeAt(end - 1) === 48 /* '0' */) end--;
+  return `${ts.slice(0, end === dot + 1 ? dot : end)}Z`;
 }
 
-const hexAddr = (hex: string | null) => (hex ? `0x${hex}` : '');
-const bech32Or = (bytes: Buffer | null, prefix: string) => (bytes ? toBech32(bytes, prefix) : '');
+/** A JSON string of a stored hex address (hex needs no escaping): `"0x…"`, or `""`. */
+const hexAddr = (hex: string | null) => (hex ? `"0x${hex}"` : '""');
 
-export function renderCollection(row: CollectionRow, prefix: string): string {
+/**
+ * Bech32 text of account bytes, remembered for the page being rendered: a page of one owner's
+ * tokens (or one creator's collections) encodes the account once, not once per row.
+ */
+export function pageAccountText(prefix: string): (bytes: Buffer | null) => string {
+  const seen = new Map<string, string>();
+  return (bytes) => {
+    if (!bytes) return '';
+    const key = bytes.toString('latin1');
+    let text = seen.get(key);
+    if (text === undefined) seen.set(key, (text = toBech32(bytes, prefix)));
+    return text;
+  };
+}
+
+export function renderCollection(row: CollectionRow, account: (bytes: Buffer | null) => string): string {
   return (
-    `{"object_addr":${JSON.stringify(hexAddr(row.addr))},"collection":{` +
-    `"creator":${JSON.stringify(bech32Or(row.creator, prefix))},"name":${JSON.stringify(row.name)},` +
+    `{"object_addr":${hexAddr(row.addr)},"collection":{` +
+    `"creator":${JSON.stringify(account(row.creator))},"name":${JSON.stringify(row.name)},` +
     `"origin_name":${JSON.stringify(row.originName)},"nfts":{"handle":"","length":${row.nftCount}}},` +
     `"height":${row.height},"timestamp":"${rfc3339Nano(row.ts)}"}`
   );
 }
 
-export function renderToken(row: TokenRow, prefix: string): string {
+export function renderToken(row: TokenRow, account: (bytes: Buffer | null) => string): string {
   return (
-    `{"collection_addr":${JSON.stringify(hexAddr(row.collectionAddr))},` +
+    `{"collection_addr":${hexAddr(row.collectionAddr)},` +
     `"collection_name":${JSON.stringify(row.collectionName)},` +
     `"collection_origin_name":${JSON.stringify(row.collectionOriginName)},` +
-    `"object_addr":${JSON.stringify(hexAddr(row.objectAddr))},"owner":${JSON.stringify(bech32Or(row.owner, prefix))},` +
+    `"object_addr":${hexAddr(row.objectAddr)},"owner":${JSON.stringify(account(row.owner))},` +
     `"nft":{"token_id":${JSON.stringify(row.tokenId)},"uri":${JSON.stringify(row.uri)}},` +
     `"height":${row.height},"timestamp":"${rfc3339Nano(row.ts)}"}`
   );

@@ -8,6 +8,7 @@ import type { TokenFilter, TokenPlan } from '../../store/readers/nft-tokens.js';
 import {
   collectionCursor,
   nftPagination,
+  pageAccountText,
   renderCollection,
   renderToken,
   tokenCursor,
@@ -70,6 +71,7 @@ export function registerNftRoutes(app: FastifyInstance, deps: RouteDeps): void {
   const tags = ['NFT'];
 
   const renderCollections = (page: PageRequest, result: CollectionPage, offsetOnly = false) => {
+    const account = pageAccountText(prefix);
     const last = result.rows.at(-1);
     const pagination = nftPagination(
       page,
@@ -78,12 +80,13 @@ export function registerNftRoutes(app: FastifyInstance, deps: RouteDeps): void {
     );
     return renderList(
       'collections',
-      result.rows.map((r) => renderCollection(r, prefix)),
+      result.rows.map((r) => renderCollection(r, account)),
       pagination,
     );
   };
 
   const renderTokens = async (query: Query, page: PageRequest, filter: TokenFilter) => {
+    const account = pageAccountText(prefix);
     const orderBy = parseNftOrderBy(query.order_by);
     const result = await nftTokens.list(planTokens(page, orderBy), filter, page.countTotal);
     const last = result.rows.at(-1);
@@ -95,7 +98,7 @@ export function registerNftRoutes(app: FastifyInstance, deps: RouteDeps): void {
     );
     return renderList(
       'tokens',
-      result.rows.map((r) => renderToken(r, prefix)),
+      result.rows.map((r) => renderToken(r, account)),
       pagination,
     );
   };
@@ -174,7 +177,7 @@ export function registerNftRoutes(app: FastifyInstance, deps: RouteDeps): void {
       const addr = parseCollectionAddr(params.collection_addr ?? '', prefix);
       const row = await nftCollections.byAddr(addr);
       if (!row) throw new NotFoundError('collection_not_found', 'nft collection not found');
-      return `{"collection":${renderCollection(row, prefix)}}`;
+      return `{"collection":${renderCollection(row, pageAccountText(prefix))}}`;
     },
   });
 
