@@ -116,7 +116,7 @@ describe.each(testDbFactories())('rich-list stage on $name', (factory) => {
     }
   });
 
-  it('never stores an excluded account: purges what an earlier run stored, re-reads the list when an unstored account appears', async () => {
+  it('never stores an excluded account: purges what an earlier run stored, re-reads the list only when an account with no stored balance appears', async () => {
     const { db, dispose } = await factory.create();
     try {
       await insertBlocks(db);
@@ -145,33 +145,48 @@ describe.each(testDbFactories())('rich-list stage on $name', (factory) => {
       await db.query("UPDATE checkpoint SET height = 1 WHERE stream = 'rich_list'");
 
       // The next run learns that M is a module account only when it reads the list again, which it
-      // does when a batch touches an account with no stored balance (B).
-      const rereads: boolean[] = [];
+      // does when a batch touches an account with no stored balance in any denom (B at 3), not for
+      // a stored account's new denom (A's unew at 2).
+      const rereads: Array<[height: number, reread: boolean]> = [];
       let learnt = new Set<string>();
       const asked: string[] = [];
+      let fetching = 0;
       const secondRun: BalanceSource = {
-        deltas: deltasAt({
-          2: transfer(M, B, 40n),
-          3: [{ denom: 'utok', account: M, amount: 5n }],
-        }),
+        deltas: async (block) => {
+          fetching = block.height;
+          return (
+            {
+              2: [
+                { denom: 'unew', account: A, amount: 3n },
+                { denom: 'utok', account: M, amount: -5n },
+              ],
+              3: transfer(M, B, 40n),
+            }[block.height] ?? []
+          );
+        },
         aliases: () => [],
-        balancesAt: async (pairs) => {
-          asked.push(...pairs.map((p) => p.account.slice(0, 2)));
-          return pairs.map(() => 40n);
+        balancesAt: async (pairs, height) => {
+          asked.push(...pairs.map((p) => `${p.denom}:${p.account.slice(0, 2)}@${height}`));
+          return pairs.map((p) => (p.account === A ? 3n : 40n));
         },
         snapshot: async () => {
           throw new Error('the stream has a checkpoint: no snapshot');
         },
         excluded: async (reread) => {
-          rereads.push(reread);
+          rereads.push([fetching, reread]);
           if (reread) learnt = new Set([M]);
           return learnt;
         },
       };
       await runToEnd(db, secondRun);
-      expect(rereads[0]).toBe(true);
-      expect(asked).toEqual(['bb']);
+      expect(rereads).toEqual([
+        [2, false],
+        [3, false],
+        [3, true],
+      ]);
+      expect(asked.sort()).toEqual(['unew:aa@2', 'utok:bb@3']);
       expect(await balances(db)).toEqual([
+        ['unew', A, '3'],
         ['utok', A, '100'],
         ['utok', B, '40'],
       ]);
@@ -179,8 +194,44 @@ describe.each(testDbFactories())('rich-list stage on $name', (factory) => {
         'SELECT denom, holders::int AS holders FROM rich_list_holders ORDER BY denom',
       );
       expect(holders.rows).toEqual([
+        { denom: 'unew', holders: 1 },
         { denom: 'uother', holders: 0 },
         { denom: 'utok', holders: 2 },
+      ]);
+    } finally {
+      await dispose();
+    }
+  });
+
+  it('leaves the excluded accounts out of the snapshot and the first block, without reading them', async () => {
+    const { db, dispose } = await factory.create();
+    try {
+      await insertBlocks(db);
+      const M = 'dd'.repeat(20);
+      const asked: string[] = [];
+      const source: BalanceSource = {
+        deltas: deltasAt({ 1: [...transfer(M, B, 4n), ...transfer(M, C, 6n)] }),
+        aliases: () => [],
+        balancesAt: async (pairs) => {
+          asked.push(...pairs.map((p) => p.account.slice(0, 2)));
+          return pairs.map(() => 6n);
+        },
+        snapshot: async () => ({
+          rows: [
+            { denom: 'utok', account: Buffer.from(A, 'hex'), amount: 100n },
+            { denom: 'utok', account: Buffer.from(B, 'hex'), amount: 4n },
+            { denom: 'utok', account: Buffer.from(M, 'hex'), amount: 500n },
+          ],
+          aliases: [],
+        }),
+        excluded: async () => new Set([M]),
+      };
+      await runToEnd(db, source);
+      expect(asked).toEqual(['cc']);
+      expect(await balances(db)).toEqual([
+        ['utok', A, '100'],
+        ['utok', B, '4'],
+        ['utok', C, '6'],
       ]);
     } finally {
       await dispose();
