@@ -15,6 +15,8 @@ import { runStage } from './runner.js';
 const A = 'aa'.repeat(20);
 const B = 'bb'.repeat(20);
 const C = 'cc'.repeat(20);
+/** A minter/burner module account. */
+const M = 'dd'.repeat(20);
 
 /** A node whose blocks carry no events of their own: the source below says what moved. */
 const comet: CometClient = {
@@ -37,6 +39,14 @@ const deltasAt =
   (byHeight: Record<number, BalanceDelta[]>): BalanceSource['deltas'] =>
   async (block) =>
     byHeight[block.height] ?? [];
+
+/** A start snapshot of these balances (account hex). */
+const snapshotOf =
+  (...rows: Array<[denom: string, account: string, amount: bigint]>): BalanceSource['snapshot'] =>
+  async () => ({
+    rows: rows.map(([denom, account, amount]) => ({ denom, account: Buffer.from(account, 'hex'), amount })),
+    aliases: [],
+  });
 
 /** `amount` utok from one account to another. */
 const transfer = (from: string, to: string, amount: bigint): BalanceDelta[] => [
@@ -90,10 +100,7 @@ describe.each(testDbFactories())('rich-list stage on $name', (factory) => {
           asked.push(...pairs.map((p) => `${p.account.slice(0, 2)}@${height}`));
           return pairs.map((p) => node[height]![p.account] ?? 0n);
         },
-        snapshot: async () => ({
-          rows: [{ denom: 'utok', account: Buffer.from(A, 'hex'), amount: 100n }],
-          aliases: [],
-        }),
+        snapshot: snapshotOf(['utok', A, 100n]),
         excluded: async () => new Set(),
       };
       await runToEnd(db, source);
@@ -120,20 +127,12 @@ describe.each(testDbFactories())('rich-list stage on $name', (factory) => {
     const { db, dispose } = await factory.create();
     try {
       await insertBlocks(db);
-      const M = 'dd'.repeat(20);
       // A first run (before module accounts were excluded) stored M like any holder.
       const firstRun: BalanceSource = {
         deltas: async () => [],
         aliases: () => [],
         balancesAt: async (pairs) => pairs.map(() => 0n),
-        snapshot: async () => ({
-          rows: [
-            { denom: 'utok', account: Buffer.from(A, 'hex'), amount: 100n },
-            { denom: 'utok', account: Buffer.from(M, 'hex'), amount: 500n },
-            { denom: 'uother', account: Buffer.from(M, 'hex'), amount: 9n },
-          ],
-          aliases: [],
-        }),
+        snapshot: snapshotOf(['utok', A, 100n], ['utok', M, 500n], ['uother', M, 9n]),
         excluded: async () => new Set(),
       };
       await runToEnd(db, firstRun);
@@ -207,7 +206,6 @@ describe.each(testDbFactories())('rich-list stage on $name', (factory) => {
     const { db, dispose } = await factory.create();
     try {
       await insertBlocks(db);
-      const M = 'dd'.repeat(20);
       const asked: string[] = [];
       const source: BalanceSource = {
         deltas: deltasAt({ 1: [...transfer(M, B, 4n), ...transfer(M, C, 6n)] }),
@@ -216,14 +214,7 @@ describe.each(testDbFactories())('rich-list stage on $name', (factory) => {
           asked.push(...pairs.map((p) => p.account.slice(0, 2)));
           return pairs.map(() => 6n);
         },
-        snapshot: async () => ({
-          rows: [
-            { denom: 'utok', account: Buffer.from(A, 'hex'), amount: 100n },
-            { denom: 'utok', account: Buffer.from(B, 'hex'), amount: 4n },
-            { denom: 'utok', account: Buffer.from(M, 'hex'), amount: 500n },
-          ],
-          aliases: [],
-        }),
+        snapshot: snapshotOf(['utok', A, 100n], ['utok', B, 4n], ['utok', M, 500n]),
         excluded: async () => new Set([M]),
       };
       await runToEnd(db, source);
