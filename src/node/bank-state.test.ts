@@ -93,7 +93,7 @@ describe('bank state reads', () => {
   it('lists every account by next_key, nested addresses included, and the module accounts', async () => {
     const { bank, asked } = stubNode({
       [ACCOUNTS]: {
-        'pagination.limit=500': {
+        'pagination.count_total=true&pagination.limit=500': {
           accounts: [
             { '@type': '/cosmos.auth.v1beta1.BaseAccount', ...base(A, 1) },
             { '@type': '/minievm.evm.v1.ContractAccount', base_account: base(C, 2), code_hash: '0x01' },
@@ -124,10 +124,10 @@ describe('bank state reads', () => {
     expect(heights).toEqual(['12', '12']);
   });
 
-  it('pages on by offset when the node drops next_key early but its total says there is more', async () => {
-    const { bank } = stubNode({
+  it('asks for the total on the first page only, and pages on by offset when the node drops next_key early but its total says there is more', async () => {
+    const { bank, asked } = stubNode({
       [ACCOUNTS]: {
-        'pagination.limit=500': {
+        'pagination.count_total=true&pagination.limit=500': {
           accounts: [base(A, 1), base(C, 2)],
           pagination: { next_key: null, total: '3' },
         },
@@ -139,12 +139,56 @@ describe('bank state reads', () => {
       [MODULES]: { '': { accounts: [] } },
     });
     expect(await bank.accountsAt(5)).toEqual([A, C, D]);
+    expect(asked.map((r) => r.path).filter((p) => p.startsWith(ACCOUNTS))).toEqual([
+      `${ACCOUNTS}?pagination.limit=500&pagination.offset=0&pagination.count_total=true`,
+      `${ACCOUNTS}?pagination.limit=500&pagination.offset=2`,
+    ]);
+  });
+
+  it('stops with an error naming the path when the node hands out the same next_key again', async () => {
+    const balances = `/cosmos/bank/v1beta1/balances/${A}`;
+    const { bank, asked } = stubNode({
+      [balances]: {
+        'pagination.count_total=true&pagination.limit=1000': {
+          balances: [{ denom: 'uinit', amount: '1' }],
+          pagination: { next_key: 'dWluaXQ=', total: '3' },
+        },
+        // Key pages are not counted: total "0", as cosmos-sdk answers them.
+        'pagination.key=dWluaXQ%3D&pagination.limit=1000': {
+          balances: [{ denom: 'uusdc', amount: '2' }],
+          pagination: { next_key: 'dWluaXQ=', total: '0' },
+        },
+      },
+    });
+    await expect(bank.balancesAt(A, 9)).rejects.toThrow(
+      `rest ${balances} at 9: next_key dWluaXQ= handed out twice`,
+    );
+    expect(asked).toHaveLength(2);
+  });
+
+  it('stops with an error naming the path when the node lists more items than its total', async () => {
+    const { bank } = stubNode({
+      [ACCOUNTS]: {
+        'pagination.count_total=true&pagination.limit=500': {
+          accounts: [base(A, 1), base(C, 2)],
+          pagination: { next_key: 'AAAAAAAAAAM=', total: '3' },
+        },
+        'pagination.key=AAAAAAAAAAM%3D&pagination.limit=500': {
+          accounts: [base(D, 3), base(B, 4)],
+          pagination: { next_key: null, total: '0' },
+        },
+      },
+      [MODULES]: { '': { accounts: [] } },
+    });
+    await expect(bank.accountsAt(5)).rejects.toThrow(
+      `rest ${ACCOUNTS} at 5: 4 items listed, more than the total 3`,
+    );
   });
 
   it('reads every page of an account balances by next_key', async () => {
     const { bank } = stubNode({
       [`/cosmos/bank/v1beta1/balances/${A}`]: {
-        'pagination.limit=1000': {
+        'pagination.count_total=true&pagination.limit=1000': {
           balances: [
             {
               denom: 'ibc/37A3FB4FED4CA04ED6D9E5DA36C6D27248645F0E22F585576A1488B8A89C5A50',

@@ -102,7 +102,10 @@ export function createBankState(
 
   /**
    * Every item of a paginated list: by `next_key` while the node hands one out; when it stops
-   * early (next_key null while `total` says more, node-data.md §1.3), by offset from the count so far.
+   * early (next_key null while `total` says more, node-data.md §1.3), by offset from the count so
+   * far. cosmos-sdk counts `total` only when asked (`count_total`) and only on an offset page, so
+   * the first page asks for it. A node that hands out a key twice, or more items than its total,
+   * would page forever: that stops with an error naming the path.
    */
   async function allPages<T>(
     path: string,
@@ -114,19 +117,35 @@ export function createBankState(
     ) => { items: T[]; nextKey: string | undefined; total: number | undefined },
   ): Promise<T[]> {
     const items: T[] = [];
+    const keys = new Set<string>();
     let nextKey: string | undefined;
     let total: number | undefined;
     for (;;) {
       const query = nextKey
         ? `pagination.key=${encodeURIComponent(nextKey)}`
-        : `pagination.offset=${items.length}`;
+        : `pagination.offset=${items.length}${total === undefined ? '&pagination.count_total=true' : ''}`;
       const pagePath = `${path}?pagination.limit=${limit}&${query}`;
       const page = read(await get(pagePath, height), pagePath);
       items.push(...page.items);
-      // Only an offset page counts the total; a key page answers 0.
+      // A key page answers 0 (not counted).
       if (page.total !== undefined && page.total > 0) total = page.total;
+      if (total !== undefined && items.length > total) {
+        throw new AppError(
+          'malformed_state',
+          `rest ${path} at ${height}: ${items.length} items listed, more than the total ${total}`,
+        );
+      }
       nextKey = page.nextKey;
-      if (nextKey) continue;
+      if (nextKey) {
+        if (keys.has(nextKey)) {
+          throw new AppError(
+            'malformed_state',
+            `rest ${path} at ${height}: next_key ${nextKey} handed out twice`,
+          );
+        }
+        keys.add(nextKey);
+        continue;
+      }
       if (page.items.length > 0 && total !== undefined && items.length < total) continue;
       return items;
     }

@@ -1,45 +1,57 @@
 import { expect } from 'vitest';
+import { withRetry } from '../../src/node/retry.js';
 import { toBech32 } from '../../src/shared/address.js';
+import { AppError, errorMessage } from '../../src/shared/errors.js';
 import type { Db } from '../../src/store/db.js';
 import type { Simulator } from '../../src/sim/types.js';
 
-/** The stored denom a bank denom is kept under (EVM: its ERC20 contract, through the aliases). */
+/**
+ * The stored denom a bank denom is kept under, resolved as the route does: the denom itself when
+ * balances are stored under it, else its alias (EVM: its ERC20 contract).
+ */
 export async function storedDenom(db: Db, bankDenom: string): Promise<string> {
-  const { rows } = await db.query<{ denom: string }>('SELECT denom FROM rich_list_denom WHERE alias = $1', [
-    bankDenom.toLowerCase(),
-  ]);
-  return rows[0]?.denom ?? bankDenom.toLowerCase();
+  const { rows } = await db.query<{ denom: string }>(
+    `SELECT COALESCE((SELECT denom FROM rich_list WHERE denom = $1 LIMIT 1),
+                     (SELECT denom FROM rich_list_denom WHERE alias = $1), $1) AS denom`,
+    [bankDenom.toLowerCase()],
+  );
+  return rows[0]!.denom;
 }
 
 /**
  * The accounts (bech32) the rich list leaves out on Move and Wasm: the module accounts with the
  * `minter` or `burner` permission in the simulator's own `/cosmos/auth/v1beta1/module_accounts`
- * answer (spec/indexer.md §8.3); none on EVM. Asked over HTTP like ingest does, a few times
- * through the fault-injecting simulators.
+ * answer (spec/indexer.md §8.3); none on EVM. Asked over HTTP like ingest does, with a short
+ * backoff through the fault-injecting simulators.
  */
 export async function excludedModuleAccounts(sim: Simulator): Promise<Set<string>> {
   if (sim.options.vm === 'evm') return new Set();
   const { rest } = await sim.listen();
-  let lastError: unknown;
-  for (let attempt = 0; attempt < 20; attempt++) {
-    try {
-      const res = await fetch(`${rest}/cosmos/auth/v1beta1/module_accounts`, {
-        signal: AbortSignal.timeout(5_000),
-      });
-      if (res.status !== 200) throw new Error(`module_accounts: HTTP ${res.status}`);
-      const body = (await res.json()) as {
-        accounts: Array<{ base_account: { address: string }; permissions?: string[] | null }>;
-      };
-      return new Set(
-        body.accounts
-          .filter((m) => (m.permissions ?? []).some((p) => p === 'minter' || p === 'burner'))
-          .map((m) => m.base_account.address),
-      );
-    } catch (err) {
-      lastError = err;
-    }
-  }
-  throw lastError;
+  const body = await withRetry(
+    async () => {
+      try {
+        const res = await fetch(`${rest}/cosmos/auth/v1beta1/module_accounts`, {
+          signal: AbortSignal.timeout(5_000),
+        });
+        if (res.status !== 200) throw new Error(`HTTP ${res.status}`);
+        return (await res.json()) as {
+          accounts: Array<{ base_account: { address: string }; permissions?: string[] | null }>;
+        };
+      } catch (err) {
+        // Every failure here is the simulator's injected fault (or a slow answer): asked again.
+        throw new AppError('sim_fault', `module_accounts: ${errorMessage(err)}`, {
+          retryable: true,
+          cause: err,
+        });
+      }
+    },
+    { policy: { baseMs: 10, capMs: 200, maxAttempts: 20 }, what: 'module_accounts' },
+  );
+  return new Set(
+    body.accounts
+      .filter((m) => (m.permissions ?? []).some((p) => p === 'minter' || p === 'burner'))
+      .map((m) => m.base_account.address),
+  );
 }
 
 /**

@@ -93,16 +93,13 @@ describe('bankDeltas (Wasm bank events)', () => {
     ]);
   });
 
-  it('op-init deposit: the opchild module account mints and pays out; left out, only the recipient moves', () => {
+  it('op-init deposit: the opchild module account mints and pays out to the recipient', () => {
     const events = eventsOf('protocols/op-init/finalize-token-deposit#mockMsgFinalizeTokenDepositSuccess');
     const denom = 'l2/8f73cfaf153520f511b4fc0bd71d60d64b4e19eff04a350e642718a3c1ab3b06';
     const recipient = hex('init1z6jxlwyuwy4j3zdh08t4tzsnnvkm8g8m5f088g');
     expect(bankDeltas(events, 'init')).toEqual([
       { asset: denom, account: hex(OPCHILD), amount: 1000000n },
       { asset: denom, account: hex(OPCHILD), amount: -1000000n },
-      { asset: denom, account: recipient, amount: 1000000n },
-    ]);
-    expect(bankDeltas(events, 'init', new Set([hex(OPCHILD)]))).toEqual([
       { asset: denom, account: recipient, amount: 1000000n },
     ]);
   });
@@ -157,7 +154,7 @@ describe('fungibleAssetDeltas (Move)', () => {
     expect(fungibleAssetDeltas([owner('WithdrawOwnerEvent', a), withdraw('5')], 'init')).toEqual([]);
   });
 
-  it('leaves out an excluded (module account) owner, keeps zero amounts, skips amounts and owners it cannot read', () => {
+  it('keeps zero amounts, skips amounts and owners it cannot read', () => {
     const a = '0x' + 'aa'.repeat(20);
     const m = '0x' + 'bb'.repeat(20);
     const events = [
@@ -176,7 +173,8 @@ describe('fungibleAssetDeltas (Move)', () => {
       event('move', { type_tag: `${FA}DepositEvent`, data: '{not json' }),
       owner('DepositOwnerEvent', a),
     ];
-    expect(fungibleAssetDeltas(events, 'init', new Set(['bb'.repeat(20)]))).toEqual([
+    expect(fungibleAssetDeltas(events, 'init')).toEqual([
+      { asset: UINIT_METADATA, account: 'bb'.repeat(20), amount: -7n },
       { asset: UINIT_METADATA, account: 'aa'.repeat(20), amount: 7n },
       { asset: UINIT_METADATA, account: 'aa'.repeat(20), amount: 0n },
     ]);

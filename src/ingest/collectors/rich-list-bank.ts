@@ -21,27 +21,17 @@ export function parseCoins(text: string): Array<{ denom: string; amount: bigint 
   });
 }
 
-/** No account is left out. */
-const NONE: ReadonlySet<string> = new Set();
-
 /**
  * Wasm (and any x/bank chain): `coinbase` credits the minter, `burn` debits the burner, `transfer`
  * moves from sender to recipient (spec/indexer.md §8.3). Accounts that do not normalise are left
- * out, and so are the `excluded` ones (account hex: the minter/burner module accounts). The
- * reference skips those on `transfer` only; skipping them everywhere keeps no drifting balance for
- * an account that is never listed.
+ * out; module accounts are not (the rich-list stage leaves those out).
  */
-export function bankDeltas(
-  events: readonly AbciEvent[],
-  prefix: string,
-  excluded: ReadonlySet<string> = NONE,
-): AssetDelta[] {
+export function bankDeltas(events: readonly AbciEvent[], prefix: string): AssetDelta[] {
   const out: AssetDelta[] = [];
   const push = (address: string | undefined, coins: string | undefined, sign: 1n | -1n) => {
     const bytes = address ? tryAccountBytes(address, prefix) : undefined;
     if (!bytes || !coins) return;
     const account = Buffer.from(bytes).toString('hex');
-    if (excluded.has(account)) return;
     for (const c of parseCoins(coins)) out.push({ asset: c.denom, account, amount: sign * c.amount });
   };
   for (const e of events) {
@@ -60,14 +50,9 @@ const FA = '0x1::fungible_asset::';
 
 /**
  * Move: a fungible-asset WithdrawEvent / DepositEvent followed by its owner event debits / credits
- * the owner (spec/indexer.md §8.3), unless the owner is `excluded` (account hex: the minter/burner
- * module accounts); the asset is the metadata address.
+ * the owner (spec/indexer.md §8.3); the asset is the metadata address.
  */
-export function fungibleAssetDeltas(
-  events: readonly AbciEvent[],
-  prefix: string,
-  excluded: ReadonlySet<string> = NONE,
-): AssetDelta[] {
+export function fungibleAssetDeltas(events: readonly AbciEvent[], prefix: string): AssetDelta[] {
   const out: AssetDelta[] = [];
   events.forEach((e, i) => {
     const next = events[i + 1];
@@ -86,7 +71,6 @@ export function fungibleAssetDeltas(
       typeof moved?.amount === 'string' && /^\d+$/.test(moved.amount) ? BigInt(moved.amount) : undefined;
     if (!bytes || amount === undefined || typeof moved?.metadata_addr !== 'string') return;
     const account = Buffer.from(bytes).toString('hex');
-    if (excluded.has(account)) return;
     out.push({ asset: moved.metadata_addr, account, amount: sign * amount });
   });
   return out;

@@ -4,7 +4,7 @@ import type { BankState } from '../../node/bank-state.js';
 import type { EvmClient } from '../../node/evm.js';
 import { INGEST_RETRY, withRetry } from '../../node/retry.js';
 import type { RawBlock } from '../../node/types.js';
-import type { BalanceRow } from '../../store/writers/rich-list-writer.js';
+import type { BalanceRow, DenomAlias } from '../../store/writers/rich-list-writer.js';
 import { bankDeltas, fungibleAssetDeltas, withDenoms } from '../collectors/rich-list-bank.js';
 import { erc20Deltas, type BalanceDelta } from '../collectors/rich-list-deltas.js';
 
@@ -13,15 +13,16 @@ export interface BalanceSource {
   /** Balance changes in one block's events (tx results and finalize-block events). */
   deltas(block: RawBlock): Promise<BalanceDelta[]>;
   /** Every spelling of a denom learnt from the node so far (stored with each batch, as they come). */
-  aliases(): Array<{ alias: string; denom: string }>;
+  aliases(): DenomAlias[];
   /** The node's balances of these pairs (account as 20/32-byte hex) at a height. */
   balancesAt(pairs: readonly { denom: string; account: string }[], height: number): Promise<bigint[]>;
   /** Every account's balances at a height, and the other spellings of their denoms. */
-  snapshot(height: number): Promise<{ rows: BalanceRow[]; aliases: Array<{ alias: string; denom: string }> }>;
+  snapshot(height: number): Promise<{ rows: BalanceRow[]; aliases: DenomAlias[] }>;
   /**
    * Accounts (hex) that are never holders: on Move and Wasm the module accounts with the `minter`
    * or `burner` permission (spec/indexer.md §8.3), none on EVM. Read from the node once and kept;
-   * `reread` asks again, so a module account a chain upgrade adds is learnt too.
+   * `reread` asks again, so a module account a chain upgrade adds is learnt too. The stage leaves
+   * them out; `deltas` and `snapshot` still list them.
    */
   excluded(reread: boolean): Promise<ReadonlySet<string>>;
 }
@@ -64,7 +65,7 @@ export function createEvmBalanceSource(ctx: {
   // A token first seen in the logs is asked for its bank denom once, so the route also takes the
   // bank spelling of tokens that appear after the start snapshot.
   const named = new Map<string, Promise<void>>();
-  const aliases: Array<{ alias: string; denom: string }> = [];
+  const aliases: DenomAlias[] = [];
   const learnDenomOf = (contract: string) => {
     let asked = named.get(contract);
     if (!asked) {
@@ -141,20 +142,29 @@ export function createBankBalanceSource(ctx: {
     spelling.set(stored, denom);
     return stored;
   };
-  const byMetadata = new Map<string, string>();
-  const aliases: Array<{ alias: string; denom: string }> = [];
-  const denomOfMetadata = async (metadata: string) => {
+  // One look-up per asset, shared by the blocks of a batch read at once; a failed one is asked again.
+  const byMetadata = new Map<string, Promise<string>>();
+  const aliases: DenomAlias[] = [];
+  const learnDenomOf = async (full: string, metadata: string) => {
+    const stored = remember((await ctx.bank.denomOfMetadata(metadata)) ?? `move/${full}`);
+    for (const form of new Set([`move/${full}`, `move/${full.replace(/^0+/, '')}`])) {
+      if (form !== stored) aliases.push({ alias: form, denom: stored });
+    }
+    // The reference stores an asset with 0 decimals and a symbol under lower(symbol) (§8.3 Move):
+    // the weakest alias, since any asset may pick any symbol.
+    const fa = await ctx.bank.fungibleAssetMetadata(metadata);
+    if (fa?.decimals === 0 && fa.symbol !== '' && fa.symbol.toLowerCase() !== stored) {
+      aliases.push({ alias: fa.symbol.toLowerCase(), denom: stored, bySymbol: true });
+    }
+    return stored;
+  };
+  const denomOfMetadata = (metadata: string) => {
     const full = metadata.replace(/^0x/, '').toLowerCase().padStart(64, '0');
     let stored = byMetadata.get(full);
-    if (stored === undefined) {
-      stored = remember((await ctx.bank.denomOfMetadata(metadata)) ?? `move/${full}`);
-      // The reference stores an asset with 0 decimals and a symbol under lower(symbol) (§8.3 Move).
-      const fa = await ctx.bank.fungibleAssetMetadata(metadata);
-      const bySymbol = fa?.decimals === 0 && fa.symbol !== '' ? [fa.symbol.toLowerCase()] : [];
+    if (!stored) {
+      stored = learnDenomOf(full, metadata);
+      stored.catch(() => byMetadata.delete(full));
       byMetadata.set(full, stored);
-      for (const form of new Set([`move/${full}`, `move/${full.replace(/^0+/, '')}`, ...bySymbol])) {
-        if (form !== stored) aliases.push({ alias: form, denom: stored });
-      }
     }
     return stored;
   };
@@ -162,9 +172,8 @@ export function createBankBalanceSource(ctx: {
   const modules = createModuleAccountSet(ctx.bank, ctx.prefix);
   return {
     async deltas(block) {
-      const excluded = await modules.read(false);
-      if (ctx.vm === 'wasm') return withDenoms(bankDeltas(eventsOf(block), ctx.prefix, excluded), remember);
-      const moved = fungibleAssetDeltas(eventsOf(block), ctx.prefix, excluded);
+      if (ctx.vm === 'wasm') return withDenoms(bankDeltas(eventsOf(block), ctx.prefix), remember);
+      const moved = fungibleAssetDeltas(eventsOf(block), ctx.prefix);
       const names = new Map<string, string>();
       for (const asset of new Set(moved.map((d) => d.asset))) names.set(asset, await denomOfMetadata(asset));
       return withDenoms(moved, (asset) => names.get(asset)!);
@@ -179,12 +188,12 @@ export function createBankBalanceSource(ctx: {
       return pairs.map((p) => byAccount.get(p.account)!.get(p.denom) ?? 0n);
     },
     async snapshot(height) {
-      const excluded = await modules.read(false);
       const rows: BalanceRow[] = [];
-      const addresses = (await ctx.bank.accountsAt(height)).filter(
-        (address) => !excluded.has(Buffer.from(accountBytesFromString(address, ctx.prefix)).toString('hex')),
-      );
-      for (const { address, balances } of await balancesOfEach(ctx.bank, addresses, height)) {
+      for (const { address, balances } of await balancesOfEach(
+        ctx.bank,
+        await ctx.bank.accountsAt(height),
+        height,
+      )) {
         const account = accountBytesFromString(address, ctx.prefix);
         for (const b of balances) {
           if (b.amount > 0n) rows.push({ denom: remember(b.denom), account, amount: b.amount });

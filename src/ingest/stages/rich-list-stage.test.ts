@@ -15,6 +15,8 @@ import { runStage } from './runner.js';
 const A = 'aa'.repeat(20);
 const B = 'bb'.repeat(20);
 const C = 'cc'.repeat(20);
+/** A minter/burner module account. */
+const M = 'dd'.repeat(20);
 
 /** A node whose blocks carry no events of their own: the source below says what moved. */
 const comet: CometClient = {
@@ -37,6 +39,14 @@ const deltasAt =
   (byHeight: Record<number, BalanceDelta[]>): BalanceSource['deltas'] =>
   async (block) =>
     byHeight[block.height] ?? [];
+
+/** A start snapshot of these balances (account hex). */
+const snapshotOf =
+  (...rows: Array<[denom: string, account: string, amount: bigint]>): BalanceSource['snapshot'] =>
+  async () => ({
+    rows: rows.map(([denom, account, amount]) => ({ denom, account: Buffer.from(account, 'hex'), amount })),
+    aliases: [],
+  });
 
 /** `amount` utok from one account to another. */
 const transfer = (from: string, to: string, amount: bigint): BalanceDelta[] => [
@@ -90,10 +100,7 @@ describe.each(testDbFactories())('rich-list stage on $name', (factory) => {
           asked.push(...pairs.map((p) => `${p.account.slice(0, 2)}@${height}`));
           return pairs.map((p) => node[height]![p.account] ?? 0n);
         },
-        snapshot: async () => ({
-          rows: [{ denom: 'utok', account: Buffer.from(A, 'hex'), amount: 100n }],
-          aliases: [],
-        }),
+        snapshot: snapshotOf(['utok', A, 100n]),
         excluded: async () => new Set(),
       };
       await runToEnd(db, source);
@@ -116,24 +123,16 @@ describe.each(testDbFactories())('rich-list stage on $name', (factory) => {
     }
   });
 
-  it('never stores an excluded account: purges what an earlier run stored, re-reads the list when an unstored account appears', async () => {
+  it('never stores an excluded account: purges what an earlier run stored, re-reads the list only when an account with no stored balance appears', async () => {
     const { db, dispose } = await factory.create();
     try {
       await insertBlocks(db);
-      const M = 'dd'.repeat(20);
       // A first run (before module accounts were excluded) stored M like any holder.
       const firstRun: BalanceSource = {
         deltas: async () => [],
         aliases: () => [],
         balancesAt: async (pairs) => pairs.map(() => 0n),
-        snapshot: async () => ({
-          rows: [
-            { denom: 'utok', account: Buffer.from(A, 'hex'), amount: 100n },
-            { denom: 'utok', account: Buffer.from(M, 'hex'), amount: 500n },
-            { denom: 'uother', account: Buffer.from(M, 'hex'), amount: 9n },
-          ],
-          aliases: [],
-        }),
+        snapshot: snapshotOf(['utok', A, 100n], ['utok', M, 500n], ['uother', M, 9n]),
         excluded: async () => new Set(),
       };
       await runToEnd(db, firstRun);
@@ -145,33 +144,48 @@ describe.each(testDbFactories())('rich-list stage on $name', (factory) => {
       await db.query("UPDATE checkpoint SET height = 1 WHERE stream = 'rich_list'");
 
       // The next run learns that M is a module account only when it reads the list again, which it
-      // does when a batch touches an account with no stored balance (B).
-      const rereads: boolean[] = [];
+      // does when a batch touches an account with no stored balance in any denom (B at 3), not for
+      // a stored account's new denom (A's unew at 2).
+      const rereads: Array<[height: number, reread: boolean]> = [];
       let learnt = new Set<string>();
       const asked: string[] = [];
+      let fetching = 0;
       const secondRun: BalanceSource = {
-        deltas: deltasAt({
-          2: transfer(M, B, 40n),
-          3: [{ denom: 'utok', account: M, amount: 5n }],
-        }),
+        deltas: async (block) => {
+          fetching = block.height;
+          return (
+            {
+              2: [
+                { denom: 'unew', account: A, amount: 3n },
+                { denom: 'utok', account: M, amount: -5n },
+              ],
+              3: transfer(M, B, 40n),
+            }[block.height] ?? []
+          );
+        },
         aliases: () => [],
-        balancesAt: async (pairs) => {
-          asked.push(...pairs.map((p) => p.account.slice(0, 2)));
-          return pairs.map(() => 40n);
+        balancesAt: async (pairs, height) => {
+          asked.push(...pairs.map((p) => `${p.denom}:${p.account.slice(0, 2)}@${height}`));
+          return pairs.map((p) => (p.account === A ? 3n : 40n));
         },
         snapshot: async () => {
           throw new Error('the stream has a checkpoint: no snapshot');
         },
         excluded: async (reread) => {
-          rereads.push(reread);
+          rereads.push([fetching, reread]);
           if (reread) learnt = new Set([M]);
           return learnt;
         },
       };
       await runToEnd(db, secondRun);
-      expect(rereads[0]).toBe(true);
-      expect(asked).toEqual(['bb']);
+      expect(rereads).toEqual([
+        [2, false],
+        [3, false],
+        [3, true],
+      ]);
+      expect(asked.sort()).toEqual(['unew:aa@2', 'utok:bb@3']);
       expect(await balances(db)).toEqual([
+        ['unew', A, '3'],
         ['utok', A, '100'],
         ['utok', B, '40'],
       ]);
@@ -179,8 +193,36 @@ describe.each(testDbFactories())('rich-list stage on $name', (factory) => {
         'SELECT denom, holders::int AS holders FROM rich_list_holders ORDER BY denom',
       );
       expect(holders.rows).toEqual([
+        { denom: 'unew', holders: 1 },
         { denom: 'uother', holders: 0 },
         { denom: 'utok', holders: 2 },
+      ]);
+    } finally {
+      await dispose();
+    }
+  });
+
+  it('leaves the excluded accounts out of the snapshot and the first block, without reading them', async () => {
+    const { db, dispose } = await factory.create();
+    try {
+      await insertBlocks(db);
+      const asked: string[] = [];
+      const source: BalanceSource = {
+        deltas: deltasAt({ 1: [...transfer(M, B, 4n), ...transfer(M, C, 6n)] }),
+        aliases: () => [],
+        balancesAt: async (pairs) => {
+          asked.push(...pairs.map((p) => p.account.slice(0, 2)));
+          return pairs.map(() => 6n);
+        },
+        snapshot: snapshotOf(['utok', A, 100n], ['utok', B, 4n], ['utok', M, 500n]),
+        excluded: async () => new Set([M]),
+      };
+      await runToEnd(db, source);
+      expect(asked).toEqual(['cc']);
+      expect(await balances(db)).toEqual([
+        ['utok', A, '100'],
+        ['utok', B, '4'],
+        ['utok', C, '6'],
       ]);
     } finally {
       await dispose();

@@ -4,15 +4,20 @@ import type { RawBlock } from '../../node/types.js';
 import { INGEST_RETRY, withRetry } from '../../node/retry.js';
 import type { Db, Queryable } from '../../store/db.js';
 import { asBuffer } from '../../store/writers/dictionary.js';
-import { createRichListWriter, type BalanceRow } from '../../store/writers/rich-list-writer.js';
-import { sumDeltas } from '../collectors/rich-list-deltas.js';
+import {
+  createRichListWriter,
+  STORED_DENOMS_CTE,
+  type BalanceRow,
+  type DenomAlias,
+} from '../../store/writers/rich-list-writer.js';
+import { sumDeltas, type BalanceDelta } from '../collectors/rich-list-deltas.js';
 import type { BalanceSource } from './rich-list-sources.js';
 import type { Stage } from './stage.js';
 
 interface RichListBatch {
   to: number;
   /** Denom spellings learnt while reading the batch. */
-  aliases: Array<{ alias: string; denom: string }>;
+  aliases: DenomAlias[];
   /** Changes to balances already stored. */
   changes: BalanceRow[];
   /** Node balances at `to` of pairs seen for the first time. */
@@ -26,9 +31,11 @@ interface RichListBatch {
  * account at the first indexed height, then each block's events. A balance the events touch for the
  * first time, and one they would drive below zero, is read from the node at the batch's last height
  * instead, so what is stored is the node's state whatever the events leave out. Accounts the
- * source excludes (Move/Wasm module accounts) are never stored, and each batch deletes anything
- * stored for them (by an earlier version, or before the node listed them): a few key look-ups per
- * denom, so no state has to say which run already did it.
+ * source excludes (Move/Wasm minter/burner module accounts) are left out here, the one place, from
+ * the snapshot and every event (the reference skips them on Wasm `transfer` only; skipping them
+ * everywhere keeps no drifting balance for an account that is never listed), and each batch deletes
+ * anything stored for them (by an earlier version, or before the node listed them): a few key
+ * look-ups per denom, so no state has to say which run already did it.
  */
 export function createRichListStage(ctx: {
   db: Db;
@@ -42,13 +49,12 @@ export function createRichListStage(ctx: {
     name: 'rich_list',
     async init({ firstBlockHeight }) {
       const snap = await source.snapshot(firstBlockHeight);
-      const rows = [...sumDeltas(snap.rows.map(toDelta)).values()];
+      const excluded = await source.excluded(false);
+      const rows = holdersOnly(snap.rows.map(toDelta), excluded);
       // An account the node does not list (e.g. created in that very block) but the block's events
       // touch is read on its own.
       const listed = new Set(rows.map(pairKey));
-      const touched = [
-        ...sumDeltas(await source.deltas(await blockAt(ctx.comet, firstBlockHeight))).values(),
-      ];
+      const touched = holdersOnly(await source.deltas(await blockAt(ctx.comet, firstBlockHeight)), excluded);
       const unlisted = touched.filter((d) => !listed.has(pairKey(d)));
       const amounts = await source.balancesAt(unlisted, firstBlockHeight);
       unlisted.forEach((d, i) => rows.push({ ...d, amount: amounts[i]! }));
@@ -66,10 +72,14 @@ export function createRichListStage(ctx: {
       const perBlock = await Promise.all(blocks.map((b) => source.deltas(b)));
       const summed = [...sumDeltas(perBlock.flat()).values()];
       const known = await storedPairs(ctx.db, summed);
-      // An account with no stored balance may be a module account a chain upgrade has just added,
-      // so the node's list is read again before such an account is first stored.
-      const excluded = await source.excluded(summed.some((d) => !known.has(pairKey(d))));
-      const deltas = summed.filter((d) => !excluded.has(d.account));
+      let excluded = await source.excluded(false);
+      // An account with no stored balance in any denom may be a module account a chain upgrade has
+      // just added, so the node's list is read again before such an account is first stored.
+      const unseen = new Set(summed.filter((d) => !excluded.has(d.account)).map((d) => d.account));
+      for (const d of summed) if (known.has(pairKey(d))) unseen.delete(d.account);
+      const stored = await storedAccounts(ctx.db, [...unseen]);
+      if ([...unseen].some((account) => !stored.has(account))) excluded = await source.excluded(true);
+      const deltas = holdersOnly(summed, excluded);
       const firstSeen = deltas.filter((d) => !known.has(pairKey(d)));
       const amounts = await source.balancesAt(firstSeen, to);
       return {
@@ -85,11 +95,12 @@ export function createRichListStage(ctx: {
         tx,
         batch.purge.map((account) => Buffer.from(account, 'hex')),
       );
-      await writer.aliases(tx, batch.aliases);
       const negative = await writer.add(tx, batch.changes);
       await writer.set(tx, batch.firsts);
       if (negative.length > 0)
         await writer.set(tx, await nodeBalances(source, negative, batch.to, ctx.signal));
+      // After the balances, so a denom first stored in this batch is never taken as an alias.
+      await writer.aliases(tx, batch.aliases);
       return { sequence: at.sequence, rows: batch.changes.length + batch.firsts.length };
     },
     committed: () => writer.committed(),
@@ -109,6 +120,10 @@ function present(block: RawBlock | undefined, height: number): RawBlock {
 }
 
 const pairKey = (d: { denom: string; account: string }) => `${d.denom}|${d.account}`;
+
+/** The deltas summed per pair, less the accounts that are never holders. */
+const holdersOnly = (deltas: Iterable<BalanceDelta>, excluded: ReadonlySet<string>) =>
+  [...sumDeltas(deltas).values()].filter((d) => !excluded.has(d.account));
 
 const toDelta = (r: BalanceRow) => ({
   denom: r.denom,
@@ -131,6 +146,20 @@ async function storedPairs(db: Queryable, pairs: readonly { denom: string; accou
     [pairs.map((p) => p.denom), pairs.map((p) => asBuffer(Buffer.from(p.account, 'hex')))],
   );
   return new Set(rows.map((r) => `${r.denom}|${Buffer.from(r.account).toString('hex')}`));
+}
+
+/** The accounts among these (hex) with a stored balance in any denom. */
+async function storedAccounts(db: Queryable, accounts: readonly string[]) {
+  if (accounts.length === 0) return new Set<string>();
+  // rich_list is keyed by denom first: each (denom, account) by the key, over the stored denoms.
+  const { rows } = await db.query<{ account: Uint8Array }>(
+    `WITH RECURSIVE ${STORED_DENOMS_CTE}
+     SELECT a.account FROM account_dict a
+      WHERE a.account = ANY($1::bytea[])
+        AND EXISTS (SELECT 1 FROM denoms n JOIN rich_list r ON r.denom = n.denom AND r.account_id = a.id)`,
+    [accounts.map((a) => asBuffer(Buffer.from(a, 'hex')))],
+  );
+  return new Set(rows.map((r) => Buffer.from(r.account).toString('hex')));
 }
 
 /**

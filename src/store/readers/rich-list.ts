@@ -18,8 +18,8 @@ export interface HolderRow {
 
 export interface RichListReader {
   /**
-   * Holders (balance above zero) of a denom as a client spells it (lower-cased): a learnt alias
-   * or the stored denom itself.
+   * Holders (balance above zero) of a denom as a client spells it (lower-cased): the stored denom
+   * itself, or else a learnt alias.
    */
   holders(
     denom: string,
@@ -28,8 +28,17 @@ export interface RichListReader {
   ): Promise<{ rows: HolderRow[]; hasMore: boolean; total: string }>;
 }
 
-/** The stored denom for $1: an alias ingest learnt, or the text itself (an InitPlan, so the index applies). */
-const STORED_DENOM = `(SELECT COALESCE((SELECT denom FROM rich_list_denom WHERE alias = $1), $1))`;
+/**
+ * The stored denom for $1: the text itself when balances are stored under it, else an alias ingest
+ * learnt, else the text. A stored denom comes first, so no alias (e.g. a Move asset whose symbol
+ * spells a real denom) can take its list over. One uncorrelated scalar subquery, so the planner runs
+ * it once as an InitPlan and `rich_list_holders_idx` still applies to the page. The ORDER BY keeps
+ * the existence probe on the primary key even under a generic plan (a sequential scan would have to
+ * read every row to sort them), so a spelling that is only an alias never scans the table.
+ */
+const STORED_DENOM =
+  `(SELECT COALESCE((SELECT s.denom FROM rich_list s WHERE s.denom = $1 ORDER BY s.account_id LIMIT 1), ` +
+  `(SELECT a.denom FROM rich_list_denom a WHERE a.alias = $1), $1))`;
 
 /**
  * One statement per page: the denom resolved, the page cut from `rich_list_holders_idx` alone (by

@@ -8,6 +8,24 @@ export interface BalanceRow {
   amount: bigint;
 }
 
+/** Another spelling of a stored denom. */
+export interface DenomAlias {
+  alias: string;
+  denom: string;
+  /** Learnt from an asset's own `lower(symbol)`, which anyone can choose: the weakest kind. */
+  bySymbol?: boolean;
+}
+
+/**
+ * The denoms that have a stored balance, one row each, by a loose index scan of the primary key
+ * (a few key look-ups per denom, not a scan of every balance).
+ */
+export const STORED_DENOMS_CTE = `denoms(denom) AS (
+  (SELECT denom FROM rich_list ORDER BY denom LIMIT 1)
+  UNION ALL
+  SELECT (SELECT r.denom FROM rich_list r WHERE r.denom > d.denom ORDER BY r.denom LIMIT 1)
+    FROM denoms d WHERE d.denom IS NOT NULL)`;
+
 export interface RichListWriter {
   /**
    * Adds each row's amount to the stored balance (one row per denom and account); returns the rows
@@ -16,10 +34,15 @@ export interface RichListWriter {
   add(tx: Queryable, rows: readonly BalanceRow[]): Promise<BalanceRow[]>;
   /** Sets each balance to the row's amount (one row per denom and account). */
   set(tx: Queryable, rows: readonly BalanceRow[]): Promise<void>;
-  /** Deletes every balance of these accounts (ones that are never holders), holder counts kept. */
+  /** Deletes every balance of these accounts (ones that are never holders), holder counts adjusted. */
   purge(tx: Queryable, accounts: readonly Uint8Array[]): Promise<void>;
-  /** Records other spellings of stored denoms (both sides lower-cased); known ones are kept. */
-  aliases(tx: Queryable, pairs: readonly { alias: string; denom: string }[]): Promise<void>;
+  /**
+   * Records other spellings of stored denoms (both sides lower-cased). A spelling under which
+   * balances are stored is never an alias. The node's own mappings (bank denom ↔ ERC20 contract,
+   * `move/<metadata>`) win over a symbol alias; a symbol alias never replaces another alias, so of
+   * two assets with the same symbol the first one learnt keeps it.
+   */
+  aliases(tx: Queryable, pairs: readonly DenomAlias[]): Promise<void>;
   committed(): void;
   rolledBack(): void;
 }
@@ -85,11 +108,7 @@ export function createRichListWriter(): RichListWriter {
       // The stored denoms by a loose index scan of the primary key, then each (denom, account) by
       // the key too: no scan of every balance.
       await tx.query(
-        `WITH RECURSIVE denoms(denom) AS (
-           (SELECT denom FROM rich_list ORDER BY denom LIMIT 1)
-           UNION ALL
-           SELECT (SELECT r.denom FROM rich_list r WHERE r.denom > d.denom ORDER BY r.denom LIMIT 1)
-             FROM denoms d WHERE d.denom IS NOT NULL),
+        `WITH RECURSIVE ${STORED_DENOMS_CTE},
          ids AS (SELECT id FROM account_dict WHERE account = ANY($1::bytea[])),
          gone AS (DELETE FROM rich_list r USING denoms d, ids i
                    WHERE r.denom = d.denom AND r.account_id = i.id RETURNING r.denom, r.amount),
@@ -99,14 +118,37 @@ export function createRichListWriter(): RichListWriter {
       );
     },
     async aliases(tx, pairs) {
-      if (pairs.length === 0) return;
-      await tx.query(
-        `INSERT INTO rich_list_denom (alias, denom) SELECT * FROM unnest($1::text[], $2::text[])
-         ON CONFLICT (alias) DO NOTHING`,
-        [pairs.map((p) => p.alias), pairs.map((p) => p.denom)],
-      );
+      const { strong, bySymbol } = aliasesByKind(pairs);
+      // The node's mappings first, replacing a symbol alias; then symbol aliases where no alias is.
+      for (const [kind, conflict] of [
+        [strong, 'DO UPDATE SET denom = EXCLUDED.denom WHERE rich_list_denom.denom <> EXCLUDED.denom'],
+        [bySymbol, 'DO NOTHING'],
+      ] as const) {
+        if (kind.length === 0) continue;
+        await tx.query(
+          `INSERT INTO rich_list_denom (alias, denom)
+           SELECT i.alias, i.denom FROM unnest($1::text[], $2::text[]) AS i(alias, denom)
+            WHERE NOT EXISTS (SELECT 1 FROM rich_list r WHERE r.denom = i.alias)
+           ON CONFLICT (alias) ${conflict}`,
+          [kind.map((p) => p.alias), kind.map((p) => p.denom)],
+        );
+      }
     },
     committed: () => accounts.commit(),
     rolledBack: () => accounts.discard(),
   };
+}
+
+/**
+ * One pair per alias (a statement may not upsert a row twice), split by kind: the node's mapping
+ * over a symbol alias, the first of a kind over a later one; an alias of itself is dropped.
+ */
+function aliasesByKind(pairs: readonly DenomAlias[]) {
+  const chosen = new Map<string, DenomAlias>();
+  for (const p of pairs) {
+    const held = chosen.get(p.alias);
+    if (p.alias !== p.denom && (!held || (held.bySymbol && !p.bySymbol))) chosen.set(p.alias, p);
+  }
+  const all = [...chosen.values()];
+  return { strong: all.filter((p) => !p.bySymbol), bySymbol: all.filter((p) => p.bySymbol) };
 }

@@ -1,0 +1,139 @@
+import { describe, expect, it } from 'vitest';
+import { testDbFactories } from '../../../test/helpers/db.js';
+import type { Db } from '../db.js';
+import { createRichListWriter, type DenomAlias } from '../writers/rich-list-writer.js';
+import { createRichListReader } from './rich-list.js';
+
+const account = (n: number) => Buffer.alloc(20, n);
+const EVIL = 'move/' + 'e1'.repeat(32);
+const EVIL2 = 'move/' + 'e2'.repeat(32);
+
+/** Writes balances and aliases in one transaction, as the rich-list stage does. */
+async function write(
+  db: Db,
+  balances: Array<[denom: string, account: number, amount: bigint]>,
+  aliases: DenomAlias[],
+) {
+  const writer = createRichListWriter();
+  await db.transaction(async (tx) => {
+    await writer.set(
+      tx,
+      balances.map(([denom, n, amount]) => ({ denom, account: account(n), amount })),
+    );
+    await writer.aliases(tx, aliases);
+  });
+  writer.committed();
+}
+
+const aliasRows = async (db: Db) =>
+  (
+    await db.query<{ alias: string; denom: string }>(
+      'SELECT alias, denom FROM rich_list_denom ORDER BY alias',
+    )
+  ).rows;
+
+describe.each(testDbFactories())('rich-list reader on $name', (factory) => {
+  const page = { limit: 10, offset: 0, desc: true };
+  /** The amounts listed for a spelling, largest first. */
+  const listed = async (db: Db, spelling: string) => {
+    const reader = createRichListReader({ db, countTimeoutMs: 1_000 });
+    const { rows, total } = await reader.holders(spelling, page, { countTotal: true });
+    return { amounts: rows.map((r) => r.amount), total };
+  };
+
+  it('resolves a stored denom before any alias; a symbol alias never takes a denom or another alias', async () => {
+    const { db, dispose } = await factory.create();
+    try {
+      // uinit is a real denom; two assets with 0 decimals both call themselves "UINIT", and both
+      // "FAKE"; the first asset is also asked for by its move/ form, which a symbol tries to take.
+      await write(
+        db,
+        [
+          ['uinit', 1, 100n],
+          ['uinit', 2, 50n],
+          [EVIL, 3, 7n],
+          [EVIL2, 4, 9n],
+        ],
+        [
+          { alias: 'uinit', denom: EVIL, bySymbol: true },
+          { alias: 'fake', denom: EVIL, bySymbol: true },
+          { alias: 'uinit', denom: EVIL2, bySymbol: true },
+          { alias: 'fake', denom: EVIL2, bySymbol: true },
+          { alias: 'move/' + 'aa'.repeat(32), denom: EVIL2, bySymbol: true },
+        ],
+      );
+      // A later batch learns the node's own mapping for that move/ form, and the same symbols again.
+      await write(
+        db,
+        [],
+        [
+          { alias: 'fake', denom: EVIL2, bySymbol: true },
+          { alias: 'move/' + 'aa'.repeat(32), denom: 'uinit' },
+        ],
+      );
+      expect(await aliasRows(db)).toEqual([
+        { alias: 'fake', denom: EVIL },
+        { alias: 'move/' + 'aa'.repeat(32), denom: 'uinit' },
+      ]);
+      expect(await listed(db, 'uinit')).toEqual({ amounts: ['100', '50'], total: '2' });
+      expect(await listed(db, 'fake')).toEqual({ amounts: ['7'], total: '1' });
+      expect(await listed(db, 'move/' + 'aa'.repeat(32))).toEqual({ amounts: ['100', '50'], total: '2' });
+      expect(await listed(db, EVIL2)).toEqual({ amounts: ['9'], total: '1' });
+      expect(await listed(db, 'unknown')).toEqual({ amounts: [], total: '0' });
+    } finally {
+      await dispose();
+    }
+  });
+
+  it('a denom first stored after an alias of the same spelling is listed itself', async () => {
+    const { db, dispose } = await factory.create();
+    try {
+      await write(db, [[EVIL, 3, 7n]], [{ alias: 'ucoin', denom: EVIL, bySymbol: true }]);
+      expect(await listed(db, 'ucoin')).toEqual({ amounts: ['7'], total: '1' });
+      await write(db, [['ucoin', 1, 5n]], [{ alias: 'ucoin', denom: EVIL, bySymbol: true }]);
+      expect(await listed(db, 'ucoin')).toEqual({ amounts: ['5'], total: '1' });
+    } finally {
+      await dispose();
+    }
+  });
+
+  it('cuts a page from rich_list_holders_idx under a generic plan (the denom resolved once, as an InitPlan, by key look-ups)', async () => {
+    const { db, dispose } = await factory.create();
+    try {
+      await db.query(`INSERT INTO account_dict (account) SELECT int4send(i) FROM generate_series(1, 4000) i`);
+      await db.query(
+        `INSERT INTO rich_list (denom, account_id, amount)
+         SELECT 'd' || (id % 20), id, id * 7 % 1000 FROM account_dict`,
+      );
+      await db.query(`INSERT INTO rich_list_denom VALUES ('alias', 'd3')`);
+      await db.query('ANALYZE rich_list');
+      await db.query('ANALYZE rich_list_denom');
+      let sql = '';
+      const recording: Db = {
+        ...db,
+        query: (text: string, params?: unknown[]) => {
+          sql = text;
+          return db.query(text, params);
+        },
+      } as Db;
+      const reader = createRichListReader({ db: recording, countTimeoutMs: 1_000 });
+      await reader.holders('alias', page, { countTotal: true });
+      const plan = await db.transaction(async (tx) => {
+        await tx.query('SET LOCAL plan_cache_mode = force_generic_plan');
+        await tx.query(`PREPARE holders_page AS ${sql}`);
+        const { rows } = await tx.query<{ 'QUERY PLAN': string }>(
+          `EXPLAIN EXECUTE holders_page('alias', 11, 0)`,
+        );
+        await tx.query('DEALLOCATE holders_page');
+        return rows.map((r) => r['QUERY PLAN']).join('\n');
+      });
+      expect(plan).toMatch(/Index (Only )?Scan using rich_list_holders_idx on rich_list r\b/);
+      expect(plan).toMatch(/InitPlan/);
+      // The stored-denom probe is a key look-up too, never a scan of every balance.
+      expect(plan).toMatch(/Index (Only )?Scan using rich_list_pkey on rich_list s\b/);
+      expect(plan).not.toMatch(/Seq Scan on rich_list\b/);
+    } finally {
+      await dispose();
+    }
+  });
+});
