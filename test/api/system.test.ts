@@ -126,10 +126,19 @@ describe.each(testDbFactories())('API document, health and outages on $name', (f
     };
     expect(internalPaths(offDoc.paths).sort()).toEqual(INTERNAL_PATHS);
     expect(offDoc.components.schemas['tx.EvmInternalTxsResponse']).toBeDefined();
-    for (const url of ['/indexer/tx/v1/evm-internal-txs', '/indexer/tx/v1/evm-internal-txs/by_height/2']) {
+    // A bad parameter changes nothing: the routes are not served, as on Move and Wasm.
+    for (const url of [
+      '/indexer/tx/v1/evm-internal-txs',
+      '/indexer/tx/v1/evm-internal-txs/by_height/2',
+      '/indexer/tx/v1/evm-internal-txs?pagination.key=!!&pagination.limit=0',
+      '/indexer/tx/v1/evm-internal-txs/by_account/zz?pagination.offset=-1',
+      '/indexer/tx/v1/evm-internal-txs/by_height/abc',
+      '/indexer/tx/v1/evm-internal-txs/zz?pagination.key=!!',
+      '/indexer/tx/v1/evm-internal-txs/by_height/abc?pagination.limit=1&pagination.limit=2',
+    ]) {
       const res = await off.inject({ url });
-      expect(res.statusCode).toBe(404);
-      expect(JSON.parse(res.body)).toEqual({
+      expect(res.statusCode, url).toBe(404);
+      expect(JSON.parse(res.body), url).toEqual({
         code: 12,
         message: 'evm routes are not available on this chain',
         details: [],

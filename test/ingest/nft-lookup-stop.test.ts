@@ -1,7 +1,11 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { describe, expect, it } from 'vitest';
+import { createNftCollector } from '../../src/ingest/collectors/nft-collector.js';
 import { createIngestService } from '../../src/ingest/service.js';
+import { createCometClient } from '../../src/node/cometbft.js';
+import type { NftLookups } from '../../src/node/nft-lookups.js';
+import { createTransport } from '../../src/node/transport.js';
 import { AppError } from '../../src/shared/errors.js';
 import { silentLogger } from '../../src/shared/logger.js';
 import { createMetricsRegistry } from '../../src/shared/metrics.js';
@@ -15,10 +19,15 @@ import {
 } from '../helpers/truth.js';
 
 /**
- * The node's NFT look-ups (Move resources, Wasm contract queries, minievm calls) fail from some
- * height on, for as long as it takes: ingest must stop with an error naming that height and the
- * object, commit nothing from that height on, and — once the node answers again — resume from the
- * checkpoint to exactly the simulator's truth.
+ * The node's NFT look-ups (Move resources, Wasm contract queries, minievm calls) fail at every
+ * height from some height on, for as long as it takes: ingest must stop at the lowest such height
+ * whose block needs a look-up, with an error naming it and the object, commit nothing from that
+ * height on, and — once the node answers again — resume from the checkpoint to exactly the
+ * simulator's truth.
+ *
+ * The stop height is derived from the blocks, not from the order requests reach the node: cached
+ * look-ups share one in-flight request between blocks, so the lowest block needing a look-up may
+ * never send one of its own.
  */
 const HEAD = 90;
 /** The first run indexes this far with a healthy node, so the failing run starts with cold caches. */
@@ -59,21 +68,27 @@ describe.each(testDbFactories())('NFT look-ups that keep failing, on $name', (fa
         await run(HEALTHY_UNTIL);
         expect(await checkpointHeight(db)).toBe(HEALTHY_UNTIL);
 
-        node.failFrom(HEALTHY_UNTIL + 1);
+        const from = HEALTHY_UNTIL + 1;
+        const expected = await firstLookupAtOrAbove(vm, urls.rpc, from, HEAD);
+        expect(expected, `some block in ${from}..${HEAD} needs an NFT look-up`).toBeDefined();
+        node.failFrom(from);
         const err = await run(HEAD).then(
           () => undefined,
           (e: unknown) => e,
         );
-        const h = node.firstFailedHeight();
-        expect(h, 'the failing run asked the node for an NFT look-up').toBeDefined();
+        expect(
+          node.failedHeights().length,
+          'the failing run asked the node for an NFT look-up',
+        ).toBeGreaterThan(0);
+        expect(Math.min(...node.failedHeights())).toBeGreaterThanOrEqual(from);
         expect(err).toBeInstanceOf(AppError);
         expect((err as AppError).code).toBe('nft_lookup_failed');
         expect((err as AppError).message).toMatch(
-          new RegExp(`^height ${h}: NFT look-up of .+ failed after 2 attempts`),
+          new RegExp(`^height ${expected!.height}: NFT look-up of .+ failed after 2 attempts`),
         );
-        expect(node.objectsFailedAt(h!).some((o) => (err as AppError).message.includes(o))).toBe(true);
-        expect(await checkpointHeight(db)).toBe(h! - 1);
-        await expectNothingAbove(db, h! - 1);
+        expect(expected!.objects.some((o) => (err as AppError).message.includes(o))).toBe(true);
+        expect(await checkpointHeight(db)).toBe(expected!.height - 1);
+        await expectNothingAbove(db, expected!.height - 1);
 
         node.heal();
         await run(HEAD);
@@ -140,13 +155,12 @@ async function expectNothingAbove(db: Db, height: number): Promise<void> {
 
 /**
  * A REST proxy in front of the simulator that, once told `failFrom(h)`, answers every NFT look-up
- * at a height ≥ the first such height it sees with `trouble`, until `heal()`. Everything else
- * passes through unchanged. It records which objects it failed at which height.
+ * at a height ≥ h with `trouble`, until `heal()`. Everything else passes through unchanged. It
+ * records the heights of the look-ups it failed.
  */
 async function startLookupBlocker(target: string, trouble: { status: number; body: string; type: string }) {
   let from: number | undefined;
-  let first: number | undefined;
-  const failed = new Map<number, string[]>();
+  const failed = new Set<number>();
   const server = http.createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
@@ -154,14 +168,8 @@ async function startLookupBlocker(target: string, trouble: { status: number; bod
       const body = Buffer.concat(chunks).toString('utf8');
       const height = Number(req.headers['x-cosmos-block-height'] ?? Number.NaN);
       const object = nftLookupObject(req.method ?? 'GET', req.url ?? '/', body);
-      if (
-        object !== undefined &&
-        from !== undefined &&
-        height >= from &&
-        (first === undefined || height >= first)
-      ) {
-        first ??= height;
-        failed.set(height, [...(failed.get(height) ?? []), object]);
+      if (object !== undefined && from !== undefined && height >= from) {
+        failed.add(height);
         res.writeHead(trouble.status, { 'content-type': trouble.type }).end(trouble.body);
         return;
       }
@@ -176,10 +184,54 @@ async function startLookupBlocker(target: string, trouble: { status: number; bod
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
     failFrom: (h: number) => void (from = h),
     heal: () => void (from = undefined),
-    firstFailedHeight: () => first,
-    objectsFailedAt: (h: number) => failed.get(h) ?? [],
+    failedHeights: () => [...failed],
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
+}
+
+/**
+ * The lowest height in from..to whose block makes an NFT look-up, and the objects that block looks
+ * up before its first answer: each block of the simulator is run through the VM's collector alone,
+ * with look-ups that record their object and fail (as the failing node makes every one of them).
+ */
+async function firstLookupAtOrAbove(
+  vm: 'move' | 'wasm' | 'evm',
+  rpcUrl: string,
+  from: number,
+  to: number,
+): Promise<{ height: number; objects: string[] } | undefined> {
+  const transport = createTransport({
+    name: 'rpc',
+    endpoints: [rpcUrl],
+    timeoutMs: 10_000,
+    maxConcurrent: 2,
+  });
+  try {
+    const comet = createCometClient(transport);
+    const heights = Array.from({ length: to - from + 1 }, (_, i) => from + i);
+    const blocks = await comet.fetchBlocks(heights);
+    for (const raw of blocks) {
+      if (raw === undefined) throw new Error('the simulator did not produce a block below its head');
+      const objects: string[] = [];
+      const fail = async (object: string): Promise<never> => {
+        objects.push(object);
+        throw new Error(`look-up of ${object}`);
+      };
+      const lookups: NftLookups = {
+        moveNft: fail,
+        moveCollection: fail,
+        wasmCollection: fail,
+        wasmTokenUri: fail,
+        evmName: fail,
+        evmTokenUri: fail,
+      };
+      await createNftCollector({ vm, prefix: 'init', lookups })(raw).catch(() => undefined);
+      if (objects.length > 0) return { height: raw.height, objects };
+    }
+    return undefined;
+  } finally {
+    await transport.close();
+  }
 }
 
 /** The object an NFT look-up request is about (as the look-up names it in errors), or undefined. */

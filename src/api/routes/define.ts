@@ -1,4 +1,10 @@
-import type { FastifyInstance, FastifyReply, FastifyRequest, FastifySchema } from 'fastify';
+import type {
+  FastifyInstance,
+  FastifyReply,
+  FastifyRequest,
+  FastifySchema,
+  onRequestAsyncHookHandler,
+} from 'fastify';
 import type { BlockReader } from '../../store/readers/blocks.js';
 import type { DictReader } from '../../store/readers/dicts.js';
 import type { EvmTxReader } from '../../store/readers/evm-txs.js';
@@ -37,6 +43,8 @@ export interface JsonRoute {
   /** Response cache TTL in seconds (spec §1.1); undefined = never cached. */
   ttlSeconds?: number;
   schema: FastifySchema;
+  /** Runs before the parameters are validated: a route this configuration does not serve throws here. */
+  onRequest?: onRequestAsyncHookHandler;
   /** Produces the JSON body (text, or UTF-8 bytes for large pages); throws typed errors for 4xx/5xx. */
   handler(input: { query: Query; params: Params; request: FastifyRequest }): Promise<string | Buffer>;
 }
@@ -48,7 +56,8 @@ export interface JsonRoute {
  */
 export function jsonRoute(app: FastifyInstance, deps: RouteDeps, route: JsonRoute): void {
   const rawParams = rawParamReader(route.url);
-  app.get(route.url, { schema: route.schema }, async (request: FastifyRequest, reply: FastifyReply) => {
+  const options = { schema: route.schema, ...(route.onRequest ? { onRequest: route.onRequest } : {}) };
+  app.get(route.url, options, async (request: FastifyRequest, reply: FastifyReply) => {
     const input = { query: request.query as Query, params: rawParams(request), request };
     const produce = () => route.handler(input);
     const body =

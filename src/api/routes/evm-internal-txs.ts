@@ -14,17 +14,15 @@ import { renderTxPage } from './txs.js';
  */
 export function registerEvmInternalTxRoutes(app: FastifyInstance, deps: RouteDeps): void {
   const { evmInternalTxs: reader, dicts } = deps.readers;
+  // Answered before validation: whatever the parameters, code 12 as on Move and Wasm.
+  const unavailable = () => Promise.reject(routeUnavailable(404, EVM_UNAVAILABLE));
   const route = (r: JsonRoute) =>
     jsonRoute(
       app,
       deps,
       deps.options.internalTx
         ? r
-        : {
-            url: r.url,
-            schema: r.schema,
-            handler: () => Promise.reject(routeUnavailable(404, EVM_UNAVAILABLE)),
-          },
+        : { url: r.url, schema: r.schema, onRequest: unavailable, handler: unavailable },
     );
   const schema = (summary: string) => ({
     tags: ['EVM Internal Tx'],

@@ -24,13 +24,21 @@ const frame = (error?: string): CallFrame => ({
   ...(error ? { error, revertReason: 'not enough' } : {}),
 });
 
-/** A node whose trace of `failing` answers a tx-level error for its first `failures` calls. */
-function tracingNode(failing: number, failures: number): EvmClient & { calls: number } {
+/**
+ * A node whose trace of `failing` answers a tx-level error for its first `failures` calls; it
+ * counts the calls tracing `failing` and records every request's heights.
+ */
+function tracingNode(
+  failing: number,
+  failures: number,
+): EvmClient & { calls: number; requests: (readonly number[])[] } {
   const node = {
     calls: 0,
+    requests: [] as (readonly number[])[],
     receiptsOf: () => Promise.reject(new Error('unused')),
     erc20BalancesAt: () => Promise.reject(new Error('unused')),
     async traceBlocks(heights: readonly number[]): Promise<TxTrace[][]> {
+      node.requests.push([...heights]);
       return heights.map((h) => {
         if (h !== failing)
           return [{ txHash: hashAt(h), result: frame(h === 3 ? 'execution reverted' : undefined) }];
@@ -58,12 +66,17 @@ async function seedEvmChain(db: Db, to: number) {
 }
 
 describe.each(testDbFactories())('internal-tx stage on $name', (factory) => {
-  const setup = async (db: Db, node: EvmClient) => {
+  const setup = async (db: Db, node: EvmClient, traceAttempts?: number) => {
     const head = createBlockHead(() => 8);
     head.finish();
     const registry = createMetricsRegistry({ defaultMetrics: false });
     const deps = { db, logger: silentLogger(), metrics: createIngestMetrics(registry), head };
-    const stage = createInternalTxStage({ db, evm: node, accountPrefix: 'init' });
+    const stage = createInternalTxStage({
+      db,
+      evm: node,
+      accountPrefix: 'init',
+      ...(traceAttempts === undefined ? {} : { traceAttempts }),
+    });
     return { deps, stage };
   };
 
@@ -95,11 +108,35 @@ describe.each(testDbFactories())('internal-tx stage on $name', (factory) => {
     }
   });
 
+  it('retries only the request whose trace failed, not the rest of its batch', async () => {
+    const { db, dispose } = await factory.create();
+    try {
+      await seedEvmChain(db, 8);
+      const node = tracingNode(5, 2);
+      const { deps, stage } = await setup(db, node);
+      // One batch of heights 1..8: requests for 2..5 and 6..8 (4 heights each at most).
+      await runStage(stage, deps, { signal: new AbortController().signal, batchHeights: 8 });
+      expect(node.requests).toEqual([
+        [2, 3, 4, 5],
+        [6, 7, 8],
+        [2, 3, 4, 5],
+        [2, 3, 4, 5],
+      ]);
+      const { rows } = await db.query<{ height: number }>(
+        'SELECT height FROM evm_internal_tx ORDER BY sequence',
+      );
+      expect(rows.map((r) => r.height)).toEqual([2, 3, 4, 5, 6, 7, 8]);
+    } finally {
+      await dispose();
+    }
+  });
+
   it('stops naming the height and the tx when the trace keeps failing; nothing past it is stored', async () => {
     const { db, dispose } = await factory.create();
     try {
       await seedEvmChain(db, 8);
-      const { deps, stage } = await setup(db, tracingNode(5, Number.POSITIVE_INFINITY));
+      const node = tracingNode(5, Number.POSITIVE_INFINITY);
+      const { deps, stage } = await setup(db, node, 3);
       await expect(
         runStage(stage, deps, { signal: new AbortController().signal, batchHeights: 3, fetchAttempts: 3 }),
       ).rejects.toThrow(
@@ -109,6 +146,8 @@ describe.each(testDbFactories())('internal-tx stage on $name', (factory) => {
         'internal_tx',
       ]);
       expect(rows[0]!.height).toBe(3);
+      // The request's 3 attempts are the whole budget: the batch is not fetched again on top.
+      expect(node.calls).toBe(3);
       const stored = await db.query<{ max: number }>('SELECT max(height) AS max FROM evm_internal_tx');
       expect(stored.rows[0]!.max).toBe(3);
     } finally {
