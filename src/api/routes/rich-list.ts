@@ -59,11 +59,11 @@ export function registerRichListRoutes(app: FastifyInstance, deps: RouteDeps): v
         result.hasMore && last
           ? encodeKey(JSON.stringify({ amount: last.amount, account_id: last.accountId }))
           : null;
-      const holders = result.rows.map((r) =>
-        JSON.stringify({
-          account: evm ? '0x' + Buffer.from(r.account).toString('hex') : toBech32(r.account, prefix),
-          amount: r.amount,
-        }),
+      // Hex, bech32 and decimal text need no JSON escaping: the objects are written as text.
+      const holders = result.rows.map(
+        (r) =>
+          `{"account":"${evm ? '0x' + Buffer.from(r.account).toString('hex') : toBech32(r.account, prefix)}",` +
+          `"amount":"${r.amount}"}`,
       );
       // §4.7 answers with builder (A): the offset one page back. A page after a cursor has no
       // offset to step back from, so it has none (as builder B's cursor pages).
