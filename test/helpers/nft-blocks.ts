@@ -18,18 +18,14 @@ export function blockOf(height: number, txEvents: AbciEvent[][]): RawBlock {
     time: '2026-01-01T00:00:00.000000001Z',
     proposerAddress: 'CD'.repeat(20),
     txs: txEvents.map((_, i) => Buffer.from(`tx-${height}-${i}`).toString('base64')),
-    txResults: txEvents.map((events) => ({
-      code: 0,
-      codespace: '',
-      log: '',
-      info: '',
-      data: '',
-      gasWanted: '0',
-      gasUsed: '0',
-      events,
-    })),
+    txResults: txEvents.map((events) => txResult(events)),
     finalizeBlockEvents: [],
   };
+}
+
+/** A tx result carrying only its code and events (what the collectors read). */
+export function txResult(events: AbciEvent[], code = 0): RawBlock['txResults'][number] {
+  return { code, codespace: '', log: '', info: '', data: '', gasWanted: '0', gasUsed: '0', events };
 }
 
 /** NFT look-ups answering from tables, recording every call as `method contract[ tokenId]`. */

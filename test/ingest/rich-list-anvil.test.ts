@@ -13,6 +13,7 @@ import { silentLogger } from '../../src/shared/logger.js';
 import { createMetricsRegistry } from '../../src/shared/metrics.js';
 import { anvilTransport, jsonRpc, seedEvmTxs, useAnvilScenario } from '../helpers/anvil-scenario.js';
 import { testDbFactories } from '../helpers/db.js';
+import { txResult } from '../helpers/nft-blocks.js';
 import type { AnvilHandle } from '../vip/anvil.js';
 
 /**
@@ -161,16 +162,7 @@ const anvilComet = (anvil: AnvilHandle): CometClient => ({
           time: '',
           proposerAddress: '',
           txs: [],
-          txResults: receipts.map((r) => ({
-            code: r.status === '0x1' ? 0 : 1,
-            codespace: '',
-            log: '',
-            info: '',
-            data: '',
-            gasWanted: '0',
-            gasUsed: '0',
-            events: evmEvents(r.logs),
-          })),
+          txResults: receipts.map((r) => txResult(evmEvents(r.logs), r.status === '0x1' ? 0 : 1)),
           finalizeBlockEvents: [],
         };
       }),
