@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import {
   buildPagination,
   checkOffset,
+  fetchSize,
   keysetSql,
   parsePagination,
   planKeyset,
@@ -92,16 +93,32 @@ describe('keysetSql and takePage', () => {
     const params: unknown[] = ['x'];
     expect(keysetSql({ after: 5, offset: 0, limit: 10, desc: false }, 's', params)).toEqual({
       where: ' AND s > $2',
-      tail: ' ORDER BY s ASC LIMIT $3',
+      tail: ' ORDER BY s ASC LIMIT 11',
       offsetScan: false,
     });
-    expect(params).toEqual(['x', 5, 11]);
+    expect(params).toEqual(['x', 5]);
     const p2: unknown[] = [];
     const scan = keysetSql({ offset: 4, limit: 2, desc: true }, 's', p2);
-    expect(scan).toMatchObject({ tail: ' ORDER BY s DESC LIMIT $2 OFFSET $1', offsetScan: true });
-    expect(p2).toEqual([4, 3]);
+    expect(scan).toMatchObject({ tail: ' ORDER BY s DESC LIMIT 6 OFFSET $1', offsetScan: true });
+    expect(p2).toEqual([4]);
     expect(takePage([1, 2, 3], 2)).toEqual({ rows: [1, 2], hasMore: true });
     expect(takePage([1, 2], 2)).toEqual({ rows: [1, 2], hasMore: false });
+  });
+});
+
+describe('fetchSize', () => {
+  it('fetches at least limit + 1 rows, from a few sizes (so few distinct statements are prepared)', () => {
+    const sizes = new Set<number>();
+    for (let limit = 1; limit <= 1000; limit++) {
+      const size = fetchSize(limit);
+      expect(size).toBeGreaterThan(limit);
+      expect(size).toBeLessThanOrEqual(Math.max(2 * limit + 1, 6));
+      sizes.add(size);
+    }
+    expect(sizes.size).toBe(11);
+    expect(fetchSize(100)).toBe(101);
+    expect(() => fetchSize(0)).toThrow(RangeError);
+    expect(() => fetchSize(1.5)).toThrow(RangeError);
   });
 });
 
@@ -113,10 +130,10 @@ describe('bounded offsets (API_MAX_OFFSET)', () => {
       keysetSql({ offset: 9_007_199_254_740_991, limit: 2, desc: true }, 't.sequence', desc, { gapless }),
     ).toEqual({
       where: ' AND t.sequence <= (SELECT max(sequence) FROM tx) - $1::bigint',
-      tail: ' ORDER BY t.sequence DESC LIMIT $2',
+      tail: ' ORDER BY t.sequence DESC LIMIT 6',
       offsetScan: false,
     });
-    expect(desc).toEqual([9_007_199_254_740_991, 3]);
+    expect(desc).toEqual([9_007_199_254_740_991]);
     const asc: unknown[] = [];
     expect(keysetSql({ offset: 7, limit: 2, desc: false }, 'sequence', asc, { gapless }).where).toBe(
       ' AND sequence >= (SELECT min(sequence) FROM tx) + $1::bigint',

@@ -1,4 +1,4 @@
-import { checkOffset } from '../pagination.js';
+import { checkOffset, limitSql } from '../pagination.js';
 import { countWithTimeout, plainCount, runOffsetScan, type ReaderContext } from './context.js';
 
 /**
@@ -63,15 +63,10 @@ function collectionOrder(plan: CollectionPlan, params: unknown[], maxOffset: num
     params.push(plan.heightBelow);
     where = ` AND c.height ${cmp} $${params.length}::bigint`;
   }
-  let offsetTail = '';
   const offsetScan = plan.after === undefined && plan.offset > 0;
   if (offsetScan && maxOffset !== Infinity) checkOffset(plan.offset, maxOffset);
-  if (offsetScan) {
-    params.push(plan.offset);
-    offsetTail = ` OFFSET $${params.length}`;
-  }
-  params.push(plan.limit + 1);
-  const tail = ` ORDER BY c.height ${dir}, c.addr ${dir} LIMIT $${params.length}${offsetTail}`;
+  const limits = limitSql(plan.limit, offsetScan ? plan.offset : 0, params);
+  const tail = ` ORDER BY c.height ${dir}, c.addr ${dir}${limits}`;
   return { where, tail, offsetScan };
 }
 

@@ -1,4 +1,4 @@
-import { checkOffset, keysetSql, takePage, type KeysetPlan } from '../pagination.js';
+import { checkOffset, keysetSql, limitSql, takePage, type KeysetPlan } from '../pagination.js';
 import {
   countWithTimeout,
   plainCount,
@@ -131,11 +131,10 @@ export function createNftTokenReader(ctx: ReaderContext): NftTokenReader {
       const { where, orderBy } = orderSql(plan, spansCollections, params);
       const offsetScan = plan.after === undefined && plan.offset > 0;
       if (offsetScan) checkOffset(plan.offset, ctx.maxOffset);
-      params.push(plan.limit + 1, plan.offset);
-      const limits = `LIMIT $${params.length - 1} OFFSET $${params.length}`;
+      const limits = limitSql(plan.limit, plan.offset, params);
       // Page the token index first, then join the page's collections and owners.
       const sql =
-        `SELECT ${TOKEN_COLUMNS} FROM (SELECT * FROM nft n WHERE ${filterText}${where} ORDER BY ${orderBy} ${limits}) n ` +
+        `SELECT ${TOKEN_COLUMNS} FROM (SELECT * FROM nft n WHERE ${filterText}${where} ORDER BY ${orderBy}${limits}) n ` +
         `LEFT JOIN nft_collection c ON c.addr = n.collection_addr LEFT JOIN account_dict o ON o.id = n.owner_id ` +
         `ORDER BY ${orderBy}`;
       const [result, total] = await Promise.all([

@@ -122,7 +122,7 @@ describe.each(testDbFactories())('rich-list reader on $name', (factory) => {
         await tx.query('SET LOCAL plan_cache_mode = force_generic_plan');
         await tx.query(`PREPARE holders_page AS ${sql}`);
         const { rows } = await tx.query<{ 'QUERY PLAN': string }>(
-          `EXPLAIN EXECUTE holders_page('alias', 11, 0)`,
+          `EXPLAIN EXECUTE holders_page('alias')`,
         );
         await tx.query('DEALLOCATE holders_page');
         return rows.map((r) => r['QUERY PLAN']).join('\n');
@@ -132,6 +132,41 @@ describe.each(testDbFactories())('rich-list reader on $name', (factory) => {
       // The stored-denom probe is a key look-up too, never a scan of every balance.
       expect(plan).toMatch(/Index (Only )?Scan using rich_list_pkey on rich_list s\b/);
       expect(plan).not.toMatch(/Seq Scan on rich_list\b/);
+    } finally {
+      await dispose();
+    }
+  });
+
+  it('a page statement is planned once per connection: PostgreSQL keeps its generic plan', async () => {
+    const { db, dispose } = await factory.create();
+    try {
+      await db.query(`INSERT INTO account_dict (account) SELECT int4send(i) FROM generate_series(1, 4000) i`);
+      await db.query(`INSERT INTO rich_list (denom, account_id, amount) SELECT 'd1', id, id FROM account_dict`);
+      await db.query('ANALYZE rich_list');
+      const statements: { sql: string; params: unknown[] }[] = [];
+      const recording = {
+        ...db,
+        query: (sql: string, params: unknown[] = []) => {
+          statements.push({ sql, params });
+          return db.query(sql, params);
+        },
+      } as Db;
+      const reader = createRichListReader({ db: recording, countTimeoutMs: 1_000 });
+      await reader.holders('d1', { limit: 100, offset: 0, desc: true }, { countTotal: true });
+      const first = statements[0]!;
+      // Auto mode (the default) tries custom plans five times, then keeps a generic plan whose
+      // estimate is no worse; with a `LIMIT $n` it never did, and re-planned every page.
+      const plans = await db.transaction(async (tx) => {
+        await tx.query(`PREPARE first_page AS ${first.sql}`);
+        const args = first.params.map((p) => `'${String(p)}'`).join(', ');
+        for (let i = 0; i < 8; i++) await tx.query(`EXECUTE first_page(${args})`);
+        const { rows } = await tx.query<{ generic: number }>(
+          `SELECT generic_plans AS generic FROM pg_prepared_statements WHERE name = 'first_page'`,
+        );
+        await tx.query('DEALLOCATE first_page');
+        return rows[0]?.generic;
+      });
+      expect(plans).toBeGreaterThanOrEqual(3);
     } finally {
       await dispose();
     }

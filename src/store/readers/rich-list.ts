@@ -1,4 +1,4 @@
-import { checkOffset, takePage } from '../pagination.js';
+import { checkOffset, limitSql, takePage } from '../pagination.js';
 import { plainCount, runOffsetScan, type ReaderContext } from './context.js';
 
 /** Where a page starts: after a (amount, account id) cursor, or at an offset. */
@@ -57,14 +57,14 @@ export function createRichListReader(ctx: ReaderContext): RichListReader {
       } else if (plan.offset > 0) {
         checkOffset(plan.offset, ctx.maxOffset);
       }
-      params.push(plan.limit + 1, plan.after ? 0 : plan.offset);
+      const limits = limitSql(plan.limit, plan.after ? 0 : plan.offset, params);
       const total = o.countTotal
         ? `(SELECT holders FROM rich_list_holders WHERE denom = ${STORED_DENOM})`
         : '0';
       const sql =
         `SELECT q.account_id AS "accountId", d.account, q.amount::text AS amount, ${total} AS total FROM (` +
         `SELECT r.account_id, r.amount FROM rich_list r WHERE r.denom = ${STORED_DENOM} AND r.amount > 0${bound} ` +
-        `ORDER BY r.amount ${dir}, r.account_id ${dir} LIMIT $${params.length - 1} OFFSET $${params.length}) q ` +
+        `ORDER BY r.amount ${dir}, r.account_id ${dir}${limits}) q ` +
         `JOIN account_dict d ON d.id = q.account_id ORDER BY q.amount ${dir}, q.account_id ${dir}`;
       const page = await runOffsetScan(ctx, !plan.after && plan.offset > 0, () =>
         ctx.db.query<HolderRow & { total: number | null }>(sql, params),

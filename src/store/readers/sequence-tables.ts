@@ -1,4 +1,4 @@
-import { checkOffset, keysetSql, takePage, type KeysetPlan } from '../pagination.js';
+import { checkOffset, fetchSize, keysetSql, limitSql, takePage, type KeysetPlan } from '../pagination.js';
 import {
   countWithTimeout,
   plainCount,
@@ -122,12 +122,17 @@ async function listByTypeEdges(
     params.push(plan.after);
     bound = ` AND sequence ${plan.desc ? '<' : '>'} $${params.length}`;
   }
-  params.push(plan.offset + plan.limit + 1, plan.limit + 1, plan.offset);
-  const [perType, limit, offset] = [params.length - 2, params.length - 1, params.length];
+  // Each type's scan reaches past the offset, so past the first page its size is a parameter too.
+  let perType = ` LIMIT ${fetchSize(plan.limit)}`;
+  if (plan.offset > 0) {
+    params.push(plan.offset + plan.limit + 1);
+    perType = ` LIMIT $${params.length}`;
+  }
+  const limits = limitSql(plan.limit, plan.offset, params);
   const sql =
     `SELECT t.sequence, t.data FROM (SELECT DISTINCT s.sequence FROM unnest($1::int[]) AS mt(id) ` +
     `CROSS JOIN LATERAL (SELECT sequence FROM ${scan.edges} WHERE msg_type_id = mt.id${scan.condition}${bound} ` +
-    `ORDER BY sequence ${dir} LIMIT $${perType}) s ORDER BY s.sequence ${dir} LIMIT $${limit} OFFSET $${offset}) q ` +
+    `ORDER BY sequence ${dir}${perType}) s ORDER BY s.sequence ${dir}${limits}) q ` +
     `JOIN ${main} t ON t.sequence = q.sequence ORDER BY t.sequence ${dir}`;
   const countSql = `SELECT count(DISTINCT sequence) AS n FROM ${scan.edges} WHERE msg_type_id = ANY($1::int[])${scan.condition}`;
   return fetchPage(
