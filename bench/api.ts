@@ -18,7 +18,7 @@ import pg from 'pg';
 import { createPostgresDb, type Db } from '../src/store/db.js';
 import { migrate } from '../src/store/migrate.js';
 import { accountBytesFromString } from '../src/shared/address.js';
-import { runRoute, startApi, stopApi, transferCeiling, type RouteSpec } from './http-load.js';
+import { runRoute, startApi, stopApi, transferCeiling, WARMUP_SECONDS, type RouteSpec } from './http-load.js';
 import { benchIngestService, startSimProcess } from './lib.js';
 
 const { values: args } = parseArgs({
@@ -231,7 +231,12 @@ async function main(): Promise<void> {
       busyAccountTxs: fixtures.busyTxs,
       busyCountMs: Math.round(fixtures.busyCountMs),
     },
-    settings: { connections, durationSeconds: seconds, acceptEncoding: args.encoding },
+    settings: {
+      connections,
+      durationSeconds: seconds,
+      warmupSeconds: WARMUP_SECONDS,
+      acceptEncoding: args.encoding,
+    },
     // Client, API and PostgreSQL share these cores (and with anything else running).
     machine: { cpus: cpus().length, loadAvg1mBefore: loadBefore, loadAvg1mAfter: loadavg()[0] ?? 0 },
     results,

@@ -96,6 +96,9 @@ export async function cpuSeconds(pid: number | undefined): Promise<number> {
   return (Number(fields[11]) + Number(fields[12])) / 100; // utime + stime, in clock ticks
 }
 
+/** Load before each measured run, not counted (JSON output: settings.warmupSeconds). */
+export const WARMUP_SECONDS = 3;
+
 export async function runRoute(
   api: ChildProcess,
   port: number,
@@ -106,17 +109,22 @@ export async function runRoute(
 ) {
   const base = `http://127.0.0.1:${port}`;
   const path = spec.path;
+  const load = (duration: number) =>
+    autocannon({
+      url: `${base}${typeof path === 'string' ? path : path()}`,
+      connections,
+      duration,
+      // Browsers and fetch() ask for compression; the issue's figures are without (identity).
+      ...(encoding !== 'identity' ? { headers: { 'accept-encoding': encoding } } : {}),
+      ...(typeof path === 'string'
+        ? {}
+        : { requests: [{ setupRequest: (req: { path: string }) => ({ ...req, path: path() }) }] }),
+    });
+  // Steady state is what is measured: the route's code is compiled, every pooled connection has
+  // prepared its statements and the pages are in PostgreSQL's buffers before the clock starts.
+  await load(WARMUP_SECONDS);
   const cpuBefore = await cpuSeconds(api.pid);
-  const result = await autocannon({
-    url: `${base}${typeof path === 'string' ? path : path()}`,
-    connections,
-    duration: seconds,
-    // Browsers and fetch() ask for compression; the issue's figures are without (identity).
-    ...(encoding !== 'identity' ? { headers: { 'accept-encoding': encoding } } : {}),
-    ...(typeof path === 'string'
-      ? {}
-      : { requests: [{ setupRequest: (req: { path: string }) => ({ ...req, path: path() }) }] }),
-  });
+  const result = await load(seconds);
   const apiCpu = (await cpuSeconds(api.pid)) - cpuBefore;
   return {
     route: spec.name,

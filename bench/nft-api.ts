@@ -14,7 +14,7 @@ import { parseArgs } from 'node:util';
 import { toBech32 } from '../src/shared/address.js';
 import { createPostgresDb, type Db } from '../src/store/db.js';
 import { prepareBenchDatabase } from './lib.js';
-import { runRoutes, type RouteSpec } from './http-load.js';
+import { runRoutes, WARMUP_SECONDS, type RouteSpec } from './http-load.js';
 
 const { values: args } = parseArgs({
   options: {
@@ -173,7 +173,7 @@ async function main(): Promise<void> {
       ownerCollections: OWNED_COLLECTIONS,
       historyTxs: HISTORY_TXS,
     },
-    settings: { connections, durationSeconds: seconds, cache: 'off' },
+    settings: { connections, durationSeconds: seconds, warmupSeconds: WARMUP_SECONDS, cache: 'off' },
     // Client, API and PostgreSQL share these cores (and with anything else running).
     machine: { cpus: cpus().length, loadAvg1mBefore: loadBefore, loadAvg1mAfter: loadavg()[0] ?? 0 },
     results,

@@ -13,7 +13,7 @@ import { cpus, loadavg } from 'node:os';
 import { parseArgs } from 'node:util';
 import { createPostgresDb, type Db } from '../src/store/db.js';
 import { prepareBenchDatabase } from './lib.js';
-import { runRoutes, type RouteSpec } from './http-load.js';
+import { runRoutes, WARMUP_SECONDS, type RouteSpec } from './http-load.js';
 
 const { values: args } = parseArgs({
   options: {
@@ -98,7 +98,7 @@ async function main(): Promise<void> {
       date: new Date().toISOString(),
       database: `PostgreSQL ${DB_NAME}, seeded by SQL into the real schema (not ingested)`,
       dataset: { denom: DENOM, holders: HOLDERS },
-      settings: { connections, durationSeconds: seconds, cache: 'off' },
+      settings: { connections, durationSeconds: seconds, warmupSeconds: WARMUP_SECONDS, cache: 'off' },
       machine: { cpus: cpus().length, loadAvg1mBefore: loadBefore, loadAvg1mAfter: loadavg()[0] ?? 0 },
       results,
       ceiling,

@@ -5,6 +5,12 @@ import { createRichListWriter, type DenomAlias } from '../writers/rich-list-writ
 import { createRichListReader } from './rich-list.js';
 
 const account = (n: number) => Buffer.alloc(20, n);
+/** Distinct 20-byte accounts beyond 255. */
+const holderAccount = (n: number) => {
+  const bytes = Buffer.alloc(20);
+  bytes.writeUInt32BE(n, 16);
+  return bytes;
+};
 const EVIL = 'move/' + 'e1'.repeat(32);
 const EVIL2 = 'move/' + 'e2'.repeat(32);
 
@@ -121,9 +127,7 @@ describe.each(testDbFactories())('rich-list reader on $name', (factory) => {
       const plan = await db.transaction(async (tx) => {
         await tx.query('SET LOCAL plan_cache_mode = force_generic_plan');
         await tx.query(`PREPARE holders_page AS ${sql}`);
-        const { rows } = await tx.query<{ 'QUERY PLAN': string }>(
-          `EXPLAIN EXECUTE holders_page('alias')`,
-        );
+        const { rows } = await tx.query<{ 'QUERY PLAN': string }>(`EXPLAIN EXECUTE holders_page('alias')`);
         await tx.query('DEALLOCATE holders_page');
         return rows.map((r) => r['QUERY PLAN']).join('\n');
       });
@@ -137,11 +141,82 @@ describe.each(testDbFactories())('rich-list reader on $name', (factory) => {
     }
   });
 
+  it('deep offset pages read from rank marks equal the offset walk, before and after the list changes', async () => {
+    const { db, dispose } = await factory.create();
+    try {
+      const statements: string[] = [];
+      const recording = {
+        ...db,
+        query: (sql: string, params?: unknown[]) => {
+          statements.push(sql);
+          return db.query(sql, params);
+        },
+      } as Db;
+      const reader = createRichListReader({ db: recording, countTimeoutMs: 1_000 });
+      const version = async (change: Array<[number, bigint]>) => {
+        const writer = createRichListWriter();
+        await db.transaction(async (tx) => {
+          await writer.set(
+            tx,
+            change.map(([n, amount]) => ({ denom: 'd', account: holderAccount(n), amount })),
+          );
+          await tx.query(
+            `INSERT INTO checkpoint (stream, height) VALUES ('rich_list', 1)
+             ON CONFLICT (stream) DO UPDATE SET height = checkpoint.height + 1`,
+          );
+        });
+        writer.committed();
+      };
+      const walk = async (offset: number, desc: boolean) => {
+        const dir = desc ? 'DESC' : 'ASC';
+        const { rows } = await db.query<{ accountId: number; amount: string }>(
+          `SELECT r.account_id AS "accountId", r.amount::text AS amount FROM rich_list r
+            WHERE r.denom = 'd' AND r.amount > 0 ORDER BY r.amount ${dir}, r.account_id ${dir} OFFSET $1 LIMIT 8`,
+          [offset],
+        );
+        return { rows: rows.slice(0, 7), hasMore: rows.length > 7 };
+      };
+      const expectPagesEqualWalk = async () => {
+        for (const desc of [true, false]) {
+          for (const offset of [99, 100, 101, 237, 300, 399, 431, 436, 460]) {
+            const page = await reader.holders('d', { limit: 7, offset, desc }, { countTotal: true });
+            const shown = page.rows.map(({ accountId, amount }) => ({ accountId, amount }));
+            expect({ rows: shown, hasMore: page.hasMore }, `offset ${offset} desc ${desc}`).toEqual(
+              await walk(offset, desc),
+            );
+          }
+        }
+      };
+      // Ties on purpose: the marks must follow the (amount, account) order exactly.
+      const holders = Array.from(
+        { length: 440 },
+        (_, i) => [i + 1, BigInt(((i * 7) % 37) + 1)] as [number, bigint],
+      );
+      await version(holders);
+      await expectPagesEqualWalk();
+      // Once learnt, a deep page is one statement that starts after a mark, not an offset walk.
+      statements.length = 0;
+      await reader.holders('d', { limit: 7, offset: 237, desc: true }, { countTotal: false });
+      expect(statements).toHaveLength(1);
+      expect(statements[0]).toMatch(/\(r\.amount, r\.account_id\) </);
+      // Balances move across the marks, some to zero, new holders appear: every mark is stale.
+      await version([
+        ...holders.filter(([n]) => n % 3 === 0).map(([n]): [number, bigint] => [n, BigInt(n % 5)]),
+        ...Array.from({ length: 30 }, (_, i): [number, bigint] => [1000 + i, BigInt(i % 4) + 20n]),
+      ]);
+      await expectPagesEqualWalk();
+    } finally {
+      await dispose();
+    }
+  });
+
   it('a page statement is planned once per connection: PostgreSQL keeps its generic plan', async () => {
     const { db, dispose } = await factory.create();
     try {
       await db.query(`INSERT INTO account_dict (account) SELECT int4send(i) FROM generate_series(1, 4000) i`);
-      await db.query(`INSERT INTO rich_list (denom, account_id, amount) SELECT 'd1', id, id FROM account_dict`);
+      await db.query(
+        `INSERT INTO rich_list (denom, account_id, amount) SELECT 'd1', id, id FROM account_dict`,
+      );
       await db.query('ANALYZE rich_list');
       const statements: { sql: string; params: unknown[] }[] = [];
       const recording = {

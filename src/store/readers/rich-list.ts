@@ -40,50 +40,142 @@ const STORED_DENOM =
   `(SELECT COALESCE((SELECT s.denom FROM rich_list s WHERE s.denom = $1 ORDER BY s.account_id LIMIT 1), ` +
   `(SELECT a.denom FROM rich_list_denom a WHERE a.alias = $1), $1))`;
 
+/** The rich list's version: the stage's checkpoint row changes in every transaction that writes balances. */
+const VERSION = `(SELECT xmin::text FROM checkpoint WHERE stream = 'rich_list')`;
+
+type Page = { rows: HolderRow[]; hasMore: boolean; total: string };
+
 /**
  * One statement per page: the denom resolved, the page cut from `rich_list_holders_idx` alone (by
  * amount, then account id, from the cursor or the offset), only its rows joined to their account,
- * and the kept holder count beside them.
+ * and the kept holder count and the list's version beside them.
  */
+function pageStatement(denom: string, plan: HolderPlan, countTotal: boolean) {
+  const params: unknown[] = [denom];
+  const dir = plan.desc ? 'DESC' : 'ASC';
+  let bound = '';
+  if (plan.after) {
+    params.push(plan.after.amount, plan.after.accountId);
+    bound = ` AND (r.amount, r.account_id) ${plan.desc ? '<' : '>'} ($2::numeric, $3::bigint)`;
+  }
+  const limits = limitSql(plan.limit, plan.offset, params);
+  const total = countTotal ? `(SELECT holders FROM rich_list_holders WHERE denom = ${STORED_DENOM})` : '0';
+  const sql =
+    `SELECT q.account_id AS "accountId", d.account, q.amount::text AS amount, ${total} AS total, ` +
+    `${VERSION} AS version FROM (` +
+    `SELECT r.account_id, r.amount FROM rich_list r WHERE r.denom = ${STORED_DENOM} AND r.amount > 0${bound} ` +
+    `ORDER BY r.amount ${dir}, r.account_id ${dir}${limits}) q ` +
+    `JOIN account_dict d ON d.id = q.account_id ORDER BY q.amount ${dir}, q.account_id ${dir}`;
+  return { sql, params };
+}
+
+/**
+ * Offset pages start from a remembered position instead of walking the offset: the holder just
+ * before every RANK_STRIDE-th rank, learnt by the first request that reaches it (one offset scan)
+ * and valid while the list's version is unchanged. A page read from a mark carries the version
+ * it was read at, so a page never mixes two versions; a stale mark is dropped and the page read
+ * by offset. Deep offset pages then cost about what key pages cost, while the stage is idle.
+ */
+const RANK_STRIDE = 100;
+const MAX_MARKS = 4096;
+
+interface RankMark {
+  version: string;
+  amount: string;
+  accountId: number;
+}
+
+function createRankMarks(ctx: ReaderContext) {
+  const marks = new Map<string, RankMark>();
+  const learning = new Map<string, Promise<RankMark | undefined>>();
+
+  async function learn(denom: string, desc: boolean, rank: number): Promise<RankMark | undefined> {
+    // The holder at index rank - 1 of the list: the position a page at offset `rank` follows.
+    const { sql, params } = pageStatement(denom, { limit: 1, offset: rank - 1, desc }, false);
+    const { rows } = await runOffsetScan(ctx, true, () =>
+      ctx.db.query<HolderRow & { version: string | null }>(sql, params),
+    );
+    const row = rows[0];
+    if (!row || row.version === null) return undefined;
+    return { version: row.version, amount: row.amount, accountId: row.accountId };
+  }
+
+  return {
+    /** The mark before `rank` (a multiple of RANK_STRIDE), learnt now if unknown. */
+    async find(denom: string, desc: boolean, rank: number): Promise<RankMark | undefined> {
+      const key = `${desc ? 'd' : 'a'}${rank}:${denom}`;
+      const known = marks.get(key);
+      if (known) return known;
+      let pending = learning.get(key);
+      if (!pending) {
+        pending = learn(denom, desc, rank).finally(() => learning.delete(key));
+        learning.set(key, pending);
+      }
+      const mark = await pending;
+      if (mark) {
+        if (marks.size >= MAX_MARKS) marks.delete(marks.keys().next().value!);
+        marks.set(key, mark);
+      }
+      return mark;
+    },
+    forget(denom: string, desc: boolean, rank: number): void {
+      marks.delete(`${desc ? 'd' : 'a'}${rank}:${denom}`);
+    },
+  };
+}
+
 export function createRichListReader(ctx: ReaderContext): RichListReader {
+  const marks = createRankMarks(ctx);
+
+  async function read(denom: string, plan: HolderPlan, countTotal: boolean) {
+    const { sql, params } = pageStatement(denom, plan, countTotal);
+    const offsetScan = !plan.after && plan.offset > 0;
+    const { rows } = await runOffsetScan(ctx, offsetScan, () =>
+      ctx.db.query<HolderRow & { total: number | null; version: string | null }>(sql, params),
+    );
+    return rows;
+  }
+
+  function toPage(rows: (HolderRow & { total: number | null })[], limit: number, total?: string): Page {
+    const page = takePage(rows, limit);
+    return {
+      rows: page.rows.map(({ accountId, account, amount }) => ({ accountId, account, amount })),
+      hasMore: page.hasMore,
+      total: total ?? String(rows[0]?.total ?? 0),
+    };
+  }
+
+  /** A deep offset page from the mark before it; undefined when no current mark gives it. */
+  async function fromMark(denom: string, plan: HolderPlan, countTotal: boolean): Promise<Page | undefined> {
+    const rank = plan.offset - (plan.offset % RANK_STRIDE);
+    const mark = await marks.find(denom, plan.desc, rank);
+    if (!mark) return undefined;
+    const after = { amount: mark.amount, accountId: mark.accountId };
+    const rows = await read(denom, { ...plan, after, offset: plan.offset - rank }, countTotal);
+    if (rows[0]?.version === mark.version) return toPage(rows, plan.limit);
+    // Written since (or past the end, where no row carries the version): read by offset.
+    if (rows.length > 0) marks.forget(denom, plan.desc, rank);
+    return undefined;
+  }
+
   return {
     async holders(denom, plan, o) {
-      const params: unknown[] = [denom];
-      const dir = plan.desc ? 'DESC' : 'ASC';
-      let bound = '';
-      if (plan.after) {
-        params.push(plan.after.amount, plan.after.accountId);
-        bound = ` AND (r.amount, r.account_id) ${plan.desc ? '<' : '>'} ($2::numeric, $3::bigint)`;
-      } else if (plan.offset > 0) {
-        checkOffset(plan.offset, ctx.maxOffset);
+      if (!plan.after && plan.offset > 0) checkOffset(plan.offset, ctx.maxOffset);
+      if (!plan.after && plan.offset >= RANK_STRIDE) {
+        const page = await fromMark(denom, plan, o.countTotal);
+        if (page) return page;
       }
-      const limits = limitSql(plan.limit, plan.after ? 0 : plan.offset, params);
-      const total = o.countTotal
-        ? `(SELECT holders FROM rich_list_holders WHERE denom = ${STORED_DENOM})`
-        : '0';
-      const sql =
-        `SELECT q.account_id AS "accountId", d.account, q.amount::text AS amount, ${total} AS total FROM (` +
-        `SELECT r.account_id, r.amount FROM rich_list r WHERE r.denom = ${STORED_DENOM} AND r.amount > 0${bound} ` +
-        `ORDER BY r.amount ${dir}, r.account_id ${dir}${limits}) q ` +
-        `JOIN account_dict d ON d.id = q.account_id ORDER BY q.amount ${dir}, q.account_id ${dir}`;
-      const page = await runOffsetScan(ctx, !plan.after && plan.offset > 0, () =>
-        ctx.db.query<HolderRow & { total: number | null }>(sql, params),
-      );
-      const { rows, hasMore } = takePage(page.rows, plan.limit);
-      let count = String(page.rows[0]?.total ?? 0);
+      const rows = await read(denom, plan, o.countTotal);
       // A page past the end has no row to carry the total.
-      if (o.countTotal && page.rows.length === 0) {
-        count = await plainCount(
+      if (o.countTotal && rows.length === 0) {
+        const total = await plainCount(
           ctx,
           `SELECT holders AS n FROM rich_list_holders WHERE denom = ${STORED_DENOM}`,
           [denom],
         );
+        return toPage(rows, plan.limit, total);
       }
-      return {
-        rows: rows.map(({ accountId, account, amount }) => ({ accountId, account, amount })),
-        hasMore,
-        total: count,
-      };
+      return toPage(rows, plan.limit);
     },
   };
 }
