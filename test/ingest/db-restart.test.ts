@@ -28,20 +28,39 @@ async function serveChain(
   return { sim, urls: await sim.listen() };
 }
 
-/** Requests one after another (four at a time) until stopped; counts answers by status (0 = no answer). */
-function apiLoad(base: string): { stop(): Promise<Map<number, number>> } {
+/**
+ * Requests one after another (four at a time) until stopped; counts answers by status (0 = no
+ * answer, -1 = an answer cut off mid-body). Every failure is kept with what was seen of it.
+ */
+function apiLoad(base: string): { stop(): Promise<{ seen: Map<number, number>; failures: string[] }> } {
   const seen = new Map<number, number>();
+  const failures: string[] = [];
   let running = true;
+  const request = async (path: string): Promise<number> => {
+    const at = new Date().toISOString();
+    let res: Response;
+    try {
+      res = await fetch(`${base}${path}`);
+    } catch (err) {
+      failures.push(`${at} ${path}: no answer: ${String(err)} (${String((err as Error).cause)})`);
+      return 0;
+    }
+    try {
+      const body = (await res.json()) as { code?: number };
+      // Every non-200 is the JSON error model.
+      return res.status === 200 || typeof body.code === 'number' ? res.status : -res.status;
+    } catch (err) {
+      const headers = JSON.stringify([...res.headers]);
+      failures.push(
+        `${at} ${path}: ${res.status} ${headers} cut off: ${String(err)} (${String((err as Error).cause)})`,
+      );
+      return -1;
+    }
+  };
   const worker = async (i: number) => {
     for (let n = 0; running; n++) {
-      const path = n % 2 ? '/status' : `/indexer/tx/v1/txs?pagination.limit=5&pagination.offset=${i}`;
-      const status = await fetch(`${base}${path}`).then(
-        async (r) => {
-          const body = (await r.json()) as { code?: number };
-          // Every non-200 is the JSON error model.
-          return r.status === 200 || typeof body.code === 'number' ? r.status : -r.status;
-        },
-        () => 0,
+      const status = await request(
+        n % 2 ? '/status' : `/indexer/tx/v1/txs?pagination.limit=5&pagination.offset=${i}`,
       );
       seen.set(status, (seen.get(status) ?? 0) + 1);
     }
@@ -51,7 +70,7 @@ function apiLoad(base: string): { stop(): Promise<Map<number, number>> } {
     async stop() {
       running = false;
       await Promise.all(workers);
-      return seen;
+      return { seen, failures };
     },
   };
 }
@@ -113,10 +132,10 @@ describe.skipIf(!available)('ingest survives the database going away', () => {
             const api = (await cli.url()).replace('0.0.0.0', '127.0.0.1');
             expect((await fetch(`${api}/indexer/block/v1/blocks/${SECOND_HEAD}`)).status).toBe(200);
             // Under steady requests through the outage: only 200s and 503 JSON, never a 500 or a reset.
-            const seen = await load!.stop();
+            const { seen, failures } = await load!.stop();
             expect(
               [...seen.keys()].filter((s) => s !== 200 && s !== 503),
-              JSON.stringify([...seen]),
+              `${JSON.stringify([...seen])}\n${failures.join('\n')}\n${cli.lastLines()}`,
             ).toEqual([]);
             expect(seen.get(503)).toBeGreaterThan(0);
             expect(seen.get(200)).toBeGreaterThan(0);
