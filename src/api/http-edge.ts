@@ -109,10 +109,23 @@ export function writeRawError(socket: Socket, answer: RawAnswer, headRequest: bo
 
 const LINGER_MS = 5_000;
 
-/** Fastify's `clientErrorHandler`: every parser-level failure gets a JSON answer (none on a reset). */
+/** The response a kept-alive socket is writing, as Node records it on the socket. */
+type ServerSocket = Socket & { _httpMessage?: { _headerSent?: boolean } | null };
+
+/**
+ * Fastify's `clientErrorHandler`: every parser-level failure gets a JSON answer (none on a reset).
+ * An error on a socket whose current response has started (a pipelined request that fails to
+ * parse, a timeout) must not write into the middle of that response: like Node's own handler,
+ * the connection is closed without an answer, and the client sees a closed connection, never a
+ * corrupted body.
+ */
 export function createClientErrorHandler(limits: EdgeLimits) {
-  return (err: ConnectionError, socket: Socket): void => {
+  return (err: ConnectionError, socket: ServerSocket): void => {
     if (err.code === 'ECONNRESET' || socket.destroyed) return;
+    if (socket._httpMessage?._headerSent) {
+      socket.destroy();
+      return;
+    }
     const headRequest = rawStart(err, 5) === 'HEAD ';
     writeRawError(socket, classify(err, limits), headRequest);
   };

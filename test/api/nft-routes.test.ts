@@ -184,6 +184,21 @@ describe.each(
       expect(await expectWalk(`${NFT}/tokens/by_account/${owner}`, 'tokens', withId, { token_id: id })).toBe(
         String(withId.length),
       );
+      // Past the end no row carries the total: it is still the owner's count.
+      const past = await h.get(
+        `${NFT}/tokens/by_account/${owner}?pagination.offset=${mine.length}&pagination.count_total=true`,
+      );
+      expect(past.json).toMatchObject({ tokens: [], pagination: { total: String(mine.length) } });
+      const collections = `${NFT}/collections/by_account/${owner}?pagination.count_total=true`;
+      const first = (await h.get(collections)).json as {
+        collections: unknown[];
+        pagination: { total: string };
+      };
+      const pastCollections = await h.get(`${collections}&pagination.offset=${first.collections.length}`);
+      expect(pastCollections.json).toMatchObject({
+        collections: [],
+        pagination: { total: first.pagination.total },
+      });
     }
   });
 

@@ -108,12 +108,18 @@ export function createNftCollectionReader(ctx: ReaderContext): NftCollectionRead
         'FROM nft_holding h CROSS JOIN LATERAL ' +
         '(SELECT * FROM nft_collection c WHERE c.addr = h.collection_addr OFFSET 0) c';
       const from = `${holding} ${CREATOR_JOIN} WHERE h.owner_id = $1`;
-      const [rows, total] = await Promise.all([
-        select(`SELECT ${COLLECTION_COLUMNS} ${from}${where}${tail}`, params, offsetScan),
-        countTotal
-          ? plainCount(ctx, `SELECT count(*) AS n ${holding} WHERE h.owner_id = $1`, [ownerId])
-          : '0',
-      ]);
+      const count = `(SELECT count(*) ${holding} WHERE h.owner_id = $1)`;
+      // The total rides along in the page's statement (one round trip); an empty page has no row.
+      const rows = await select(
+        `SELECT ${COLLECTION_COLUMNS}${countTotal ? `, ${count} AS total` : ''} ${from}${where}${tail}`,
+        params,
+        offsetScan,
+      );
+      let total = '0';
+      if (countTotal) {
+        const first = rows[0] as (CollectionRow & { total?: number }) | undefined;
+        total = first ? String(first.total) : await plainCount(ctx, `SELECT ${count} AS n`, [ownerId]);
+      }
       return toPage(rows, plan.limit, total);
     },
 

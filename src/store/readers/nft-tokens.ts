@@ -132,17 +132,28 @@ export function createNftTokenReader(ctx: ReaderContext): NftTokenReader {
       const offsetScan = plan.after === undefined && plan.offset > 0;
       if (offsetScan) checkOffset(plan.offset, ctx.maxOffset);
       const limits = limitSql(plan.limit, plan.offset, params);
+      // A total ingest keeps rides along in the page's own statement (one round trip per page).
+      const kept = countTotal ? keptTotalSql(filter) : undefined;
       // Page the token index first, then join the page's collections and owners.
       const sql =
-        `SELECT ${TOKEN_COLUMNS} FROM (SELECT * FROM nft n WHERE ${filterText}${where} ORDER BY ${orderBy}${limits}) n ` +
+        `SELECT ${TOKEN_COLUMNS}${kept ? `, ${kept} AS total` : ''} ` +
+        `FROM (SELECT * FROM nft n WHERE ${filterText}${where} ORDER BY ${orderBy}${limits}) n ` +
         `LEFT JOIN nft_collection c ON c.addr = n.collection_addr LEFT JOIN account_dict o ON o.id = n.owner_id ` +
         `ORDER BY ${orderBy}`;
-      const [result, total] = await Promise.all([
-        runOffsetScan(ctx, offsetScan, () => ctx.db.query<TokenRow>(sql, params)),
-        countTotal ? tokenTotal(ctx, filter, filterText, countParams) : '0',
+      const [result, counted] = await Promise.all([
+        runOffsetScan(ctx, offsetScan, () => ctx.db.query<TokenRow & { total?: number }>(sql, params)),
+        countTotal && !kept
+          ? countWithTimeout(ctx, `SELECT count(*) AS n FROM nft n WHERE ${filterText}`, countParams)
+          : '0',
       ]);
       const page = takePage(result.rows, plan.limit);
-      return { rows: page.rows, hasMore: page.hasMore, total };
+      let total = counted;
+      if (kept) {
+        // A page past the end has no row to carry the total.
+        const first = result.rows[0];
+        total = first ? String(first.total) : await plainCount(ctx, `SELECT ${kept} AS n`, countParams);
+      }
+      return { rows: page.rows.map(withoutTotal), hasMore: page.hasMore, total };
     },
 
     async liveNftId(collection, tokenId) {
@@ -178,37 +189,30 @@ export function createNftTokenReader(ctx: ReaderContext): NftTokenReader {
   };
 }
 
+/** Rows as TokenRow, without the total column that rode along. */
+function withoutTotal(row: TokenRow & { total?: number }): TokenRow {
+  const { total: _total, ...token } = row;
+  return token;
+}
+
 /**
  * Unfiltered owner and collection totals come from the counts ingest keeps with the tokens
- * (nft_holding, nft_collection.nft_count); a token_id filter counts its (at most a few) rows.
+ * (nft_holding, nft_collection.nft_count), as a scalar over the filter's parameters ($1 owner,
+ * then $2 collection; or $1 collection); a token_id filter counts its rows instead (undefined).
  */
-function tokenTotal(
-  ctx: ReaderContext,
-  filter: TokenFilter,
-  filterText: string,
-  params: unknown[],
-): Promise<string> {
-  if (filter.tokenId === undefined && filter.ownerId !== undefined) {
+function keptTotalSql(filter: TokenFilter): string | undefined {
+  if (filter.tokenId !== undefined) return undefined;
+  if (filter.ownerId !== undefined) {
     return filter.collection === undefined
-      ? plainCount(
-          ctx,
-          'SELECT COALESCE(sum(nft_count), 0) AS n FROM nft_holding WHERE owner_id = $1',
-          params,
-        )
-      : plainCount(
-          ctx,
-          'SELECT nft_count AS n FROM nft_holding WHERE owner_id = $1 AND collection_addr = $2',
-          params,
-        );
+      ? '(SELECT COALESCE(sum(nft_count), 0) FROM nft_holding WHERE owner_id = $1)'
+      : 'COALESCE((SELECT nft_count FROM nft_holding WHERE owner_id = $1 AND collection_addr = $2), 0)';
   }
-  if (filter.tokenId === undefined && filter.collection !== undefined) {
+  if (filter.collection !== undefined) {
     // A token whose collection row is missing still counts (the reference would answer 500).
-    return plainCount(
-      ctx,
-      'SELECT COALESCE((SELECT nft_count FROM nft_collection WHERE addr = $1), ' +
-        '(SELECT count(*) FROM nft WHERE collection_addr = $1)) AS n',
-      params,
+    return (
+      'COALESCE((SELECT nft_count FROM nft_collection WHERE addr = $1), ' +
+      '(SELECT count(*) FROM nft WHERE collection_addr = $1))'
     );
   }
-  return countWithTimeout(ctx, `SELECT count(*) AS n FROM nft n WHERE ${filterText}`, params);
+  return undefined;
 }
