@@ -31,6 +31,19 @@ async function write(
   writer.committed();
 }
 
+/** A reader whose statements (text and parameters) are recorded, in order. */
+function recordingReader(db: Db) {
+  const statements: { sql: string; params: unknown[] }[] = [];
+  const recording = {
+    ...db,
+    query: (sql: string, params: unknown[] = []) => {
+      statements.push({ sql, params });
+      return db.query(sql, params);
+    },
+  } as Db;
+  return { reader: createRichListReader({ db: recording, countTimeoutMs: 1_000 }), statements };
+}
+
 const aliasRows = async (db: Db) =>
   (
     await db.query<{ alias: string; denom: string }>(
@@ -114,16 +127,9 @@ describe.each(testDbFactories())('rich-list reader on $name', (factory) => {
       await db.query(`INSERT INTO rich_list_denom VALUES ('alias', 'd3')`);
       await db.query('ANALYZE rich_list');
       await db.query('ANALYZE rich_list_denom');
-      let sql = '';
-      const recording: Db = {
-        ...db,
-        query: (text: string, params?: unknown[]) => {
-          sql = text;
-          return db.query(text, params);
-        },
-      } as Db;
-      const reader = createRichListReader({ db: recording, countTimeoutMs: 1_000 });
+      const { reader, statements } = recordingReader(db);
       await reader.holders('alias', page, { countTotal: true });
+      const { sql } = statements[0]!;
       const plan = await db.transaction(async (tx) => {
         await tx.query('SET LOCAL plan_cache_mode = force_generic_plan');
         await tx.query(`PREPARE holders_page AS ${sql}`);
@@ -144,15 +150,7 @@ describe.each(testDbFactories())('rich-list reader on $name', (factory) => {
   it('deep offset pages read from rank marks equal the offset walk, before and after the list changes', async () => {
     const { db, dispose } = await factory.create();
     try {
-      const statements: string[] = [];
-      const recording = {
-        ...db,
-        query: (sql: string, params?: unknown[]) => {
-          statements.push(sql);
-          return db.query(sql, params);
-        },
-      } as Db;
-      const reader = createRichListReader({ db: recording, countTimeoutMs: 1_000 });
+      const { reader, statements } = recordingReader(db);
       const version = async (change: Array<[number, bigint]>) => {
         const writer = createRichListWriter();
         await db.transaction(async (tx) => {
@@ -198,7 +196,7 @@ describe.each(testDbFactories())('rich-list reader on $name', (factory) => {
       statements.length = 0;
       await reader.holders('d', { limit: 7, offset: 237, desc: true }, { countTotal: false });
       expect(statements).toHaveLength(1);
-      expect(statements[0]).toMatch(/\(r\.amount, r\.account_id\) </);
+      expect(statements[0]!.sql).toMatch(/\(r\.amount, r\.account_id\) </);
       // Balances move across the marks, some to zero, new holders appear: every mark is stale.
       await version([
         ...holders.filter(([n]) => n % 3 === 0).map(([n]): [number, bigint] => [n, BigInt(n % 5)]),
@@ -218,15 +216,7 @@ describe.each(testDbFactories())('rich-list reader on $name', (factory) => {
         `INSERT INTO rich_list (denom, account_id, amount) SELECT 'd1', id, id FROM account_dict`,
       );
       await db.query('ANALYZE rich_list');
-      const statements: { sql: string; params: unknown[] }[] = [];
-      const recording = {
-        ...db,
-        query: (sql: string, params: unknown[] = []) => {
-          statements.push({ sql, params });
-          return db.query(sql, params);
-        },
-      } as Db;
-      const reader = createRichListReader({ db: recording, countTimeoutMs: 1_000 });
+      const { reader, statements } = recordingReader(db);
       await reader.holders('d1', { limit: 100, offset: 0, desc: true }, { countTotal: true });
       const first = statements[0]!;
       // Auto mode (the default) tries custom plans five times, then keeps a generic plan whose
