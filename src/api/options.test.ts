@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { loadApiOptions } from './options.js';
+import { defaultPoolSize, loadApiDatabaseOptions, loadApiOptions } from './options.js';
 
 describe('loadApiOptions', () => {
   it('reads env with defaults, flags override, chain_meta fills the chain', () => {
@@ -77,5 +77,15 @@ describe('loadApiOptions limits (issue 12)', () => {
     expect(() => loadApiOptions({ ...base, API_MAX_OFFSET: '-1' })).toThrow(/API_MAX_OFFSET/);
     expect(() => loadApiOptions({ ...base, API_MAX_HEADER_BYTES: '10' })).toThrow(/API_MAX_HEADER_BYTES/);
     expect(() => loadApiOptions({ ...base, API_RATE_LIMIT: 'lots' })).toThrow(/API_RATE_LIMIT/);
+  });
+});
+
+describe('loadApiDatabaseOptions', () => {
+  it('sizes the pool at two connections per core, 4 to 20, unless DB_MAX_CONNS says otherwise', () => {
+    expect([1, 2, 3, 8, 10, 64].map((cores) => defaultPoolSize(cores))).toEqual([4, 4, 6, 16, 20, 20]);
+    const url = 'postgres://u@h/d';
+    expect(loadApiDatabaseOptions({ DATABASE_URL: url }).maxConnections).toBe(defaultPoolSize());
+    expect(loadApiDatabaseOptions({ DATABASE_URL: url, DB_MAX_CONNS: '32' }).maxConnections).toBe(32);
+    expect(() => loadApiDatabaseOptions({ DATABASE_URL: url, DB_MAX_CONNS: '0' })).toThrow(/DB_MAX_CONNS/);
   });
 });

@@ -1,6 +1,6 @@
 import type { FastifyServerFactory } from 'fastify';
 import { createApiApp } from '../api/app.js';
-import { loadApiOptions, loadEdgeLimits } from '../api/options.js';
+import { loadApiDatabaseOptions, loadApiOptions, loadEdgeLimits } from '../api/options.js';
 import type { Env, IngestOptions, NodeEndpoints } from '../shared/config.js';
 import { createLogger, type Logger } from '../shared/logger.js';
 import { createMetricsRegistry, type Registry } from '../shared/metrics.js';
@@ -142,9 +142,10 @@ async function runService(
 async function openApiDatabase(db: Db, env: Env, ingest: Readonly<IngestOptions>): Promise<Db> {
   if (ingest.database.kind === 'pglite') return db;
   const url = env.DATABASE_READ_URL || ingest.database.url;
+  const { maxConnections, statementTimeoutMs } = loadApiDatabaseOptions(env);
   return openDatabase(
     { kind: 'postgres', url },
-    { readOnly: true, statementTimeoutMs: 30_000, preparedStatements: true },
+    { readOnly: true, statementTimeoutMs, maxConnections, preparedStatements: true },
   );
 }
 
