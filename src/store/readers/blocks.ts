@@ -1,5 +1,5 @@
 import { keysetSql, takePage, type KeysetPlan } from '../pagination.js';
-import { plainCount, runOffsetScan, type ReaderContext } from './context.js';
+import { ridingTotal, runOffsetScan, type ReaderContext } from './context.js';
 
 /** One block row with everything the Block object of spec/api.md §4.2 needs, pre-formatted by SQL. */
 export interface BlockRow {
@@ -63,12 +63,12 @@ export function createBlockReader(ctx: ReaderContext): BlockReader {
       });
       // The total (latest height) rides along in the same statement: one round trip per page.
       const { rows } = await runOffsetScan(ctx, offsetScan, () =>
-        ctx.db.query<BlockRow & { head: number }>(
-          `SELECT ${BLOCK_COLUMNS}, (${LATEST_HEIGHT}) AS head ${BLOCK_FROM} WHERE true${where}${tail}`,
+        ctx.db.query<BlockRow & { total: number }>(
+          `SELECT ${BLOCK_COLUMNS}, (${LATEST_HEIGHT}) AS total ${BLOCK_FROM} WHERE true${where}${tail}`,
           params,
         ),
       );
-      const total = rows[0] ? String(rows[0].head) : await plainCount(ctx, LATEST_HEIGHT);
+      const total = await ridingTotal(ctx, rows, `(${LATEST_HEIGHT})`);
       const page = takePage(rows, plan.limit);
       return { rows: page.rows, hasMore: page.hasMore, total };
     },

@@ -115,6 +115,21 @@ async function countUnderTimeout(
   }
 }
 
+/**
+ * A total that rides along in a page's own statement, as the column `total` = `scalarSql` (a scalar
+ * subquery over the page's filter parameters): one round trip per page. A page past the end has
+ * no row to carry it, so it is read alone then.
+ */
+export async function ridingTotal(
+  ctx: ReaderContext,
+  rows: readonly object[],
+  scalarSql: string,
+  params: readonly unknown[] = [],
+): Promise<string> {
+  const first = rows[0] as { total?: unknown } | undefined;
+  return first ? String(first.total) : plainCount(ctx, `SELECT ${scalarSql} AS n`, params);
+}
+
 /** A count without timeout (MAX(sequence) and friends are index look-ups). */
 export async function plainCount(ctx: ReaderContext, sql: string, params: readonly unknown[] = []) {
   return firstCount(await ctx.db.query<{ n: unknown }>(sql, params));

@@ -1,5 +1,5 @@
 import { checkOffset, limitSql } from '../pagination.js';
-import { countWithTimeout, plainCount, runOffsetScan, type ReaderContext } from './context.js';
+import { countWithTimeout, plainCount, ridingTotal, runOffsetScan, type ReaderContext } from './context.js';
 
 /**
  * NFT collections (migrations/20261124_0003_nft.sql, spec/api.md §4.6.1–4.6.4). Every list is
@@ -109,17 +109,12 @@ export function createNftCollectionReader(ctx: ReaderContext): NftCollectionRead
         '(SELECT * FROM nft_collection c WHERE c.addr = h.collection_addr OFFSET 0) c';
       const from = `${holding} ${CREATOR_JOIN} WHERE h.owner_id = $1`;
       const count = `(SELECT count(*) ${holding} WHERE h.owner_id = $1)`;
-      // The total rides along in the page's statement (one round trip); an empty page has no row.
       const rows = await select(
         `SELECT ${COLLECTION_COLUMNS}${countTotal ? `, ${count} AS total` : ''} ${from}${where}${tail}`,
         params,
         offsetScan,
       );
-      let total = '0';
-      if (countTotal) {
-        const first = rows[0] as (CollectionRow & { total?: number }) | undefined;
-        total = first ? String(first.total) : await plainCount(ctx, `SELECT ${count} AS n`, [ownerId]);
-      }
+      const total = countTotal ? await ridingTotal(ctx, rows, count, [ownerId]) : '0';
       return toPage(rows, plan.limit, total);
     },
 

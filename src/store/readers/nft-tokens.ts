@@ -1,7 +1,7 @@
 import { checkOffset, keysetSql, limitSql, takePage, type KeysetPlan } from '../pagination.js';
 import {
   countWithTimeout,
-  plainCount,
+  ridingTotal,
   runOffsetScan,
   EMPTY_PAGE,
   type JsonPage,
@@ -147,13 +147,9 @@ export function createNftTokenReader(ctx: ReaderContext): NftTokenReader {
           : '0',
       ]);
       const page = takePage(result.rows, plan.limit);
-      let total = counted;
-      if (kept) {
-        // A page past the end has no row to carry the total.
-        const first = result.rows[0];
-        total = first ? String(first.total) : await plainCount(ctx, `SELECT ${kept} AS n`, countParams);
-      }
-      return { rows: page.rows.map(withoutTotal), hasMore: page.hasMore, total };
+      const total = kept ? await ridingTotal(ctx, result.rows, kept, countParams) : counted;
+      // The rows keep their `total` column: renderers read named fields only.
+      return { rows: page.rows, hasMore: page.hasMore, total };
     },
 
     async liveNftId(collection, tokenId) {
@@ -187,12 +183,6 @@ export function createNftTokenReader(ctx: ReaderContext): NftTokenReader {
       };
     },
   };
-}
-
-/** Rows as TokenRow, without the total column that rode along. */
-function withoutTotal(row: TokenRow & { total?: number }): TokenRow {
-  const { total: _total, ...token } = row;
-  return token;
 }
 
 /**

@@ -1,5 +1,5 @@
 import { checkOffset, limitSql, takePage } from '../pagination.js';
-import { plainCount, runOffsetScan, type ReaderContext } from './context.js';
+import { ridingTotal, runOffsetScan, type ReaderContext } from './context.js';
 
 /** Where a page starts: after a (amount, account id) cursor, or at an offset. */
 export interface HolderPlan {
@@ -43,7 +43,11 @@ const STORED_DENOM =
 /** The rich list's version: the stage's checkpoint row changes in every transaction that writes balances. */
 const VERSION = `(SELECT xmin::text FROM checkpoint WHERE stream = 'rich_list')`;
 
+/** The kept holder count of the denom $1 resolves to. */
+const HOLDERS_TOTAL = `(SELECT holders FROM rich_list_holders WHERE denom = ${STORED_DENOM})`;
+
 type Page = { rows: HolderRow[]; hasMore: boolean; total: string };
+type PageRow = HolderRow & { total: number | null; version: string | null };
 
 /**
  * One statement per page: the denom resolved, the page cut from `rich_list_holders_idx` alone (by
@@ -59,7 +63,7 @@ function pageStatement(denom: string, plan: HolderPlan, countTotal: boolean) {
     bound = ` AND (r.amount, r.account_id) ${plan.desc ? '<' : '>'} ($2::numeric, $3::bigint)`;
   }
   const limits = limitSql(plan.limit, plan.offset, params);
-  const total = countTotal ? `(SELECT holders FROM rich_list_holders WHERE denom = ${STORED_DENOM})` : '0';
+  const total = countTotal ? HOLDERS_TOTAL : '0';
   const sql =
     `SELECT q.account_id AS "accountId", d.account, q.amount::text AS amount, ${total} AS total, ` +
     `${VERSION} AS version FROM (` +
@@ -100,10 +104,12 @@ function createRankMarks(ctx: ReaderContext) {
     return { version: row.version, amount: row.amount, accountId: row.accountId };
   }
 
+  const keyOf = (denom: string, desc: boolean, rank: number) => `${desc ? 'd' : 'a'}${rank}:${denom}`;
+
   return {
     /** The mark before `rank` (a multiple of RANK_STRIDE), learnt now if unknown. */
     async find(denom: string, desc: boolean, rank: number): Promise<RankMark | undefined> {
-      const key = `${desc ? 'd' : 'a'}${rank}:${denom}`;
+      const key = keyOf(denom, desc, rank);
       const known = marks.get(key);
       if (known) return known;
       let pending = learning.get(key);
@@ -119,7 +125,7 @@ function createRankMarks(ctx: ReaderContext) {
       return mark;
     },
     forget(denom: string, desc: boolean, rank: number): void {
-      marks.delete(`${desc ? 'd' : 'a'}${rank}:${denom}`);
+      marks.delete(keyOf(denom, desc, rank));
     },
   };
 }
@@ -127,21 +133,19 @@ function createRankMarks(ctx: ReaderContext) {
 export function createRichListReader(ctx: ReaderContext): RichListReader {
   const marks = createRankMarks(ctx);
 
-  async function read(denom: string, plan: HolderPlan, countTotal: boolean) {
+  async function read(denom: string, plan: HolderPlan, countTotal: boolean): Promise<PageRow[]> {
     const { sql, params } = pageStatement(denom, plan, countTotal);
     const offsetScan = !plan.after && plan.offset > 0;
-    const { rows } = await runOffsetScan(ctx, offsetScan, () =>
-      ctx.db.query<HolderRow & { total: number | null; version: string | null }>(sql, params),
-    );
+    const { rows } = await runOffsetScan(ctx, offsetScan, () => ctx.db.query<PageRow>(sql, params));
     return rows;
   }
 
-  function toPage(rows: (HolderRow & { total: number | null })[], limit: number, total?: string): Page {
+  async function toPage(denom: string, rows: PageRow[], limit: number, countTotal: boolean): Promise<Page> {
     const page = takePage(rows, limit);
     return {
       rows: page.rows.map(({ accountId, account, amount }) => ({ accountId, account, amount })),
       hasMore: page.hasMore,
-      total: total ?? String(rows[0]?.total ?? 0),
+      total: countTotal ? await ridingTotal(ctx, rows, HOLDERS_TOTAL, [denom]) : '0',
     };
   }
 
@@ -152,7 +156,7 @@ export function createRichListReader(ctx: ReaderContext): RichListReader {
     if (!mark) return undefined;
     const after = { amount: mark.amount, accountId: mark.accountId };
     const rows = await read(denom, { ...plan, after, offset: plan.offset - rank }, countTotal);
-    if (rows[0]?.version === mark.version) return toPage(rows, plan.limit);
+    if (rows[0]?.version === mark.version) return toPage(denom, rows, plan.limit, countTotal);
     // Written since (or past the end, where no row carries the version): read by offset.
     if (rows.length > 0) marks.forget(denom, plan.desc, rank);
     return undefined;
@@ -165,17 +169,7 @@ export function createRichListReader(ctx: ReaderContext): RichListReader {
         const page = await fromMark(denom, plan, o.countTotal);
         if (page) return page;
       }
-      const rows = await read(denom, plan, o.countTotal);
-      // A page past the end has no row to carry the total.
-      if (o.countTotal && rows.length === 0) {
-        const total = await plainCount(
-          ctx,
-          `SELECT holders AS n FROM rich_list_holders WHERE denom = ${STORED_DENOM}`,
-          [denom],
-        );
-        return toPage(rows, plan.limit, total);
-      }
-      return toPage(rows, plan.limit);
+      return toPage(denom, await read(denom, plan, o.countTotal), plan.limit, o.countTotal);
     },
   };
 }
