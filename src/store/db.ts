@@ -62,11 +62,6 @@ export function createPostgresDb(options: PostgresOptions): Db {
       const client = await pool.connect().catch((err: unknown) => {
         throw mapPostgresError(err, target);
       });
-      // A connection lost while checked out (server restart, pg_terminate_backend) is emitted on
-      // the client, where nothing listens by default: that would crash the process. The failure
-      // reaches the caller through the pending query instead.
-      const onLost = () => undefined;
-      client.on('error', onLost);
       const tx: Queryable = {
         async query<Row>(sql: string, params?: readonly unknown[]) {
           const result = await client.query(sql, params as unknown[] | undefined).catch((err: unknown) => {
@@ -82,12 +77,10 @@ export function createPostgresDb(options: PostgresOptions): Db {
         await client.query('BEGIN');
         const value = await fn(tx);
         await client.query('COMMIT');
-        client.off('error', onLost);
         client.release();
         return value;
       } catch (err) {
         await client.query('ROLLBACK').catch(() => undefined);
-        client.off('error', onLost);
         client.release(true);
         throw mapPostgresError(err, target);
       }
@@ -128,6 +121,11 @@ function openPool(options: PostgresOptions): pg.Pool {
   });
   // An idle client that loses its connection must not crash the process; the next query reconnects.
   pool.on('error', () => undefined);
+  // Nor may one the pool has just handed out: pg-pool drops its own listener at hand-over, and a
+  // promise-based connect() resumes only after the current socket read, which can already carry
+  // that connection's FATAL (pg_terminate_backend, a restart). The failure reaches the caller
+  // through its next query, which rejects, and the transaction then discards the client.
+  pool.on('connect', (client) => client.on('error', () => undefined));
   return pool;
 }
 
