@@ -1,4 +1,3 @@
-import { toBech32 } from '../shared/address.js';
 import {
   DEFAULT_MAX_OFFSET,
   encodeKey,
@@ -23,22 +22,7 @@ export function rfc3339Nano(ts: string): string {
 /** A JSON string of a stored hex address (hex needs no escaping): `"0x…"`, or `""`. */
 const hexAddr = (hex: string | null) => (hex ? `"0x${hex}"` : '""');
 
-/**
- * Bech32 text of account bytes, remembered for the page being rendered: a page of one owner's
- * tokens (or one creator's collections) encodes the account once, not once per row.
- */
-export function pageAccountText(prefix: string): (bytes: Buffer | null) => string {
-  const seen = new Map<string, string>();
-  return (bytes) => {
-    if (!bytes) return '';
-    const key = bytes.toString('latin1');
-    let text = seen.get(key);
-    if (text === undefined) seen.set(key, (text = toBech32(bytes, prefix)));
-    return text;
-  };
-}
-
-export function renderCollection(row: CollectionRow, account: (bytes: Buffer | null) => string): string {
+export function renderCollection(row: CollectionRow, account: (bytes: Uint8Array | null) => string): string {
   return (
     `{"object_addr":${hexAddr(row.addr)},"collection":{` +
     `"creator":${JSON.stringify(account(row.creator))},"name":${JSON.stringify(row.name)},` +
@@ -47,15 +31,8 @@ export function renderCollection(row: CollectionRow, account: (bytes: Buffer | n
   );
 }
 
-export function renderToken(row: TokenRow, account: (bytes: Buffer | null) => string): string {
-  return (
-    `{"collection_addr":${hexAddr(row.collectionAddr)},` +
-    `"collection_name":${JSON.stringify(row.collectionName)},` +
-    `"collection_origin_name":${JSON.stringify(row.collectionOriginName)},` +
-    `"object_addr":${hexAddr(row.objectAddr)},"owner":${JSON.stringify(account(row.owner))},` +
-    `"nft":{"token_id":${JSON.stringify(row.tokenId)},"uri":${JSON.stringify(row.uri)}},` +
-    `"height":${row.height},"timestamp":"${rfc3339Nano(row.ts)}"}`
-  );
+export function renderToken(row: TokenRow, account: (bytes: Uint8Array | null) => string): string {
+  return row.head + account(row.owner) + row.tail;
 }
 
 /** Cursor of a collection row: `{"height":N,"object_addr":"0x…"}` (keys sorted, compact). */
@@ -64,11 +41,15 @@ export const collectionCursor = (row: CollectionRow) => ({
   object_addr: `0x${row.addr}`,
 });
 
-/** Cursor of a token row; the collection only when the list spans collections. */
+/** Cursor of a token row, read back from its JSON; the collection only when the list spans collections. */
 export function tokenCursor(row: TokenRow, spansCollections: boolean): Record<string, unknown> {
-  return spansCollections
-    ? { collection_addr: `0x${row.collectionAddr}`, height: row.height, token_id: row.tokenId }
-    : { height: row.height, token_id: row.tokenId };
+  const { collection_addr, height, nft } = JSON.parse(row.head + row.tail) as {
+    collection_addr: string;
+    height: number;
+    nft: { token_id: string };
+  };
+  const token_id = nft.token_id;
+  return spansCollections ? { collection_addr, height, token_id } : { height, token_id };
 }
 
 /**

@@ -8,11 +8,11 @@ import type { TokenFilter, TokenPlan } from '../../store/readers/nft-tokens.js';
 import {
   collectionCursor,
   nftPagination,
-  pageAccountText,
   renderCollection,
   renderToken,
   tokenCursor,
 } from '../nft-render.js';
+import { accountTextMemo } from '../account-text.js';
 import { parseAccount, parseCollectionAddr, parseNftOrderBy, type NftOrderBy } from '../params.js';
 import { renderList } from '../render.js';
 import {
@@ -65,13 +65,13 @@ export function planTokens(page: PageRequest, orderBy: NftOrderBy): TokenPlan {
 export function registerNftRoutes(app: FastifyInstance, deps: RouteDeps): void {
   const { nftCollections, nftTokens, dicts } = deps.readers;
   const prefix = deps.options.accountPrefix;
+  const accountText = accountTextMemo(prefix);
   const maxOffset = deps.options.limits.maxOffset;
   const collectionsResponse = { 200: ref('nft.CollectionsResponse'), ...errorResponses };
   const tokensResponse = { 200: ref('nft.NftsResponse'), ...errorResponses };
   const tags = ['NFT'];
 
   const renderCollections = (page: PageRequest, result: CollectionPage, offsetOnly = false) => {
-    const account = pageAccountText(prefix);
     const last = result.rows.at(-1);
     const pagination = nftPagination(
       page,
@@ -80,13 +80,12 @@ export function registerNftRoutes(app: FastifyInstance, deps: RouteDeps): void {
     );
     return renderList(
       'collections',
-      result.rows.map((r) => renderCollection(r, account)),
+      result.rows.map((r) => renderCollection(r, accountText)),
       pagination,
     );
   };
 
   const renderTokens = async (query: Query, page: PageRequest, filter: TokenFilter) => {
-    const account = pageAccountText(prefix);
     const orderBy = parseNftOrderBy(query.order_by);
     const result = await nftTokens.list(planTokens(page, orderBy), filter, page.countTotal);
     const last = result.rows.at(-1);
@@ -98,7 +97,7 @@ export function registerNftRoutes(app: FastifyInstance, deps: RouteDeps): void {
     );
     return renderList(
       'tokens',
-      result.rows.map((r) => renderToken(r, account)),
+      result.rows.map((r) => renderToken(r, accountText)),
       pagination,
     );
   };
@@ -177,7 +176,7 @@ export function registerNftRoutes(app: FastifyInstance, deps: RouteDeps): void {
       const addr = parseCollectionAddr(params.collection_addr ?? '', prefix);
       const row = await nftCollections.byAddr(addr);
       if (!row) throw new NotFoundError('collection_not_found', 'nft collection not found');
-      return `{"collection":${renderCollection(row, pageAccountText(prefix))}}`;
+      return `{"collection":${renderCollection(row, accountText)}}`;
     },
   });
 

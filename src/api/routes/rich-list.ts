@@ -1,8 +1,8 @@
 import type { FastifyInstance } from 'fastify';
-import { toBech32 } from '../../shared/address.js';
 import { InputError } from '../../shared/errors.js';
 import { encodeKey, parsePagination, previousOffsetKey, type PageRequest } from '../../store/pagination.js';
 import type { HolderPlan } from '../../store/readers/rich-list.js';
+import { accountTextMemo } from '../account-text.js';
 import { renderList } from '../render.js';
 import { Type } from '@sinclair/typebox';
 import { PaginationQuery, errorResponses, ref } from '../schemas.js';
@@ -36,7 +36,7 @@ function holderPlan(page: PageRequest): HolderPlan {
 export function registerRichListRoutes(app: FastifyInstance, deps: RouteDeps): void {
   const { richList } = deps.readers;
   const evm = deps.options.vmType === 'evm';
-  const prefix = deps.options.accountPrefix;
+  const bech32 = accountTextMemo(deps.options.accountPrefix);
   jsonRoute(app, deps, {
     url: '/indexer/richlist/v1/:denom',
     ttlSeconds: 10,
@@ -62,7 +62,7 @@ export function registerRichListRoutes(app: FastifyInstance, deps: RouteDeps): v
       // Hex, bech32 and decimal text need no JSON escaping: the objects are written as text.
       const holders = result.rows.map(
         (r) =>
-          `{"account":"${evm ? '0x' + Buffer.from(r.account).toString('hex') : toBech32(r.account, prefix)}",` +
+          `{"account":"${evm ? '0x' + Buffer.from(r.account).toString('hex') : bech32(r.account)}",` +
           `"amount":"${r.amount}"}`,
       );
       // §4.7 answers with builder (A): the offset one page back. A page after a cursor has no

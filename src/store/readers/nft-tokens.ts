@@ -16,21 +16,18 @@ import {
  */
 export type TokenOrder = 'token_id' | 'height';
 
+/**
+ * One token as ingest rendered it (generated columns, migrations/20261125_0008_nft_token_json.sql):
+ * its JSON object is `head` + the owner's bech32 text + `tail`. The owner is the one part the
+ * database cannot render: its text depends on the API's account prefix.
+ */
 export interface TokenRow {
-  /** Lower-case hex, no 0x. */
-  collectionAddr: string;
-  /** "" when the collection row is missing (the reference answers 500). */
-  collectionName: string;
-  collectionOriginName: string;
-  /** Lower-case hex, no 0x; null off Move. */
-  objectAddr: string | null;
+  /** `{"collection_addr":…,"owner":"` */
+  head: string;
   /** Owner account bytes; null when its dictionary row is missing (API: ""). */
   owner: Buffer | null;
-  tokenId: string;
-  uri: string;
-  height: number;
-  /** `YYYY-MM-DDTHH:MI:SS.US` (UTC). */
-  ts: string;
+  /** `","nft":{…},"height":…,"timestamp":"…"}` */
+  tail: string;
 }
 
 export interface TokenFilter {
@@ -72,11 +69,11 @@ export interface NftTokenReader {
   txs(plan: KeysetPlan, nftId: number, countTotal: boolean): Promise<JsonPage>;
 }
 
+/** A missing collection row renders empty names (the reference would answer 500). */
 const TOKEN_COLUMNS =
-  `encode(n.collection_addr, 'hex') AS "collectionAddr", COALESCE(c.name, '') AS "collectionName", ` +
-  `COALESCE(c.origin_name, '') AS "collectionOriginName", encode(n.object_addr, 'hex') AS "objectAddr", ` +
-  `o.account AS owner, n.token_id AS "tokenId", n.uri, n.height, ` +
-  `to_char(n."timestamp" AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US') AS ts`;
+  `COALESCE(c.token_json_head, '{"collection_addr":"0x' || encode(n.collection_addr, 'hex') || ` +
+  `'","collection_name":"","collection_origin_name":"","object_addr":') || n.json_head AS head, ` +
+  `o.account AS owner, n.json_tail AS tail`;
 
 function filterSql(filter: TokenFilter, params: unknown[]): string {
   const parts: string[] = [];
