@@ -23,10 +23,38 @@ interface Token {
 }
 
 const tokens: Token[] = [
-  { collection: COLLECTION, tokenId: 'a', objectAddr: Buffer.alloc(32, 1), uri: AWKWARD, height: 5, ts: '2026-01-01T00:00:01.000000' },
-  { collection: COLLECTION, tokenId: AWKWARD, objectAddr: null, uri: '', height: 6, ts: '2026-01-01T00:00:02.120000' },
-  { collection: COLLECTION, tokenId: 'c', objectAddr: null, uri: 'ipfs://x', height: 7, ts: '2026-01-01T00:00:03.000001' },
-  { collection: ORPHAN_COLLECTION, tokenId: 'd', objectAddr: null, uri: 'u', height: 8, ts: '1999-12-31T23:59:59.500000' },
+  {
+    collection: COLLECTION,
+    tokenId: 'a',
+    objectAddr: Buffer.alloc(32, 1),
+    uri: AWKWARD,
+    height: 5,
+    ts: '2026-01-01T00:00:01.000000',
+  },
+  {
+    collection: COLLECTION,
+    tokenId: AWKWARD,
+    objectAddr: null,
+    uri: '',
+    height: 6,
+    ts: '2026-01-01T00:00:02.120000',
+  },
+  {
+    collection: COLLECTION,
+    tokenId: 'c',
+    objectAddr: null,
+    uri: 'ipfs://x',
+    height: 7,
+    ts: '2026-01-01T00:00:03.000001',
+  },
+  {
+    collection: ORPHAN_COLLECTION,
+    tokenId: 'd',
+    objectAddr: null,
+    uri: 'u',
+    height: 8,
+    ts: '1999-12-31T23:59:59.500000',
+  },
 ];
 
 /** Returns the owner's account_dict id. */
