@@ -23,9 +23,18 @@ CREATE FUNCTION ri_rfc3339_utc(ts timestamptz) RETURNS text
         || rtrim(to_char(ts AT TIME ZONE 'UTC', '.US'), '.0') || 'Z'
   $$;
 
+-- A token object's start, through "object_addr":. The API reader calls it too, with empty names,
+-- for a token whose collection row is missing (the reference would answer 500).
+CREATE FUNCTION ri_nft_token_json_head(collection_addr bytea, name text, origin_name text) RETURNS text
+  LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
+  AS $$
+    SELECT '{"collection_addr":"0x' || encode(collection_addr, 'hex') || '","collection_name":'
+        || ri_json_string(name) || ',"collection_origin_name":' || ri_json_string(origin_name)
+        || ',"object_addr":'
+  $$;
+
 ALTER TABLE nft_collection ADD COLUMN token_json_head text GENERATED ALWAYS AS (
-  '{"collection_addr":"0x' || encode(addr, 'hex') || '","collection_name":' || ri_json_string(name)
-    || ',"collection_origin_name":' || ri_json_string(origin_name) || ',"object_addr":'
+  ri_nft_token_json_head(addr, name, origin_name)
 ) STORED;
 COMMENT ON COLUMN nft_collection.token_json_head IS
   'Start of each of its tokens'' API object, through "object_addr": (the token''s nft.json_head follows).';

@@ -71,8 +71,7 @@ export interface NftTokenReader {
 
 /** A missing collection row renders empty names (the reference would answer 500). */
 const TOKEN_COLUMNS =
-  `COALESCE(c.token_json_head, '{"collection_addr":"0x' || encode(n.collection_addr, 'hex') || ` +
-  `'","collection_name":"","collection_origin_name":"","object_addr":') || n.json_head AS head, ` +
+  `COALESCE(c.token_json_head, ri_nft_token_json_head(n.collection_addr, '', '')) || n.json_head AS head, ` +
   `o.account AS owner, n.json_tail AS tail`;
 
 function filterSql(filter: TokenFilter, params: unknown[]): string {

@@ -31,6 +31,18 @@ async function write(
   writer.committed();
 }
 
+/**
+ * 4,000 accounts, each with one balance: denom and amount are SQL over the account's id. Analysed,
+ * so the planner sees a table the size of a real list's first pages.
+ */
+async function seedAccountBalances(db: Db, denomSql: string, amountSql: string) {
+  await db.query(`INSERT INTO account_dict (account) SELECT int4send(i) FROM generate_series(1, 4000) i`);
+  await db.query(
+    `INSERT INTO rich_list (denom, account_id, amount) SELECT ${denomSql}, id, ${amountSql} FROM account_dict`,
+  );
+  await db.query('ANALYZE rich_list');
+}
+
 /** A reader whose statements (text and parameters) are recorded, in order. */
 function recordingReader(db: Db) {
   const statements: { sql: string; params: unknown[] }[] = [];
@@ -119,13 +131,8 @@ describe.each(testDbFactories())('rich-list reader on $name', (factory) => {
   it('cuts a page from rich_list_holders_idx under a generic plan (the denom resolved once, as an InitPlan, by key look-ups)', async () => {
     const { db, dispose } = await factory.create();
     try {
-      await db.query(`INSERT INTO account_dict (account) SELECT int4send(i) FROM generate_series(1, 4000) i`);
-      await db.query(
-        `INSERT INTO rich_list (denom, account_id, amount)
-         SELECT 'd' || (id % 20), id, id * 7 % 1000 FROM account_dict`,
-      );
+      await seedAccountBalances(db, `'d' || (id % 20)`, 'id * 7 % 1000');
       await db.query(`INSERT INTO rich_list_denom VALUES ('alias', 'd3')`);
-      await db.query('ANALYZE rich_list');
       await db.query('ANALYZE rich_list_denom');
       const { reader, statements } = recordingReader(db);
       await reader.holders('alias', page, { countTotal: true });
@@ -211,11 +218,7 @@ describe.each(testDbFactories())('rich-list reader on $name', (factory) => {
   it('a page statement is planned once per connection: PostgreSQL keeps its generic plan', async () => {
     const { db, dispose } = await factory.create();
     try {
-      await db.query(`INSERT INTO account_dict (account) SELECT int4send(i) FROM generate_series(1, 4000) i`);
-      await db.query(
-        `INSERT INTO rich_list (denom, account_id, amount) SELECT 'd1', id, id FROM account_dict`,
-      );
-      await db.query('ANALYZE rich_list');
+      await seedAccountBalances(db, `'d1'`, 'id');
       const { reader, statements } = recordingReader(db);
       await reader.holders('d1', { limit: 100, offset: 0, desc: true }, { countTotal: true });
       const first = statements[0]!;

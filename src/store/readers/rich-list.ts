@@ -89,17 +89,15 @@ interface RankMark {
   accountId: number;
 }
 
-function createRankMarks(ctx: ReaderContext) {
+type ReadPage = (denom: string, plan: HolderPlan, countTotal: boolean) => Promise<PageRow[]>;
+
+function createRankMarks(read: ReadPage) {
   const marks = new Map<string, RankMark>();
   const learning = new Map<string, Promise<RankMark | undefined>>();
 
   async function learn(denom: string, desc: boolean, rank: number): Promise<RankMark | undefined> {
     // The holder at index rank - 1 of the list: the position a page at offset `rank` follows.
-    const { sql, params } = pageStatement(denom, { limit: 1, offset: rank - 1, desc }, false);
-    const { rows } = await runOffsetScan(ctx, true, () =>
-      ctx.db.query<HolderRow & { version: string | null }>(sql, params),
-    );
-    const row = rows[0];
+    const [row] = await read(denom, { limit: 1, offset: rank - 1, desc }, false);
     if (!row || row.version === null) return undefined;
     return { version: row.version, amount: row.amount, accountId: row.accountId };
   }
@@ -131,14 +129,13 @@ function createRankMarks(ctx: ReaderContext) {
 }
 
 export function createRichListReader(ctx: ReaderContext): RichListReader {
-  const marks = createRankMarks(ctx);
-
-  async function read(denom: string, plan: HolderPlan, countTotal: boolean): Promise<PageRow[]> {
+  const read: ReadPage = async (denom, plan, countTotal) => {
     const { sql, params } = pageStatement(denom, plan, countTotal);
     const offsetScan = !plan.after && plan.offset > 0;
     const { rows } = await runOffsetScan(ctx, offsetScan, () => ctx.db.query<PageRow>(sql, params));
     return rows;
-  }
+  };
+  const marks = createRankMarks(read);
 
   async function toPage(denom: string, rows: PageRow[], limit: number, countTotal: boolean): Promise<Page> {
     const page = takePage(rows, limit);
