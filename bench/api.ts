@@ -1,6 +1,6 @@
 /**
- * Read-API benchmark (issue 4): autocannon against `rollup-indexer api` running as a child
- * process on PostgreSQL, cache off and on, JSON results on stdout.
+ * Read-API benchmark (issue 4): wrk or autocannon (bench/load-client.ts) against `rollup-indexer
+ * api` running as a child process on PostgreSQL, cache off and on, JSON results on stdout.
  *
  *   npm run bench:api                      # database ri_bench_api, ingested from the simulator once
  *   npm run bench:api -- --url postgres://…/db --busy init1…   # an existing, ingested database

@@ -1,22 +1,11 @@
 /**
- * HTTP load helpers shared by the API benchmarks (bench/api.ts, bench/nft-api.ts): the API as a
- * child process, autocannon runs with the API's CPU share, and the bare-transfer ceiling.
+ * HTTP load helpers shared by the API benchmarks (api, nft-api, richlist-api): the API as a child
+ * process, load runs (wrk or autocannon, see load-client.ts) with the API's CPU share, and the
+ * bare-transfer ceiling.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
-import { createRequire } from 'node:module';
-
-/** The part of autocannon's API used here (the package ships no types). */
-interface AutocannonResult {
-  requests: { average: number };
-  throughput: { average: number };
-  latency: { p50: number; p99: number; max: number };
-  errors: number;
-  timeouts: number;
-  non2xx: number;
-}
-type Autocannon = (options: Record<string, unknown>) => Promise<AutocannonResult>;
-const autocannon = createRequire(import.meta.url)('autocannon') as Autocannon;
+import { loadClient } from './load-client.js';
 
 export interface RouteSpec {
   name: string;
@@ -81,8 +70,8 @@ export async function transferCeiling(kb: number, port: number, seconds: number,
       seconds,
       connections,
     );
-    const { route, reqPerSec, p50Ms, p99Ms, maxMs, mbPerSec, apiCores } = result;
-    return { route, reqPerSec, p50Ms, p99Ms, maxMs, mbPerSec, serverCores: apiCores };
+    const { route, client, reqPerSec, p50Ms, p99Ms, maxMs, mbPerSec, apiCores } = result;
+    return { route, client, reqPerSec, p50Ms, p99Ms, maxMs, mbPerSec, serverCores: apiCores };
   } finally {
     await stopApi(server);
   }
@@ -99,6 +88,9 @@ export async function cpuSeconds(pid: number | undefined): Promise<number> {
 /** Load before each measured run, not counted (JSON output: settings.warmupSeconds). */
 export const WARMUP_SECONDS = 3;
 
+/** The load generator every run of this process uses (see load-client.ts). */
+const client = loadClient();
+
 export async function runRoute(
   api: ChildProcess,
   port: number,
@@ -107,18 +99,14 @@ export async function runRoute(
   connections: number,
   encoding = 'identity',
 ) {
-  const base = `http://127.0.0.1:${port}`;
-  const path = spec.path;
   const load = (duration: number) =>
-    autocannon({
-      url: `${base}${typeof path === 'string' ? path : path()}`,
+    client.run({
+      base: `http://127.0.0.1:${port}`,
+      path: spec.path,
       connections,
-      duration,
+      seconds: duration,
       // Browsers and fetch() ask for compression; the issue's figures are without (identity).
-      ...(encoding !== 'identity' ? { headers: { 'accept-encoding': encoding } } : {}),
-      ...(typeof path === 'string'
-        ? {}
-        : { requests: [{ setupRequest: (req: { path: string }) => ({ ...req, path: path() }) }] }),
+      headers: encoding !== 'identity' ? { 'accept-encoding': encoding } : {},
     });
   // Steady state is what is measured: the route's code is compiled, every pooled connection has
   // prepared its statements and the pages are in PostgreSQL's buffers before the clock starts.
@@ -128,17 +116,15 @@ export async function runRoute(
   const apiCpu = (await cpuSeconds(api.pid)) - cpuBefore;
   return {
     route: spec.name,
-    reqPerSec: Math.round(result.requests.average),
-    p50Ms: result.latency.p50,
-    p99Ms: result.latency.p99,
-    maxMs: result.latency.max,
-    errors: result.errors + result.timeouts,
+    client: client.name,
+    reqPerSec: Math.round(result.reqPerSec),
+    p50Ms: result.p50Ms,
+    p99Ms: result.p99Ms,
+    maxMs: result.maxMs,
+    errors: result.errors,
     non2xx: result.non2xx,
-    responseKb:
-      result.requests.average > 0
-        ? Math.round(result.throughput.average / result.requests.average / 1024)
-        : 0,
-    mbPerSec: Math.round(result.throughput.average / 1e6),
+    responseKb: result.reqPerSec > 0 ? Math.round(result.bytesPerSec / result.reqPerSec / 1024) : 0,
+    mbPerSec: Math.round(result.bytesPerSec / 1e6),
     /** Cores the API process used (the client and PostgreSQL share the same machine). */
     apiCores: Math.round((apiCpu / seconds) * 100) / 100,
   };

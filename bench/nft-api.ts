@@ -1,5 +1,5 @@
 /**
- * NFT read-API benchmark (issue 10): autocannon against `rollup-indexer api` (child process,
+ * NFT read-API benchmark (issue 10): wrk or autocannon against `rollup-indexer api` (child process,
  * cache off) on PostgreSQL, JSON results on stdout.
  *
  *   npm run bench:nft-api -- [--admin-url postgres://…/postgres] [--reseed] [--duration 10] [--connections 50]

@@ -1,5 +1,5 @@
 /**
- * Rich-list read-API benchmark (issue 11): autocannon against `rollup-indexer api` (child
+ * Rich-list read-API benchmark (issue 11): wrk or autocannon against `rollup-indexer api` (child
  * process, cache off) on PostgreSQL, JSON results on stdout.
  *
  *   npm run bench:richlist-api -- [--admin-url postgres://…/postgres] [--reseed] [--duration 10] [--connections 50]

@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { afterAll } from 'vitest';
+import { afterAll, inject } from 'vitest';
 
 /** `rollup-indexer <args>` as a child process, with its output as lines to wait on. */
 export interface CliProcess {
@@ -16,8 +16,9 @@ export interface CliProcess {
   kill(signal?: NodeJS.Signals): void;
 }
 
+/** `rollup-indexer <args>` from the build test/global-setup.ts made of src/ for this run. */
 export function startCli(args: string[], env: Record<string, string>): CliProcess {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/bin/cli.ts', ...args], {
+  const child = spawn(process.execPath, [inject('cliPath'), ...args], {
     env: { ...process.env, LOG_LEVEL: 'info', LOG_FORMAT: 'json', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
