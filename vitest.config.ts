@@ -8,8 +8,9 @@ export default defineConfig({
     testTimeout: 60_000,
     hookTimeout: 120_000,
     pool: 'forks',
-    // One file per core and one more: the long files mostly wait on child processes (simulator,
-    // CLI, PostgreSQL), and each test has a database of its own. Vitest's default is cores - 1.
+    // One file per core and one more (vitest's default is cores - 1): one file at a time left a
+    // core idle while it waited on its child processes (CLI, PostgreSQL). Each test has a
+    // database of its own, so files never share state.
     maxWorkers: availableParallelism() + 1,
   },
 });
