@@ -42,7 +42,7 @@ export interface ApiOptions {
   countTimeoutMs: number;
   /** /ready fails when the ingest checkpoint is older than this (0 = not checked). */
   readyMaxLagSeconds: number;
-  /** Request-size and work limits, and the optional rate limit / expensive-query cap (README "Limits"). */
+  /** Request-size and work limits, and the optional rate limit / expensive-query cap (docs/operator.md "Limits"). */
   limits: ApiLimits;
   version: string;
   commit: string;
