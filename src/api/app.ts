@@ -4,6 +4,7 @@ import compress from '@fastify/compress';
 import swagger from '@fastify/swagger';
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyServerFactory } from 'fastify';
 import type { Registry } from 'prom-client';
+import { createPollFeed, type CommitFeed } from '../shared/commit-feed.js';
 import type { Logger } from '../shared/logger.js';
 import type { Db } from '../store/db.js';
 import { createBlockReader } from '../store/readers/blocks.js';
@@ -12,6 +13,7 @@ import { createDictReader } from '../store/readers/dicts.js';
 import { createEvmTxReader } from '../store/readers/evm-txs.js';
 import { createEvmInternalTxReader } from '../store/readers/evm-internal-txs.js';
 import { createRichListReader } from '../store/readers/rich-list.js';
+import { createStreamReader } from '../store/readers/stream.js';
 import { createHealthReader } from '../store/readers/health.js';
 import { createNftCollectionReader } from '../store/readers/nft-collections.js';
 import { createNftTokenReader } from '../store/readers/nft-tokens.js';
@@ -40,7 +42,10 @@ import { registerNftRoutes } from './routes/nfts.js';
 import { registerStatusRoutes } from './routes/status.js';
 import { registerSwaggerRoutes } from './routes/swagger.js';
 import { registerSystemRoutes, type ReadinessCheck } from './routes/system.js';
+import { registerStreamRoutes } from './routes/stream.js';
 import { registerTxRoutes } from './routes/txs.js';
+import { createStreamHub } from './stream/hub.js';
+import { createStreamMetrics } from './stream/metrics.js';
 import { registerUnavailableRoutes } from './routes/unavailable.js';
 import { EVM_SCHEMAS, SHARED_SCHEMAS } from './schemas.js';
 
@@ -54,6 +59,11 @@ export interface ApiContext {
   readiness?: ReadinessCheck;
   /** Serve on a server the caller already listens on (the ingest process opens its port first). */
   serverFactory?: FastifyServerFactory;
+  /**
+   * How the live streams learn of commits: in-process (`start`), LISTEN (`api` on the primary);
+   * by default a short poll of the checkpoint, which also suits a replica.
+   */
+  commitFeed?: CommitFeed;
 }
 
 /** Builds the read API (routes, schemas, OpenAPI, cache, CORS, compression); the caller listens. */
@@ -142,6 +152,7 @@ export async function createApiApp(ctx: ApiContext): Promise<FastifyInstance> {
         'Tx',
         ...(options.vmType === 'evm' ? ['EVM Tx', 'EVM Internal Tx'] : []),
         'NFT',
+        'Stream',
       ].map((name) => ({
         name,
       })),
@@ -192,6 +203,25 @@ export async function createApiApp(ctx: ApiContext): Promise<FastifyInstance> {
   registerSystemRoutes(app, deps, {
     metrics: ctx.metrics,
     ...(ctx.readiness ? { readiness: ctx.readiness } : {}),
+  });
+  const streamReader = createStreamReader({ db });
+  const streamMetrics = createStreamMetrics(ctx.metrics);
+  const hub = createStreamHub({
+    reader: streamReader,
+    blocks: deps.readers.blocks,
+    chainId: options.chainId,
+    feed: ctx.commitFeed ?? createPollFeed(options.streams.pollMs),
+    routes: options.vmType === 'evm' ? ['blocks', 'txs', 'evm-txs'] : ['blocks', 'txs'],
+    heartbeatMs: options.streams.heartbeatMs,
+    metrics: streamMetrics,
+    logger: ctx.logger,
+  });
+  registerStreamRoutes(app, {
+    options,
+    hub,
+    reader: streamReader,
+    blocks: deps.readers.blocks,
+    metrics: streamMetrics,
   });
   registerSwaggerRoutes(app);
   return app;

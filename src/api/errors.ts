@@ -12,6 +12,8 @@ export const GrpcCode = {
   invalidArgument: 3,
   notFound: 5,
   resourceExhausted: 8,
+  /** A stream resume point further back than the replay bound (410). */
+  outOfRange: 11,
   unimplemented: 12,
   internal: 13,
   unavailable: 14,

@@ -44,6 +44,7 @@ export interface ApiOptions {
   readyMaxLagSeconds: number;
   /** Request-size and work limits, and the optional rate limit / expensive-query cap (docs/operator.md "Limits"). */
   limits: ApiLimits;
+  streams: StreamOptions;
   version: string;
   commit: string;
 }
@@ -63,6 +64,21 @@ export interface ApiLimits {
   rateLimitBurst: number;
   /** Concurrent exact counts + offset scans; 0 = no cap (a count then says "-1", a scan 503). */
   maxExpensiveQueries: number;
+}
+
+/** Live streams (spec/stream.md). */
+export interface StreamOptions {
+  /** Stored items a resume may replay; a resume point further back is refused (410). */
+  maxReplay: number;
+  heartbeatMs: number;
+  /** The `retry:` a client waits before it reconnects. */
+  retryMs: number;
+  /** Open streams per process (503 past it). */
+  maxSubscribers: number;
+  /** Bytes waiting for one subscriber past which it is closed as too slow. */
+  maxBufferBytes: number;
+  /** Checkpoint poll interval where no commit notification reaches the process (a replica). */
+  pollMs: number;
 }
 
 /** Flags of `rollup-indexer api`; each overrides its env variable. */
@@ -114,6 +130,12 @@ const envSchema = z.object({
   API_RATE_LIMIT: intText(0, 1_000_000).default(0),
   API_RATE_LIMIT_BURST: intText(0, 1_000_000).optional(),
   API_MAX_EXPENSIVE_QUERIES: intText(0, 10_000).default(0),
+  API_STREAM_MAX_REPLAY: intText(0, 1_000_000).default(10_000),
+  API_STREAM_HEARTBEAT_MS: intText(1000, 3_600_000).default(15_000),
+  API_STREAM_RETRY_MS: intText(0, 3_600_000).default(2000),
+  API_STREAM_MAX_SUBSCRIBERS: intText(0, 1_000_000).default(10_000),
+  API_STREAM_MAX_BUFFER_BYTES: intText(65_536, 1_073_741_824).default(1_048_576),
+  API_STREAM_POLL_MS: intText(10, 60_000).default(250),
   APP_VERSION: z.string().default('v0.1.0'),
   GIT_COMMIT: z.string().default('unknown'),
 });
@@ -203,6 +225,14 @@ export function loadApiOptions(
       rateLimitPerSecond: e.API_RATE_LIMIT,
       rateLimitBurst: Math.max(1, e.API_RATE_LIMIT_BURST ?? 2 * e.API_RATE_LIMIT),
       maxExpensiveQueries: e.API_MAX_EXPENSIVE_QUERIES,
+    },
+    streams: {
+      maxReplay: e.API_STREAM_MAX_REPLAY,
+      heartbeatMs: e.API_STREAM_HEARTBEAT_MS,
+      retryMs: e.API_STREAM_RETRY_MS,
+      maxSubscribers: e.API_STREAM_MAX_SUBSCRIBERS,
+      maxBufferBytes: e.API_STREAM_MAX_BUFFER_BYTES,
+      pollMs: e.API_STREAM_POLL_MS,
     },
     version: e.APP_VERSION,
     commit: e.GIT_COMMIT,

@@ -1,6 +1,7 @@
-import type { FastifyServerFactory } from 'fastify';
+import type { FastifyInstance, FastifyServerFactory } from 'fastify';
 import { createApiApp } from '../api/app.js';
 import { loadApiDatabaseOptions, loadApiOptions, loadEdgeLimits } from '../api/options.js';
+import { createInProcessFeed, type CommitFeed } from '../shared/commit-feed.js';
 import type { Env, IngestOptions, NodeEndpoints } from '../shared/config.js';
 import { createLogger, type Logger } from '../shared/logger.js';
 import { createMetricsRegistry, type Registry } from '../shared/metrics.js';
@@ -57,7 +58,11 @@ export async function runIngestProcess(opts: IngestProcessOptions): Promise<numb
   let db: Db | undefined;
   let apiDb: Db | undefined;
   let service: IngestService | undefined;
+  let api: FastifyInstance | undefined;
   let height = 0;
+  // Streams learn of commits from the pipeline itself, unless the API reads a replica, which has
+  // a commit only once it replayed it (then the API polls the replica's own checkpoint).
+  const commits = opts.withApi && !opts.env.DATABASE_READ_URL ? createInProcessFeed() : undefined;
   try {
     state.enter('database', 'opening the database');
     db = await openDatabase(ingest.database);
@@ -77,15 +82,22 @@ export async function runIngestProcess(opts: IngestProcessOptions): Promise<numb
     });
     if (opts.withApi) {
       apiDb = await openApiDatabase(db, opts.env, ingest);
-      await serveApi({ port, db: apiDb, env: opts.env, ingest, logger, registry, state });
+      api = await serveApi({ port, db: apiDb, env: opts.env, ingest, logger, registry, state, commits });
       opts.onApiListening?.(port.url);
     }
-    await runService(service, opts, signal, state);
+    await runService(
+      service,
+      { ...opts, onCommit: (p) => (opts.onCommit?.(p), commits?.committed()) },
+      signal,
+      state,
+    );
   } catch (err) {
     // A signal during start-up (waiting for the node) is a stop, not a failure.
     if (!signal.aborted) throw err;
   } finally {
     state.enter('stopping', 'shutting down');
+    // Ends the open streams (each gets a last event saying to resume), so the port can close.
+    await api?.close();
     await port.close();
     if (apiDb && apiDb !== db) await apiDb.close();
     await db?.close();
@@ -158,7 +170,8 @@ async function serveApi(ctx: {
   logger: Logger;
   registry: Registry;
   state: IngestState;
-}): Promise<void> {
+  commits: CommitFeed | undefined;
+}): Promise<FastifyInstance> {
   const meta = await readChainMeta(ctx.db);
   const options = loadApiOptions(
     { ...ctx.env, PORT: String(ctx.ingest.port), HOST: ctx.ingest.host },
@@ -176,6 +189,8 @@ async function serveApi(ctx: {
     metrics: ctx.registry,
     serverFactory,
     readiness: async () => ctx.state.readiness(),
+    ...(ctx.commits ? { commitFeed: ctx.commits } : {}),
   });
   await app.ready();
+  return app;
 }

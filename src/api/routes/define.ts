@@ -67,9 +67,14 @@ export function jsonRoute(app: FastifyInstance, deps: RouteDeps, route: JsonRout
     void reply.header('content-type', 'application/json');
     return body;
   });
+  registerOtherMethods(app, route.url);
+}
+
+/** Every method but GET and HEAD answers 405 JSON with `Allow: GET, HEAD`, like the reference. */
+export function registerOtherMethods(app: FastifyInstance, url: string): void {
   app.route({
     method: app.supportedMethods.filter((m) => m !== 'GET' && m !== 'HEAD'),
-    url: route.url,
+    url,
     schema: { hide: true },
     handler: async (_request, reply) => {
       void reply.header('allow', 'GET, HEAD');

@@ -6,6 +6,7 @@ import { AppError } from '../../shared/errors.js';
 import { createLogger, defaultLogFormat, type LogFormat, type Logger } from '../../shared/logger.js';
 import { createMetricsRegistry } from '../../shared/metrics.js';
 import type { Db } from '../../store/db.js';
+import { createCommitListener } from '../../store/commit-listener.js';
 import { openDatabase } from '../context.js';
 import { readChainMeta } from '../../store/readers/chain-meta.js';
 
@@ -80,7 +81,13 @@ export function registerApi(program: Command): void {
         },
         meta,
       );
-      const app = await createApiApp({ options, db, logger, metrics: createMetricsRegistry() });
+      const app = await createApiApp({
+        options,
+        db,
+        logger,
+        metrics: createMetricsRegistry(),
+        ...commitFeedFor(env, dbOptions, logger),
+      });
       const address = await app.listen({ port: options.port, host: options.host });
       logger.info(
         {
@@ -102,4 +109,13 @@ export function registerApi(program: Command): void {
       await app.close();
       await db.close();
     });
+}
+
+/**
+ * Streams on the primary LISTEN for the writer's NOTIFY; on a replica (DATABASE_READ_URL) no
+ * notification arrives, so the API follows the replica's own replayed checkpoint (the default poll).
+ */
+function commitFeedFor(env: NodeJS.ProcessEnv, db: ApiDatabaseOptions, logger: Logger) {
+  if (env.DATABASE_READ_URL || db.target.kind !== 'postgres') return {};
+  return { commitFeed: createCommitListener({ url: db.target.url, logger }) };
 }

@@ -43,6 +43,8 @@ export interface StatusHeights {
 export interface BlockReader {
   list(plan: KeysetPlan): Promise<BlockPage>;
   byHeight(height: string): Promise<BlockRow | undefined>;
+  /** Blocks with after < height ≤ upto, at most `limit`, ascending (the live block stream). */
+  range(after: number, upto: number, limit: number): Promise<BlockRow[]>;
   /**
    * The newest indexed height (undefined before the first block), and each stage's height where
    * that stage has run on this database (its checkpoint row exists).
@@ -78,6 +80,13 @@ export function createBlockReader(ctx: ReaderContext): BlockReader {
         [height],
       );
       return rows[0];
+    },
+    async range(after, upto, limit) {
+      const { rows } = await ctx.db.query<BlockRow>(
+        `SELECT ${BLOCK_COLUMNS} ${BLOCK_FROM} WHERE b.height > $1 AND b.height <= $2 ORDER BY b.height LIMIT ${Math.trunc(limit)}`,
+        [after, upto],
+      );
+      return rows;
     },
     async statusHeights() {
       const { rows } = await ctx.db.query<{

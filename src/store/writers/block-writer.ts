@@ -1,3 +1,4 @@
+import { COMMIT_CHANNEL } from '../../shared/commit-feed.js';
 import { AppError } from '../../shared/errors.js';
 import type { Db, Queryable } from '../db.js';
 import { insertAccountEdges, type AccountEdges, type EdgeTables } from './account-edges.js';
@@ -146,9 +147,13 @@ async function writeInTransaction(
   const last = blocks[blocks.length - 1]!.block;
   // Guarded on the previous height: a second writer on the same database fails here instead of
   // interleaving rows.
+  // The same statement announces the commit to API processes that LISTEN (live streams): a
+  // NOTIFY in a transaction is delivered only if it commits, and costs no extra round trip.
   const { rows } = await tx.query(
-    `UPDATE checkpoint SET height = $2, block_hash = $3, tx_sequence = $4, evm_sequence = $5, updated_at = now()
-      WHERE stream = $1 AND height = $6 RETURNING height`,
+    `WITH moved AS (
+       UPDATE checkpoint SET height = $2, block_hash = $3, tx_sequence = $4, evm_sequence = $5, updated_at = now()
+        WHERE stream = $1 AND height = $6 RETURNING height)
+     SELECT height, pg_notify('${COMMIT_CHANNEL}', height::text) FROM moved`,
     [BLOCKS_STREAM, last.height, asBuffer(last.hash), txSequence, evmSequence, from.height],
   );
   if (rows.length !== 1) {

@@ -1,0 +1,143 @@
+import type { ServerResponse } from 'node:http';
+
+/** What a subscriber asked for, resolved against the dictionaries as ids appear. */
+export interface StreamFilter {
+  /** Lower-case hex of the account's bytes. */
+  accountHex?: string;
+  signerOnly: boolean;
+  /** Message type names (no leading '/'); any of them matches. */
+  msgNames?: ReadonlySet<string>;
+}
+
+/** One committed item in the form a stream sends it. */
+export interface StreamEvent {
+  /** Height (blocks) or sequence (txs): the SSE id a client resumes from. */
+  id: number;
+  height: number;
+  data: string;
+}
+
+export interface SubscriberLimits {
+  /** Bytes waiting in the socket past which the subscriber is too slow and is closed. */
+  maxBufferBytes: number;
+}
+
+/**
+ * One open SSE connection. Live events are written at once; while the stored backlog is being
+ * replayed they wait in a queue of the same byte bound. Ids at or below `lastId` are never sent
+ * again, so replay and live can overlap without a duplicate.
+ */
+export interface Subscriber {
+  readonly eventName: string;
+  readonly filter: StreamFilter;
+  /** The last id this client has (sent, or named by its resume point). */
+  lastId: number;
+  /** `from_height`: nothing below it is sent. */
+  readonly minHeight: number;
+  readonly closed: boolean;
+  /** Writes a live event (or queues it during replay); true when written now. */
+  send(event: StreamEvent): boolean;
+  /** Writes the backlog in order, waiting for the socket to drain, then goes live. */
+  replay(chunks: AsyncIterable<readonly StreamEvent[]>): Promise<void>;
+  heartbeat(): void;
+  /** Ends the stream with a last `error` event (slow consumer, shutdown). */
+  closeWith(code: number, message: string): void;
+  /** Drops a subscriber whose stream never opened (the answer is an error instead). */
+  abandon(): void;
+  onClose(listener: () => void): void;
+}
+
+export function createSubscriber(
+  res: ServerResponse,
+  init: {
+    eventName: string;
+    filter: StreamFilter;
+    lastId: number;
+    minHeight: number;
+    limits: SubscriberLimits;
+    onSlow: () => void;
+  },
+): Subscriber {
+  let pending: StreamEvent[] | undefined = [];
+  let pendingBytes = 0;
+  let closed = false;
+  const closeListeners: (() => void)[] = [];
+  res.on('close', () => {
+    if (closed) return;
+    closed = true;
+    for (const l of closeListeners) l();
+  });
+
+  const frame = (e: StreamEvent) => `id: ${e.id}\nevent: ${init.eventName}\ndata: ${e.data}\n\n`;
+  const sub: Subscriber = {
+    eventName: init.eventName,
+    filter: init.filter,
+    lastId: init.lastId,
+    minHeight: init.minHeight,
+    get closed() {
+      return closed;
+    },
+    send(event) {
+      if (closed) return false;
+      // While the backlog is planned and replayed, everything live waits; ids are checked on flush.
+      if (pending !== undefined) {
+        pending.push(event);
+        pendingBytes += event.data.length;
+        if (pendingBytes > init.limits.maxBufferBytes) slow();
+        return false;
+      }
+      if (event.id <= sub.lastId || event.height < sub.minHeight) return false;
+      res.write(frame(event));
+      sub.lastId = event.id;
+      if (res.writableLength > init.limits.maxBufferBytes) slow();
+      return true;
+    },
+    async replay(chunks) {
+      for await (const events of chunks) {
+        for (const event of events) {
+          if (closed) return;
+          if (event.id <= sub.lastId || event.height < sub.minHeight) continue;
+          sub.lastId = event.id;
+          if (!res.write(frame(event))) await drained(res);
+        }
+      }
+      const queued = pending ?? [];
+      pending = undefined;
+      for (const event of queued) sub.send(event);
+    },
+    heartbeat() {
+      if (!closed) res.write(': keep-alive\n\n');
+    },
+    closeWith(code, message) {
+      if (closed) return;
+      res.end(`event: error\ndata: ${JSON.stringify({ code, message })}\n\n`);
+      closed = true;
+      for (const l of closeListeners) l();
+    },
+    abandon() {
+      if (closed) return;
+      closed = true;
+      for (const l of closeListeners) l();
+    },
+    onClose(listener) {
+      closeListeners.push(listener);
+    },
+  };
+  const slow = () => {
+    init.onSlow();
+    sub.closeWith(14, 'slow consumer: resume with Last-Event-ID');
+  };
+  return sub;
+}
+
+function drained(res: ServerResponse): Promise<void> {
+  return new Promise((resolve) => {
+    const done = () => {
+      res.off('drain', done);
+      res.off('close', done);
+      resolve();
+    };
+    res.on('drain', done);
+    res.on('close', done);
+  });
+}
