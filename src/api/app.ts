@@ -42,6 +42,7 @@ import { registerNftRoutes } from './routes/nfts.js';
 import { registerStatusRoutes } from './routes/status.js';
 import { registerSwaggerRoutes } from './routes/swagger.js';
 import { registerSystemRoutes, type ReadinessCheck } from './routes/system.js';
+import { registerLivePage } from './routes/live-page.js';
 import { registerStreamRoutes } from './routes/stream.js';
 import { registerTxRoutes } from './routes/txs.js';
 import { createStreamHub } from './stream/hub.js';
@@ -223,6 +224,7 @@ export async function createApiApp(ctx: ApiContext): Promise<FastifyInstance> {
     blocks: deps.readers.blocks,
     metrics: streamMetrics,
   });
+  registerLivePage(app);
   registerSwaggerRoutes(app);
   return app;
 }

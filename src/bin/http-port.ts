@@ -29,7 +29,15 @@ export async function openHttpPort(ctx: {
   state: IngestState;
   limits: EdgeLimits & { requestTimeoutMs: number };
 }): Promise<HttpPort> {
-  let handler: RequestHandler = bootHandler(ctx.registry, ctx.state);
+  // Stream requests wait for the API instead of taking a 503: an EventSource that gets a non-200
+  // answer gives up for good, so a client reconnecting across a restart would be lost.
+  const parked = new Set<[http.IncomingMessage, http.ServerResponse]>();
+  const park: RequestHandler = (req, res) => {
+    const entry: [http.IncomingMessage, http.ServerResponse] = [req, res];
+    parked.add(entry);
+    res.once('close', () => parked.delete(entry));
+  };
+  let handler: RequestHandler = bootHandler(ctx.registry, ctx.state, park);
   const server = http.createServer(edgeServerOptions(ctx.limits), (req, res) => handler(req, res));
   installPlainServerEdge(server, ctx.limits);
   await new Promise<void>((resolve, reject) => {
@@ -46,9 +54,12 @@ export async function openHttpPort(ctx: {
       server.removeAllListeners('clientError');
       server.removeAllListeners('connect');
       handler = next;
+      for (const [req, res] of parked) next(req, res);
+      parked.clear();
     },
     close: () =>
       new Promise<void>((resolve) => {
+        for (const [, res] of parked) res.destroy();
         server.close(() => resolve());
         server.closeIdleConnections();
       }),
@@ -66,10 +77,12 @@ function listenError(err: NodeJS.ErrnoException, host: string, port: number): Er
   return err;
 }
 
-function bootHandler(registry: Registry, state: IngestState): RequestHandler {
+function bootHandler(registry: Registry, state: IngestState, park: RequestHandler): RequestHandler {
   return (req, res) => {
     const path = (req.url ?? '/').split('?', 1)[0]!.replace(/\/+$/, '').toLowerCase();
-    if (path === '/metrics') {
+    if (path.startsWith('/indexer/stream/')) {
+      park(req, res);
+    } else if (path === '/metrics') {
       void registry.metrics().then((text) => send(res, req, 200, text, registry.contentType));
     } else if (path === '/health') {
       send(res, req, 200, '{"status":"ok"}');

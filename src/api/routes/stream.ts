@@ -143,6 +143,13 @@ async function openStream(request: FastifyRequest, reply: FastifyReply, spec: St
     onSlow: () => deps.metrics.slowClose(spec.route),
   });
   const delivered = await deps.hub.register(spec.route, sub);
+  if (delivered === undefined) {
+    // Stopping: a dropped connection makes the client retry (and find the restarted process),
+    // where an error status would make an EventSource give up.
+    reply.hijack();
+    reply.raw.destroy();
+    return reply;
+  }
   let backlog: Backlog;
   try {
     backlog = await planBacklog(

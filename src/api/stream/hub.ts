@@ -19,8 +19,11 @@ const CHUNK = 500;
  * two batches has everything up to `delivered` from its replay and everything after it live.
  */
 export interface StreamHub {
-  /** Adds a subscriber; resolves with the id it has everything up to once its replay is sent. */
-  register(route: StreamRoute, sub: Subscriber): Promise<number>;
+  /**
+   * Adds a subscriber; resolves with the id it has everything up to once its replay is sent, or
+   * undefined once the hub is closed (the process is stopping).
+   */
+  register(route: StreamRoute, sub: Subscriber): Promise<number | undefined>;
   subscriberCount(): number;
   close(): Promise<void>;
 }
@@ -58,6 +61,7 @@ export function createStreamHub(ctx: {
   });
 
   let queued = false;
+  let closed = false;
   const wake = () => {
     if (queued) return;
     queued = true;
@@ -130,6 +134,7 @@ export function createStreamHub(ctx: {
       const state = states.get(route);
       if (state === undefined) throw new Error(`stream route ${route} is not served here`);
       return serial(() => {
+        if (closed) return undefined;
         state.all.add(sub);
         sub.onClose(() => state.all.delete(sub));
         return state.delivered;
@@ -137,6 +142,7 @@ export function createStreamHub(ctx: {
     },
     subscriberCount: () => [...states.values()].reduce((n, s) => n + s.all.size, 0),
     async close() {
+      closed = true;
       clearInterval(heartbeat);
       await ctx.feed.close();
       for (const state of states.values()) {
