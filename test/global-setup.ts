@@ -10,6 +10,7 @@ import { readdir, rm, symlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { TestProject } from 'vitest/node';
+import { databaseUrlRequirement, missingRequirementMessage, requireAll } from './helpers/requirements.js';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 
@@ -21,6 +22,12 @@ declare module 'vitest' {
 }
 
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
+  // Without a URL the PostgreSQL variants of ~40 files are simply not generated (not even listed
+  // as skipped), so under RI_TEST_REQUIRE_ALL=1 the whole run stops here instead.
+  const database = databaseUrlRequirement();
+  if (requireAll() && !database.found) {
+    throw new Error(`RI_TEST_REQUIRE_ALL=1 and ${missingRequirementMessage(database)}`);
+  }
   // Per run: parallel runs (two checkouts' CI, watch mode) must not rebuild under each other.
   const out = path.join(root, 'node_modules', '.cache', 'rollup-indexer-test-cli', String(process.pid));
   await rm(out, { recursive: true, force: true });

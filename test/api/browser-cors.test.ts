@@ -3,11 +3,12 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { chromium, type Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { findChromium, usePageOrigin } from '../helpers/browser.js';
+import { usePageOrigin } from '../helpers/browser.js';
 import { useCliProcesses } from '../helpers/cli-process.js';
+import { chromiumRequirement, needs } from '../helpers/requirements.js';
 import { useSimulators } from '../sim/helpers/sims.js';
 
-const chromiumPath = findChromium();
+const browserBinary = await chromiumRequirement();
 
 const TXS = '/indexer/tx/v1/txs?pagination.limit=2';
 const BLOCKS = '/indexer/block/v1/blocks?pagination.limit=2';
@@ -43,7 +44,7 @@ async function callFromPage({
  * database, no CORS_* variables), as Celatone and the wallet do (spec/api.md decision 9); with
  * CORS_ENABLED=false the browser itself must refuse the answers.
  */
-describe.skipIf(chromiumPath === undefined)('a browser on another origin', { timeout: 180_000 }, () => {
+describe.runIf(needs(browserBinary))('a browser on another origin', { timeout: 180_000 }, () => {
   const simulator = useSimulators();
   const cli = useCliProcesses();
   const pageOrigin = usePageOrigin('<!doctype html><title>explorer</title><p>explorer</p>');
@@ -51,7 +52,7 @@ describe.skipIf(chromiumPath === undefined)('a browser on another origin', { tim
   let dir: string;
   beforeAll(async () => {
     dir = await mkdtemp(path.join(tmpdir(), 'ri-cors-'));
-    browser = await chromium.launch({ executablePath: chromiumPath!, args: ['--no-sandbox'] });
+    browser = await chromium.launch({ executablePath: browserBinary.path!, args: ['--no-sandbox'] });
   });
   afterAll(async () => {
     await browser?.close();

@@ -1,7 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { COLLECTIONS, nftOpAt, type NftPlanContext } from '../../src/sim/chain/nft-lifecycle.js';
 import type { NftCollectionTruth, NftTokenTruth, TxTruth, VmType } from '../../src/sim/types.js';
-import { nftNameKey } from '../../src/shared/nft-name.js';
 import { testDbFactories } from '../helpers/db.js';
 import { indexSimulator, type IndexedSimulator } from '../helpers/ingest.js';
 import { createHarness, walk, type Harness } from './harness.js';
@@ -134,13 +133,18 @@ describe.each(
   });
 
   it('/collections/by_name lists exactly the collections whose name or origin name contains the query', async () => {
+    // The spec's key (letters, marks and digits kept, lower-cased) restricted to ASCII, where it
+    // is plain [a-z0-9]: the simulator's names are ASCII (checked), the queries made so. Written
+    // here rather than taken from the server's function (Unicode: test/api/nft-name-table.ts).
+    const asciiKey = (text: string) => text.replace(/[^A-Za-z0-9]/g, '').toLowerCase();
+    for (const c of collections) expect(`${c.name}${c.originName}`).toMatch(/^[\x20-\x7e]*$/);
     // Whole names, a prefix shared by many ("collection1" also matches 10, 11, …) and no match.
     const queries = [...collections.map((c) => c.name), 'collection1', 'SIM', 'no-such-collection'];
     // Sent without spaces or punctuation: the path segment is not percent-decoded (docs/api.md).
     for (const query of queries.map((q) => q.replace(/[^A-Za-z0-9]/g, '')).filter((q) => q !== '')) {
-      const key = nftNameKey(query);
+      const key = asciiKey(query);
       const want = collections
-        .filter((c) => nftNameKey(c.name).includes(key) || nftNameKey(c.originName).includes(key))
+        .filter((c) => asciiKey(c.name).includes(key) || asciiKey(c.originName).includes(key))
         .map((c) => c.addr)
         .sort();
       const got = await walkAll<ApiCollection>(`${NFT}/collections/by_name/${query}`, 'collections');

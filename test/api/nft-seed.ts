@@ -51,6 +51,10 @@ export const NAMES = [
   'ibc/ABCDEF',
   'Badges of Honour',
   'Zeta',
+  // For by_name: a combining mark (kept, not composed), a non-ASCII digit (kept), symbols (removed).
+  'Cafe\u0301 Noir',
+  'Level \u0663 Club',
+  'Neon\u2605Cats \u{1F3A8}',
 ];
 const ORIGIN = 'L1 Kitties';
 const TOKEN_IDS = ['1', '2', '9', '10', '11', '100', '1a', 'A', 'b', 'token-ü'];

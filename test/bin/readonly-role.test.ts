@@ -1,13 +1,14 @@
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { useCliProcesses } from '../helpers/cli-process.js';
-import { createPgCluster, pgBinariesAvailable, type PgCluster } from '../helpers/pg-cluster.js';
+import { createPgCluster, type PgCluster } from '../helpers/pg-cluster.js';
+import { needs, pgServerRequirement } from '../helpers/requirements.js';
 import { useSimulators } from '../sim/helpers/sims.js';
 
-const available = await pgBinariesAvailable();
+const pgServer = await pgServerRequirement();
 
 /** Least privilege: `api` runs as a role that can read every table and write none, whatever it sets. */
-describe.skipIf(!available)('the read-only role from `migrate`', { timeout: 300_000 }, () => {
+describe.runIf(needs(pgServer))('the read-only role from `migrate`', { timeout: 300_000 }, () => {
   const start = useSimulators();
   let cluster: PgCluster;
   const cli = useCliProcesses();

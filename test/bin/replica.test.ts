@@ -1,14 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { useCliProcesses } from '../helpers/cli-process.js';
-import {
-  createPgCluster,
-  createStandby,
-  pgBinariesAvailable,
-  type PgCluster,
-} from '../helpers/pg-cluster.js';
+import { createPgCluster, createStandby, type PgCluster } from '../helpers/pg-cluster.js';
+import { needs, pgServerRequirement } from '../helpers/requirements.js';
 import { useSimulators } from '../sim/helpers/sims.js';
 
-const available = await pgBinariesAvailable();
+const pgServer = await pgServerRequirement();
 const HEAD = 40;
 const ROUTES = [
   '/status',
@@ -19,7 +15,7 @@ const ROUTES = [
 ];
 
 /** Scale-out: one indexer writes the primary, an `api` reads a streaming replica. */
-describe.skipIf(!available)('api on a streaming replica', { timeout: 300_000 }, () => {
+describe.runIf(needs(pgServer))('api on a streaming replica', { timeout: 300_000 }, () => {
   const start = useSimulators();
   let primary: PgCluster;
   let standby: PgCluster;

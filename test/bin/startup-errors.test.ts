@@ -1,13 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { useCliProcesses, type CliProcess } from '../helpers/cli-process.js';
-import { createPgCluster, pgBinariesAvailable, type PgCluster } from '../helpers/pg-cluster.js';
+import { createPgCluster, type PgCluster } from '../helpers/pg-cluster.js';
+import { needs, pgServerRequirement } from '../helpers/requirements.js';
 
-const available = await pgBinariesAvailable();
+const pgServer = await pgServerRequirement();
 const SECRET = 's3cret-pw';
 const NODE = { RPC_URL: 'http://127.0.0.1:1', REST_URL: 'http://127.0.0.1:1' };
 
 /** What an operator sees when the database setting is wrong: one line naming which, never the password. */
-describe.skipIf(!available)('database start-up errors', { timeout: 300_000 }, () => {
+describe.runIf(needs(pgServer))('database start-up errors', { timeout: 300_000 }, () => {
   let withPassword: PgCluster;
   let tlsOnly: PgCluster;
   const cli = useCliProcesses();

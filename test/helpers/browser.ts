@@ -1,26 +1,6 @@
-import { accessSync, constants } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import path from 'node:path';
 import { afterAll } from 'vitest';
-
-/** CHROMIUM_PATH, else Debian's `chromium` found on PATH; undefined when there is none. */
-export function findChromium(): string | undefined {
-  const dirs = (process.env.PATH ?? '').split(path.delimiter).filter(Boolean);
-  const candidates = process.env.CHROMIUM_PATH
-    ? [process.env.CHROMIUM_PATH]
-    : dirs.flatMap((dir) => ['chromium', 'chromium-browser'].map((name) => path.join(dir, name)));
-  return candidates.find(isExecutable);
-}
-
-function isExecutable(file: string): boolean {
-  try {
-    accessSync(file, constants.X_OK);
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 /**
  * A page origin of its own: an HTTP server on 127.0.0.1 that serves one HTML page, closed after

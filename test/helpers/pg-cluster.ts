@@ -5,9 +5,9 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import pg from 'pg';
+import { missingRequirementMessage, pgServerRequirement } from './requirements.js';
 
 const run = promisify(execFile);
-const BIN = process.env.PG_BIN_DIR ?? '/usr/lib/postgresql/15/bin';
 
 /** A private PostgreSQL cluster on a free port, to stop, start and break without touching the shared one. */
 export interface PgCluster {
@@ -22,20 +22,22 @@ export interface PgCluster {
   dispose(): Promise<void>;
 }
 
-/** True when the PostgreSQL server binaries are installed (Debian's postgresql package). */
-export async function pgBinariesAvailable(): Promise<boolean> {
-  return run(path.join(BIN, 'initdb'), ['--version']).then(
-    () => true,
-    () => false,
-  );
+/** The server binaries' directory, looked up once per test process (see requirements.ts). */
+let binDir: Promise<string> | undefined;
+function pgBinDir(): Promise<string> {
+  binDir ??= pgServerRequirement().then((req) => {
+    if (!req.binDir) throw new Error(missingRequirementMessage(req));
+    return req.binDir;
+  });
+  return binDir;
 }
 
 /** Runs a PostgreSQL binary; as root, as the `postgres` OS user (initdb refuses root). */
 function pgRunner(asRoot: boolean) {
-  return (bin: string, args: string[]) =>
-    asRoot
-      ? run('runuser', ['-u', 'postgres', '--', path.join(BIN, bin), ...args])
-      : run(path.join(BIN, bin), args);
+  return async (bin: string, args: string[]) => {
+    const file = path.join(await pgBinDir(), bin);
+    return asRoot ? run('runuser', ['-u', 'postgres', '--', file, ...args]) : run(file, args);
+  };
 }
 
 /** A temp directory the server's OS user owns. */

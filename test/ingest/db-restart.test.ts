@@ -3,13 +3,14 @@ import { createPostgresDb } from '../../src/store/db.js';
 import { createSimulator } from '../../src/sim/simulator.js';
 import type { Simulator, SimulatorUrls } from '../../src/sim/types.js';
 import { startCli, type CliProcess } from '../helpers/cli-process.js';
-import { createPgCluster, pgBinariesAvailable, type PgCluster } from '../helpers/pg-cluster.js';
+import { createPgCluster, type PgCluster } from '../helpers/pg-cluster.js';
+import { needs, pgServerRequirement } from '../helpers/requirements.js';
 import { expectIngestMatchesTruth } from '../helpers/truth.js';
 import { expectRichListMatchesTruth, stageHeight } from '../helpers/truth-rich-list.js';
 
 const FIRST_HEAD = 150;
 const SECOND_HEAD = 400;
-const available = await pgBinariesAvailable();
+const pgServer = await pgServerRequirement();
 
 /** The same deterministic chain, served up to `head` on fixed ports (a restart keeps the URLs). */
 async function serveChain(
@@ -80,7 +81,7 @@ function apiLoad(base: string): { stop(): Promise<{ seen: Map<number, number>; f
  * mid-commit later: the process stays up, waits, resumes by itself, and the database equals the
  * truth. Every step waits for a condition (a log line, a height), never for a delay.
  */
-describe.skipIf(!available)('ingest survives the database going away', () => {
+describe.runIf(needs(pgServer))('ingest survives the database going away', () => {
   let cluster: PgCluster;
   beforeAll(async () => {
     cluster = await createPgCluster();

@@ -16,6 +16,7 @@ let anvil: AnvilHandle;
 let dir: string;
 let contract: string;
 const logs: string[] = [];
+const logWatchers = new Set<{ pattern: RegExp; seen: () => void }>();
 const outputs: Record<string, unknown>[] = [];
 const other = privateKeyToAccount(ANVIL_KEYS[1]).address.toLowerCase();
 
@@ -30,7 +31,18 @@ afterAll(async () => {
 
 async function vip(args: string[], env: Record<string, string> = {}): Promise<Record<string, unknown>> {
   const program = new Command('rollup-indexer').exitOverride();
-  const sink = new Writable({ write: (c: Buffer, _e, cb) => (logs.push(c.toString()), cb()) });
+  const sink = new Writable({
+    write(c: Buffer, _e, cb) {
+      const line = c.toString();
+      logs.push(line);
+      for (const w of logWatchers) {
+        if (!w.pattern.test(line)) continue;
+        logWatchers.delete(w);
+        w.seen();
+      }
+      cb();
+    },
+  });
   registerVip(program, {
     env: { OPERATOR_KEY: ANVIL_KEYS[0], OTHER_KEY: ANVIL_KEYS[1], ...env },
     logger: pino({ level: 'debug' }, sink),
@@ -39,6 +51,17 @@ async function vip(args: string[], env: Record<string, string> = {}): Promise<Re
   await program.parseAsync(['node', 'rollup-indexer', 'vip', ...args]);
   return outputs[outputs.length - 1] as Record<string, unknown>;
 }
+/** Resolves at the next log line matching `pattern` (from this call on). */
+const nextLog = (pattern: RegExp) => new Promise<void>((seen) => void logWatchers.add({ pattern, seen }));
+
+/** JSON-RPC straight to anvil (its test methods: automine, mining, the mempool). */
+const rpc = (method: string, params: unknown[] = []) =>
+  fetch(anvil.url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
+  }).then((r) => r.json() as Promise<{ result: unknown }>);
+
 const base = (key = 'OPERATOR_KEY') => [
   '--vm',
   'evm',
@@ -171,15 +194,7 @@ describe('vip CLI on a real EVM (anvil)', () => {
     // Stage 5 already totals 9: each amount fits in uint64, the total after the run would not.
     await writeFile(big, `0x${'e1'.repeat(20)},${max - 5n}\n0x${'e2'.repeat(20)},1\n`);
     const owner = privateKeyToAccount(ANVIL_KEYS[0]).address;
-    const nonce = async () => {
-      const body = { jsonrpc: '2.0', id: 1, method: 'eth_getTransactionCount', params: [owner, 'latest'] };
-      const res = await fetch(anvil.url, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify(body),
-      });
-      return ((await res.json()) as { result: string }).result;
-    };
+    const nonce = async () => (await rpc('eth_getTransactionCount', [owner, 'latest'])).result;
     const before = await nonce();
     const cli = ['update-scores', ...base(), '--contract', contract, '--stage', '5', '--scores', big];
     await expect(vip(cli)).rejects.toMatchObject({
@@ -190,40 +205,35 @@ describe('vip CLI on a real EVM (anvil)', () => {
   });
 
   it('a tx mined only after the confirmation timeout is found by hash, not sent twice', async () => {
-    const rpc = (method: string, params: unknown[] = []) =>
-      fetch(anvil.url, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
-      }).then((r) => r.json() as Promise<{ result: unknown }>);
     const owner = privateKeyToAccount(ANVIL_KEYS[0]).address;
     const nonceBefore = Number((await rpc('eth_getTransactionCount', [owner, 'latest'])).result);
+    // Automine off: the tx waits in anvil's mempool until the test mines it, which it does once
+    // the tool has logged that its first wait ended (a condition, not a guessed delay).
     await rpc('evm_setAutomine', [false]);
-    const mined = new Promise<void>((resolve) =>
-      setTimeout(
-        () =>
-          void rpc('evm_mine')
-            .then(() => rpc('evm_setAutomine', [true]))
-            .then(() => resolve()),
-        400,
-      ),
+    const gaveUp = nextLog(/not confirmed in time/);
+    const command = vip([
+      'allow',
+      `0x${'77'.repeat(20)}`,
+      ...base(),
+      '--contract',
+      contract,
+      '--confirm-timeout-ms',
+      '400',
+    ]);
+    const ended = command.then(
+      () => 'ended',
+      () => 'ended',
     );
     try {
-      const out = await vip([
-        'allow',
-        `0x${'77'.repeat(20)}`,
-        ...base(),
-        '--contract',
-        contract,
-        '--confirm-timeout-ms',
-        '150',
-      ]);
-      expect(out).toMatchObject({ op: 'allow' });
+      expect(await Promise.race([gaveUp.then(() => 'gave up'), ended])).toBe('gave up');
+      expect((await rpc('txpool_status')).result).toEqual({ pending: '0x1', queued: '0x0' });
+      await rpc('evm_mine');
     } finally {
-      await mined;
+      await rpc('evm_setAutomine', [true]);
     }
+    expect(await command).toMatchObject({ op: 'allow' });
     expect(Number((await rpc('eth_getTransactionCount', [owner, 'latest'])).result)).toBe(nonceBefore + 1);
-    expect(logs.join('')).toMatch(/not confirmed in time/);
+    expect((await rpc('txpool_status')).result).toEqual({ pending: '0x0', queued: '0x0' });
   });
 
   it('never logs the private key', () => {

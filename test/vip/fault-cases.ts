@@ -27,15 +27,39 @@ export async function expectBroadcastRejected(h: Harness, contract: string, addr
   await expect(h.vip(cli)).rejects.toMatchObject({ chainCode: 13 });
 }
 
-/** The tx (`addr` scores 5) lands after the confirmation timeout: it is found, executed once. */
+/** Resolves when `event` happens; fails at once if `command` settles before it. */
+async function beforeItEnds(event: Promise<void>, command: Promise<unknown>, what: string): Promise<void> {
+  let ended = false;
+  const end = command.then(
+    () => (ended = true),
+    () => (ended = true),
+  );
+  await Promise.race([event, end]);
+  if (ended) {
+    await command;
+    throw new Error(`the command ended before ${what}`);
+  }
+}
+
+/**
+ * The tx (`addr` scores 5) lands only after the tool gave up waiting twice and re-sent the same
+ * bytes: it is found by hash and executed once. The chain holds the tx until the test releases
+ * it, once the log says the second wait ended, so no timing decides the order.
+ */
 export async function expectLateTxConfirmedOnce(h: Harness, contract: string, addr: string) {
-  h.chain.faults.delayNextInclusionMs = 300;
+  h.chain.faults.holdNextInclusion = true;
   const file = await h.file('t.csv', `${addr},5\n`);
   const before = h.chain.stats.includedTxs;
   const progress = `${h.dir}/t.json`;
   const cli = updateScoresArgv(h.baseArgs(), contract, '1', file, '--progress', progress);
-  const out = await h.vip([...cli, '--confirm-timeout-ms', '100']);
-  expect(out).toMatchObject({ txs: 1 });
+  const gaveUpTwice = h.logsMatching(/not confirmed in time/, 2);
+  const command = h.vip([...cli, '--confirm-timeout-ms', '100']);
+  await beforeItEnds(gaveUpTwice, command, 'its second confirmation timeout');
+  // The re-sent bytes were the same tx: still one held, nothing included.
+  expect(h.chain.heldCount()).toBe(1);
+  expect(h.chain.stats.includedTxs).toBe(before);
+  expect(h.chain.releaseHeld()).toBe(1);
+  expect(await command).toMatchObject({ txs: 1 });
   expect(h.chain.stats.includedTxs - before).toBe(1);
 }
 
@@ -82,13 +106,14 @@ export async function expectResumeAfterFailedBatch(h: Harness, contract: string,
 export async function expectPendingBatchFoundAtResume(h: Harness, contract: string, c: ResumeCase) {
   const { total, progress, cli } = await prepare(h, contract, 'crash', c);
   const includedBeforeCrash = h.chain.stats.includedTxs;
-  h.chain.faults.delayNextInclusionMs = 400;
+  h.chain.faults.holdNextInclusion = true;
   await expect(h.vip([...cli, '--confirm-timeout-ms', '30'])).rejects.toMatchObject({
     code: 'tx_unconfirmed',
   });
   expect((JSON.parse(await readFile(progress, 'utf8')) as Progress).pending?.index).toBe(0);
-  // Wait for the late inclusion itself (a condition, not a delay).
-  while (h.chain.stats.includedTxs === includedBeforeCrash) await new Promise((r) => setTimeout(r, 20));
+  expect(h.chain.stats.includedTxs).toBe(includedBeforeCrash);
+  // The node includes it while the tool is not running.
+  expect(h.chain.releaseHeld()).toBe(1);
   const before = h.chain.stats.includedTxs;
   const out = await h.vip(cli);
   expect(h.chain.stats.includedTxs - before).toBe(c.batches - 1);

@@ -66,6 +66,11 @@ export interface Harness {
   dir: string;
   logs: string[];
   outputs: Record<string, unknown>[];
+  /**
+   * Resolves once `count` more log lines matching `pattern` have been written (counting from this
+   * call): the way to wait for what the command has done, rather than for a guessed time.
+   */
+  logsMatching(pattern: RegExp, count?: number): Promise<void>;
   /** Runs `rollup-indexer vip <args>` in-process; answers the last printed record. */
   vip(args: string[], env?: Record<string, string>): Promise<Record<string, unknown>>;
   baseArgs(key?: keyof typeof KEYS): string[];
@@ -90,9 +95,17 @@ export async function startHarness(
   const dir = await mkdtemp(path.join(tmpdir(), `vip-${vm}-`));
   const logs: string[] = [];
   const outputs: Record<string, unknown>[] = [];
+  const watchers = new Set<{ pattern: RegExp; left: number; done: () => void }>();
   const sink = new Writable({
     write(chunk: Buffer, _enc, cb) {
-      logs.push(chunk.toString());
+      const line = chunk.toString();
+      logs.push(line);
+      for (const w of watchers) {
+        if (w.pattern.test(line) && --w.left === 0) {
+          watchers.delete(w);
+          w.done();
+        }
+      }
       cb();
     },
   });
@@ -104,6 +117,8 @@ export async function startHarness(
     dir,
     logs,
     outputs,
+    logsMatching: (pattern, count = 1) =>
+      new Promise<void>((done) => void watchers.add({ pattern, left: count, done })),
     async vip(args, moreEnv = {}) {
       const program = new Command('rollup-indexer').exitOverride();
       const logger = pino({ level: 'debug' }, sink);

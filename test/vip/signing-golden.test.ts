@@ -5,6 +5,7 @@ import { MsgExecuteContract } from '@initia/initia.proto/cosmwasm/wasm/v1/tx.js'
 import { MsgExecute } from '@initia/initia.proto/initia/move/v1/tx.js';
 import { decodeTx, verifySignature } from '../../src/sim/vip/tx-decode.js';
 import { toBech32 } from '../../src/shared/address.js';
+import { InputError } from '../../src/shared/errors.js';
 import { normaliseMoveAddress } from '../../src/vip/move/backend.js';
 import { b64, bcsAddress, bcsU64, bcsVector } from '../../src/vip/move/bcs.js';
 import { addressOfPublicKey, createLocalSigner, privateKeyFromSecret } from '../../src/vip/signer.js';
@@ -13,6 +14,17 @@ import { SAMPLES_ROOT } from '../fixtures/decode/samples.js';
 import { sampleTx } from './sample-tx.js';
 
 const MNEMONIC = 'test test test test test test test test test test test junk';
+
+/** The error `fn` throws; a failed assertion when it returns instead. */
+function errorOf(fn: () => unknown): Error {
+  let returned: unknown;
+  try {
+    returned = fn();
+  } catch (err) {
+    return err as Error;
+  }
+  throw new Error(`expected a throw, got ${typeof returned}`);
+}
 const samples = path.join(SAMPLES_ROOT, 'generated', 'initia.js-1.1.0', 'signed-txs.json');
 
 interface Sample {
@@ -91,13 +103,23 @@ describe('keys and BCS golden vectors (scoring.md §5.3, §5.5)', () => {
     });
   });
 
-  it('invalid secrets are refused without echoing them', () => {
-    const secret = 'correct horse battery staple not a mnemonic at all';
-    try {
-      privateKeyFromSecret(secret, 'eth_secp256k1', 0);
-      expect.unreachable();
-    } catch (err) {
-      expect((err as Error).message).not.toContain('horse');
+  it('invalid secrets are refused with invalid_key, without echoing them', () => {
+    // [secret, a part of it that must not appear in the error]
+    const secrets = [
+      ['correct horse battery staple not a mnemonic at all', 'horse'],
+      // Twelve valid words whose checksum is wrong (the test mnemonic with "junk" changed).
+      ['test test test test test test test test test test test test', 'test test'],
+      // One hex digit short of a private key.
+      [`0x${'ab'.repeat(31)}c`, 'abab'],
+    ] as const;
+    for (const [secret, telltale] of secrets) {
+      // Caught here rather than with try/catch around unreachable(): that catch would also catch
+      // unreachable()'s own error, and an accepted secret would pass.
+      const thrown = errorOf(() => privateKeyFromSecret(secret, 'eth_secp256k1', 0));
+      expect(thrown, secret).toBeInstanceOf(InputError);
+      expect(thrown, secret).toMatchObject({ code: 'invalid_key' });
+      const text = JSON.stringify({ message: thrown.message, details: (thrown as InputError).details });
+      expect(text, secret).not.toContain(telltale);
     }
   });
 

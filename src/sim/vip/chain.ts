@@ -45,8 +45,11 @@ export interface AccountState {
 
 /** Faults for tests: the next broadcasts are answered/included differently. */
 export interface VipChainFaults {
-  /** Include the next accepted tx only after this many ms (lookups answer "not found" until then). */
-  delayNextInclusionMs?: number;
+  /**
+   * Hold the next accepted tx in the mempool (lookups answer "not found") until `releaseHeld()`:
+   * a test includes it when the client has given up waiting, not after a guessed delay.
+   */
+  holdNextInclusion?: boolean;
   /** Drop the HTTP answer of the next broadcast after accepting the tx (the client sees an error). */
   failNextBroadcastResponse?: boolean;
   /** Reject the next broadcast at CheckTx with this code and log. */
@@ -70,6 +73,7 @@ export function createVipChain(options: VipChainOptions) {
   const moveModules = new Map<string, MoveVipScore>();
   const wasm: WasmState = { codes: new Map(), contracts: new Map(), nextCodeId: 1n, instances: 0n };
   const faults: VipChainFaults = {};
+  const held: { tx: DecodedTx; account: AccountState }[] = [];
   const stats = { includedTxs: 0, executedMsgs: 0, failedTxs: 0 };
   const l1: L1Vip | undefined = options.l1 ? createL1Vip(options.l1, now) : undefined;
   let height = 1;
@@ -236,7 +240,7 @@ export function createVipChain(options: VipChainOptions) {
     txs.set(tx.hash, record);
   }
 
-  /** CheckTx, then inclusion in the next block (immediately, or after an injected delay). */
+  /** CheckTx, then inclusion in the next block (immediately, or when a held tx is released). */
   function broadcastSync(raw: Uint8Array): { code: number; codespace: string; log: string; txhash: string } {
     let decodedHash = '';
     try {
@@ -257,10 +261,9 @@ export function createVipChain(options: VipChainOptions) {
       const { tx, account } = ante(raw, false, early);
       pending.add(tx.hash);
       pendingSigner.set(tx.hash, key(tx.signer));
-      const delay = faults.delayNextInclusionMs;
-      if (delay !== undefined) {
-        delete faults.delayNextInclusionMs;
-        setTimeout(() => include(tx, account), delay).unref?.();
+      if (faults.holdNextInclusion) {
+        delete faults.holdNextInclusion;
+        held.push({ tx, account });
       } else {
         include(tx, account);
       }
@@ -289,6 +292,14 @@ export function createVipChain(options: VipChainOptions) {
     accountKey: key,
     simulate,
     broadcastSync,
+    /** Includes the txs held by `faults.holdNextInclusion`, in broadcast order; answers how many. */
+    releaseHeld: (): number => {
+      const released = held.splice(0);
+      for (const { tx, account } of released) include(tx, account);
+      return released.length;
+    },
+    /** How many accepted txs are held (accepted at CheckTx, not yet included). */
+    heldCount: () => held.length,
     tx: (hash: string) => txs.get(hash.toUpperCase()),
     moveModule: (address: string) => moveModules.get(moveAddress(address, prefix)),
     wasmContract: (address: string) => wasm.contracts.get(address),
