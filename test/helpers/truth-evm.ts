@@ -20,7 +20,7 @@ interface Receipt {
   [key: string]: unknown;
 }
 
-interface ExpectedEvmTx {
+export interface ExpectedEvmTx {
   hash: string;
   height: number;
   signer: string;
@@ -127,7 +127,7 @@ function receiptText(r: Receipt): string {
  * list is first checked against the simulator's truth: same count per block, and the EVM hash
  * wherever the truth names one.
  */
-async function evmTruth(sim: Simulator, head: number): Promise<ExpectedEvmTx[]> {
+export async function evmTxTruth(sim: Simulator, head: number): Promise<ExpectedEvmTx[]> {
   const url = (await sim.listen()).jsonRpc;
   if (url === undefined) throw new Error('the simulator serves no EVM JSON-RPC');
   const out: ExpectedEvmTx[] = [];
@@ -180,7 +180,7 @@ async function evmTruth(sim: Simulator, head: number): Promise<ExpectedEvmTx[]> 
  * stored tx, and the checkpoint's EVM sequence. Returns the row count.
  */
 export async function expectEvmTxsMatchNode(db: Db, sim: Simulator, head: number): Promise<number> {
-  const expected = await evmTruth(sim, head);
+  const expected = await evmTxTruth(sim, head);
   const { rows } = await db.query<{
     sequence: number;
     hash: Uint8Array;
