@@ -157,5 +157,19 @@ export async function nodeTx(urls: SimulatorUrls, hash: string): Promise<Json> {
   const { ['@type']: anyType, ...tx } = response.tx as Json;
   // The REST answer wraps the tx in an Any; the API's tx has only body, auth_info and signatures.
   if (anyType !== '/cosmos.tx.v1beta1.Tx') throw new Error(`tx ${hash}: unexpected @type ${String(anyType)}`);
-  return Object.fromEntries(TX_KEYS.map((k) => [k, k === 'tx' ? tx : response[k]]));
+  const events = (response.events as Array<{ type: string; attributes?: Json[] }>).map(apiEvent);
+  return Object.fromEntries(TX_KEYS.map((k) => [k, k === 'tx' ? tx : k === 'events' ? events : response[k]]));
+}
+
+/**
+ * api.md §5.2 keeps the reference's omit-empty rendering of events in two places: `index` is left
+ * out when false, and an event without attributes has no `attributes` key. `value` is not among
+ * them: decision 8 keeps it, "" when empty, as REST does.
+ */
+function apiEvent(event: { type: string; attributes?: Json[] }): Json {
+  const attributes = (event.attributes ?? []).map((a) => {
+    const { index, ...rest } = a;
+    return index === false ? rest : a;
+  });
+  return attributes.length === 0 ? { type: event.type } : { ...event, attributes };
 }
