@@ -162,14 +162,14 @@ export async function nodeTx(urls: SimulatorUrls, hash: string): Promise<Json> {
 }
 
 /**
- * api.md §5.2 keeps the reference's omit-empty rendering of events in two places: `index` is left
- * out when false, and an event without attributes has no `attributes` key. `value` is not among
- * them: decision 8 keeps it, "" when empty, as REST does.
+ * api.md §5.2 keeps one omit-empty habit of the reference's events: `index` is left out when
+ * false. `value` ("" when empty, decision 8) and `attributes` (`[]` when none) are kept as REST
+ * writes them (docs/api.md, "Where this API differs from the reference").
  */
 function apiEvent(event: { type: string; attributes?: Json[] }): Json {
   const attributes = (event.attributes ?? []).map((a) => {
     const { index, ...rest } = a;
     return index === false ? rest : a;
   });
-  return attributes.length === 0 ? { type: event.type } : { ...event, attributes };
+  return { ...event, attributes };
 }
