@@ -256,7 +256,7 @@ describe.each(
       const got = await walkAll<{ txhash: string }>(path, 'txs');
       expect(got.map((x) => x.txhash).reverse(), key).toEqual(want);
       for (const reverse of ['true', 'false']) {
-        for (const limit of [1, 7]) {
+        for (const limit of [2, 7]) {
           const pages = await walkOffsets(path, limit, reverse, String(want.length));
           expect(
             pages.map((x) => x.txhash),
