@@ -1,0 +1,133 @@
+import type {
+  BlockTruth,
+  NftCollectionTruth,
+  NftTokenTruth,
+  TxTruth,
+  VmType,
+} from '../../../src/sim/types.js';
+import { nftOpAt, parseNftShare, type NftPlanContext } from '../../../src/sim/chain/nft-lifecycle.js';
+import { testDbFactories } from '../../helpers/db.js';
+import { indexSimulator, type IndexedSimulator } from '../../helpers/ingest.js';
+import { createHarness, type Harness } from '../harness.js';
+
+/**
+ * One simulator chain per VM, indexed by the real ingest pipeline and served by the real API,
+ * shared by every client-contract test of that VM. Only one database kind: PostgreSQL when
+ * TEST_DATABASE_URL is set (what CI and production run), PGlite otherwise; the other variants
+ * of these routes are walked by the e2e suites.
+ */
+export const HEAD = 120;
+/** Few accounts (busy ones, several pages each) and half the txs NFT operations (burns, re-mints). */
+const ACCOUNTS = 8;
+const NFT_SHARE = 0.5;
+
+export interface ClientChain {
+  vm: VmType;
+  h: Harness;
+  indexed: IndexedSimulator;
+  blocks: BlockTruth[];
+  /** Chain order (= sequence order). */
+  txs: TxTruth[];
+  /** Every account that appears in a tx, bech32. */
+  accounts: string[];
+  collections: NftCollectionTruth[];
+  tokens: NftTokenTruth[];
+  /** EVM: each Cosmos tx's Ethereum hash, as the node's JSON-RPC maps it (empty elsewhere). */
+  evmHashes: Map<string, string>;
+  close(): Promise<void>;
+}
+
+export async function ingestClientChain(vm: VmType): Promise<ClientChain> {
+  const factory = testDbFactories().at(-1)!;
+  const chainId = `clients-${vm}-1`;
+  const h = await createHarness(factory, { vm, blocks: 0, seed: false, env: { CHAIN_ID: chainId } });
+  try {
+    const indexed = await indexSimulator({
+      db: h.db,
+      vm,
+      head: HEAD,
+      txsPerBlock: '0-4',
+      sim: { chainId, accounts: ACCOUNTS, nftShare: NFT_SHARE },
+    });
+    const blocks = Array.from({ length: HEAD }, (_, i) => indexed.sim.truth.block(i + 1));
+    const txs = blocks.flatMap((b) => b.txs);
+    return {
+      vm,
+      h,
+      indexed,
+      blocks,
+      txs,
+      accounts: [...new Set(txs.flatMap((t) => t.accounts))].sort(),
+      collections: indexed.sim.truth.nftCollections(HEAD),
+      tokens: indexed.sim.truth.nftTokens(HEAD),
+      evmHashes: vm === 'evm' ? await evmHashesOf(indexed.urls.jsonRpc ?? '', txs) : new Map(),
+      async close() {
+        await indexed.close();
+        await h.dispose();
+      },
+    };
+  } catch (err) {
+    await h.dispose();
+    throw err;
+  }
+}
+
+/** cosmos_txHashByCosmosTxHash for every tx, in one JSON-RPC batch (the call Celatone makes). */
+async function evmHashesOf(jsonRpc: string, txs: TxTruth[]): Promise<Map<string, string>> {
+  const batch = txs.map((t, id) => ({
+    jsonrpc: '2.0',
+    id,
+    method: 'cosmos_txHashByCosmosTxHash',
+    params: [t.hash],
+  }));
+  const res = await fetch(jsonRpc, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(batch),
+  });
+  const answers = (await res.json()) as { id: number; result: string | null }[];
+  const hashes = new Map<string, string>();
+  for (const { id, result } of answers) if (result) hashes.set(txs[id]!.hash, result);
+  return hashes;
+}
+
+export interface NftOpTruth {
+  hash: string;
+  kind: 'create-collection' | 'mint' | 'transfer' | 'mutate-uri' | 'burn' | 'ibc-receive';
+}
+
+/**
+ * The simulator's own NFT plan, tx by tx (the closed-form lifecycle, not the indexer's rows):
+ * the txs that operated on each token (key `collection/tokenId`, oldest first, a burnt and
+ * re-minted id keeping its old history) and the tx that created each collection.
+ */
+export function nftPlanHistory(chain: ClientChain): {
+  tokens: Map<string, NftOpTruth[]>;
+  created: Map<string, string>;
+} {
+  const plan: NftPlanContext = {
+    seed: chain.indexed.sim.options.seed,
+    accounts: ACCOUNTS,
+    uriMutation: chain.vm === 'move',
+    share: parseNftShare(NFT_SHARE),
+  };
+  const ibc = chain.collections.find((c) => c.originName !== '');
+  const addrOf = (collection: number) =>
+    chain.collections.find((c) => c.name === `Sim Collection ${collection}`)?.addr ?? '';
+  const tokens = new Map<string, NftOpTruth[]>();
+  const created = new Map<string, string>();
+  chain.txs.forEach((tx, g) => {
+    const op = nftOpAt(plan, g);
+    if (!op) return;
+    if (op.kind === 'create-collection') {
+      created.set(addrOf(op.collection), tx.hash);
+      return;
+    }
+    // A Move transfer to the current owner emits nothing naming the token (object::transfer returns early).
+    if (chain.vm === 'move' && op.kind === 'transfer' && op.from === op.to) return;
+    const addr = op.kind === 'ibc-receive' ? (ibc?.addr ?? '') : addrOf(op.collection);
+    const key = `${addr}/${op.tokenId}`;
+    tokens.set(key, [...(tokens.get(key) ?? []), { hash: tx.hash, kind: op.kind }]);
+  });
+  return { tokens, created };
+}
