@@ -64,7 +64,7 @@ export async function createApiApp(ctx: ApiContext): Promise<FastifyInstance> {
     logger: false,
     // The ingest process opens its port first and hands it over (it applies the same limits).
     ...(ctx.serverFactory ? { serverFactory: ctx.serverFactory } : {}),
-    // Edge limits (README "Limits"): Node's parser answers past them, in JSON (http-edge.ts).
+    // Edge limits (docs/operator.md "Limits"): Node's parser answers past them, in JSON (http-edge.ts).
     http: edgeServerOptions(limits),
     requestTimeout: limits.requestTimeoutMs,
     bodyLimit: limits.maxBodyBytes,

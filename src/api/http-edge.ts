@@ -10,7 +10,7 @@ import { GrpcCode, type ErrorBody } from './errors.js';
  * Node never builds a request object for these, so they are written as raw HTTP/1.1 answers.
  */
 
-/** Limits of the edge (README "Limits"); the header limit also bounds the URL (request line). */
+/** Limits of the edge (docs/operator.md "Limits"); the header limit also bounds the URL (request line). */
 export interface EdgeLimits {
   /** Request line + headers, bytes (Node's `maxHeaderSize`); past it: 431. */
   maxHeaderBytes: number;
@@ -20,7 +20,7 @@ export interface EdgeLimits {
 
 export const DEFAULT_EDGE_LIMITS: EdgeLimits = { maxHeaderBytes: 16_384, maxBodyBytes: 65_536 };
 
-/** `http.createServer` options that apply the edge limits (README "Limits"). */
+/** `http.createServer` options that apply the edge limits (docs/operator.md "Limits"). */
 export function edgeServerOptions(limits: EdgeLimits & { requestTimeoutMs: number }): http.ServerOptions {
   return {
     maxHeaderSize: limits.maxHeaderBytes,

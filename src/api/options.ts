@@ -12,7 +12,7 @@ import { InputError } from '../shared/errors.js';
 
 export type { VmType } from '../shared/config.js';
 
-/** CORS settings of spec/api.md §1.3 (defaults are the reference's). */
+/** CORS settings of spec/api.md §1.3; defaults per its decision 9 (on, `*`, read-only methods). */
 export interface CorsOptions {
   enabled: boolean;
   /** Trimmed, lower-cased; `*` or `*.example.com` patterns allowed. */
@@ -42,7 +42,7 @@ export interface ApiOptions {
   countTimeoutMs: number;
   /** /ready fails when the ingest checkpoint is older than this (0 = not checked). */
   readyMaxLagSeconds: number;
-  /** Request-size and work limits, and the optional rate limit / expensive-query cap (README "Limits"). */
+  /** Request-size and work limits, and the optional rate limit / expensive-query cap (docs/operator.md "Limits"). */
   limits: ApiLimits;
   version: string;
   commit: string;
@@ -96,9 +96,11 @@ const envSchema = z.object({
     .default('init'),
   API_CACHE: boolText.default(true),
   API_CACHE_MAX_BYTES: intText(0, 68_719_476_736).default(64 * 1024 * 1024),
-  CORS_ENABLED: boolText.default(false),
+  // On by default (spec/api.md decision 9): explorers and wallets call the API from the browser,
+  // and a read-only API of public chain data with no cookies has nothing to protect by origin.
+  CORS_ENABLED: boolText.default(true),
   CORS_ALLOW_ORIGINS: z.string().default('*'),
-  CORS_ALLOW_METHODS: z.string().default('GET,POST,PUT,DELETE,PATCH,OPTIONS,HEAD'),
+  CORS_ALLOW_METHODS: z.string().default('GET,HEAD,OPTIONS'),
   CORS_ALLOW_HEADERS: z.string().default('Origin, Content-Type, Accept, Authorization, X-Requested-With'),
   CORS_ALLOW_CREDENTIALS: boolText.default(false),
   CORS_EXPOSE_HEADERS: z.string().default(''),

@@ -279,18 +279,21 @@ describe.each(testDbFactories())('read API input matrix on $name', (factory) => 
         headers: { origin: 'https://app.example.com', 'access-control-request-method': 'GET' },
       });
       expect(preflight.statusCode).toBe(204);
-      expect(preflight.headers['access-control-allow-methods']).toBe(
-        'GET,POST,PUT,DELETE,PATCH,OPTIONS,HEAD',
-      );
+      expect(preflight.headers['access-control-allow-methods']).toBe('GET,HEAD,OPTIONS');
       expect(preflight.headers['access-control-allow-headers']).toBe(
         'Origin,Content-Type,Accept,Authorization,X-Requested-With',
       );
       expect(preflight.headers['access-control-max-age']).toBe('60');
     }
-    const wildcard = await h.appWith({ CORS_ENABLED: 'true' });
+    // A default install (no CORS_* variables) answers every origin, without credentials.
+    const wildcard = await h.appWith({});
     const res = await wildcard.inject({ url: '/health', headers: { origin: 'https://any.where' } });
     expect(res.headers['access-control-allow-origin']).toBe('*');
+    expect(res.headers['access-control-allow-credentials']).toBeUndefined();
     expect(res.headers.vary).toBeUndefined();
+    const off = await h.appWith({ CORS_ENABLED: 'false' });
+    const closed = await off.inject({ url: '/health', headers: { origin: 'https://any.where' } });
+    expect(closed.headers['access-control-allow-origin']).toBeUndefined();
     const plain = await h.app.inject({ url: TXS });
     expect(plain.headers['content-encoding']).toBeUndefined();
     const gzip = await h.app.inject({ url: TXS, headers: { 'accept-encoding': 'gzip' } });

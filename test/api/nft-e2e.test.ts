@@ -136,7 +136,7 @@ describe.each(
   it('/collections/by_name lists exactly the collections whose name or origin name contains the query', async () => {
     // Whole names, a prefix shared by many ("collection1" also matches 10, 11, …) and no match.
     const queries = [...collections.map((c) => c.name), 'collection1', 'SIM', 'no-such-collection'];
-    // Sent without spaces or punctuation: the path segment is not percent-decoded (README).
+    // Sent without spaces or punctuation: the path segment is not percent-decoded (docs/api.md).
     for (const query of queries.map((q) => q.replace(/[^A-Za-z0-9]/g, '')).filter((q) => q !== '')) {
       const key = nftNameKey(query);
       const want = collections

@@ -84,7 +84,7 @@ describe('NFT ingest from a later height (pruned node)', () => {
             const want = truth.get(key);
             expect(want, key).toBeDefined();
             expect(toBech32(r.owner, 'init'), key).toBe(want!.owner);
-            // Tokens first seen by a transfer (minted before the start) have no uri (README).
+            // Tokens first seen by a transfer (minted before the start) have no uri (docs/ingest.md).
             if (r.uri !== '') expect(r.uri, key).toBe(want!.uri);
           }
         } finally {
