@@ -98,6 +98,14 @@ export function celatoneNftTests(chain: () => ClientChain): void {
       const path = `${NFT}/tokens/by_account/${encodeURI(celatoneAccount(c.vm, owner))}`;
       const pages = await followPages(c.h, path, { 'pagination.reverse': true }, celatoneTokensShared);
       expect(pageKeys(pages), path).toEqual(truthKeys(own));
+      // The account page's grid: 10 at a time, no count, an empty token_id search.
+      const grid = await followPages(
+        c.h,
+        path,
+        { 'pagination.count_total': false, 'pagination.reverse': true, 'pagination.limit': 10, token_id: '' },
+        celatoneTokensShared,
+      );
+      expect(pageKeys(grid), `${path} grid`).toEqual(truthKeys(own));
       for (const addr of new Set(own.map((t) => t.collectionAddr))) {
         const filtered = await followPages(
           c.h,

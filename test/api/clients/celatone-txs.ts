@@ -64,21 +64,18 @@ export function celatoneTxTests(chain: () => ClientChain): void {
     for (const tx of pages.flatMap((p) => p.txs)) expectCelatoneCanRead(tx, byHash.get(tx.txhash));
   });
 
-  it("account txs: by_account in Celatone's address form, limit 10, both orders, and its count", async () => {
+  it("account txs: by_account in Celatone's address form, limit 10 newest first, and its count", async () => {
     const { h, txs, accounts, vm } = chain();
     for (const account of accounts) {
       const involved = txs.filter((t) => t.accounts.includes(account));
       const path = `${TXS}/by_account/${encodeURI(celatoneAccount(vm, account))}`;
-      for (const reverse of [true, false]) {
-        const pages = await followPages(
-          h,
-          path,
-          { 'pagination.limit': 10, 'pagination.reverse': reverse },
-          celatoneTxs,
-        );
-        const want = newestFirst(involved);
-        expect(hashes(pages), `${path} reverse ${reverse}`).toEqual(reverse ? want : [...want].reverse());
-      }
+      const pages = await followPages(
+        h,
+        path,
+        { 'pagination.limit': 10, 'pagination.reverse': true },
+        celatoneTxs,
+      );
+      expect(hashes(pages), path).toEqual(newestFirst(involved));
       const count = await fetchParsed(
         h,
         path,
@@ -89,9 +86,9 @@ export function celatoneTxTests(chain: () => ClientChain): void {
     }
   });
 
-  it('tx detail: /txs/{hash} (getTxsByHashSequencer) for every tx, signer readable from its key', async () => {
-    const { h, txs } = chain();
-    for (const truth of txs) {
+  it('tx detail: /txs/{hash} (getTxsByHashSequencer) for each kind of tx, signer readable from its key', async () => {
+    const { h, sampleTxs } = chain();
+    for (const truth of sampleTxs) {
       const { tx } = await fetchParsed(h, `${TXS}/${truth.hash.toLowerCase()}`, {}, celatoneTxByHash);
       expect(tx.txhash).toBe(truth.hash);
       expectCelatoneCanRead(tx, truth);

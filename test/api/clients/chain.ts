@@ -16,10 +16,13 @@ import { createHarness, type Harness } from '../harness.js';
  * TEST_DATABASE_URL is set (what CI and production run), PGlite otherwise; the other variants
  * of these routes are walked by the e2e suites.
  */
-export const HEAD = 120;
-/** Few accounts (busy ones, several pages each) and half the txs NFT operations (burns, re-mints). */
-const ACCOUNTS = 8;
-const NFT_SHARE = 0.5;
+export const HEAD = 80;
+/**
+ * Four accounts and three txs in four NFT operations: busy accounts and owners with more NFTs
+ * than the page sizes the clients ask for (10, 9), so their "load more" runs.
+ */
+const ACCOUNTS = 4;
+const NFT_SHARE = 0.75;
 
 export interface ClientChain {
   vm: VmType;
@@ -28,8 +31,13 @@ export interface ClientChain {
   blocks: BlockTruth[];
   /** Chain order (= sequence order). */
   txs: TxTruth[];
-  /** Every account that appears in a tx, bech32. */
+  /**
+   * The accounts whose pages are walked, bech32: every signer (the wallets) and the four busiest
+   * accounts that never sign (contracts, objects, module accounts).
+   */
   accounts: string[];
+  /** One tx of each kind (message types, success or failure) and every tenth: the detail pages opened. */
+  sampleTxs: TxTruth[];
   collections: NftCollectionTruth[];
   tokens: NftTokenTruth[];
   /** EVM: each Cosmos tx's Ethereum hash, as the node's JSON-RPC maps it (empty elsewhere). */
@@ -57,7 +65,8 @@ export async function ingestClientChain(vm: VmType): Promise<ClientChain> {
       indexed,
       blocks,
       txs,
-      accounts: [...new Set(txs.flatMap((t) => t.accounts))].sort(),
+      accounts: accountsToWalk(txs),
+      sampleTxs: sampleOf(txs),
       collections: indexed.sim.truth.nftCollections(HEAD),
       tokens: indexed.sim.truth.nftTokens(HEAD),
       evmHashes: vm === 'evm' ? await evmHashesOf(indexed.urls.jsonRpc ?? '', txs) : new Map(),
@@ -70,6 +79,26 @@ export async function ingestClientChain(vm: VmType): Promise<ClientChain> {
     await h.dispose();
     throw err;
   }
+}
+
+function accountsToWalk(txs: TxTruth[]): string[] {
+  const signers = new Set(txs.map((t) => t.signer));
+  const counts = new Map<string, number>();
+  for (const account of txs.flatMap((t) => t.accounts)) {
+    if (!signers.has(account)) counts.set(account, (counts.get(account) ?? 0) + 1);
+  }
+  const busiest = [...counts].sort((a, b) => b[1] - a[1]).slice(0, 4);
+  return [...signers, ...busiest.map(([account]) => account)].sort();
+}
+
+function sampleOf(txs: TxTruth[]): TxTruth[] {
+  const kinds = new Set<string>();
+  return txs.filter((t, i) => {
+    const kind = `${t.msgTypes.join(',')}/${t.success}`;
+    const first = !kinds.has(kind);
+    kinds.add(kind);
+    return first || i % 10 === 0;
+  });
 }
 
 /** cosmos_txHashByCosmosTxHash for every tx, in one JSON-RPC batch (the call Celatone makes). */

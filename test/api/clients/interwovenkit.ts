@@ -65,8 +65,8 @@ export function interwovenkitTests(chain: () => ClientChain): void {
   });
 
   it("activity changes: each tx's events are the node's, msg_index attributes included (getCoinChanges)", async () => {
-    const { h, txs, indexed } = chain();
-    for (const truth of txs) {
+    const { h, sampleTxs, indexed } = chain();
+    for (const truth of sampleTxs) {
       const node = (await (
         await fetch(`${indexed.urls.rest}/cosmos/tx/v1beta1/txs/${truth.hash}`)
       ).json()) as {
