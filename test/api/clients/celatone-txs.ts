@@ -109,17 +109,22 @@ export function celatoneTxTests(chain: () => ClientChain): void {
     }
   });
 
-  it('block list: limit 10 with offset 0, load more with the last key byte incremented (getBlocksSequencer)', async () => {
+  it('block list: limit 10 with offset 0, load more with the key as given and with its last byte incremented (getBlocksSequencer)', async () => {
     const { h } = chain();
-    const pages = await followPages(
-      h,
-      '/indexer/block/v1/blocks',
-      { 'pagination.offset': 0, 'pagination.limit': 10, 'pagination.reverse': true },
-      celatoneBlocks,
-      { rewriteKey: incrementLastByte },
-    );
-    const heights = pages.flatMap((p) => p.blocks.map((b) => b.height));
-    expect(heights).toEqual(Array.from({ length: HEAD }, (_, i) => HEAD - i));
+    // Older Celatone releases add 1 to the key's last byte ("a bug in /indexer/block/v1/blocks"); newer ones send it back as is.
+    for (const rewriteKey of [(key: string) => key, incrementLastByte]) {
+      const pages = await followPages(
+        h,
+        '/indexer/block/v1/blocks',
+        { 'pagination.offset': 0, 'pagination.limit': 10, 'pagination.reverse': true },
+        celatoneBlocks,
+        { rewriteKey },
+      );
+      const heights = pages.flatMap((p) => p.blocks.map((b) => b.height));
+      expect(heights, rewriteKey.name).toEqual(Array.from({ length: HEAD }, (_, i) => HEAD - i));
+      // queryWithArchivalFallback takes an empty page for "not on this node" and asks an archive.
+      expect(pages.every((p) => p.blocks.length > 0)).toBe(true);
+    }
   });
 
   it('block detail and average block time (getBlockDataSequencer, getBlockTimeAverageSequencer)', async () => {
