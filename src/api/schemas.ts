@@ -79,12 +79,13 @@ export const BlocksResponse = Type.Object(
 );
 export const BlockResponse = Type.Object({ block: ref('block.Block') }, { $id: 'block.BlockResponse' });
 
+// value and attributes are always present ("" / []), as in the node's REST answer (decision 8).
 const Attribute = Type.Object({
   key: Type.String(),
-  index: Type.Optional(Type.Boolean()),
-  value: Type.Optional(Type.String()),
+  index: Type.Optional(Type.Boolean({ description: 'present only when true' })),
+  value: Type.String(),
 });
-const Event = Type.Object({ type: Type.String(), attributes: Type.Optional(Type.Array(Attribute)) });
+const Event = Type.Object({ type: Type.String(), attributes: Type.Array(Attribute) });
 
 export const Tx = Type.Object(
   {

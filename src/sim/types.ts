@@ -110,6 +110,20 @@ export interface TxTruth {
   fee: Coin[];
   /** EVM rollups: the Ethereum tx hash (0x, lower-case) when the tx carries one. */
   evmHash?: string;
+  /**
+   * Move: the NFTs the tx names without minting, moving, changing or burning them (marketplace
+   * offers); each object address is among `accounts`. Absent on every other tx.
+   */
+  nftMentions?: NftMentionTruth[];
+}
+
+/** An NFT a tx names (TxTruth.nftMentions). */
+export interface NftMentionTruth {
+  /** Same form as NftTokenTruth.collectionAddr. */
+  collectionAddr: string;
+  tokenId: string;
+  /** The NFT object address, 0x + 64 lower-case hex. */
+  objectAddr: string;
 }
 
 export interface Coin {

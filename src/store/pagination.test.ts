@@ -50,6 +50,14 @@ describe('parsePagination', () => {
     );
   });
 
+  it("reads a JSON key whose last byte Celatone incremented ('}' sent as '~') as the key handed out", () => {
+    const page = parsePagination({ 'pagination.key': b64('{"height":111~') }, 'offset');
+    expect(page).toMatchObject({ cursorKind: 'height', cursor: { height: 111 } });
+    expect(() => parsePagination({ 'pagination.key': b64('{"height":111~~') }, 'offset')).toThrow(
+      /invalid pagination.key format/,
+    );
+  });
+
   it('falls back to offset paging on odd cursor values', () => {
     for (const key of ['{"sequence":"5"}', '{"sequence":2.5}', '{"sequence":1e400}', '{"height":5}']) {
       const page = parsePagination({ 'pagination.key': b64(key), 'pagination.offset': '3' }, 'sequence');

@@ -9,7 +9,8 @@ import { createHarness, walk, type Harness } from './harness.js';
  * End to end: the NFT workload of the simulator indexed by the real pipeline; every NFT route's
  * full walk (limits 1, 7, 1000, both directions) equals the simulator's truth, including burned
  * and re-minted tokens and each live token's tx history (derived from the simulator's closed-form
- * NFT plan: the txs whose operation names the token).
+ * NFT plan: the txs whose operation names the token, plus on Move the marketplace offers its
+ * truth records as naming the token), walked by cursor and by offset in both orders.
  */
 const HEAD = Number(process.env.NFT_E2E_HEAD ?? 2_000);
 const ACCOUNTS = 16;
@@ -197,7 +198,28 @@ describe.each(
     }
   });
 
-  it("each live token's /txs history is exactly the txs that operated on it (re-mints keep the old history)", async () => {
+  /** Offset pages (`pagination.offset`, keys ignored) in one order, until a short page; oldest first. */
+  async function walkOffsets(path: string, limit: number, reverse: string, total: string) {
+    const items: Array<{ txhash: string }> = [];
+    for (let offset = 0; ; offset += limit) {
+      const query = `pagination.limit=${limit}&pagination.offset=${offset}&pagination.reverse=${reverse}`;
+      const res = await h.get(`${path}?${query}`);
+      expect(res.status, res.body).toBe(200);
+      const body = res.json as { txs: Array<{ txhash: string }>; pagination: { total: string } };
+      expect(body.pagination.total, `${path} ${query} total`).toBe(total);
+      items.push(...body.txs);
+      if (body.txs.length < limit) return reverse === 'true' ? items.reverse() : items;
+      // An offset that is not applied would repeat full pages for ever.
+      expect(items.length, `${path} ${query}: more rows than the total`).toBeLessThanOrEqual(Number(total));
+    }
+  }
+
+  /**
+   * A token's history from the simulator's own plan and truth, oldest first: the txs whose NFT
+   * operation names it and, on Move only (api.md decision 10), the txs that name its object
+   * without an NFT event (marketplace offers, TxTruth.nftMentions).
+   */
+  function expectedHistories(): Map<string, string[]> {
     const plan: NftPlanContext = {
       seed: indexed.sim.options.seed,
       accounts: ACCOUNTS,
@@ -208,25 +230,77 @@ describe.each(
         ? collections.find((c) => c.originName !== '')!.addr
         : collections.find((c) => c.name === `Sim Collection ${collection}`)!.addr;
     const history = new Map<string, string[]>();
+    const add = (key: string, hash: string) => history.set(key, [...(history.get(key) ?? []), hash]);
     txs.forEach((tx, g) => {
+      if (vm === 'move')
+        for (const m of tx.nftMentions ?? []) add(tokenKey(m.collectionAddr, m.tokenId), tx.hash);
+      else expect(tx.nftMentions, 'offers are a Move workload').toBeUndefined();
       const op = nftOpAt(plan, g);
       if (!op || op.kind === 'create-collection') return;
       // A Move transfer to the current owner emits no TransferEvent (object::transfer returns
       // early, as on chain): nothing in the tx names the token, so it is not in its history.
       if (vm === 'move' && op.kind === 'transfer' && op.from === op.to) return;
-      const key = tokenKey(addrOf(op.kind === 'ibc-receive' ? 'ibc' : op.collection), op.tokenId);
-      history.set(key, [...(history.get(key) ?? []), tx.hash]);
+      add(tokenKey(addrOf(op.kind === 'ibc-receive' ? 'ibc' : op.collection), op.tokenId), tx.hash);
     });
+    return history;
+  }
+
+  it("each live token's /txs history equals the truth, by cursor and by offset, both orders (re-mints keep the old history; on Move offers too)", async () => {
+    const history = expectedHistories();
     let remints = 0;
+    let offered = 0;
     for (const t of tokens) {
-      const want = history.get(tokenKey(t.collectionAddr, t.tokenId)) ?? [];
+      const key = tokenKey(t.collectionAddr, t.tokenId);
+      const want = history.get(key) ?? [];
       if (want.length > 4) remints += 1;
+      if (txs.some((x) => x.nftMentions?.some((m) => tokenKey(m.collectionAddr, m.tokenId) === key)))
+        offered += 1;
+      const path = `${NFT}/txs/${t.collectionAddr}/${t.tokenId}`;
       // walkAll checks both directions at every limit and returns the newest first.
-      const got = await walkAll<{ txhash: string }>(`${NFT}/txs/${t.collectionAddr}/${t.tokenId}`, 'txs');
-      expect(got.map((x) => x.txhash).reverse(), tokenKey(t.collectionAddr, t.tokenId)).toEqual(want);
+      const got = await walkAll<{ txhash: string }>(path, 'txs');
+      expect(got.map((x) => x.txhash).reverse(), key).toEqual(want);
+      for (const reverse of ['true', 'false']) {
+        for (const limit of [2, 7]) {
+          const pages = await walkOffsets(path, limit, reverse, String(want.length));
+          expect(
+            pages.map((x) => x.txhash),
+            `${key} offset pages of ${limit}, reverse ${reverse}`,
+          ).toEqual(want);
+        }
+      }
     }
     expect(remints).toBeGreaterThan(0);
+    // On Move the offers make histories the NFT events alone would not (the walk tells them apart).
+    if (vm === 'move') expect(offered).toBeGreaterThan(10);
   });
+
+  it('/txs without count_total answers total "0"; a burned token answers an empty page', async () => {
+    const t = tokens[0]!;
+    const res = await h.get(`${NFT}/txs/${t.collectionAddr}/${t.tokenId}?pagination.count_total=false`);
+    const body = res.json as { txs: unknown[]; pagination: { total: string } };
+    expect(body.txs.length).toBeGreaterThan(0);
+    expect(body.pagination.total).toBe('0');
+    const plan: NftPlanContext = {
+      seed: indexed.sim.options.seed,
+      accounts: ACCOUNTS,
+      uriMutation: vm === 'move',
+    };
+    const burned = txs
+      .map((_, g) => nftOpAt(plan, g))
+      .find(
+        (op) =>
+          op?.kind === 'burn' &&
+          !tokens.some(
+            (x) => x.tokenId === op.tokenId && x.collectionAddr === addrOfCollection(op.collection),
+          ),
+      );
+    expect(burned).toBeDefined();
+    if (burned?.kind !== 'burn') return;
+    const gone = await h.get(`${NFT}/txs/${addrOfCollection(burned.collection)}/${burned.tokenId}`);
+    expect(gone.json).toEqual({ txs: [], pagination: { previous_key: null, next_key: null, total: '0' } });
+  });
+
+  const addrOfCollection = (c: number) => collections.find((x) => x.name === `Sim Collection ${c}`)!.addr;
 });
 
 function compareKeys(a: (string | number)[], b: (string | number)[]): number {

@@ -26,7 +26,12 @@ export interface NftTokenTruth {
   height: number;
   owner: string;
   nftId: number;
-  /** Sequences of the txs that touched it, ascending. */
+  /**
+   * Sequences of its history, ascending: Move, the txs whose accounts include its object
+   * (tx_accounts); Wasm/EVM, its NFT-event edges (tx_nfts). On Move its tx_nfts edges leave the
+   * newest one out (an offer naming the object without an NFT event), so a Move history read from
+   * tx_nfts is caught.
+   */
   txSequences: number[];
   json: Record<string, unknown>;
 }
@@ -210,11 +215,14 @@ export async function seedNfts(db: Db, chain: SeedChain): Promise<NftSeed> {
       return [Number(owner), Buffer.from(hex, 'hex'), n];
     }),
   );
+  const nftEventSeqs = (t: NftTokenTruth) =>
+    chain.vm === 'move' ? t.txSequences.slice(0, -1) : t.txSequences;
   await insert(db, 'tx_nfts (nft_id, sequence)', [
-    ...tokens.flatMap((t) => t.txSequences.map((s) => [t.nftId, s])),
+    ...tokens.flatMap((t) => nftEventSeqs(t).map((s) => [t.nftId, s])),
     [burnedId, 1],
     [burnedId, 2],
   ]);
+  if (chain.vm === 'move') await seedObjectAccounts(db, tokens);
   return {
     collections,
     tokens,
@@ -222,6 +230,36 @@ export async function seedNfts(db: Db, chain: SeedChain): Promise<NftSeed> {
     orphanCollectionHex: orphan.toString('hex'),
     owners,
   };
+}
+
+/**
+ * Move: each object with a history is an account (ingest greps it from the events) whose edges
+ * are the token's history, with the counters and account x type edges ingest keeps beside them.
+ * Tokens without history have no account row (the route answers empty).
+ */
+async function seedObjectAccounts(db: Db, tokens: NftTokenTruth[]): Promise<void> {
+  const withHistory = tokens.filter((t) => t.txSequences.length > 0);
+  const idOf = (t: NftTokenTruth) => 100_000 + t.nftId;
+  await insert(
+    db,
+    'account_dict (id, account)',
+    withHistory.map((t) => [idOf(t), Buffer.from(String(t.json.object_addr).slice(2), 'hex')]),
+    'OVERRIDING SYSTEM VALUE',
+  );
+  await insert(
+    db,
+    'tx_accounts (account_id, sequence, signer)',
+    withHistory.flatMap((t) => t.txSequences.map((s) => [idOf(t), s, false])),
+  );
+  await insert(
+    db,
+    'tx_account_counts (account_id, txs, signed)',
+    withHistory.map((t) => [idOf(t), t.txSequences.length, 0]),
+  );
+  await db.query(
+    `INSERT INTO tx_account_msg_types SELECT a.account_id, m.msg_type_id, a.sequence, a.signer
+       FROM tx_accounts a JOIN tx_msg_types m ON m.sequence = a.sequence WHERE a.account_id >= 100000`,
+  );
 }
 
 async function insert(db: Db, target: string, rows: unknown[][], overriding = ''): Promise<void> {

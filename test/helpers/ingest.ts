@@ -1,7 +1,7 @@
 import type { Db } from '../../src/store/db.js';
 import { silentLogger, type Logger } from '../../src/shared/logger.js';
 import { createMetricsRegistry } from '../../src/shared/metrics.js';
-import { createIngestService } from '../../src/ingest/service.js';
+import { createIngestService, type IngestService } from '../../src/ingest/service.js';
 import { createSimulator } from '../../src/sim/simulator.js';
 import type { Simulator, SimulatorOptions, SimulatorUrls, VmType } from '../../src/sim/types.js';
 
@@ -24,31 +24,9 @@ export async function indexSimulator(args: {
   stops?: { heights: number[]; at(height: number, sim: Simulator): Promise<void> };
   logger?: Logger;
 }): Promise<IndexedSimulator> {
-  const sim = createSimulator({
-    vm: args.vm,
-    head: args.head,
-    rpcPort: 0,
-    restPort: 0,
-    jsonRpcPort: 0,
-    ...(args.txsPerBlock ? { txsPerBlock: args.txsPerBlock } : {}),
-    ...args.sim,
-  });
-  const urls = await sim.listen();
+  const { sim, urls } = await startSimulator(args);
   try {
-    const service = await createIngestService({
-      options: {
-        chainId: undefined,
-        vmType: args.vm,
-        endpoints: { rpc: [urls.rpc], rest: [urls.rest], jsonRpc: urls.jsonRpc ? [urls.jsonRpc] : [] },
-        maxConcurrentRequests: 8,
-        accountPrefix: 'init',
-        startHeight: undefined,
-        requestTimeoutMs: 2_000,
-      },
-      logger: args.logger ?? silentLogger(),
-      db: args.db,
-      registry: createMetricsRegistry({ defaultMetrics: false }),
-    });
+    const service = await ingestServiceFor(args, urls);
     for (const height of args.stops?.heights ?? []) {
       await service.run({ signal: new AbortController().signal, untilHeight: height });
       await args.stops!.at(height, sim);
@@ -60,4 +38,84 @@ export async function indexSimulator(args: {
     throw err;
   }
   return { sim, urls, close: () => sim.close() };
+}
+
+export interface FollowedSimulator extends IndexedSimulator {
+  /** Set once ingest stopped: by `close`, or on its own with an error. */
+  outcome(): { error?: unknown } | undefined;
+}
+
+/**
+ * Starts an in-process simulator held at `head` and the ingest service following it with no last
+ * height, as `rollup-indexer indexer` runs against a chain that stopped producing blocks: the block
+ * stream and the stages keep waiting for a block that never comes. `close` stops both.
+ */
+export async function followSimulator(args: {
+  db: Db;
+  vm: VmType;
+  head: number;
+  txsPerBlock?: string;
+  sim?: Partial<SimulatorOptions>;
+  logger?: Logger;
+}): Promise<FollowedSimulator> {
+  const { sim, urls } = await startSimulator(args);
+  let service: IngestService;
+  try {
+    service = await ingestServiceFor(args, urls);
+  } catch (err) {
+    await sim.close();
+    throw err;
+  }
+  const stop = new AbortController();
+  let outcome: { error?: unknown } | undefined;
+  const running = service.run({ signal: stop.signal }).then(
+    () => (outcome = {}),
+    (error: unknown) => (outcome = { error }),
+  );
+  return {
+    sim,
+    urls,
+    outcome: () => outcome,
+    async close() {
+      stop.abort();
+      await running;
+      await service.close();
+      await sim.close();
+    },
+  };
+}
+
+async function startSimulator(args: {
+  vm: VmType;
+  head: number;
+  txsPerBlock?: string;
+  sim?: Partial<SimulatorOptions>;
+}): Promise<{ sim: Simulator; urls: SimulatorUrls }> {
+  const sim = createSimulator({
+    vm: args.vm,
+    head: args.head,
+    rpcPort: 0,
+    restPort: 0,
+    jsonRpcPort: 0,
+    ...(args.txsPerBlock ? { txsPerBlock: args.txsPerBlock } : {}),
+    ...args.sim,
+  });
+  return { sim, urls: await sim.listen() };
+}
+
+function ingestServiceFor(args: { db: Db; vm: VmType; logger?: Logger }, urls: SimulatorUrls) {
+  return createIngestService({
+    options: {
+      chainId: undefined,
+      vmType: args.vm,
+      endpoints: { rpc: [urls.rpc], rest: [urls.rest], jsonRpc: urls.jsonRpc ? [urls.jsonRpc] : [] },
+      maxConcurrentRequests: 8,
+      accountPrefix: 'init',
+      startHeight: undefined,
+      requestTimeoutMs: 2_000,
+    },
+    logger: args.logger ?? silentLogger(),
+    db: args.db,
+    registry: createMetricsRegistry({ defaultMetrics: false }),
+  });
 }

@@ -1,4 +1,5 @@
 import type { FastifyInstance } from 'fastify';
+import { accountBytesFromString } from '../../shared/address.js';
 import { nftNameKey } from '../../shared/nft-name.js';
 import { NotFoundError } from '../../shared/errors.js';
 import { parsePagination, planKeyset, type PageRequest } from '../../store/pagination.js';
@@ -33,6 +34,15 @@ const ADDR_RE = /^0x(?:[0-9a-f]{40}|[0-9a-f]{64})$/;
 const safeInt = (v: unknown): v is number => typeof v === 'number' && Number.isSafeInteger(v);
 
 /**
+ * The account_dict form of a Move object address: ingest stores every account it greps from the
+ * events after §2.6 normalisation (leading zero bytes dropped to 20 bytes where they fit), so
+ * the raw 32 bytes are normalised the same way before the look-up.
+ */
+function objectAccountBytes(objectAddr: Uint8Array): Uint8Array {
+  return accountBytesFromString('0x' + Buffer.from(objectAddr).toString('hex'), '');
+}
+
+/**
  * `{"height":N,"object_addr":…}` (handed out by this server) resumes after that row;
  * `{"height":N}` keeps the reference's `height < N`; any other key is offset paging.
  */
@@ -61,9 +71,10 @@ export function planTokens(page: PageRequest, orderBy: NftOrderBy): TokenPlan {
   return base;
 }
 
-/** NFT routes (spec §4.6), identical on every VM. */
+/** NFT routes (spec §4.6); only a token's tx history differs by VM (decision 10). */
 export function registerNftRoutes(app: FastifyInstance, deps: RouteDeps): void {
-  const { nftCollections, nftTokens, dicts } = deps.readers;
+  const { nftCollections, nftTokens, dicts, txs } = deps.readers;
+  const onMove = deps.options.vmType === 'move';
   const prefix = deps.options.accountPrefix;
   const accountText = accountTextMemo(prefix);
   const maxOffset = deps.options.limits.maxOffset;
@@ -231,7 +242,8 @@ export function registerNftRoutes(app: FastifyInstance, deps: RouteDeps): void {
     ttlSeconds: 1,
     schema: {
       tags,
-      summary: 'Transactions that touched one NFT (empty when it is burned or unknown)',
+      summary:
+        'Transactions of one NFT (Move: every tx naming its object address; Wasm/EVM: txs with its NFT events); empty when it is burned or unknown',
       params: NftTxParams,
       querystring: PaginationQuery,
       response: { 200: ref('tx.TxsResponse'), ...errorResponses },
@@ -240,9 +252,21 @@ export function registerNftRoutes(app: FastifyInstance, deps: RouteDeps): void {
       const collection = parseCollectionAddr(params.collection_addr ?? '', prefix);
       const page = parsePagination(query, 'sequence');
       // The raw path segment, not percent-decoded (§7 item 10).
-      const nftId = await nftTokens.liveNftId(collection, params.token_id ?? '');
-      if (nftId === undefined) return renderTxPage(page, EMPTY_PAGE);
-      return renderTxPage(page, await nftTokens.txs(planKeyset(page, 'sequence'), nftId, page.countTotal));
+      const token = await nftTokens.liveToken(collection, params.token_id ?? '');
+      if (token === undefined) return renderTxPage(page, EMPTY_PAGE);
+      const plan = planKeyset(page, 'sequence');
+      if (!onMove) return renderTxPage(page, await nftTokens.txs(plan, token.nftId, page.countTotal));
+      // Decision 10: on Move the history is the object's account history, so marketplace
+      // listings and offers that name the object without moving it belong to it too.
+      const objectId = token.objectAddr && (await dicts.accountId(objectAccountBytes(token.objectAddr)));
+      if (!objectId) return renderTxPage(page, EMPTY_PAGE);
+      const options = {
+        accountId: objectId,
+        signerOnly: false,
+        msgTypeIds: undefined,
+        countTotal: page.countTotal,
+      };
+      return renderTxPage(page, await txs.byAccount(plan, options));
     },
   });
 }

@@ -37,23 +37,49 @@ describe('renderTxResponseJson', () => {
         blockTime: '2025-06-01T12:00:00Z',
       }),
     ) as Record<string, unknown>;
-    expect(legacy['logs']).toEqual([{ msg_index: 0, events: [] }]);
+    expect(legacy['logs']).toEqual([{ msg_index: 0, log: '', events: [] }]);
   });
 
-  it('renders events with omitempty attributes and NUL sanitised', () => {
+  it('renders every attribute with key and value, an event without attributes with [], NUL sanitised', () => {
+    // Expected text written by hand from the node's REST answer for these events (value "" and
+    // attributes [] present), in jsonb key order, with index only when true (spec/api.md §5.2).
     expect(
       renderEventsJson([
         {
-          type: 'tx',
+          type: 'fungible_token_packet',
           attributes: [
-            { key: 'fee', value: '', index: true },
-            { key: 'memo', value: 'a\u0000', index: false },
+            { key: 'memo', value: '', index: true },
+            { key: 'note', value: 'a\u0000', index: false },
+            { key: 'absent' },
           ],
         },
         { type: 'bare' },
+        { type: 'null_attributes', attributes: null },
       ]),
     ).toBe(
-      '[{"type":"tx","attributes":[{"key":"fee","index":true},{"key":"memo","value":"a\uFFFD"}]},{"type":"bare"}]',
+      '[{"type":"fungible_token_packet","attributes":[{"key":"memo","index":true,"value":""},' +
+        '{"key":"note","value":"a\uFFFD"},{"key":"absent","value":""}]},' +
+        '{"type":"bare","attributes":[]},{"type":"null_attributes","attributes":[]}]',
+    );
+  });
+
+  it('completes legacy JSON logs written with omit-empty tags to the REST shape', () => {
+    const rawLog =
+      '[{"msg_index":0,"events":[{"type":"transfer","attributes":[{"key":"memo"},{"key":"amount","value":"1uinit"}]},' +
+      '{"type":"bare"},{"attributes":[]}]},{"msg_index":1,"log":"ok"}]';
+    const text = renderTxResponseJson({
+      hash: 'AB',
+      height: 1,
+      result: { log: rawLog },
+      restTxJson: '{}',
+      blockTime: '2025-06-01T12:00:00Z',
+    });
+    // What the node's REST answer (gogoproto JSON with defaults) gives for the same logs,
+    // in jsonb key order.
+    expect(text).toContain(
+      '"logs":[{"log":"","events":[{"type":"transfer","attributes":[{"key":"memo","value":""},' +
+        '{"key":"amount","value":"1uinit"}]},{"type":"bare","attributes":[]},{"type":"","attributes":[]}],' +
+        '"msg_index":0},{"log":"ok","events":[],"msg_index":1}],',
     );
   });
 

@@ -61,23 +61,19 @@ export function renderTxResponseJson(parts: TxResponseParts): string {
 }
 
 /**
- * ABCI events in the stored/API form: `{"type","attributes":[{"key","index","value"}]}` with
- * `index` only when true, `value` only when non-empty, and no `attributes` key when empty.
+ * ABCI events in the stored/API form: `{"type","attributes":[{"key","index","value"}]}` in jsonb
+ * key order, with `index` only when true (as the reference writes it; clients treat it as
+ * optional). Unlike the reference's omit-empty encoder, `value` and `attributes` are always
+ * written (`""`, `[]`), as the node's REST answer does: Celatone's schema requires both and
+ * rejects the whole page otherwise (spec/api.md decision 8; e.g. IBC transfers with an empty memo).
  */
 export function renderEventsJson(events: readonly AbciEvent[]): string {
   const out: string[] = [];
   for (const event of events) {
-    const attrs = event.attributes ?? [];
-    if (attrs.length === 0) {
-      out.push(`{"type":${goString(event.type)}}`);
-      continue;
-    }
-    const rendered = attrs.map((a) => {
-      let s = `{"key":${goString(a.key)}`;
-      if (a.index === true) s += ',"index":true';
-      if (a.value) s += `,"value":${goString(a.value)}`;
-      return `${s}}`;
-    });
+    const rendered = (event.attributes ?? []).map(
+      (a) =>
+        `{"key":${goString(a.key)}${a.index === true ? ',"index":true' : ''},"value":${goString(a.value ?? '')}}`,
+    );
     out.push(`{"type":${goString(event.type)},"attributes":[${rendered.join(',')}]}`);
   }
   return `[${out.join(',')}]`;
@@ -87,15 +83,40 @@ function base64ToUpperHex(data: string): string {
   return data === '' ? '' : Buffer.from(data, 'base64').toString('hex').toUpperCase();
 }
 
-/** sdk.ParseABCILogs: the legacy JSON log array, else [] (the usual case on SDK 0.50). */
+/**
+ * sdk.ParseABCILogs: the legacy JSON log array, else [] (the usual case on SDK 0.50). The SDK
+ * wrote that array with omit-empty tags (no `log`, `type` or `value` when empty); each entry is
+ * completed to the node's REST shape so legacy events follow decision 8 too.
+ */
 function legacyLogsJson(rawLog: string): string {
   if (!rawLog.startsWith('[')) return '[]';
   try {
     const parsed: unknown = JSON.parse(rawLog);
-    return Array.isArray(parsed) ? jsonbText(parsed) : '[]';
+    return Array.isArray(parsed) ? jsonbText(parsed.map(completeLegacyLog)) : '[]';
   } catch {
     return '[]';
   }
+}
+
+type JsonObject = Record<string, unknown>;
+const isObject = (v: unknown): v is JsonObject => typeof v === 'object' && v !== null && !Array.isArray(v);
+const arrayOf = (v: unknown): unknown[] => (Array.isArray(v) ? v : []);
+
+/** Fills the fields an omit-empty encoder left out; anything else is kept as the chain wrote it. */
+function completeLegacyLog(entry: unknown): unknown {
+  if (!isObject(entry)) return entry;
+  const events = arrayOf(entry['events']).map((e) =>
+    isObject(e)
+      ? {
+          ...e,
+          type: e['type'] ?? '',
+          attributes: arrayOf(e['attributes']).map((a) =>
+            isObject(a) ? { ...a, key: a['key'] ?? '', value: a['value'] ?? '' } : a,
+          ),
+        }
+      : e,
+  );
+  return { ...entry, log: entry['log'] ?? '', events };
 }
 
 const RFC3339_RE = /^(\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2})(?:\.(\d{1,9}))?(Z|[+-]\d{2}:\d{2})$/;

@@ -117,16 +117,23 @@ describe('renderTxResponseJson on real samples', () => {
         gas_used: response.gas_used,
         tx: JSON.parse(decoded.restTxJson),
         timestamp: response.timestamp,
-        // /block_results omits empty values and false index flags (the REST answer writes them).
+        // The REST answer's events with one documented transformation: a false `index` is
+        // left out (as the reference writes it). `value` ("" included) and `attributes` stay,
+        // as REST writes them (spec/api.md decision 8); `?? ''` / `?? []` only restate that.
         events: response.events.map((e) => ({
           type: e.type,
           attributes: (e.attributes ?? []).map((a) => ({
             key: a.key,
             ...(a.index ? { index: true } : {}),
-            ...(a.value ? { value: a.value } : {}),
+            value: a.value ?? '',
           })),
         })),
       });
+      // jsonb key order inside every event and attribute.
+      for (const e of parsed['events'] as Array<{ attributes: object[] }>) {
+        expect(Object.keys(e)).toEqual(['type', 'attributes']);
+        for (const a of e.attributes) expect(Object.keys(a)).toEqual(['key', 'index', 'value']);
+      }
       if (id !== 'protocols/ibc/nft-wasm#mockIbcNftSendWasm') {
         expect(parsed['tx']).toEqual(tx);
       }

@@ -35,6 +35,25 @@ function recordingStage(
   };
 }
 
+/** vi.waitFor's own 1 s is a guess about machine load: conditions are given half a minute. */
+const PATIENCE = { timeout: 30_000, interval: 10 };
+
+/** Resolves once the stage's checkpoint row stands at `height`. */
+async function untilCheckpoint(db: Db, height: number) {
+  await vi.waitFor(async () => {
+    const { rows } = await db.query<{ height: number }>(
+      "SELECT height FROM checkpoint WHERE stream = 'internal_tx'",
+    );
+    expect(rows[0]?.height).toBe(height);
+  }, PATIENCE);
+}
+
+const storedHeights = async (db: Db) =>
+  (await db.query<{ height: number }>('SELECT height FROM stage_probe ORDER BY height')).rows.map(
+    (r) => r.height,
+  );
+const range = (from: number, to: number) => Array.from({ length: to - from + 1 }, (_, i) => from + i);
+
 async function seedBlocks(db: Db, from: number, to: number) {
   await db.query('CREATE TABLE IF NOT EXISTS stage_probe (height bigint PRIMARY KEY)');
   await db.query(
@@ -125,7 +144,7 @@ describe.each(testDbFactories())('stage runner on $name', (factory) => {
       // Heights 1..4 commit; 5..8 keeps failing and is retried.
       await vi.waitFor(async () => {
         expect(await registry.metrics()).toContain('rollup_indexer_stage_height{stage="internal_tx"} 4');
-      });
+      }, PATIENCE);
       expect(await lag()).toBe(6);
       for (const next of [30, 60]) {
         height.value = next;
@@ -135,6 +154,91 @@ describe.each(testDbFactories())('stage runner on $name', (factory) => {
       expect(await registry.metrics()).toContain('rollup_indexer_stage_height{stage="internal_tx"} 4');
       abort.abort();
       await running;
+    } finally {
+      await dispose();
+    }
+  });
+
+  it('commits each fetched batch while the head stays where it is (a halted chain)', async () => {
+    const { db, dispose } = await factory.create();
+    try {
+      await seedBlocks(db, 1, 40);
+      const { registry, deps: d } = deps(db, { value: 40 });
+      const stage = recordingStage(() => false);
+      const abort = new AbortController();
+      let stopped = false;
+      const running = runStage(stage, d, { signal: abort.signal, batchHeights: 7 }).finally(
+        () => (stopped = true),
+      );
+      // The head neither moves nor finishes: the last batch (36..40) must not wait for block 41.
+      await untilCheckpoint(db, 40);
+      expect(stopped).toBe(false);
+      expect(await storedHeights(db)).toEqual(range(1, 40));
+      const metrics = await registry.metrics();
+      expect(metrics).toContain('rollup_indexer_stage_height{stage="internal_tx"} 40');
+      expect(metrics).toContain('rollup_indexer_stage_lag_blocks{stage="internal_tx"} 0');
+      abort.abort();
+      await running;
+      expect(stage.fetched.flat()).toEqual(range(1, 40));
+    } finally {
+      await dispose();
+    }
+  });
+
+  it('trails a head that moves one block at a time by at most that block', async () => {
+    const { db, dispose } = await factory.create();
+    try {
+      await seedBlocks(db, 1, 30);
+      const height = { value: 10 };
+      const { head, deps: d } = deps(db, height);
+      const stage = recordingStage(() => false);
+      const abort = new AbortController();
+      const running = runStage(stage, d, { signal: abort.signal, batchHeights: 7 });
+      // Each new block is committed by the stage before the next one comes: it never waits for
+      // a block above the one it holds.
+      for (let next = 11; next <= 30; next++) {
+        await untilCheckpoint(db, next - 1);
+        height.value = next;
+        head.notify();
+      }
+      await untilCheckpoint(db, 30);
+      abort.abort();
+      await running;
+      expect(await storedHeights(db)).toEqual(range(1, 30));
+      expect(stage.fetched.filter((b) => b[0]! > 10)).toEqual(range(11, 30).map((h) => [h]));
+    } finally {
+      await dispose();
+    }
+  });
+
+  it('fetches the next batch while one is written when the block stream is ahead', async () => {
+    const { db, dispose } = await factory.create();
+    try {
+      await seedBlocks(db, 1, 20);
+      const { head, deps: d } = deps(db, { value: 20 });
+      head.finish();
+      const stage = recordingStage(() => false);
+      let nextFetched!: () => void;
+      const prefetched = new Promise<void>((resolve) => (nextFetched = resolve));
+      const { fetch, write } = stage;
+      stage.fetch = (from, to, signal) => {
+        if (from > 1) nextFetched();
+        return fetch(from, to, signal);
+      };
+      // The first batch is written only once the second is being fetched; without the prefetch
+      // this write would wait for good, so it gives up after a while and fails the stage.
+      stage.write = async (tx, heights, at) => {
+        if (heights[0] === 1) {
+          const noPrefetch = AbortSignal.timeout(PATIENCE.timeout);
+          await new Promise<void>((resolve, reject) => {
+            void prefetched.then(resolve);
+            noPrefetch.addEventListener('abort', () => reject(new Error('next batch not prefetched')));
+          });
+        }
+        return write(tx, heights, at);
+      };
+      await runStage(stage, d, { signal: new AbortController().signal, batchHeights: 5 });
+      expect(await storedHeights(db)).toEqual(range(1, 20));
     } finally {
       await dispose();
     }

@@ -32,9 +32,11 @@ export interface StageRunOptions {
 
 /**
  * Runs one stage behind the block stream until aborted, until `untilHeight` is committed, or until
- * it has caught up with a block stream that has finished. While one
- * batch is written the next is fetched. A batch whose fetch keeps failing stops the stage with an
- * error naming its heights: skipping them would leave a hole nobody could see.
+ * it has caught up with a block stream that has finished. While one batch is written the next is
+ * fetched, when the block stream already has it; a fetched batch is committed without waiting for
+ * any later block, so on a chain that halts the stage still reaches the head. A batch whose fetch
+ * keeps failing stops the stage with an error naming its heights: skipping them would leave a hole
+ * nobody could see.
  */
 export async function runStage<W>(
   stage: Stage<W>,
@@ -42,8 +44,6 @@ export async function runStage<W>(
   run: StageRunOptions,
 ): Promise<void> {
   const { signal } = run;
-  const until = run.untilHeight ?? Number.POSITIVE_INFINITY;
-  const batchHeights = run.batchHeights ?? 50;
   let at: StageCheckpoint | undefined;
   try {
     at = await openStream(stage, deps, run);
@@ -57,34 +57,59 @@ export async function runStage<W>(
   deps.metrics.stageHeight.set({ stage: stage.name }, at.height);
   deps.logger.info({ stage: stage.name, from: at.height + 1 }, 'stage started');
 
-  // The next heights to process, once the block stream has them; none when it stopped below them.
-  const rangeAfter = async (height: number): Promise<[number, number] | undefined> => {
-    while (deps.head.height() <= height && !signal.aborted && !deps.head.finished()) {
-      await deps.head.next(signal);
-    }
-    if (signal.aborted || deps.head.height() <= height) return undefined;
-    return [height + 1, Math.min(height + batchHeights, deps.head.height(), until)];
+  const heights = batchRanges(deps.head, run);
+  const fetch = (range: [number, number]) => {
+    const fetching = fetchBatch(stage, deps, run, range);
+    fetching.catch(() => undefined); // awaited below; a stop meanwhile must not leave it unhandled
+    return fetching;
   };
-  const fetch = (range: [number, number]) => fetchBatch(stage, deps, run, range);
-
-  let range = at.height < until ? await rangeAfter(at.height) : undefined;
+  let range = await heights.after(at.height);
   let pending = range && fetch(range);
-  pending?.catch(() => undefined);
   try {
     while (range && pending) {
       const work = await pending;
       const [, to] = range;
-      range = to < until ? await rangeAfter(to) : undefined;
+      // Only heights the block stream already has are prefetched: waiting here for a block above
+      // `to` would hold this batch back for as long as the chain does not move.
+      range = heights.ready(to);
       pending = range && fetch(range);
-      pending?.catch(() => undefined);
       at = await commitBatch(stage, deps, signal, at, to, work);
       committed = at;
       deps.metrics.stageHeight.set({ stage: stage.name }, at.height);
+      if (!range) {
+        range = await heights.after(to);
+        pending = range && fetch(range);
+      }
     }
   } catch (err) {
     if (!signal.aborted) throw err;
   }
   deps.logger.info({ stage: stage.name, height: at.height }, 'stage stopped');
+}
+
+/**
+ * The batch of heights above a committed height: at most `batchHeights`, none above the block
+ * stream's head or `untilHeight`.
+ */
+function batchRanges(head: BlockHead, run: StageRunOptions) {
+  const { signal } = run;
+  const until = run.untilHeight ?? Number.POSITIVE_INFINITY;
+  const batchHeights = run.batchHeights ?? 50;
+  /** Heights above `height` the block stream has committed already; none when it has none. */
+  const ready = (height: number): [number, number] | undefined =>
+    height < until && head.height() > height && !signal.aborted
+      ? [height + 1, Math.min(height + batchHeights, head.height(), until)]
+      : undefined;
+  return {
+    ready,
+    /** As `ready`, once the block stream commits above `height`; none if it stops below it. */
+    async after(height: number): Promise<[number, number] | undefined> {
+      while (height < until && head.height() <= height && !signal.aborted && !head.finished()) {
+        await head.next(signal);
+      }
+      return ready(height);
+    },
+  };
 }
 
 /** The stream's checkpoint, created below the first indexed block (or by the stage's init). */

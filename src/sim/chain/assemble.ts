@@ -219,6 +219,7 @@ class AssembledTx implements GeneratedTx {
       gasUsed: String(plan.gasUsed),
       fee: plan.fee,
       ...(plan.evmHash !== undefined ? { evmHash: plan.evmHash } : {}),
+      ...(plan.nftMentions !== undefined ? { nftMentions: plan.nftMentions } : {}),
     };
   }
 }

@@ -61,11 +61,18 @@ export interface TokenPage {
   total: string;
 }
 
+/** The identity of a live token: its dictionary id and, on Move, its object address. */
+export interface LiveToken {
+  nftId: number;
+  /** Move NFT object address (32 raw bytes); null on Wasm and EVM. */
+  objectAddr: Buffer | null;
+}
+
 export interface NftTokenReader {
   list(plan: TokenPlan, filter: TokenFilter, countTotal: boolean): Promise<TokenPage>;
-  /** nft_id of the live token, undefined when never minted or burned. */
-  liveNftId(collection: Uint8Array, tokenId: string): Promise<number | undefined>;
-  /** Stored Cosmos tx JSON of the txs that touched the token, by sequence. */
+  /** The live token, undefined when never minted or burned (burns delete the row). */
+  liveToken(collection: Uint8Array, tokenId: string): Promise<LiveToken | undefined>;
+  /** Stored Cosmos tx JSON of the txs with NFT events for the token (tx_nfts), by sequence. */
   txs(plan: KeysetPlan, nftId: number, countTotal: boolean): Promise<JsonPage>;
 }
 
@@ -148,12 +155,14 @@ export function createNftTokenReader(ctx: ReaderContext): NftTokenReader {
       return { rows: page.rows, hasMore: page.hasMore, total };
     },
 
-    async liveNftId(collection, tokenId) {
-      const { rows } = await ctx.db.query<{ id: number }>(
-        'SELECT nft_id AS id FROM nft WHERE collection_addr = $1 AND token_id = $2',
+    async liveToken(collection, tokenId) {
+      const { rows } = await ctx.db.query<{ id: number; object_addr: Uint8Array | null }>(
+        'SELECT nft_id AS id, object_addr FROM nft WHERE collection_addr = $1 AND token_id = $2',
         [Buffer.from(collection), tokenId],
       );
-      return rows[0]?.id;
+      const row = rows[0];
+      if (!row) return undefined;
+      return { nftId: Number(row.id), objectAddr: row.object_addr ? Buffer.from(row.object_addr) : null };
     },
 
     async txs(plan, nftId, countTotal) {

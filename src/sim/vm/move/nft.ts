@@ -14,6 +14,7 @@ import {
   type NftOp,
   type NftPlanContext,
 } from '../../chain/nft-lifecycle.js';
+import type { NftOffer } from '../../chain/nft-market.js';
 import type { NftTxParts } from '../../chain/plan.js';
 import type { EncodedMsg } from '../../chain/tx-build.js';
 
@@ -26,6 +27,8 @@ export interface MoveNftContext {
 
 /** A marketplace-like object that NFT "sends" deliver to (32-byte address). */
 export const MOVE_ESCROW = new Uint8Array(sha256('rollup-sim/move/escrow'));
+/** The account that publishes the `marketplace` module offers are made through. */
+export const MOVE_MARKET = new Uint8Array(sha256('rollup-sim/move/market'));
 
 export function moveHolderAddress(ctx: MoveNftContext, h: Holder): Uint8Array {
   return h === ESCROW ? MOVE_ESCROW : ctx.accounts[h]!.address;
@@ -213,6 +216,36 @@ export function moveNftParts(ctx: MoveNftContext, op: NftOp, signer: SimAccount,
     case 'ibc-receive':
       return moveIbcReceive(ctx, op, signer, g);
   }
+}
+
+/**
+ * `marketplace::make_offer(nft, price)`: an offer on a live NFT by any account. The object is
+ * named in the call's event and stays where it is: no NFT event, no coin movement (the offer is
+ * settled later, outside the simulated workload).
+ */
+export function moveOfferParts(ctx: MoveNftContext, offer: NftOffer, signer: SimAccount): NftTxParts {
+  const nftBytes = moveNftAddress(ctx, offer.collection, offer.tokenId);
+  const market = shortHex(MOVE_MARKET);
+  const user = shortHex(signer.address);
+  const msg = msgExecute({
+    sender: signer.bech32,
+    moduleAddress: market,
+    moduleName: 'marketplace',
+    functionName: 'make_offer',
+    typeArgs: [],
+    args: [pad32(nftBytes), bcs.u64(BigInt(offer.price))],
+  });
+  const data = `{"nft":"${shortHex(nftBytes)}","offerer":"${user}","price":"${offer.price}"}`;
+  return {
+    msg,
+    events: [
+      messageEvent(signer),
+      executeEvent(user, market, 'marketplace', 'make_offer'),
+      moveEvent(`${market}::marketplace::OfferEvent`, data),
+    ],
+    response: MSG_EXECUTE + 'Response',
+    gasBase: 140_000,
+  };
 }
 
 function moveIbcReceive(

@@ -4,7 +4,7 @@ import type { SimAccount } from '../../chain/keys.js';
 import { pad32, shortHex } from './address.js';
 import { executeEvent, faMoveEvents, sudoTransferEvents, type MoveAddressBook } from './model.js';
 import { bcs, msgExecute, MSG_EXECUTE } from '../../chain/msgs.js';
-import type { VmModel } from '../../chain/plan.js';
+import type { PlannedTx, VmModel } from '../../chain/plan.js';
 import { pick, Stream } from '../../chain/prng.js';
 import { coinsText } from '../../chain/tx-build.js';
 import type { Coin } from '../../types.js';
@@ -18,8 +18,15 @@ import {
   type ModelContext,
   type Party,
 } from '../common/context.js';
-import { moveNftParts, type MoveNftContext } from './nft.js';
+import {
+  moveCollectionAddress,
+  moveNftAddress,
+  moveNftParts,
+  moveOfferParts,
+  type MoveNftContext,
+} from './nft.js';
 import { nftOpAt } from '../../chain/nft-lifecycle.js';
+import { isOfferTx, nftOfferAt, type NftOffer } from '../../chain/nft-market.js';
 
 export type MoveTxKind = BankKind | 'coin-transfer';
 
@@ -40,6 +47,19 @@ export function createMoveModel(ctx: ModelContext, book: MoveAddressBook, nftCtx
     return out;
   };
 
+  const offerTx = (g: number, who: ReturnType<typeof signerOf>, offer: NftOffer): PlannedTx => {
+    const planned = nftTx(ctx, g, who, moveOfferParts(nftCtx, offer, who.signer));
+    const hex = (b: Uint8Array): string => '0x' + Buffer.from(pad32(b)).toString('hex');
+    planned.nftMentions = [
+      {
+        collectionAddr: hex(moveCollectionAddress(nftCtx, offer.collection)),
+        tokenId: offer.tokenId,
+        objectAddr: hex(moveNftAddress(nftCtx, offer.collection, offer.tokenId)),
+      },
+    ];
+    return planned;
+  };
+
   return {
     plan(g) {
       const who = signerOf(ctx, g);
@@ -47,6 +67,9 @@ export function createMoveModel(ctx: ModelContext, book: MoveAddressBook, nftCtx
       const nftOp = nftOpAt(nftCtx.plan, g);
       if (nftOp) return nftTx(ctx, g, who, moveNftParts(nftCtx, nftOp, signer, g));
       const kind = moveKindOf(ctx.seed, g);
+      const offer =
+        kind === 'coin-transfer' && isOfferTx(ctx.seed, g) ? nftOfferAt(nftCtx.plan, g) : undefined;
+      if (offer) return offerTx(g, who, offer);
       const gas = gasOf(ctx, g, kind === 'coin-transfer' ? 180_000 : 120_000);
       const base = { signer, sequence, signMode: mode, memo: '', ...gas };
       if (kind === 'coin-transfer') {

@@ -1,0 +1,3 @@
+import { describeClientContracts } from './contracts.js';
+
+describeClientContracts('evm');
