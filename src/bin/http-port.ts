@@ -14,6 +14,8 @@ export interface HttpPort {
   url: string;
   /** From now on requests go to `handler` (the API's router). */
   adopt(handler: RequestHandler): void;
+  /** Hands the stream requests that arrived during start-up to the adopted handler, once it is ready. */
+  release(): void;
   close(): Promise<void>;
 }
 
@@ -54,7 +56,9 @@ export async function openHttpPort(ctx: {
       server.removeAllListeners('clientError');
       server.removeAllListeners('connect');
       handler = next;
-      for (const [req, res] of parked) next(req, res);
+    },
+    release() {
+      for (const [req, res] of parked) handler(req, res);
       parked.clear();
     },
     close: () =>

@@ -192,5 +192,6 @@ async function serveApi(ctx: {
     ...(ctx.commits ? { commitFeed: ctx.commits } : {}),
   });
   await app.ready();
+  ctx.port.release();
   return app;
 }

@@ -27,6 +27,7 @@ import { createHarness, openApiValidators, type Harness } from './harness.js';
  */
 const SEED = Number(process.env.FUZZ_SEED ?? 20261124);
 const RUNS = Number(process.env.FUZZ_RUNS ?? 5000);
+const STREAM_ROUTE = /^\/indexer\/stream\//;
 const RAW_RUNS = Number(process.env.FUZZ_RAW_RUNS ?? 1000);
 const ALLOWED = new Set([200, 400, 404, 405, 413, 429, 431, 501]);
 /** 200 answers that are not JSON by design: Prometheus text and the interactive reference. */
@@ -130,6 +131,7 @@ describe.each(testDbFactories())('API fuzz over the OpenAPI document on $name', 
   let h: Harness;
   let indexed: IndexedSimulator | undefined;
   let routes: DocumentedRoute[];
+  let streamRoutes: DocumentedRoute[];
   let check: (url: string, json: unknown) => void;
   let urls: fc.Arbitrary<string>;
 
@@ -145,7 +147,10 @@ describe.each(testDbFactories())('API fuzz over the OpenAPI document on $name', 
     });
     indexed = await indexSimulator({ db: h.db, vm: 'evm', head: 6, txsPerBlock: '1-4', sim: { chainId } });
     const validators = await openApiValidators(h.app);
-    routes = documentedRoutes(validators.doc as Parameters<typeof documentedRoutes>[0]);
+    const documented = documentedRoutes(validators.doc as Parameters<typeof documentedRoutes>[0]);
+    // A valid GET on a stream route never ends (it is a live stream), so those get their own case.
+    routes = documented.filter((r) => !STREAM_ROUTE.test(r.template));
+    streamRoutes = documented.filter((r) => STREAM_ROUTE.test(r.template));
     check = validators.check;
     urls = fc.oneof(
       { arbitrary: fc.constantFrom(...routes).chain(documentedUrl), weight: 5 },
@@ -206,6 +211,27 @@ describe.each(testDbFactories())('API fuzz over the OpenAPI document on $name', 
     // The cases reach the handlers and the data, not only the parameter checks.
     expect(statuses.get(200) ?? 0).toBeGreaterThan(RUNS / 10);
     expect(rowsServed).toBeGreaterThan(RUNS / 50);
+  }, 600_000);
+
+  it('answers hostile stream requests before any stream opens: a 4xx, or 200 with no body (HEAD)', async () => {
+    expect(streamRoutes.map((r) => r.template).sort()).toEqual([
+      '/indexer/stream/v1/blocks',
+      '/indexer/stream/v1/evm-txs',
+      '/indexer/stream/v1/txs',
+    ]);
+    const cases = fc.record({
+      url: fc.constantFrom(...streamRoutes).chain(documentedUrl),
+      headers: injectHeaders,
+    });
+    await fc.assert(
+      fc.asyncProperty(cases, async ({ url, headers }) => {
+        // HEAD runs every parameter check the GET runs, then answers without opening the stream.
+        const res = await h.app.inject({ method: 'HEAD', url, headers });
+        expect([200, 400, 404, 410, 429, 503], `HEAD ${url}`).toContain(res.statusCode);
+        expect(res.body).toBe('');
+      }),
+      { seed: SEED, numRuns: Math.ceil(RUNS / 10) },
+    );
   }, 600_000);
 
   it(`answers ${RAW_RUNS} raw HTTP/1.1 requests (bad bytes, huge headers, odd methods) in JSON`, async () => {

@@ -141,7 +141,8 @@ async function startedCluster(
   return cluster;
 }
 
-function freePort(): Promise<number> {
+/** A port that was free a moment ago on 127.0.0.1 (for a process restarted on the same port). */
+export function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const server = net.createServer().listen(0, '127.0.0.1', () => {
       const port = (server.address() as net.AddressInfo).port;

@@ -1,0 +1,252 @@
+import http from 'node:http';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Simulator } from '../../src/sim/types.js';
+import { useCliProcesses, type CliProcess } from '../helpers/cli-process.js';
+import { freePort } from '../helpers/pg-cluster.js';
+import { createStreamGroup, heightOf, lastHeight, type ReceivedEvent } from '../helpers/stream-client.js';
+import { useSimulators } from '../sim/helpers/sims.js';
+
+/** What a filter selects, computed from the simulator's own truth (not from the indexer). */
+interface TruthFilter {
+  account?: string;
+  signerOnly?: boolean;
+  msg?: string;
+  fromHeight: number;
+}
+
+function truthHashes(sim: Simulator, upto: number, f: TruthFilter): string[] {
+  const hashes: string[] = [];
+  for (let h = f.fromHeight; h <= upto; h++) {
+    for (const tx of sim.truth.block(h).txs) {
+      if (
+        f.account !== undefined &&
+        !(f.signerOnly ? tx.signer === f.account : tx.accounts.includes(f.account))
+      )
+        continue;
+      if (f.msg !== undefined && !tx.msgTypes.includes(f.msg)) continue;
+      hashes.push(tx.hash);
+    }
+  }
+  return hashes;
+}
+
+const hashOf = (e: ReceivedEvent) => (JSON.parse(e.data) as { txhash: string }).txhash;
+
+/** Ids strictly increasing: nothing repeated, nothing out of order. */
+function expectOrdered(events: readonly ReceivedEvent[]) {
+  for (let i = 1; i < events.length; i++) expect(events[i]!.id).toBeGreaterThan(events[i - 1]!.id);
+}
+
+/**
+ * `start` (ingest + API, embedded database) on a live simulated Move chain, with Node's
+ * EventSource client: every filter's items equal the simulator's truth, in order, exactly once,
+ * across an API process restart that the clients survive by reconnecting with Last-Event-ID.
+ */
+describe('live streams on start', { timeout: 400_000 }, () => {
+  const simulator = useSimulators();
+  const cli = useCliProcesses();
+  let sim: Simulator;
+  let dir: string;
+  let base: string;
+  let env: Record<string, string>;
+  let port: number;
+  let api: CliProcess;
+  const startApi = async () => {
+    api = cli(['start', '--port', String(port), '--host', '127.0.0.1'], env);
+    await api.url();
+  };
+
+  beforeAll(async () => {
+    dir = await mkdtemp(path.join(tmpdir(), 'ri-stream-'));
+    const started = await simulator({
+      vm: 'move',
+      head: 30,
+      live: true,
+      blockTimeMs: 200,
+      txsPerBlock: '0-8',
+      accounts: 6,
+      fastSignatures: true,
+    });
+    sim = started.sim;
+    port = await freePort();
+    base = `http://127.0.0.1:${port}`;
+    env = {
+      DATA_DIR: path.join(dir, 'data'),
+      RPC_URL: started.urls.rpc,
+      REST_URL: started.urls.rest,
+      API_STREAM_HEARTBEAT_MS: '1000',
+      // Small, so a reader that stops reading is closed within a few blocks.
+      API_STREAM_MAX_BUFFER_BYTES: '65536',
+    };
+    await startApi();
+    await api.waitForHeight(30);
+  });
+  afterAll(async () => {
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it('each filter equals the truth from its resume point, across an API restart', async () => {
+    const txsOf = (h: number) => sim.truth.block(h).txs;
+    const account = [...Array(30).keys()].flatMap((i) => txsOf(i + 1)).find((tx) => tx.signer)!.signer;
+    const counts = new Map<string, number>();
+    for (let h = 1; h <= 30; h++)
+      for (const tx of txsOf(h)) for (const m of tx.msgTypes) counts.set(m, (counts.get(m) ?? 0) + 1);
+    const msg = [...counts].sort((a, b) => b[1] - a[1])[1]?.[0] ?? [...counts.keys()][0]!;
+    const q = (s: string) => `${base}/indexer/stream/v1/${s}`;
+    const group = createStreamGroup();
+    const blocks = group.record(q('blocks?from_height=1'), 'block');
+    const streams: { name: string; filter: TruthFilter; rec: ReturnType<typeof group.record> }[] = [
+      { name: 'all', filter: { fromHeight: 1 }, rec: group.record(q('txs?last_event_id=0'), 'tx') },
+      {
+        name: 'account',
+        filter: { account, fromHeight: 1 },
+        rec: group.record(q(`txs?account=${account}&from_height=1`), 'tx'),
+      },
+      {
+        name: 'signer',
+        filter: { account, signerOnly: true, fromHeight: 1 },
+        rec: group.record(q(`txs?account=${account}&is_signer=true&last_event_id=0`), 'tx'),
+      },
+      {
+        name: 'msgs',
+        filter: { msg, fromHeight: 1 },
+        rec: group.record(q(`txs?msgs=/${msg}&from_height=1`), 'tx'),
+      },
+      {
+        name: 'account+msgs',
+        filter: { account, msg, fromHeight: 20 },
+        rec: group.record(q(`txs?account=${account}&msgs=${msg}&from_height=20`), 'tx'),
+      },
+    ];
+    const live = group.record(q('txs'), 'tx');
+    const passed = (h: number) => () => lastHeight(blocks) >= h;
+    const stuck = (h: number, what: string) => () =>
+      lastHeight(blocks) >= h ? `${what}: the block stream reached ${h} first` : undefined;
+
+    await group.until(passed(45), stuck(Number.MAX_SAFE_INTEGER, 'never'));
+    // Restart the API process (same port and data): the clients reconnect with Last-Event-ID.
+    api.kill('SIGTERM');
+    expect((await api.exited).code, api.lastLines()).toBe(0);
+    const restartedAt = lastHeight(blocks);
+    await startApi();
+    const target = restartedAt + 15;
+    await group.until(passed(target), stuck(Number.MAX_SAFE_INTEGER, 'never'));
+    // Each stream has everything up to `target`, or the block stream went 100 blocks further (a
+    // client the server found slow is closed and resumes after its retry delay): the
+    // comparison below then shows what is missing.
+    for (const s of streams) {
+      const want = truthHashes(sim, target, s.filter);
+      await group
+        .until(() => s.rec.events.length >= want.length, stuck(target + 100, s.name))
+        .catch(() => undefined);
+    }
+    group.closeAll();
+
+    expectOrdered(blocks.events);
+    expect(blocks.events.map((e) => e.id)).toEqual(blocks.events.map((_, i) => i + 1));
+    for (const s of streams) {
+      expectOrdered(s.rec.events);
+      const upto = Math.max(target, heightOf(s.rec.events.at(-1)!));
+      const want = truthHashes(sim, upto, s.filter);
+      // Everything up to `target` arrived, and nothing after it that the chain does not have.
+      expect(s.rec.events.length, s.name).toBeGreaterThanOrEqual(truthHashes(sim, target, s.filter).length);
+      expect(s.rec.events.map(hashOf), s.name).toEqual(want.slice(0, s.rec.events.length));
+    }
+    // The live-only client: a contiguous run of the whole stream from its first event on.
+    expectOrdered(live.events);
+    const all = streams[0]!.rec.events.map((e) => e.id);
+    const from = all.indexOf(live.events[0]!.id);
+    expect(from).toBeGreaterThan(0);
+    expect(live.events.map((e) => e.id)).toEqual(all.slice(from, from + live.events.length));
+  });
+
+  it('items are the exact JSON the REST routes serve', async () => {
+    const group = createStreamGroup();
+    const rec = group.record(`${base}/indexer/stream/v1/txs?from_height=2`, 'tx');
+    const blocksRec = group.record(`${base}/indexer/stream/v1/blocks?from_height=2`, 'block');
+    await group.until(
+      () => blocksRec.events.length >= 20 && rec.events.length >= 20,
+      () => undefined,
+    );
+    group.closeAll();
+    for (const e of rec.events.slice(0, 20)) {
+      const rest = await (await fetch(`${base}/indexer/tx/v1/txs/${hashOf(e)}`)).text();
+      expect(rest).toBe(`{"tx":${e.data}}`);
+    }
+    for (const e of blocksRec.events.slice(0, 20)) {
+      const rest = await (await fetch(`${base}/indexer/block/v1/blocks/${e.id}`)).text();
+      expect(rest).toBe(`{"block":${e.data}}`);
+    }
+  });
+
+  it('closes a reader that stops reading, and its resume loses and repeats nothing', async () => {
+    const slowBefore = await slowCloses(base);
+    const chunks: Buffer[] = [];
+    const res = await new Promise<http.IncomingMessage>((resolve) =>
+      http.get(`${base}/indexer/stream/v1/txs?last_event_id=0`, resolve),
+    );
+    expect(res.headers['content-type']).toBe('text/event-stream');
+    res.pause();
+    // Condition: the server has counted the close (checked each time a block arrives).
+    const group = createStreamGroup();
+    const blocks = group.record(`${base}/indexer/stream/v1/blocks`, 'block');
+    let closes = slowBefore;
+    const giveUpAt = sim.head() + 100;
+    await group.until(
+      () => closes > slowBefore,
+      () => {
+        void slowCloses(base).then((n) => (closes = n));
+        return lastHeight(blocks) > giveUpAt ? 'the paused reader was never closed' : undefined;
+      },
+    );
+    res.on('data', (c: Buffer) => chunks.push(c));
+    res.resume();
+    await new Promise((resolve) => res.once('end', resolve));
+    const text = Buffer.concat(chunks).toString('utf8');
+    expect(text).toMatch(
+      /event: error\ndata: \{"code":14,"message":"slow consumer: resume with Last-Event-ID"\}\n\n$/,
+    );
+    const first = parseEvents(text, 'tx');
+    const lastId = first.at(-1)!.id;
+    const resumed = group.record(`${base}/indexer/stream/v1/txs?last_event_id=${lastId}`, 'tx');
+    const upto = heightOf(first.at(-1)!) + 5;
+    await group.until(passedBlock(blocks, upto), () => undefined);
+    const want = truthHashes(sim, upto, { fromHeight: 1 });
+    await group
+      .until(
+        () => first.length + resumed.events.length >= want.length,
+        () => (lastHeight(blocks) > upto + 25 ? 'resume fell short' : undefined),
+      )
+      .catch(() => undefined);
+    group.closeAll();
+    const both = [...first, ...resumed.events];
+    expectOrdered(both);
+    expect(both.map(hashOf).slice(0, want.length)).toEqual(want);
+  });
+});
+
+const passedBlock = (blocks: { events: ReceivedEvent[] }, h: number) => () =>
+  blocks.events.length > 0 && heightOf(blocks.events.at(-1)!) >= h;
+
+async function slowCloses(base: string): Promise<number> {
+  const text = await (await fetch(`${base}/metrics`)).text();
+  return Number(/^rollup_indexer_stream_slow_closes_total\{route="txs"\} (\d+)/m.exec(text)?.[1] ?? 0);
+}
+
+/** The `event` events of an SSE body (what a reader got before the server closed it). */
+function parseEvents(text: string, event: string): ReceivedEvent[] {
+  return text
+    .split('\n\n')
+    .map((block) =>
+      Object.fromEntries(
+        block
+          .split('\n')
+          .map((line) => [line.slice(0, line.indexOf(':')), line.slice(line.indexOf(':') + 2)]),
+      ),
+    )
+    .filter((f) => f.event === event)
+    .map((f) => ({ id: Number(f.id), data: String(f.data) }));
+}
