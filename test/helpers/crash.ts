@@ -33,7 +33,7 @@ export interface MidBackfillRun {
   outcome: string;
   /** The height this run resumed from ("ingest started"). */
   from: number;
-  /** The highest commit the run logged before the signal went out. */
+  /** The commit whose log line armed the signal (-1 when none did). */
   committedBeforeKill: number;
 }
 
