@@ -211,7 +211,7 @@ export function createSimulator(options: SimulatorOptions): Simulator {
     chainId: r.chainId,
     head,
     base,
-    resultsLag: () => faults.spec.lag,
+    resultsMissing: (h, at) => faults.resultsMissing(h, at),
     nodeVersion: NODE_VERSION,
     appName: `mini${r.vm}`,
     rpcListenAddr: () => (urls ? urls.rpc.replace('http://', 'tcp://') : 'tcp://127.0.0.1:26657'),
@@ -259,6 +259,7 @@ export function createSimulator(options: SimulatorOptions): Simulator {
     options: { vm: r.vm, chainId: r.chainId, seed: r.seed },
     head,
     truth,
+    faultLog: () => faults.log(),
     async listen() {
       if (urls) return urls;
       const open = async (handler: Handler, port: number): Promise<string> => {

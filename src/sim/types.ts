@@ -203,7 +203,32 @@ export interface Simulator {
   /** Current head height (advances when live). */
   head(): number;
   truth: SimulatorTruth;
+  /** The faults served so far (`faults` option): lets a test prove its profile's faults hit. */
+  faultLog(): FaultLog;
   /** Start the HTTP servers; resolves with their base URLs (no trailing slash). */
   listen(): Promise<SimulatorUrls>;
   close(): Promise<void>;
+}
+
+/** Answers a node surface replaced by a fault, by kind. */
+export interface FaultCounts {
+  /** Connection destroyed instead of an answer. */
+  reset: number;
+  /** Never answered (the client times out). */
+  timeout: number;
+  '429': number;
+  '5xx': number;
+}
+
+/** Every fault the simulator has served, counted as it served it. */
+export interface FaultLog {
+  rpc: FaultCounts;
+  rest: FaultCounts;
+  jsonrpc: FaultCounts;
+  /** REST tx pages served with fewer txs than the block holds. */
+  shortPages: number;
+  /** block_results refused because results lag /block. */
+  laggedResults: number;
+  /** Node answers delayed by the latency setting. */
+  delayed: number;
 }

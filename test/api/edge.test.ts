@@ -57,13 +57,12 @@ function parseAnswers(text: string): RawAnswer[] {
 const request = (line: string, headers: string[] = []) =>
   `${line}\r\n${['Host: localhost', ...headers, 'Connection: close'].join('\r\n')}\r\n\r\n`;
 
-describe('HTTP edge answers (raw sockets)', () => {
+describe.each(testDbFactories())('HTTP edge answers (raw sockets) on $name', (factory) => {
   let db: Db;
   let disposeDb: () => Promise<void>;
   let app: FastifyInstance | undefined;
   beforeAll(async () => {
-    const pglite = testDbFactories().find((f) => f.name === 'pglite');
-    const created = await pglite!.create();
+    const created = await factory.create();
     db = created.db;
     disposeDb = created.dispose;
   });

@@ -1,9 +1,9 @@
-import { mkdtemp, rm } from 'node:fs/promises';
+import { cp, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { createPgliteDb } from '../../src/store/pglite.js';
 import type { Db } from '../../src/store/db.js';
-import { startCli } from './cli-process.js';
+import { startCli, type CliProcess } from './cli-process.js';
 import { createPostgresTestDb } from './db.js';
 
 interface IndexerRun {
@@ -26,11 +26,68 @@ export async function runIndexer(env: Record<string, string>, run: IndexerRun = 
       () => undefined,
     );
   }
+  return outcome(p, run.kill?.signal, () => clearTimeout(timer));
+}
+
+export interface MidBackfillRun {
+  outcome: string;
+  /** The height this run resumed from ("ingest started"). */
+  from: number;
+  /** The commit whose log line armed the signal (-1 when none did). */
+  committedBeforeKill: number;
+}
+
+/**
+ * Runs the indexer, following its log; with `kill`, signals it once it has committed a batch
+ * reaching `height`: at once if that was the run's first commit (its time includes start-up),
+ * else after a share (`delayShare`, 0..1) of the time since the commit before. So the signal
+ * lands anywhere from the next transaction's start to the following commit, however fast this
+ * machine ingests. Commits are logged at debug level.
+ */
+export async function followIndexer(
+  env: Record<string, string>,
+  kill?: { height: number; delayShare: number; signal: NodeJS.Signals },
+): Promise<MidBackfillRun> {
+  const p = startCli(['indexer', '--port', '0'], { ...env, LOG_LEVEL: 'debug' });
+  const run = { from: -1, committedBeforeKill: -1 };
+  let last: number | undefined;
+  let timer: NodeJS.Timeout | undefined;
+  onJsonLines(p, (line) => {
+    if (line.msg === 'ingest started') run.from = Number(line.from);
+    if (!kill || line.msg !== 'committed blocks' || timer !== undefined) return;
+    const now = Date.now();
+    const between = last === undefined ? 0 : now - last;
+    last = now;
+    if (Number(line.to) < kill.height) return;
+    run.committedBeforeKill = Number(line.to);
+    timer = setTimeout(() => p.kill(kill.signal), Math.floor(kill.delayShare * between));
+  });
+  return { outcome: await outcome(p, kill?.signal, () => clearTimeout(timer)), ...run };
+}
+
+async function outcome(p: CliProcess, sent: NodeJS.Signals | undefined, cleanup: () => void) {
   const { code, signal } = await p.exited;
-  clearTimeout(timer);
-  if (signal === 'SIGKILL' && run.kill?.signal === 'SIGKILL') return 'killed';
+  cleanup();
+  if (signal === 'SIGKILL' && sent === 'SIGKILL') return 'killed';
   if (code === 0) return 'done';
   throw new Error(`indexer exited with code ${code} signal ${signal}; last lines:\n${p.lastLines()}`);
+}
+
+/** Calls `each` with every JSON log line the process writes on stdout. */
+function onJsonLines(p: CliProcess, each: (line: Record<string, unknown>) => void): void {
+  let rest = '';
+  p.child.stdout!.on('data', (chunk: string) => {
+    const parts = (rest + chunk).split('\n');
+    rest = parts.pop() ?? '';
+    for (const text of parts) {
+      if (!text.startsWith('{')) continue;
+      try {
+        each(JSON.parse(text) as Record<string, unknown>);
+      } catch {
+        // Not a log record (a line the CLI printed itself): nothing to follow.
+      }
+    }
+  });
 }
 
 export function seeded(seed: number) {
@@ -38,35 +95,65 @@ export function seeded(seed: number) {
   return () => (s = (s * 16807) % 2147483647) / 2147483647;
 }
 
-export type CrashTarget = {
-  name: string;
-  open(): Promise<{ env: Record<string, string>; db(): Promise<Db>; dispose(): Promise<void> }>;
-};
+const CHECKPOINT_SQL = "SELECT height FROM checkpoint WHERE stream = 'blocks'";
+
+export interface CrashStore {
+  env: Record<string, string>;
+  db(): Promise<Db>;
+  /** The committed block checkpoint, read while no indexer runs, leaving the store as it was. */
+  checkpoint(): Promise<number>;
+  dispose(): Promise<void>;
+}
+
+export type CrashTarget = { name: string; open(): Promise<CrashStore> };
 
 /** PGlite in a temp directory, and PostgreSQL when TEST_DATABASE_URL is set. */
 export function crashTargets(): CrashTarget[] {
-  const targets: CrashTarget[] = [
-    {
-      name: 'pglite',
-      async open() {
-        const dir = await mkdtemp(path.join(tmpdir(), 'ri-crash-'));
-        return {
-          env: { DATA_DIR: dir },
-          db: () => createPgliteDb({ dataDir: dir }),
-          dispose: () => rm(dir, { recursive: true, force: true }),
-        };
-      },
-    },
-  ];
+  const targets: CrashTarget[] = [{ name: 'pglite', open: openPglite }];
   if (process.env.TEST_DATABASE_URL) {
     const base = process.env.TEST_DATABASE_URL;
     targets.push({
       name: 'postgres',
       async open() {
         const t = await createPostgresTestDb(base, { migrate: false });
-        return { env: { DATABASE_URL: t.url }, db: async () => t.db, dispose: t.dispose };
+        return {
+          env: { DATABASE_URL: t.url },
+          db: async () => t.db,
+          checkpoint: () => checkpointOf(t.db),
+          dispose: t.dispose,
+        };
       },
     });
   }
   return targets;
+}
+
+async function openPglite(): Promise<CrashStore> {
+  const dir = await mkdtemp(path.join(tmpdir(), 'ri-crash-'));
+  return {
+    env: { DATA_DIR: dir },
+    db: () => createPgliteDb({ dataDir: dir }),
+    // Opening a killed data directory recovers it: do that on a copy, so the next indexer meets
+    // the directory exactly as the kill left it.
+    async checkpoint() {
+      const copy = await mkdtemp(path.join(tmpdir(), 'ri-crash-peek-'));
+      try {
+        await cp(dir, copy, { recursive: true });
+        const db = await createPgliteDb({ dataDir: copy });
+        try {
+          return await checkpointOf(db);
+        } finally {
+          await db.close();
+        }
+      } finally {
+        await rm(copy, { recursive: true, force: true });
+      }
+    },
+    dispose: () => rm(dir, { recursive: true, force: true }),
+  };
+}
+
+async function checkpointOf(db: Db): Promise<number> {
+  const { rows } = await db.query<{ height: number }>(CHECKPOINT_SQL);
+  return Number(rows[0]?.height ?? 0);
 }

@@ -10,11 +10,9 @@ import { createRestClient } from '../../src/node/rest.js';
 import { createTransport } from '../../src/node/transport.js';
 import { createSimulator } from '../../src/sim/simulator.js';
 import { REAL_SAMPLES } from '../fixtures/decode/samples.js';
-import { testDbFactories } from '../helpers/db.js';
+import { testDbFactories, type TestDbFactory } from '../helpers/db.js';
 import { abciEvent, blockOf } from '../helpers/nft-blocks.js';
 import { indexSimulator } from '../helpers/ingest.js';
-
-const [pglite] = testDbFactories();
 
 interface StoredToken {
   collection: string;
@@ -29,8 +27,8 @@ interface StoredToken {
   txs: string[];
 }
 
-async function replayAndRead(vm: 'move' | 'wasm' | 'evm'): Promise<StoredToken[]> {
-  const { db, dispose } = await pglite!.create();
+async function replayAndRead(factory: TestDbFactory, vm: 'move' | 'wasm' | 'evm'): Promise<StoredToken[]> {
+  const { db, dispose } = await factory.create();
   const probe = await indexSimulator({ db, vm, head: 1, untilHeight: 0, sim: { replay: REAL_SAMPLES } });
   const head = probe.sim.head();
   await probe.close();
@@ -66,9 +64,9 @@ const readable = (r: StoredToken) => ({
   nft_count: Number(r.nft_count),
 });
 
-describe('NFTs of the real recorded samples, replayed', () => {
+describe.each(testDbFactories())('NFTs of the real recorded samples, replayed, on $name', (factory) => {
   it('Move: the initia_nft mint and the IBC-received NFT come out as the samples say', async () => {
-    const rows = await replayAndRead('move');
+    const rows = await replayAndRead(factory, 'move');
     // cosmos/move/nft/nft-mint.json: MintEvent token 1 of collection 0x597c…4e20 (63 hex digits), object
     // 0xeafb…1b86; the recorded Nft resource gives the uri, the Collection resource the name and creator
     // 0xe7dd…3b5c, who owns the new object (CreateEvent owner; no TransferEvent in the tx).
@@ -108,7 +106,7 @@ describe('NFTs of the real recorded samples, replayed', () => {
   }, 300_000);
 
   it('Wasm: cw721 mint and transfer, and the ICS-721 redemption, come out as the samples say', async () => {
-    const rows = await replayAndRead('wasm');
+    const rows = await replayAndRead(factory, 'wasm');
     const cw721 = '0x' + Buffer.from(accountBytesFromString(CW721, 'init')).toString('hex');
     const saints = '0x' + Buffer.from(accountBytesFromString(SAINTS, 'init')).toString('hex');
     expect(rows.map(readable)).toEqual([
@@ -167,7 +165,7 @@ describe('NFTs of the real recorded samples, replayed', () => {
   }, 300_000);
 
   it('EVM: the ERC721 mint of the IBC receipt is a token of its contract, owned by the receiver', async () => {
-    const rows = await replayAndRead('evm');
+    const rows = await replayAndRead(factory, 'evm');
     // protocols/ibc/evm/receive-nft-evm.json
     expect(rows.map(readable)).toEqual([
       {
@@ -192,7 +190,10 @@ describe('NFTs of the real recorded samples, replayed', () => {
     ]);
     expect(rows[0]!.txs[0]).toContain('nft-transfer');
   }, 300_000);
+});
 
+/** What the recordings say read straight through the collectors: no database involved. */
+describe('NFT events of the real recorded samples', () => {
   it('EVM: the client-formatted ERC721 receipts, fed to the EVM collector as minievm evm events', async () => {
     // ethereum/erc721/*.json are {tx, txReceipt} as a JSON-RPC client formats them, not Cosmos tx
     // responses, so the replay node cannot serve them as blocks. Each receipt's logs become the

@@ -5,17 +5,15 @@ import { loadRealTxSamples, REAL_SAMPLES } from '../fixtures/decode/samples.js';
 import { testDbFactories } from '../helpers/db.js';
 import { indexSimulator } from '../helpers/ingest.js';
 
-const [pglite] = testDbFactories();
-
 /** Accounts/types/signer per sample, worked out independently from spec/indexer.md §6 (decode tests own the file). */
 const expected = JSON.parse(readFileSync('test/fixtures/decode/expected-accounts.json', 'utf8')) as Record<
   string,
   { accounts: string[]; msgTypes: string[]; signer: string }
 >;
 
-describe('replay of real recorded txs', () => {
+describe.each(testDbFactories())('replay of real recorded txs on $name', (factory) => {
   it('indexes each real sample with the accounts, message types and signer a careful reading gives', async () => {
-    const { db, dispose } = await pglite!.create();
+    const { db, dispose } = await factory.create();
     const dir = REAL_SAMPLES;
     const byHash = new Map(loadRealTxSamples().map((s) => [s.response.txhash.toUpperCase(), s.id]));
     const probe = await indexSimulator({ db, vm: 'move', head: 1, untilHeight: 0, sim: { replay: dir } });

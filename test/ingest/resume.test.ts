@@ -3,11 +3,9 @@ import { testDbFactories } from '../helpers/db.js';
 import { indexSimulator } from '../helpers/ingest.js';
 import { expectIngestMatchesTruth } from '../helpers/truth.js';
 
-const [pglite] = testDbFactories();
-
-describe('resume', () => {
+describe.each(testDbFactories())('resume on $name', (factory) => {
   it('continues from the checkpoint, and refuses a node whose block at the checkpoint differs', async () => {
-    const { db, dispose } = await pglite!.create();
+    const { db, dispose } = await factory.create();
     try {
       const first = await indexSimulator({
         db,

@@ -1,5 +1,6 @@
 import { InputError } from '../../shared/errors.js';
 import { hash32 } from '../chain/prng.js';
+import type { FaultCounts, FaultLog } from '../types.js';
 import type { RawResponse } from './http.js';
 
 /** Parsed --faults spec; rates are probabilities per request, latency in ms. */
@@ -64,31 +65,69 @@ export type Surface = 'rpc' | 'rest' | 'jsonrpc';
 
 /**
  * Draws faults per request from a counter-driven hash, so a run with the same request order
- * sees the same faults.
+ * sees the same faults. Every fault it serves is counted in `log()`, so a test can tell that a
+ * profile's faults really reached the client (a rate too low for the run's requests draws none).
  */
 export function createFaultInjector(spec: FaultSpec, seed: number) {
   let counter = 0;
   const draw = (stream: number): number => hash32(seed, 900 + stream, counter) / 0x100000000;
+  const zero = (): FaultCounts => ({ reset: 0, timeout: 0, '429': 0, '5xx': 0 });
+  const log: FaultLog = {
+    rpc: zero(),
+    rest: zero(),
+    jsonrpc: zero(),
+    shortPages: 0,
+    laggedResults: 0,
+    delayed: 0,
+  };
+  const drawKind = (): keyof FaultCounts | undefined => {
+    if (draw(1) < spec.reset) return 'reset';
+    if (draw(2) < spec.timeout) return 'timeout';
+    if (draw(3) < spec.error429) return '429';
+    if (draw(4) < spec.error5xx) return '5xx';
+    return undefined;
+  };
   return {
     spec,
     /** A fault answer replacing the real one, or undefined. */
     next(surface: Surface): RawResponse | undefined {
       counter++;
-      if (draw(1) < spec.reset) return { status: 0, body: '', reset: true };
-      if (draw(2) < spec.timeout) return { status: 0, body: '', hang: true };
-      if (draw(3) < spec.error429) return { status: 429, body: 'Too Many Requests\n' };
-      if (draw(4) < spec.error5xx) {
-        if (surface === 'rest')
-          return { status: 503, body: '{"code":14,"message":"service unavailable","details":[]}' };
-        return { status: 503, body: '<html><body><h1>503 Service Unavailable</h1></body></html>\n' };
-      }
-      return undefined;
+      const kind = drawKind();
+      if (kind === undefined) return undefined;
+      log[surface][kind]++;
+      return faultAnswer(kind, surface);
+    },
+    /** Whether this answer is delayed by the latency setting (counted when it is). */
+    delays(): boolean {
+      if (spec.latencyMs > 0) log.delayed++;
+      return spec.latencyMs > 0;
     },
     shortPage(): boolean {
       counter++;
-      return draw(5) < spec.shortPage;
+      const short = draw(5) < spec.shortPage;
+      if (short) log.shortPages++;
+      return short;
+    },
+    /** block_results of `height` is not there yet: results lag /block by `lag` heights. */
+    resultsMissing(height: number, head: number): boolean {
+      const missing = height > head - spec.lag;
+      if (missing) log.laggedResults++;
+      return missing;
+    },
+    /** A copy of the counts so far. */
+    log(): FaultLog {
+      return structuredClone(log);
     },
   };
 }
 
 export type FaultInjector = ReturnType<typeof createFaultInjector>;
+
+function faultAnswer(kind: keyof FaultCounts, surface: Surface): RawResponse {
+  if (kind === 'reset') return { status: 0, body: '', reset: true };
+  if (kind === 'timeout') return { status: 0, body: '', hang: true };
+  if (kind === '429') return { status: 429, body: 'Too Many Requests\n' };
+  if (surface === 'rest')
+    return { status: 503, body: '{"code":14,"message":"service unavailable","details":[]}' };
+  return { status: 503, body: '<html><body><h1>503 Service Unavailable</h1></body></html>\n' };
+}

@@ -135,6 +135,6 @@ export function faultWrapped(faults: FaultInjector, surface: Surface, handler: H
     if (req.path.startsWith('/sim/')) return handler(req);
     const fault = faults.next(surface);
     const out = fault ?? (await handler(req));
-    return faults.spec.latencyMs > 0 ? { ...out, delayMs: faults.spec.latencyMs } : out;
+    return faults.delays() ? { ...out, delayMs: faults.spec.latencyMs } : out;
   };
 }

@@ -14,8 +14,8 @@ export interface RpcContext {
   head(): number;
   /** Lowest height served (pruning). */
   base(): number;
-  /** Extra heights whose results lag behind /block (fault injection). */
-  resultsLag(): number;
+  /** Fault injection: block_results of this height lags behind /block (not there yet). */
+  resultsMissing(height: number, head: number): boolean;
   nodeVersion: string;
   appName: string;
   rpcListenAddr(): string;
@@ -70,7 +70,7 @@ export function callRpc(
     case 'block_results': {
       const h = resolveHeight(ctx, params.height, head);
       if (typeof h !== 'number') return h;
-      if (h > head - ctx.resultsLag()) return internalError(`could not find results for height #${h}`);
+      if (ctx.resultsMissing(h, head)) return internalError(`could not find results for height #${h}`);
       const b = ctx.chain.block(h);
       return { resultBytes: b.resultsBytes };
     }
