@@ -106,11 +106,13 @@ export function createSubscriber(
       for (const event of queued) sub.send(event);
     },
     heartbeat() {
-      if (!closed) res.write(': keep-alive\n\n');
+      // Not before the route has written the stream's head (the subscriber is registered first).
+      if (!closed && res.headersSent) res.write(': keep-alive\n\n');
     },
     closeWith(code, message) {
       if (closed) return;
-      res.end(`event: error\ndata: ${JSON.stringify({ code, message })}\n\n`);
+      if (res.headersSent) res.end(`event: error\ndata: ${JSON.stringify({ code, message })}\n\n`);
+      else res.destroy();
       closed = true;
       for (const l of closeListeners) l();
     },
