@@ -118,11 +118,14 @@ describe.runIf(needs(databaseUrlRequirement()))(
     /** Waits until exactly one LISTEN connection other than `not` is open, and returns its pid. */
     const listenerUp = async (not?: number) => {
       let rows: { pid: number; query: string }[] = [];
+      // Bounded by the simulator's head: the indexer may be stopped meanwhile.
+      const giveUpAt = sim.head() + 50;
       await waitFor(
         () => rows.length === 1 && rows[0]!.pid !== not && /^LISTEN /.test(rows[0]!.query),
         async () => {
           rows = await listeners();
-          return api.child.exitCode !== null ? `api exited:\n${api.lastLines()}` : undefined;
+          if (api.child.exitCode !== null) return `api exited:\n${api.lastLines()}`;
+          return sim.head() > giveUpAt ? `no LISTEN connection (other than ${not}) came up` : undefined;
         },
       );
       return rows[0]!.pid;
@@ -208,6 +211,56 @@ describe.runIf(needs(databaseUrlRequirement()))(
       );
       group.closeAll();
       expectTruth(sim, target, blocks, txs, account);
+    });
+
+    it('wakes once on reconnect: commits made while its LISTEN connection was down arrive', async () => {
+      const pid = await listenerUp();
+      const account = someSigner(sim, 10);
+      const group = createStreamGroup();
+      const blocks = group.record(`http://127.0.0.1:${port}/indexer/stream/v1/blocks?from_height=1`, 'block');
+      const txs = group.record(
+        `http://127.0.0.1:${port}/indexer/stream/v1/txs?account=${account}&from_height=1`,
+        'tx',
+      );
+      const from = await committed();
+      await waitFor(() => lastHeight(blocks) >= from, stalledBefore(blocks, from));
+
+      // The api is frozen while its LISTEN connection is killed and the indexer commits 3 more
+      // heights (their NOTIFYs reach no one); the indexer is frozen before the api resumes, so
+      // no later NOTIFY exists: only the reconnect's own wake can deliver those heights.
+      api.kill('SIGSTOP');
+      try {
+        await sql(db.url, 'SELECT pg_terminate_backend($1)', [pid]);
+        let now = 0;
+        await waitFor(
+          () => now >= from + 3,
+          async () => {
+            now = await committed();
+            return indexer.child.exitCode !== null ? `indexer exited:\n${indexer.lastLines()}` : undefined;
+          },
+        );
+        indexer.kill('SIGSTOP');
+      } finally {
+        api.kill('SIGCONT');
+      }
+      try {
+        const target = await committed();
+        const giveUpAt = sim.head() + 50;
+        await listenerUp(pid);
+        await waitFor(
+          () =>
+            lastHeight(blocks) >= target &&
+            txs.events.length >= truthHashes(sim, target, { account, fromHeight: 1 }).length,
+          async () =>
+            sim.head() > giveUpAt
+              ? `the stream stopped at ${lastHeight(blocks)}; ${target} was committed while the listener was down`
+              : undefined,
+        );
+        group.closeAll();
+        expectTruth(sim, target, blocks, txs, account);
+      } finally {
+        indexer.kill('SIGCONT');
+      }
     });
   },
 );
