@@ -67,7 +67,7 @@ function expectTruth(
     expect(txs.events[i]!.id).toBeGreaterThan(txs.events[i - 1]!.id);
 }
 
-/** The signer of the first tx that has one: an account with txs throughout the chain. */
+/** The signer of the first signed tx: an account the filtered stream has items for. */
 function someSigner(sim: Simulator, upto: number): string {
   for (let h = 1; h <= upto; h++) {
     const tx = sim.truth.block(h).txs.find((t) => t.signer);
