@@ -7,33 +7,8 @@ import type { Simulator } from '../../src/sim/types.js';
 import { useCliProcesses, type CliProcess } from '../helpers/cli-process.js';
 import { freePort } from '../helpers/pg-cluster.js';
 import { createStreamGroup, heightOf, lastHeight, type ReceivedEvent } from '../helpers/stream-client.js';
+import { hashOf, truthHashes, type TruthFilter } from '../helpers/stream-truth.js';
 import { useSimulators } from '../sim/helpers/sims.js';
-
-/** What a filter selects, computed from the simulator's own truth (not from the indexer). */
-interface TruthFilter {
-  account?: string;
-  signerOnly?: boolean;
-  msg?: string;
-  fromHeight: number;
-}
-
-function truthHashes(sim: Simulator, upto: number, f: TruthFilter): string[] {
-  const hashes: string[] = [];
-  for (let h = f.fromHeight; h <= upto; h++) {
-    for (const tx of sim.truth.block(h).txs) {
-      if (
-        f.account !== undefined &&
-        !(f.signerOnly ? tx.signer === f.account : tx.accounts.includes(f.account))
-      )
-        continue;
-      if (f.msg !== undefined && !tx.msgTypes.includes(f.msg)) continue;
-      hashes.push(tx.hash);
-    }
-  }
-  return hashes;
-}
-
-const hashOf = (e: ReceivedEvent) => (JSON.parse(e.data) as { txhash: string }).txhash;
 
 /** Ids strictly increasing: nothing repeated, nothing out of order. */
 function expectOrdered(events: readonly ReceivedEvent[]) {
