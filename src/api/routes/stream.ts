@@ -7,7 +7,7 @@ import { parseAccount, parseIsSigner, parseMsgTypes } from '../params.js';
 import type { StreamHub, StreamRoute } from '../stream/hub.js';
 import type { StreamMetrics } from '../stream/metrics.js';
 import { parseResumePoint, planBacklog, type Backlog } from '../stream/resume.js';
-import { createSubscriber, type StreamFilter } from '../stream/subscriber.js';
+import { createSubscriber, type StreamFilter, type Subscriber } from '../stream/subscriber.js';
 import type { StreamReader } from '../../store/readers/stream.js';
 import type { BlockReader } from '../../store/readers/blocks.js';
 import { errorResponses, ref } from '../schemas.js';
@@ -167,8 +167,35 @@ async function openStream(request: FastifyRequest, reply: FastifyReply, spec: St
   deps.metrics.opened(spec.route);
   deps.metrics.replayed(spec.route, backlog.size);
   sub.onClose(() => deps.metrics.closed(spec.route));
-  await sub.replay(backlog.read());
+  await replayUntilLive(deps, spec.route, sub, backlog);
   return reply;
+}
+
+/**
+ * Replays the backlog; while live events outgrew the queue meanwhile, replays again from the
+ * database up to the hub's position. A backlog past the replay bound by then means the reader
+ * itself cannot keep up: it is closed like any slow reader.
+ */
+async function replayUntilLive(deps: StreamDeps, route: StreamRoute, sub: Subscriber, first: Backlog) {
+  const { options } = deps;
+  let backlog = first;
+  while ((await sub.replay(backlog.read())) === 'behind' && !sub.closed) {
+    const delivered = await deps.hub.resync(route, sub);
+    backlog = await planBacklog(
+      { ...deps, chainId: options.chainId },
+      {
+        route,
+        filter: sub.filter,
+        resume: { kind: 'after', id: sub.lastId },
+        delivered,
+        maxItems: options.streams.maxReplay,
+      },
+    );
+    if (backlog.size > options.streams.maxReplay) {
+      deps.metrics.slowClose(route);
+      sub.closeWith(14, 'slow consumer: resume with Last-Event-ID');
+    }
+  }
 }
 
 /** 410 before the stream opens: name the REST route to page and where to resume (spec §2). */

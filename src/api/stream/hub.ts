@@ -24,6 +24,8 @@ export interface StreamHub {
    * undefined once the hub is closed (the process is stopping).
    */
   register(route: StreamRoute, sub: Subscriber): Promise<number | undefined>;
+  /** For a subscriber whose replay fell behind: queue its live events again from here on. */
+  resync(route: StreamRoute, sub: Subscriber): Promise<number>;
   subscriberCount(): number;
   close(): Promise<void>;
 }
@@ -91,6 +93,7 @@ export function createStreamHub(ctx: {
 
   /** Reads one chunk after `delivered` and sends it; returns what it sent. */
   const nextEvents = async (route: StreamRoute, state: RouteState, upto: number): Promise<StreamEvent[]> => {
+    for (const sub of state.all) sub.checkKeepingUp();
     if (route === 'blocks') {
       const rows = await ctx.blocks.range(state.delivered, upto, CHUNK);
       const events = rows.map((row) => ({
@@ -138,6 +141,12 @@ export function createStreamHub(ctx: {
         state.all.add(sub);
         sub.onClose(() => state.all.delete(sub));
         return state.delivered;
+      });
+    },
+    resync(route, sub) {
+      return serial(() => {
+        sub.queueAgain();
+        return states.get(route)!.delivered;
       });
     },
     subscriberCount: () => [...states.values()].reduce((n, s) => n + s.all.size, 0),

@@ -24,8 +24,10 @@ export interface SubscriberLimits {
 
 /**
  * One open SSE connection. Live events are written at once; while the stored backlog is being
- * replayed they wait in a queue of the same byte bound. Ids at or below `lastId` are never sent
- * again, so replay and live can overlap without a duplicate.
+ * replayed they wait in a queue of the same byte bound; when a long replay overflows that queue,
+ * the queue is dropped and the caller replays again from the database (`replay` answers
+ * 'behind'), so a reader that keeps up is never closed for the server's own backlog. Ids at or
+ * below `lastId` are never sent again, so replay and live can overlap without a duplicate.
  */
 export interface Subscriber {
   readonly eventName: string;
@@ -38,7 +40,11 @@ export interface Subscriber {
   /** Writes a live event (or queues it during replay); true when written now. */
   send(event: StreamEvent): boolean;
   /** Writes the backlog in order, waiting for the socket to drain, then goes live. */
-  replay(chunks: AsyncIterable<readonly StreamEvent[]>): Promise<void>;
+  replay(chunks: AsyncIterable<readonly StreamEvent[]>): Promise<'live' | 'behind'>;
+  /** After 'behind': queue live events again (called where the hub's position is read). */
+  queueAgain(): void;
+  /** Closes the subscriber as slow when more than its bound still waits in its socket. */
+  checkKeepingUp(): void;
   heartbeat(): void;
   /** Ends the stream with a last `error` event (slow consumer, shutdown). */
   closeWith(code: number, message: string): void;
@@ -60,6 +66,8 @@ export function createSubscriber(
 ): Subscriber {
   let pending: StreamEvent[] | undefined = [];
   let pendingBytes = 0;
+  // The queue overflowed during a replay: live events are dropped until the caller replays again.
+  let behind = false;
   let closed = false;
   const closeListeners: (() => void)[] = [];
   res.on('close', () => {
@@ -81,29 +89,45 @@ export function createSubscriber(
       if (closed) return false;
       // While the backlog is planned and replayed, everything live waits; ids are checked on flush.
       if (pending !== undefined) {
+        if (behind) return false;
         pending.push(event);
         pendingBytes += event.data.length;
-        if (pendingBytes > init.limits.maxBufferBytes) slow();
+        if (pendingBytes > init.limits.maxBufferBytes) {
+          behind = true;
+          pending = [];
+          pendingBytes = 0;
+        }
         return false;
       }
       if (event.id <= sub.lastId || event.height < sub.minHeight) return false;
       res.write(frame(event));
       sub.lastId = event.id;
-      if (res.writableLength > init.limits.maxBufferBytes) slow();
       return true;
+    },
+    checkKeepingUp() {
+      // Measured before a chunk is sent, so one chunk written in one go never counts against a
+      // reader: what is still queued then is what it did not take since the last chunk.
+      if (!closed && pending === undefined && res.writableLength > init.limits.maxBufferBytes) slow();
     },
     async replay(chunks) {
       for await (const events of chunks) {
         for (const event of events) {
-          if (closed) return;
+          if (closed) return 'live';
           if (event.id <= sub.lastId || event.height < sub.minHeight) continue;
           sub.lastId = event.id;
           if (!res.write(frame(event))) await drained(res);
         }
       }
+      if (behind) return 'behind';
       const queued = pending ?? [];
       pending = undefined;
       for (const event of queued) sub.send(event);
+      return 'live';
+    },
+    queueAgain() {
+      behind = false;
+      pending = [];
+      pendingBytes = 0;
     },
     heartbeat() {
       // Not before the route has written the stream's head (the subscriber is registered first).
