@@ -122,13 +122,16 @@ async function evmHashesOf(jsonRpc: string, txs: TxTruth[]): Promise<Map<string,
 
 export interface NftOpTruth {
   hash: string;
-  kind: 'create-collection' | 'mint' | 'transfer' | 'mutate-uri' | 'burn' | 'ibc-receive';
+  kind: 'create-collection' | 'mint' | 'transfer' | 'mutate-uri' | 'burn' | 'ibc-receive' | 'offer';
+  /** Offers (Move): the object the tx names, which is in its accounts (TxTruth.nftMentions). */
+  objectAddr?: string;
 }
 
 /**
  * The simulator's own NFT plan, tx by tx (the closed-form lifecycle, not the indexer's rows):
  * the txs that operated on each token (key `collection/tokenId`, oldest first, a burnt and
- * re-minted id keeping its old history) and the tx that created each collection.
+ * re-minted id keeping its old history), the Move offers that name it, and the tx that created
+ * each collection.
  */
 export function nftPlanHistory(chain: ClientChain): {
   tokens: Map<string, NftOpTruth[]>;
@@ -146,6 +149,13 @@ export function nftPlanHistory(chain: ClientChain): {
   const tokens = new Map<string, NftOpTruth[]>();
   const created = new Map<string, string>();
   chain.txs.forEach((tx, g) => {
+    for (const m of tx.nftMentions ?? []) {
+      const key = `${m.collectionAddr}/${m.tokenId}`;
+      tokens.set(key, [
+        ...(tokens.get(key) ?? []),
+        { hash: tx.hash, kind: 'offer', objectAddr: m.objectAddr },
+      ]);
+    }
     const op = nftOpAt(plan, g);
     if (!op) return;
     if (op.kind === 'create-collection') {
