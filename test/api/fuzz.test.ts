@@ -30,8 +30,11 @@ const RUNS = Number(process.env.FUZZ_RUNS ?? 5000);
 const STREAM_ROUTE = /^\/indexer\/stream\//;
 const RAW_RUNS = Number(process.env.FUZZ_RAW_RUNS ?? 1000);
 const ALLOWED = new Set([200, 400, 404, 405, 413, 429, 431, 501]);
-/** 200 answers that are not JSON by design: Prometheus text and the interactive reference. */
-const NON_JSON_200 = /^\/(metrics|swagger\/(?!doc\.json))/i;
+/**
+ * 200 answers that are not JSON by design: Prometheus text, the interactive reference and the live
+ * page at `/` (which `*` as a request target also reaches).
+ */
+const NON_JSON_200 = /^(\/|\*)$|^\/(metrics|swagger\/(?!doc\.json))/i;
 
 interface Answer {
   status: number;
