@@ -18,14 +18,18 @@ export interface StreamEvent {
 }
 
 export interface SubscriberLimits {
-  /** Bytes waiting in the socket past which the subscriber is too slow and is closed. */
+  /**
+   * Bytes waiting in the socket past which live events are queued, and bytes still queued when
+   * the next batch comes past which the subscriber is too slow and is closed.
+   */
   maxBufferBytes: number;
 }
 
 /**
  * One open SSE connection. Live events are written at once; while the stored backlog is being
- * replayed they wait in a queue of the same byte bound. Ids at or below `lastId` are never sent
- * again, so replay and live can overlap without a duplicate.
+ * replayed, or while the socket holds more than the byte bound, they wait in a queue of the same
+ * bound (references to the hub's shared events). Ids at or below `lastId` are never sent again,
+ * so replay and live can overlap without a duplicate.
  */
 export interface Subscriber {
   readonly eventName: string;
@@ -80,16 +84,18 @@ export function createSubscriber(
     send(event) {
       if (closed) return false;
       // While the backlog is planned and replayed, everything live waits; ids are checked on flush.
-      if (pending !== undefined) {
-        pending.push(event);
-        pendingBytes += event.data.length;
-        if (pendingBytes > init.limits.maxBufferBytes) slow();
-        return false;
-      }
+      if (pending !== undefined) return queue(event);
       if (event.id <= sub.lastId || event.height < sub.minHeight) return false;
+      // The hub writes a whole chunk (up to 500 rows) in one go, so a full socket buffer says
+      // nothing yet about the client: a fast one drains it within moments. Wait for that drain
+      // with the rest queued; only a client that lets the queue fill too is slow.
+      if (res.writableLength > init.limits.maxBufferBytes) {
+        pending = [];
+        res.once('drain', flush);
+        return queue(event);
+      }
       res.write(frame(event));
       sub.lastId = event.id;
-      if (res.writableLength > init.limits.maxBufferBytes) slow();
       return true;
     },
     async replay(chunks) {
@@ -101,9 +107,7 @@ export function createSubscriber(
           if (!res.write(frame(event))) await drained(res);
         }
       }
-      const queued = pending ?? [];
-      pending = undefined;
-      for (const event of queued) sub.send(event);
+      flush();
     },
     heartbeat() {
       if (!closed) res.write(': keep-alive\n\n');
@@ -122,6 +126,30 @@ export function createSubscriber(
     onClose(listener) {
       closeListeners.push(listener);
     },
+  };
+  // The hub sends a whole chunk in one synchronous pass; what it queues there are references to
+  // the chunk's own events, which the hub holds anyway. A client is slow when bytes queued by
+  // earlier passes are still waiting as a new one begins: that is what would grow without bound.
+  let inPass = false;
+  const queue = (event: StreamEvent): false => {
+    if (!inPass) {
+      inPass = true;
+      queueMicrotask(() => (inPass = false));
+      if (pendingBytes > init.limits.maxBufferBytes) {
+        slow();
+        return false;
+      }
+    }
+    pending!.push(event);
+    pendingBytes += event.data.length;
+    return false;
+  };
+  // Sends what waited; if the socket fills again on the way, the rest waits for the next drain.
+  const flush = () => {
+    const queued = pending ?? [];
+    pending = undefined;
+    pendingBytes = 0;
+    for (const event of queued) sub.send(event);
   };
   const slow = () => {
     init.onSlow();
