@@ -85,7 +85,9 @@ export async function openStreams(
         group.arrivals.stream.push(index);
       });
       socket.on('connect', () => {
-        socket.write(`GET ${paths[index]} HTTP/1.0\r\nHost: ${target.host}\r\nAccept: text/event-stream\r\n\r\n`);
+        socket.write(
+          `GET ${paths[index]} HTTP/1.0\r\nHost: ${target.host}\r\nAccept: text/event-stream\r\n\r\n`,
+        );
       });
       socket.on('data', (chunk: Buffer) => {
         let body = chunk;

@@ -24,15 +24,19 @@
  *
  * Options: --subscribers 10000,1000  --seconds 20  --accounts 2000 (sim keyring)  --txs-per-block 50
  * --block-time-ms 200  --admin-url postgres://postgres@127.0.0.1:5432/postgres  --no-ceiling
+ * --mix 0.9,0.09,0.01 (shares by account, by msgs, unfiltered)  --msgs a,b (types for the msgs
+ * streams; default every type seen, round-robin)
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { readFileSync } from 'node:fs';
+import { cpuMs, rssKb, spawnCli, stopChild, waitForHttp } from './stream-procs.js';
+import { loadavg } from 'node:os';
 import { parseArgs } from 'node:util';
 import pg from 'pg';
 import { COMMIT_CHANNEL } from '../src/shared/commit-feed.js';
 import { percentile, startSimProcess } from './lib.js';
 import { nowMs, openStreams, type ClientGroup } from './stream-clients.js';
+import { streamDemand, type Demand } from './stream-demand.js';
 import { freePort } from '../test/helpers/pg-cluster.js';
 
 const { values: args } = parseArgs({
@@ -44,6 +48,8 @@ const { values: args } = parseArgs({
     'block-time-ms': { type: 'string', default: '200' },
     'admin-url': { type: 'string', default: 'postgres://postgres@127.0.0.1:5432/postgres' },
     'no-ceiling': { type: 'boolean', default: false },
+    mix: { type: 'string', default: '0.9,0.09,0.01' },
+    msgs: { type: 'string' },
   },
 });
 const seconds = Number(args.seconds);
@@ -55,45 +61,6 @@ const HOST = '127.0.0.1';
 const CATCH_UP_SECONDS = 2;
 /** Seconds a process gets to settle before its RSS is read. */
 const SETTLE_SECONDS = 3;
-
-function spawnCli(argv: string[], env: Record<string, string>): ChildProcess {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/bin/cli.ts', ...argv], {
-    env: { ...process.env, LOG_LEVEL: 'warn', LOG_FORMAT: 'json', ...env },
-    stdio: ['ignore', 'inherit', 'inherit'],
-  });
-  child.once('exit', (code, signal) => {
-    if (code !== 0 && signal !== 'SIGTERM') log(`${argv[0]} exited (code ${code}, signal ${signal})`);
-  });
-  return child;
-}
-
-function stopChild(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
-  return new Promise((resolve) => {
-    child.once('exit', () => resolve());
-    child.kill('SIGCONT');
-    child.kill('SIGTERM');
-  });
-}
-
-/** utime + stime in ms (clock ticks are 10 ms on Linux). */
-function cpuMs(pid: number): number {
-  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  return (Number(fields[11]) + Number(fields[12])) * 10;
-}
-
-function rssKb(pid: number): number {
-  return Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? NaN);
-}
-
-async function waitForHttp(url: string, child: ChildProcess): Promise<void> {
-  for (;;) {
-    if (child.exitCode !== null) throw new Error(`${url}: the process exited`);
-    if (await fetch(url).then((r) => r.ok, () => false)) return;
-    await sleep(100);
-  }
-}
 
 async function freshDatabase(): Promise<string> {
   const name = 'ri_bench_streams';
@@ -114,7 +81,9 @@ interface Commit {
 }
 
 /** Every commit the indexer announces, with the checkpoint's updated_at read right after. */
-async function followCommits(url: string): Promise<{ commits: Commit[]; height(): number; close(): Promise<void> }> {
+async function followCommits(
+  url: string,
+): Promise<{ commits: Commit[]; height(): number; close(): Promise<void> }> {
   const listener = new pg.Client({ connectionString: url });
   await listener.connect();
   const commits: Commit[] = [];
@@ -157,7 +126,17 @@ async function startChain(): Promise<Chain> {
   ]);
   const indexerPort = await freePort();
   const indexer = spawnCli(
-    ['indexer', '--rpc-url', sim.rpc, '--rest-url', sim.rest, '--database-url', dbUrl, '--port', String(indexerPort)],
+    [
+      'indexer',
+      '--rpc-url',
+      sim.rpc,
+      '--rest-url',
+      sim.rest,
+      '--database-url',
+      dbUrl,
+      '--port',
+      String(indexerPort),
+    ],
     {},
   );
   await waitForHttp(`http://${HOST}:${indexerPort}/health`, indexer);
@@ -171,13 +150,18 @@ async function startChain(): Promise<Chain> {
       'SELECT d.account AS a FROM account_dict d JOIN tx_accounts t ON t.account_id = d.id GROUP BY d.account ORDER BY count(*) DESC',
     )
   ).rows.map((r) => `0x${r.a.toString('hex')}`);
-  const msgTypes = (await db.query<{ m: string }>('SELECT msg_type AS m FROM msg_type_dict ORDER BY id')).rows.map(
-    (r) => r.m,
-  );
+  const msgTypes = (
+    await db.query<{ m: string }>('SELECT msg_type AS m FROM msg_type_dict ORDER BY id')
+  ).rows.map((r) => r.m);
   await db.end();
   writerTxMs = (windowStartMs) => {
-    const gaps = commits.commits.filter((c) => c.notifiedMs >= windowStartMs).map((c) => c.notifiedMs - c.updatedAtMs);
-    return percentile(gaps.sort((a, b) => a - b), 50);
+    const gaps = commits.commits
+      .filter((c) => c.notifiedMs >= windowStartMs)
+      .map((c) => c.notifiedMs - c.updatedAtMs);
+    return percentile(
+      gaps.sort((a, b) => a - b),
+      50,
+    );
   };
   log(`chain at height ${commits.height()}: ${accounts.length} accounts, ${msgTypes.length} message types`);
   const caughtUp = async () => {
@@ -202,11 +186,13 @@ async function startChain(): Promise<Chain> {
   };
 }
 
-/** 90% by account (even: seen on chain, busiest first; odd: never seen), 9% by msgs, 1% all. */
+/** By account (even: seen on chain, busiest first; odd: never seen), by msgs, then unfiltered (--mix). */
 function subscriberPaths(n: number, chain: Chain): string[] {
   const base = '/indexer/stream/v1/txs';
-  const byAccount = Math.round(n * 0.9);
-  const byMsgs = Math.round(n * 0.09);
+  const [accountShare, msgsShare] = args.mix!.split(',').map(Number) as [number, number];
+  const byAccount = Math.round(n * accountShare);
+  const byMsgs = Math.round(n * msgsShare);
+  const types = args.msgs ? args.msgs.split(',') : chain.msgTypes;
   return Array.from({ length: n }, (_, i) => {
     if (i < byAccount) {
       const account =
@@ -215,7 +201,7 @@ function subscriberPaths(n: number, chain: Chain): string[] {
           : `0x${randomBytes(20).toString('hex')}`;
       return `${base}?account=${account}`;
     }
-    if (i < byAccount + byMsgs) return `${base}?msgs=${encodeURIComponent(chain.msgTypes[i % chain.msgTypes.length]!)}`;
+    if (i < byAccount + byMsgs) return `${base}?msgs=${encodeURIComponent(types[i % types.length]!)}`;
     return base;
   });
 }
@@ -226,7 +212,12 @@ interface Server {
   /** Called once the idle subscribers are measured: start the traffic. */
   go(): Promise<void>;
   /** Delivery latency of one event: [vs commit, vs a lower-bound commit] in ms, or undefined if outside the window. */
-  latencies(group: ClientGroup, windowStartMs: number): Promise<{ commit: number[]; lower: number[] }>;
+  latencies(
+    group: ClientGroup,
+    windowStartMs: number,
+  ): Promise<{ commit: number[]; lower: number[]; age: number[] }>;
+  /** What the subscribers should have received in the window (API runs), from the database. */
+  demand(paths: string[], window: { startMs: number; endMs: number }): Promise<Demand | undefined>;
   stop(): Promise<void>;
 }
 
@@ -246,6 +237,19 @@ async function startApi(chain: Chain, n: number): Promise<Server> {
       await sleep(CATCH_UP_SECONDS * 1000);
     },
     latencies: (group, windowStartMs) => apiLatencies(chain, group, windowStartMs),
+    demand: (paths, window) => {
+      const inWindow = chain.commits.commits.filter(
+        (c) => c.notifiedMs >= window.startMs && c.notifiedMs <= window.endMs,
+      );
+      const before = chain.commits.commits.filter((c) => c.notifiedMs < window.startMs).at(-1);
+      if (before === undefined || inWindow.length === 0) return Promise.resolve(undefined);
+      const seconds = (window.endMs - window.startMs) / 1000;
+      return streamDemand(chain.dbUrl, paths, {
+        fromHeight: before.height,
+        toHeight: inWindow.at(-1)!.height,
+        seconds,
+      });
+    },
     stop: () => stopChild(child),
   };
 }
@@ -258,7 +262,7 @@ async function apiLatencies(chain: Chain, group: ClientGroup, windowStartMs: num
     await db.connect();
     const { rows } = await db.query<{ s: string; h: string }>(
       'SELECT sequence AS s, height AS h FROM tx WHERE sequence BETWEEN $1 AND $2',
-      [Math.min(...ids), Math.max(...ids)],
+      [ids.reduce((a, b) => Math.min(a, b)), ids.reduce((a, b) => Math.max(a, b))],
     );
     await db.end();
     for (const r of rows) heights.set(Number(r.s), Number(r.h));
@@ -276,19 +280,26 @@ async function apiLatencies(chain: Chain, group: ClientGroup, windowStartMs: num
   };
   const commit: number[] = [];
   const lower: number[] = [];
+  // Every event received in the window against its commit, whenever that was: how far behind.
+  const age: number[] = [];
   for (let i = 0; i < ids.length; i++) {
     const c = commitOf(heights.get(ids[i]!) ?? Infinity);
+    if (c !== undefined) age.push(atMs[i]! - c.updatedAtMs);
     if (c === undefined || c.notifiedMs < windowStartMs) continue;
     commit.push(atMs[i]! - c.updatedAtMs);
     lower.push(atMs[i]! - c.notifiedMs);
   }
-  return { commit, lower };
+  return { commit, lower, age };
 }
 
 async function startCeiling(): Promise<Server> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'bench/stream-ceiling.ts', '--tick-ms', String(blockTimeMs)], {
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
+  const child = spawn(
+    process.execPath,
+    ['--import', 'tsx', 'bench/stream-ceiling.ts', '--tick-ms', String(blockTimeMs)],
+    {
+      stdio: ['ignore', 'pipe', 'inherit'],
+    },
+  );
   const port = await new Promise<number>((resolve, reject) => {
     child.stdout!.setEncoding('utf8').on('data', (text: string) => {
       const m = /ceiling listening (\d+)/.exec(text);
@@ -307,8 +318,9 @@ async function startCeiling(): Promise<Server> {
       const { ids, atMs } = group.arrivals;
       const out: number[] = [];
       for (let i = 0; i < ids.length; i++) if (ids[i]! >= windowStartMs) out.push(atMs[i]! - ids[i]!);
-      return { commit: out, lower: out };
+      return { commit: out, lower: out, age: out };
     },
+    demand: () => Promise.resolve(undefined),
     stop: () => stopChild(child),
   };
 }
@@ -330,6 +342,7 @@ async function measure(target: 'api' | 'ceiling', server: Server, paths: string[
   await server.go();
   const windowStartMs = nowMs();
   const cpuBefore = cpuMs(server.pid);
+  const clientCpuBefore = (process.cpuUsage().user + process.cpuUsage().system) / 1000;
   group.record(true);
   await sleep(seconds * 1000);
   group.record(false);
@@ -338,10 +351,13 @@ async function measure(target: 'api' | 'ceiling', server: Server, paths: string[
   const windowMs = nowMs() - windowStartMs;
   const events = group.stats.reduce((n, s) => n + s.events, 0);
   const bytes = group.stats.reduce((n, s) => n + s.bytes, 0);
-  const { commit, lower } = await server.latencies(group, windowStartMs);
+  const { commit, lower, age } = await server.latencies(group, windowStartMs);
+  const demand = await server.demand(paths, { startMs: windowStartMs, endMs: windowStartMs + windowMs });
+  const clientCpuMs = (process.cpuUsage().user + process.cpuUsage().system) / 1000 - clientCpuBefore;
   group.close();
   commit.sort((a, b) => a - b);
   lower.sort((a, b) => a - b);
+  age.sort((a, b) => a - b);
   const result = {
     bench: 'streams',
     target,
@@ -353,16 +369,28 @@ async function measure(target: 'api' | 'ceiling', server: Server, paths: string[
     seconds: round(windowMs / 1000),
     eventsPerSec: Math.round(events / (windowMs / 1000)),
     mbPerSec: round(bytes / (windowMs / 1000) / 1e6, 2),
+    ...(demand ? { demandEventsPerSec: demand.eventsPerSec, demandMbPerSec: round(demand.mbPerSec, 2) } : {}),
     latencySamples: commit.length,
     p50Ms: round(percentile(commit, 50)),
     p99Ms: round(percentile(commit, 99)),
     maxMs: round(commit.at(-1) ?? NaN),
-    ...(target === 'api' ? { writerTxMsP50: round(writerTxMs(windowStartMs)), p50MsFromNotify: round(percentile(lower, 50)), p99MsFromNotify: round(percentile(lower, 99)) } : {}),
+    ...(target === 'api'
+      ? {
+          writerTxMsP50: round(writerTxMs(windowStartMs)),
+          p50MsFromNotify: round(percentile(lower, 50)),
+          p99MsFromNotify: round(percentile(lower, 99)),
+        }
+      : {}),
+    ageP50Ms: round(percentile(age, 50)),
+    ageP99Ms: round(percentile(age, 99)),
     cpuPercent: round((cpuUsedMs / windowMs) * 100),
+    clientCpuPercent: round((clientCpuMs / windowMs) * 100),
     rssNoneMb: round(rssBefore / 1024),
     rssIdleMb: round(rssIdle / 1024),
     rssLiveMb: round(rssLive / 1024),
     rssPerSubscriberKb: round((rssIdle - rssBefore) / paths.length, 2),
+    // The machine is shared: the 1-minute load average says how contended the run was.
+    loadAvg1: round(loadavg()[0]!),
   };
   process.stdout.write(`${JSON.stringify(result)}\n`);
   return { group, windowMs };
@@ -386,7 +414,8 @@ async function main() {
       if (args['no-ceiling']) continue;
       const windowSeconds = measured.windowMs / 1000;
       const ceilingPaths = measured.group.stats.map(
-        (s) => `/c?rate=${(s.events / windowSeconds).toFixed(3)}&size=${s.events > 0 ? Math.round(s.bytes / s.events) : 0}`,
+        (s) =>
+          `/c?rate=${(s.events / windowSeconds).toFixed(3)}&size=${s.events > 0 ? Math.round(s.bytes / s.events) : 0}`,
       );
       const ceiling = await startCeiling();
       try {

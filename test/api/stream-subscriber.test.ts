@@ -8,7 +8,12 @@ const MAX_BUFFER = 65_536;
 const EVENT_BYTES = 16_384;
 
 /** One SSE response on a real socket, its subscriber live (no replay), and the raw client. */
-async function openPair(): Promise<{ sub: Subscriber; client: Socket; text: () => string; ended: Promise<void> }> {
+async function openPair(): Promise<{
+  sub: Subscriber;
+  client: Socket;
+  text: () => string;
+  ended: Promise<void>;
+}> {
   let onResponse!: (res: ServerResponse) => void;
   const responded = new Promise<ServerResponse>((resolve) => (onResponse = resolve));
   server = createServer((_req, res) => {
@@ -41,7 +46,11 @@ afterEach(async () => {
   server = undefined;
 });
 
-const event = (id: number): StreamEvent => ({ id, height: id, data: `"${String(id).padEnd(EVENT_BYTES, '.')}"` });
+const event = (id: number): StreamEvent => ({
+  id,
+  height: id,
+  data: `"${String(id).padEnd(EVENT_BYTES, '.')}"`,
+});
 const idsIn = (text: string) => [...text.matchAll(/^id: (\d+)$/gm)].map((m) => Number(m[1]));
 
 async function until(condition: () => boolean): Promise<void> {
