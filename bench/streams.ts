@@ -90,14 +90,16 @@ async function followCommits(
   let reading = Promise.resolve();
   listener.on('notification', () => {
     const notifiedMs = nowMs();
-    reading = reading.then(async () => {
-      const { rows } = await listener.query<{ h: string; at: number }>(
-        `SELECT height AS h, (extract(epoch FROM updated_at) * 1000)::float8 AS at FROM checkpoint WHERE stream = 'blocks'`,
-      );
-      const row = rows[0];
-      if (row && Number(row.h) > (commits.at(-1)?.height ?? 0))
-        commits.push({ height: Number(row.h), updatedAtMs: row.at, notifiedMs });
-    });
+    reading = reading
+      .then(async () => {
+        const { rows } = await listener.query<{ h: string; at: number }>(
+          `SELECT height AS h, (extract(epoch FROM updated_at) * 1000)::float8 AS at FROM checkpoint WHERE stream = 'blocks'`,
+        );
+        const row = rows[0];
+        if (row && Number(row.h) > (commits.at(-1)?.height ?? 0))
+          commits.push({ height: Number(row.h), updatedAtMs: row.at, notifiedMs });
+      })
+      .catch(() => undefined); // a notification that arrives as the bench closes the listener
   });
   await listener.query(`LISTEN ${COMMIT_CHANNEL}`);
   return {
