@@ -43,7 +43,8 @@ export default async function setup(project: TestProject): Promise<() => Promise
   });
   // Inside node_modules, Node sees no package scope: say ESM explicitly.
   await writeFile(path.join(out, 'package.json'), '{ "type": "module" }\n');
-  for (const dir of ['migrations', 'contracts', 'public']) await symlink(path.join(root, dir), path.join(out, dir));
+  for (const dir of ['migrations', 'contracts', 'public'])
+    await symlink(path.join(root, dir), path.join(out, dir));
   project.provide('cliPath', path.join(out, 'dist', 'src', 'bin', 'cli.js'));
   return () => rm(out, { recursive: true, force: true });
 }
