@@ -15,6 +15,11 @@ export interface StreamEvent {
   id: number;
   height: number;
   data: string;
+  /**
+   * The encoded SSE frame, made by the first subscriber that sends the event and shared by the
+   * others (the event name is the route's): one encoding per event, not one per subscriber.
+   */
+  frame?: Buffer;
 }
 
 export interface SubscriberLimits {
@@ -76,7 +81,8 @@ export function createSubscriber(
     for (const l of closeListeners) l();
   });
 
-  const frame = (e: StreamEvent) => `id: ${e.id}\nevent: ${init.eventName}\ndata: ${e.data}\n\n`;
+  const frame = (e: StreamEvent) =>
+    (e.frame ??= Buffer.from(`id: ${e.id}\nevent: ${init.eventName}\ndata: ${e.data}\n\n`));
   const sub: Subscriber = {
     eventName: init.eventName,
     filter: init.filter,
