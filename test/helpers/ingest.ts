@@ -35,29 +35,59 @@ export async function indexSimulator(args: {
   });
   const urls = await sim.listen();
   try {
-    const service = await createIngestService({
-      options: {
-        chainId: undefined,
-        vmType: args.vm,
-        endpoints: { rpc: [urls.rpc], rest: [urls.rest], jsonRpc: urls.jsonRpc ? [urls.jsonRpc] : [] },
-        maxConcurrentRequests: 8,
-        accountPrefix: 'init',
-        startHeight: undefined,
-        requestTimeoutMs: 2_000,
-      },
-      logger: args.logger ?? silentLogger(),
+    await ingestFrom({
       db: args.db,
-      registry: createMetricsRegistry({ defaultMetrics: false }),
+      vm: args.vm,
+      urls,
+      untilHeight: args.untilHeight ?? args.head,
+      ...(args.stops ? { stops: { heights: args.stops.heights, at: (h) => args.stops!.at(h, sim) } } : {}),
+      ...(args.logger ? { logger: args.logger } : {}),
     });
-    for (const height of args.stops?.heights ?? []) {
-      await service.run({ signal: new AbortController().signal, untilHeight: height });
-      await args.stops!.at(height, sim);
-    }
-    await service.run({ signal: new AbortController().signal, untilHeight: args.untilHeight ?? args.head });
-    await service.close();
   } catch (err) {
     await sim.close();
     throw err;
   }
   return { sim, urls, close: () => sim.close() };
+}
+
+/**
+ * Runs the real ingest service against a listening simulator until `untilHeight` is committed by
+ * the block stream and by every enabled stage. `stages` switches stages as the INTERNAL_TX and
+ * RICH_LIST settings do.
+ */
+export async function ingestFrom(args: {
+  db: Db;
+  vm: VmType;
+  urls: SimulatorUrls;
+  untilHeight: number;
+  stages?: { internalTx?: boolean; richList?: boolean };
+  stops?: { heights: number[]; at(height: number): Promise<void> };
+  logger?: Logger;
+}): Promise<void> {
+  const { urls } = args;
+  const service = await createIngestService({
+    options: {
+      chainId: undefined,
+      vmType: args.vm,
+      endpoints: { rpc: [urls.rpc], rest: [urls.rest], jsonRpc: urls.jsonRpc ? [urls.jsonRpc] : [] },
+      maxConcurrentRequests: 8,
+      accountPrefix: 'init',
+      startHeight: undefined,
+      requestTimeoutMs: 2_000,
+      ...(args.stages?.internalTx === undefined ? {} : { internalTx: args.stages.internalTx }),
+      ...(args.stages?.richList === undefined ? {} : { richList: args.stages.richList }),
+    },
+    logger: args.logger ?? silentLogger(),
+    db: args.db,
+    registry: createMetricsRegistry({ defaultMetrics: false }),
+  });
+  try {
+    for (const height of args.stops?.heights ?? []) {
+      await service.run({ signal: new AbortController().signal, untilHeight: height });
+      await args.stops!.at(height);
+    }
+    await service.run({ signal: new AbortController().signal, untilHeight: args.untilHeight });
+  } finally {
+    await service.close();
+  }
 }
