@@ -31,9 +31,10 @@ const HEAD = 24;
  */
 const NOT_BACKFILLED = new Set(['20261124_0003_nft.sql']);
 
-// One engine: PostgreSQL when TEST_DATABASE_URL is set (what production runs, and each database
-// is a cheap CREATE DATABASE), else PGlite. Both are PostgreSQL and run the same SQL files; the
-// engine-specific parts (drivers, PGlite's snapshot) are covered by every other storage test.
+// One engine, to keep the file's time down: PostgreSQL when TEST_DATABASE_URL is set (what
+// production runs; native, so less CPU than PGlite's WebAssembly build for the same SQL), else
+// PGlite. Both are PostgreSQL running the same SQL files; the drivers and PGlite's snapshots are
+// covered on both by every other storage test.
 const factory = testDbFactories().at(-1)!;
 const names = await migrationNames();
 const upgrades = names.slice(1).map((to, i) => ({ from: names[i]!, to }));
