@@ -74,29 +74,35 @@ function requestsOf(sim: Simulator, head: number): { walks: [string, number][]; 
   }
   for (const t of sample(txs, 8)) gets.push(`${TX}/txs/${t.hash}`);
   for (const m of msgTypes) gets.push(`${TX}/txs?msgs=${encodeURIComponent(m)}&${ALL}`);
-  for (const a of accounts) {
-    const own = txs.filter((t) => t.accounts.includes(a));
-    gets.push(`${TX}/txs/by_account/${a}?${ALL}`, `${TX}/txs/by_account/${a}?is_signer=true&${ALL}`);
-    gets.push(`${TX}/txs/by_account/${a}?msgs=${encodeURIComponent(firstMsgType(own))}&${ALL}`);
-  }
-  if (sim.options.vm === 'evm') evmRequests(walks, gets, sample(blocks, 4), txs, accounts);
+  accountRequests(gets, sim.options.vm === 'evm', txs, everyAccount, new Set(accounts));
+  if (sim.options.vm === 'evm') evmRequests(walks, gets, sample(blocks, 4), txs);
   nftRequests(walks, gets, sim, head, accounts);
   for (const denom of sim.truth.denoms())
     gets.push(`/indexer/richlist/v1/${encodeURIComponent(denom)}?${ALL}`);
   return { walks, gets };
 }
 
-function evmRequests(
-  walks: [string, number][],
-  gets: string[],
-  blocks: BlockTruth[],
-  txs: TxTruth[],
-  accounts: string[],
-): void {
+/**
+ * Every account's first item and totals (the per-account counters, the signed counter of each
+ * signer, the account x message-type edges over all its types); the sampled accounts' full lists.
+ */
+function accountRequests(gets: string[], evm: boolean, txs: TxTruth[], all: string[], full: Set<string>) {
+  const signers = new Set(txs.map((t) => t.signer));
+  const kinds = ['txs', ...(evm ? ['evm-txs', 'evm-internal-txs'] : [])];
+  for (const a of all) {
+    const limit = full.has(a) ? ALL : 'pagination.limit=1';
+    const types = [...new Set(txs.filter((t) => t.accounts.includes(a)).flatMap((t) => t.msgTypes))];
+    for (const kind of kinds) gets.push(`${TX}/${kind}/by_account/${a}?${limit}`);
+    if (signers.has(a)) gets.push(`${TX}/txs/by_account/${a}?is_signer=true&${limit}`);
+    gets.push(`${TX}/txs/by_account/${a}?msgs=${encodeURIComponent(types.join(','))}&${limit}`);
+    if (full.has(a)) gets.push(`${TX}/txs/by_account/${a}?msgs=${encodeURIComponent(types[0] ?? '')}&${ALL}`);
+  }
+}
+
+function evmRequests(walks: [string, number][], gets: string[], blocks: BlockTruth[], txs: TxTruth[]) {
   for (const kind of ['evm-txs', 'evm-internal-txs']) {
     walks.push([`${TX}/${kind}`, 20]);
     for (const b of blocks) gets.push(`${TX}/${kind}/by_height/${b.height}?${ALL}`);
-    for (const a of accounts) gets.push(`${TX}/${kind}/by_account/${a}?${ALL}`);
     for (const t of sample(txs, 8)) if (t.evmHash) gets.push(`${TX}/${kind}/${t.evmHash}?${ALL}`);
   }
 }
@@ -124,8 +130,4 @@ function nftRequests(
 /** Every n-th item, the last included: detail routes read the same rows as the lists. */
 function sample<T>(items: T[], every: number): T[] {
   return items.filter((_, i) => i % every === 0 || i === items.length - 1);
-}
-
-function firstMsgType(txs: TxTruth[]): string {
-  return txs[0]?.msgTypes[0] ?? 'cosmos.bank.v1beta1.MsgSend';
 }
