@@ -1,6 +1,7 @@
 import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { InputError } from '../shared/errors.js';
 import type { Logger } from '../shared/logger.js';
 import type { Db } from './db.js';
 
@@ -11,18 +12,27 @@ export function defaultMigrationsDir(): string {
   return path.resolve(here, ...up, 'migrations');
 }
 
+/** Every migration's file name, in the order they apply. */
+export async function migrationNames(dir = defaultMigrationsDir()): Promise<string[]> {
+  return (await readdir(dir)).filter((f) => f.endsWith('.sql')).sort();
+}
+
 const MIGRATION_LOCK_KEY = 72_616_746; // arbitrary, stable: serialises concurrent `migrate` runs
 
 /**
- * Applies every `*.sql` file not yet recorded, in name order, each in its own transaction.
+ * Applies every `*.sql` file not yet recorded, in name order, all in one transaction (a failing
+ * migration leaves the database as it was).
  * Released migrations are never edited; a new change is a new file.
+ *
+ * `upTo` (a file name) stops after that migration: an operator can stage a long upgrade (back up,
+ * apply up to a point, check, go on), and tests can build a database as an older release left it.
  */
 export async function migrate(
   db: Db,
-  options: { dir?: string; logger?: Logger } = {},
+  options: { dir?: string; logger?: Logger; upTo?: string } = {},
 ): Promise<{ applied: string[] }> {
   const dir = options.dir ?? defaultMigrationsDir();
-  const files = (await readdir(dir)).filter((f) => f.endsWith('.sql')).sort();
+  const files = pendingUpTo(await migrationNames(dir), options.upTo);
   await db.query(
     'CREATE TABLE IF NOT EXISTS schema_migrations (name text PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())',
   );
@@ -42,4 +52,13 @@ export async function migrate(
     }
   });
   return { applied };
+}
+
+/** The files through `upTo` (all when undefined); a name that is not a migration is an input error. */
+function pendingUpTo(files: string[], upTo: string | undefined): string[] {
+  if (upTo === undefined) return files;
+  const last = files.indexOf(upTo);
+  if (last < 0)
+    throw new InputError('unknown_migration', `no migration named ${upTo} (known: ${files.join(', ')})`);
+  return files.slice(0, last + 1);
 }

@@ -6,36 +6,54 @@ import { migrate } from '../../src/store/migrate.js';
 
 export interface TestDbFactory {
   name: 'pglite' | 'postgres';
-  /** A fresh, migrated database; dispose() drops it. */
-  create(): Promise<{ db: Db; url?: string; dispose(): Promise<void> }>;
+  /** A fresh database migrated fully (or through `upTo`, a migration file name); dispose() drops it. */
+  create(options?: { upTo?: string }): Promise<{ db: Db; url?: string; dispose(): Promise<void> }>;
 }
 
 /** PGlite always; PostgreSQL too when TEST_DATABASE_URL is set (CI sets it). */
 export function testDbFactories(): TestDbFactory[] {
   const factories: TestDbFactory[] = [{ name: 'pglite', create: createPgliteTestDb }];
   const url = process.env.TEST_DATABASE_URL;
-  if (url) factories.push({ name: 'postgres', create: () => createPostgresTestDb(url) });
+  if (url) factories.push({ name: 'postgres', create: (options) => createPostgresTestDb(url, options) });
   return factories;
 }
 
-/** initdb dominates PGlite start-up, so each test process migrates once and clones a snapshot. */
+/**
+ * initdb dominates PGlite start-up, so each test process migrates once and clones a snapshot. A
+ * database migrated only through `upTo` clones an unmigrated snapshot (one more initdb, only in
+ * processes that ask for one) and migrates that far.
+ */
 let pgliteTemplate: Promise<Blob> | undefined;
+let pgliteUnmigrated: Promise<Blob> | undefined;
 
-async function createPgliteTestDb() {
+async function snapshotOf(db: Db): Promise<Blob> {
+  await db.exec('CHECKPOINT');
+  const snapshot = await db.dumpDataDir!();
+  await db.close();
+  return snapshot;
+}
+
+async function createPgliteTestDb(options: { upTo?: string } = {}) {
+  if (options.upTo !== undefined) {
+    pgliteUnmigrated ??= createPgliteDb({}).then(snapshotOf);
+    const db = await createPgliteDb({ template: await pgliteUnmigrated });
+    await migrate(db, { upTo: options.upTo });
+    return { db, dispose: () => db.close() };
+  }
   pgliteTemplate ??= (async () => {
     const db = await createPgliteDb({});
     await migrate(db);
-    await db.exec('CHECKPOINT');
-    const snapshot = await db.dumpDataDir!();
-    await db.close();
-    return snapshot;
+    return snapshotOf(db);
   })();
   const db = await createPgliteDb({ template: await pgliteTemplate });
   return { db, dispose: () => db.close() };
 }
 
 /** One throw-away database per call, so parallel test files never share state. */
-export async function createPostgresTestDb(baseUrl: string, options: { migrate?: boolean } = {}) {
+export async function createPostgresTestDb(
+  baseUrl: string,
+  options: { migrate?: boolean; upTo?: string } = {},
+) {
   const name = `ri_test_${process.pid}_${randomBytes(4).toString('hex')}`;
   const admin = new pg.Client({ connectionString: baseUrl });
   await admin.connect();
@@ -44,7 +62,7 @@ export async function createPostgresTestDb(baseUrl: string, options: { migrate?:
   const url = new URL(baseUrl);
   url.pathname = `/${name}`;
   const db = createPostgresDb({ url: url.toString(), maxConnections: 4 });
-  if (options.migrate !== false) await migrate(db);
+  if (options.migrate !== false) await migrate(db, options.upTo === undefined ? {} : { upTo: options.upTo });
   return {
     db,
     url: url.toString(),

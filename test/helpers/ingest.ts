@@ -26,13 +26,14 @@ export async function indexSimulator(args: {
 }): Promise<IndexedSimulator> {
   const { sim, urls } = await startSimulator(args);
   try {
-    const service = await ingestServiceFor(args, urls);
-    for (const height of args.stops?.heights ?? []) {
-      await service.run({ signal: new AbortController().signal, untilHeight: height });
-      await args.stops!.at(height, sim);
-    }
-    await service.run({ signal: new AbortController().signal, untilHeight: args.untilHeight ?? args.head });
-    await service.close();
+    await ingestFrom({
+      db: args.db,
+      vm: args.vm,
+      urls,
+      untilHeight: args.untilHeight ?? args.head,
+      ...(args.stops ? { stops: { heights: args.stops.heights, at: (h) => args.stops!.at(h, sim) } } : {}),
+      ...(args.logger ? { logger: args.logger } : {}),
+    });
   } catch (err) {
     await sim.close();
     throw err;
@@ -103,7 +104,10 @@ async function startSimulator(args: {
   return { sim, urls: await sim.listen() };
 }
 
-function ingestServiceFor(args: { db: Db; vm: VmType; logger?: Logger }, urls: SimulatorUrls) {
+function ingestServiceFor(
+  args: { db: Db; vm: VmType; logger?: Logger; stages?: { internalTx?: boolean; richList?: boolean } },
+  urls: SimulatorUrls,
+) {
   return createIngestService({
     options: {
       chainId: undefined,
@@ -113,9 +117,37 @@ function ingestServiceFor(args: { db: Db; vm: VmType; logger?: Logger }, urls: S
       accountPrefix: 'init',
       startHeight: undefined,
       requestTimeoutMs: 2_000,
+      ...(args.stages?.internalTx === undefined ? {} : { internalTx: args.stages.internalTx }),
+      ...(args.stages?.richList === undefined ? {} : { richList: args.stages.richList }),
     },
     logger: args.logger ?? silentLogger(),
     db: args.db,
     registry: createMetricsRegistry({ defaultMetrics: false }),
   });
+}
+
+/**
+ * Runs the real ingest service against a listening simulator until `untilHeight` is committed by
+ * the block stream and by every enabled stage. `stages` switches stages as the INTERNAL_TX and
+ * RICH_LIST settings do.
+ */
+export async function ingestFrom(args: {
+  db: Db;
+  vm: VmType;
+  urls: SimulatorUrls;
+  untilHeight: number;
+  stages?: { internalTx?: boolean; richList?: boolean };
+  stops?: { heights: number[]; at(height: number): Promise<void> };
+  logger?: Logger;
+}): Promise<void> {
+  const service = await ingestServiceFor(args, args.urls);
+  try {
+    for (const height of args.stops?.heights ?? []) {
+      await service.run({ signal: new AbortController().signal, untilHeight: height });
+      await args.stops!.at(height);
+    }
+    await service.run({ signal: new AbortController().signal, untilHeight: args.untilHeight });
+  } finally {
+    await service.close();
+  }
 }

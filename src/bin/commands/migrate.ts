@@ -11,6 +11,7 @@ interface MigrateFlags {
   createReadonlyRole?: string;
   readonlyPasswordEnv?: string;
   printReadonlySql?: string;
+  to?: string;
 }
 
 function readonlyPassword(variable: string | undefined): string | undefined {
@@ -27,6 +28,7 @@ export function registerMigrate(program: Command): void {
     .description('Apply pending database migrations and exit')
     .option('--database-url <url>', 'PostgreSQL URL; absent = embedded PGlite (env DATABASE_URL or DB_DSN)')
     .option('--data-dir <dir>', 'PGlite data directory (env DATA_DIR, default ./data)')
+    .option('--to <migration>', 'apply pending migrations up to this file name only (a staged upgrade)')
     .option('--create-readonly-role <role>', 'also create/update a SELECT-only role for `api` (PostgreSQL)')
     .option('--readonly-password-env <NAME>', "environment variable holding that role's password")
     .option('--print-readonly-sql <role>', 'print the SQL that creates the read-only role, and exit')
@@ -47,7 +49,7 @@ export function registerMigrate(program: Command): void {
       const password = readonlyPassword(flags.readonlyPasswordEnv);
       const db = await openDatabase(target);
       try {
-        const { applied } = await migrate(db);
+        const { applied } = await migrate(db, flags.to === undefined ? {} : { upTo: flags.to });
         console.log(applied.length ? `applied ${applied.join(', ')}` : 'database is up to date');
         if (role !== undefined) {
           await createReadOnlyRole(db, role, password);
