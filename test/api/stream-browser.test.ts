@@ -1,14 +1,12 @@
-import { mkdir, mkdtemp, rm } from 'node:fs/promises';
+import { mkdir } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Simulator, TxTruth } from '../../src/sim/types.js';
 import { usePageOrigin } from '../helpers/browser.js';
-import { useCliProcesses, type CliProcess } from '../helpers/cli-process.js';
-import { freePort } from '../helpers/pg-cluster.js';
+import { useLiveStart, type LiveStart } from '../helpers/live-start.js';
 import { chromiumRequirement, needs } from '../helpers/requirements.js';
-import { useSimulators } from '../sim/helpers/sims.js';
 
 const browserBinary = await chromiumRequirement();
 
@@ -119,53 +117,25 @@ function expectRowsAreTruth(sim: Simulator, rows: string[][]) {
  * port by reconnecting with Last-Event-ID, with nothing lost or repeated (spec/stream.md §5).
  */
 describe.runIf(needs(browserBinary))('browsers following the live streams', { timeout: 120_000 }, () => {
-  const simulator = useSimulators();
-  const cli = useCliProcesses();
+  const liveStart = useLiveStart({
+    // At least one tx a block, so a tx past a height proves the tx stream passed that height.
+    sim: { head: 10, txsPerBlock: '1-6', accounts: 6 },
+    // The browser waits this long before each reconnect attempt.
+    env: { API_STREAM_RETRY_MS: '200' },
+  });
   const pageOrigin = usePageOrigin(RECORDING_PAGE);
   let browser: Browser;
   let sim: Simulator;
-  let dir: string;
   let base: string;
-  let env: Record<string, string>;
-  let port: number;
-  let api: CliProcess;
-  const startApi = async () => {
-    api = cli(['start', '--port', String(port), '--host', '127.0.0.1'], env);
-    await api.url();
-  };
+  let started: LiveStart;
 
   beforeAll(async () => {
-    dir = await mkdtemp(path.join(tmpdir(), 'ri-stream-browser-'));
-    const started = await simulator({
-      vm: 'move',
-      head: 10,
-      live: true,
-      blockTimeMs: 200,
-      // At least one tx a block, so a tx past a height proves the tx stream passed that height.
-      txsPerBlock: '1-6',
-      accounts: 6,
-      fastSignatures: true,
-    });
-    sim = started.sim;
-    port = await freePort();
-    base = `http://127.0.0.1:${port}`;
-    env = {
-      DATA_DIR: path.join(dir, 'data'),
-      RPC_URL: started.urls.rpc,
-      REST_URL: started.urls.rest,
-      // The browser waits this long before each reconnect attempt.
-      API_STREAM_RETRY_MS: '200',
-    };
     browser = await chromium.launch({ executablePath: browserBinary.path!, args: ['--no-sandbox'] });
-    await startApi();
-    await api.waitForHeight(10);
+    started = await liveStart();
+    ({ sim, base } = started);
   });
   afterAll(async () => {
     await browser?.close();
-    // The process still writes to its data directory until it has exited.
-    api?.kill('SIGKILL');
-    await api?.exited;
-    await rm(dir, { recursive: true, force: true });
   });
 
   it('the live page shows the head advancing and new txs arriving through the stream', async () => {
@@ -207,10 +177,8 @@ describe.runIf(needs(browserBinary))('browsers following the live streams', { ti
     await blocksPast(sim.head() + 3);
 
     // Restart the API process on the same port with the same data; the pages are left alone.
-    api.kill('SIGTERM');
-    expect((await api.exited).code, api.lastLines()).toBe(0);
     const restartedAt = sim.head();
-    await startApi();
+    await started.restart();
     const target = restartedAt + 10;
     await blocksPast(target);
     // The tx stream passed `target` too (every block has a tx), so heights up to it are complete.

@@ -1,14 +1,9 @@
 import http from 'node:http';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import type { Simulator } from '../../src/sim/types.js';
-import { useCliProcesses, type CliProcess } from '../helpers/cli-process.js';
-import { freePort } from '../helpers/pg-cluster.js';
+import { useLiveStart, type LiveStart } from '../helpers/live-start.js';
 import { createStreamGroup, heightOf, lastHeight, type ReceivedEvent } from '../helpers/stream-client.js';
 import { hashOf, truthHashes, type TruthFilter } from '../helpers/stream-truth.js';
-import { useSimulators } from '../sim/helpers/sims.js';
 
 /** Ids strictly increasing: nothing repeated, nothing out of order. */
 function expectOrdered(events: readonly ReceivedEvent[]) {
@@ -21,46 +16,20 @@ function expectOrdered(events: readonly ReceivedEvent[]) {
  * across an API process restart that the clients survive by reconnecting with Last-Event-ID.
  */
 describe('live streams on start', { timeout: 400_000 }, () => {
-  const simulator = useSimulators();
-  const cli = useCliProcesses();
-  let sim: Simulator;
-  let dir: string;
-  let base: string;
-  let env: Record<string, string>;
-  let port: number;
-  let api: CliProcess;
-  const startApi = async () => {
-    api = cli(['start', '--port', String(port), '--host', '127.0.0.1'], env);
-    await api.url();
-  };
-
-  beforeAll(async () => {
-    dir = await mkdtemp(path.join(tmpdir(), 'ri-stream-'));
-    const started = await simulator({
-      vm: 'move',
-      head: 30,
-      live: true,
-      blockTimeMs: 200,
-      txsPerBlock: '0-8',
-      accounts: 6,
-      fastSignatures: true,
-    });
-    sim = started.sim;
-    port = await freePort();
-    base = `http://127.0.0.1:${port}`;
-    env = {
-      DATA_DIR: path.join(dir, 'data'),
-      RPC_URL: started.urls.rpc,
-      REST_URL: started.urls.rest,
+  const liveStart = useLiveStart({
+    sim: { head: 30, txsPerBlock: '0-8', accounts: 6 },
+    env: {
       API_STREAM_HEARTBEAT_MS: '1000',
       // Small, so a reader that stops reading is closed within a few blocks.
       API_STREAM_MAX_BUFFER_BYTES: '65536',
-    };
-    await startApi();
-    await api.waitForHeight(30);
+    },
   });
-  afterAll(async () => {
-    await rm(dir, { recursive: true, force: true });
+  let sim: Simulator;
+  let base: string;
+  let started: LiveStart;
+  beforeAll(async () => {
+    started = await liveStart();
+    ({ sim, base } = started);
   });
 
   it('each filter equals the truth from its resume point, across an API restart', async () => {
@@ -103,10 +72,8 @@ describe('live streams on start', { timeout: 400_000 }, () => {
 
     await group.until(passed(45), stuck(Number.MAX_SAFE_INTEGER, 'never'));
     // Restart the API process (same port and data): the clients reconnect with Last-Event-ID.
-    api.kill('SIGTERM');
-    expect((await api.exited).code, api.lastLines()).toBe(0);
     const restartedAt = lastHeight(blocks);
-    await startApi();
+    await started.restart();
     const target = restartedAt + 15;
     await group.until(passed(target), stuck(Number.MAX_SAFE_INTEGER, 'never'));
     // Each stream has everything up to `target`, or the block stream went 100 blocks further (a

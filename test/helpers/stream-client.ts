@@ -1,4 +1,5 @@
 import { EventSource } from 'eventsource';
+import { Agent, fetch as undiciFetch } from 'undici';
 
 export interface ReceivedEvent {
   id: number;
@@ -32,12 +33,27 @@ export function createStreamGroup(): StreamGroup {
   return {
     record(url, eventName) {
       const events: ReceivedEvent[] = [];
-      const source = new EventSource(url);
+      // Each stream on a connection of its own, as browsers' EventSources are; Node's shared fetch
+      // pool otherwise left one of many concurrent streams to one origin without a connection.
+      const agent = new Agent();
+      const source = new EventSource(url, {
+        fetch: (input, init) =>
+          undiciFetch(input, { ...init, dispatcher: agent } as Parameters<
+            typeof undiciFetch
+          >[1]) as unknown as Promise<Response>,
+      });
       source.addEventListener(eventName, (e) => {
         events.push({ id: Number(e.lastEventId), data: e.data });
         tick();
       });
-      const recorder = { url, events, close: () => source.close() };
+      const recorder = {
+        url,
+        events,
+        close: () => {
+          source.close();
+          void agent.close();
+        },
+      };
       recorders.push(recorder);
       return recorder;
     },

@@ -73,6 +73,7 @@ export function createSubscriber(
   let pendingBytes = 0;
   // The queue overflowed during a replay: live events are dropped until the caller replays again.
   let behind = false;
+  let flushedAtLastCheck = -1;
   let closed = false;
   const closeListeners: (() => void)[] = [];
   res.on('close', () => {
@@ -111,9 +112,18 @@ export function createSubscriber(
       return true;
     },
     checkKeepingUp() {
-      // Measured before a chunk is sent, so one chunk written in one go never counts against a
-      // reader: what is still queued then is what it did not take since the last chunk.
-      if (!closed && pending === undefined && res.writableLength > init.limits.maxBufferBytes) slow();
+      if (closed) return;
+      // Live: measured before a chunk is sent, so one chunk written in one go never counts against
+      // a reader: what is still queued then is what it did not take since the last chunk.
+      if (pending === undefined) {
+        if (res.writableLength > init.limits.maxBufferBytes) slow();
+        return;
+      }
+      // Replaying (written with back-pressure): live events already outgrew the queue and the
+      // socket took nothing since the last chunk, so the reader is not reading.
+      const flushed = res.socket?.bytesWritten ?? 0;
+      if (behind && flushed === flushedAtLastCheck) slow();
+      flushedAtLastCheck = flushed;
     },
     async replay(chunks) {
       for await (const events of chunks) {

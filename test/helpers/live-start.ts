@@ -1,0 +1,66 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterAll, expect } from 'vitest';
+import type { Simulator, SimulatorOptions } from '../../src/sim/types.js';
+import { useSimulators } from '../sim/helpers/sims.js';
+import { useCliProcesses, type CliProcess } from './cli-process.js';
+import { freePort } from './pg-cluster.js';
+
+/** `start` (embedded database) on a live simulated chain, on a port it keeps across restarts. */
+export interface LiveStart {
+  sim: Simulator;
+  /** `http://127.0.0.1:<port>` of the API. */
+  base: string;
+  api(): CliProcess;
+  /** SIGTERM (must exit 0), then the same command on the same port and data directory. */
+  restart(): Promise<void>;
+}
+
+/**
+ * For one describe block: `start()` launches the chain and `start`, and waits until `readyAt` is
+ * indexed; everything is stopped (the process before its data directory goes) after the block.
+ */
+export function useLiveStart(options: {
+  sim: Partial<SimulatorOptions> & { head: number };
+  env?: Record<string, string>;
+}): () => Promise<LiveStart> {
+  const simulator = useSimulators();
+  const cli = useCliProcesses();
+  let dir: string | undefined;
+  let api: CliProcess | undefined;
+  afterAll(async () => {
+    // The process still writes to its data directory until it has exited.
+    api?.kill('SIGKILL');
+    await api?.exited;
+    if (dir) await rm(dir, { recursive: true, force: true });
+  });
+  return async () => {
+    dir = await mkdtemp(path.join(tmpdir(), 'ri-live-'));
+    const { sim, urls } = await simulator({
+      vm: 'move',
+      live: true,
+      blockTimeMs: 200,
+      fastSignatures: true,
+      ...options.sim,
+    });
+    const port = await freePort();
+    const env = { DATA_DIR: path.join(dir, 'data'), RPC_URL: urls.rpc, REST_URL: urls.rest, ...options.env };
+    const launch = async () => {
+      api = cli(['start', '--port', String(port), '--host', '127.0.0.1'], env);
+      await api.url();
+    };
+    await launch();
+    await api!.waitForHeight(options.sim.head);
+    return {
+      sim,
+      base: `http://127.0.0.1:${port}`,
+      api: () => api!,
+      async restart() {
+        api!.kill('SIGTERM');
+        expect((await api!.exited).code, api!.lastLines()).toBe(0);
+        await launch();
+      },
+    };
+  };
+}
