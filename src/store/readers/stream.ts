@@ -69,8 +69,6 @@ export interface StreamReader {
   msgTypeIds(names: readonly string[]): Promise<Map<string, number>>;
   /** Ids of the accounts that exist, by lower-case hex of their bytes. */
   accountIds(accounts: readonly Uint8Array[]): Promise<Map<string, number>>;
-  /** Height of a tx sequence (undefined when not stored). */
-  heightOfSequence(family: TxFamily, sequence: number): Promise<number | undefined>;
   /** First sequence at or above a height (undefined when none is stored). */
   firstSequenceFrom(family: TxFamily, height: number): Promise<number | undefined>;
 }
@@ -153,13 +151,6 @@ export function createStreamReader(ctx: Pick<ReaderContext, 'db'>): StreamReader
       );
       for (const row of rows) found.set(Buffer.from(row.account).toString('hex'), Number(row.id));
       return found;
-    },
-    async heightOfSequence(family, sequence) {
-      const { rows } = await db.query<{ height: number }>(
-        `SELECT height FROM ${family} WHERE sequence = $1`,
-        [sequence],
-      );
-      return rows[0] === undefined ? undefined : Number(rows[0].height);
     },
     async firstSequenceFrom(family, height) {
       const { rows } = await db.query<{ sequence: number }>(
