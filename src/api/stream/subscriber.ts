@@ -58,6 +58,9 @@ export interface Subscriber {
   onClose(listener: () => void): void;
 }
 
+/** Queued bytes, in units of the bound, past which even a reader that is still reading is closed. */
+const HARD_CAP_FACTOR = 16;
+
 export function createSubscriber(
   res: ServerResponse,
   init: {
@@ -113,17 +116,21 @@ export function createSubscriber(
     },
     checkKeepingUp() {
       if (closed) return;
-      // Live: measured before a chunk is sent, so one chunk written in one go never counts against
-      // a reader: what is still queued then is what it did not take since the last chunk.
+      const flushed = res.socket?.bytesWritten ?? 0;
+      const stalled = flushed === flushedAtLastCheck;
+      flushedAtLastCheck = flushed;
+      // Live: measured before a chunk is sent. Past the bound, a reader whose socket took nothing
+      // since the last chunk is not reading; one that is still taking a large catch-up chunk is
+      // left alone up to a hard cap (the queued frames are the hub's shared buffers).
+      const max = init.limits.maxBufferBytes;
       if (pending === undefined) {
-        if (res.writableLength > init.limits.maxBufferBytes) slow();
+        const queued = res.writableLength;
+        if (queued > max && (stalled || queued > HARD_CAP_FACTOR * max)) slow();
         return;
       }
       // Replaying (written with back-pressure): live events already outgrew the queue and the
       // socket took nothing since the last chunk, so the reader is not reading.
-      const flushed = res.socket?.bytesWritten ?? 0;
-      if (behind && flushed === flushedAtLastCheck) slow();
-      flushedAtLastCheck = flushed;
+      if (behind && stalled) slow();
     },
     async replay(chunks) {
       for await (const events of chunks) {
