@@ -116,7 +116,9 @@ export function createSubscriber(
     },
     checkKeepingUp() {
       if (closed) return;
-      const flushed = res.socket?.bytesWritten ?? 0;
+      // bytesWritten counts what is still queued in the socket too: take that part off.
+      const socket = res.socket;
+      const flushed = socket ? socket.bytesWritten - socket.writableLength : 0;
       const stalled = flushed === flushedAtLastCheck;
       flushedAtLastCheck = flushed;
       // Live: measured before a chunk is sent. Past the bound, a reader whose socket took nothing
