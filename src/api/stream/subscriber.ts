@@ -60,6 +60,8 @@ export interface Subscriber {
 
 /** Queued bytes, in units of the bound, past which even a reader that is still reading is closed. */
 const HARD_CAP_FACTOR = 16;
+/** How long a socket may take nothing, with more than the bound waiting, before its reader is slow. */
+const STALL_MS = 5000;
 
 export function createSubscriber(
   res: ServerResponse,
@@ -76,7 +78,8 @@ export function createSubscriber(
   let pendingBytes = 0;
   // The queue overflowed during a replay: live events are dropped until the caller replays again.
   let behind = false;
-  let flushedAtLastCheck = -1;
+  let lastFlushed = -1;
+  let lastProgressAt = Date.now();
   let closed = false;
   const closeListeners: (() => void)[] = [];
   res.on('close', () => {
@@ -119,19 +122,22 @@ export function createSubscriber(
       // bytesWritten counts what is still queued in the socket too: take that part off.
       const socket = res.socket;
       const flushed = socket ? socket.bytesWritten - socket.writableLength : 0;
-      const stalled = flushed === flushedAtLastCheck;
-      flushedAtLastCheck = flushed;
-      // Live: measured before a chunk is sent. Past the bound, a reader whose socket took nothing
-      // since the last chunk is not reading; one that is still taking a large catch-up chunk is
-      // left alone up to a hard cap (the queued frames are the hub's shared buffers).
+      const now = Date.now();
+      if (flushed !== lastFlushed) {
+        lastFlushed = flushed;
+        lastProgressAt = now;
+      }
+      // Checked before each chunk. A reader is slow when its socket took nothing for STALL_MS
+      // while more than the bound waits (back-to-back catch-up chunks leave no time to flush, so
+      // no progress between two checks alone proves nothing), or past a hard cap.
+      const stalled = now - lastProgressAt >= STALL_MS;
       const max = init.limits.maxBufferBytes;
       if (pending === undefined) {
         const queued = res.writableLength;
         if (queued > max && (stalled || queued > HARD_CAP_FACTOR * max)) slow();
         return;
       }
-      // Replaying (written with back-pressure): live events already outgrew the queue and the
-      // socket took nothing since the last chunk, so the reader is not reading.
+      // Replaying (written with back-pressure): live events already outgrew the queue meanwhile.
       if (behind && stalled) slow();
     },
     async replay(chunks) {
