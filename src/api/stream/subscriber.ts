@@ -58,11 +58,6 @@ export interface Subscriber {
   onClose(listener: () => void): void;
 }
 
-/** Queued bytes, in units of the bound, past which even a reader that is still reading is closed. */
-const HARD_CAP_FACTOR = 16;
-/** How long a socket may take nothing, with more than the bound waiting, before its reader is slow. */
-const STALL_MS = 5000;
-
 export function createSubscriber(
   res: ServerResponse,
   init: {
@@ -78,8 +73,7 @@ export function createSubscriber(
   let pendingBytes = 0;
   // The queue overflowed during a replay: live events are dropped until the caller replays again.
   let behind = false;
-  let lastFlushed = -1;
-  let lastProgressAt = Date.now();
+  let flushedAtLastCheck = -1;
   let closed = false;
   const closeListeners: (() => void)[] = [];
   res.on('close', () => {
@@ -119,26 +113,17 @@ export function createSubscriber(
     },
     checkKeepingUp() {
       if (closed) return;
-      // bytesWritten counts what is still queued in the socket too: take that part off.
-      const socket = res.socket;
-      const flushed = socket ? socket.bytesWritten - socket.writableLength : 0;
-      const now = Date.now();
-      if (flushed !== lastFlushed) {
-        lastFlushed = flushed;
-        lastProgressAt = now;
-      }
-      // Checked before each chunk. A reader is slow when its socket took nothing for STALL_MS
-      // while more than the bound waits (back-to-back catch-up chunks leave no time to flush, so
-      // no progress between two checks alone proves nothing), or past a hard cap.
-      const stalled = now - lastProgressAt >= STALL_MS;
-      const max = init.limits.maxBufferBytes;
+      // Live: measured before a chunk is sent, so one chunk written in one go never counts against
+      // a reader: what is still queued then is what it did not take since the last chunk.
       if (pending === undefined) {
-        const queued = res.writableLength;
-        if (queued > max && (stalled || queued > HARD_CAP_FACTOR * max)) slow();
+        if (res.writableLength > init.limits.maxBufferBytes) slow();
         return;
       }
-      // Replaying (written with back-pressure): live events already outgrew the queue meanwhile.
-      if (behind && stalled) slow();
+      // Replaying (written with back-pressure): live events already outgrew the queue and the
+      // socket took nothing since the last chunk, so the reader is not reading.
+      const flushed = res.socket?.bytesWritten ?? 0;
+      if (behind && flushed === flushedAtLastCheck) slow();
+      flushedAtLastCheck = flushed;
     },
     async replay(chunks) {
       for await (const events of chunks) {
