@@ -54,13 +54,13 @@ export function percentile(sorted: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
 }
 
-/** The ingest service on a simulated Move chain, quiet, as the benchmarks run it. */
-export function benchIngestService(sim: SimProcess, db: Db) {
+/** The ingest service on a simulated chain (Move unless `vm` says), quiet, as the benchmarks run it. */
+export function benchIngestService(sim: SimProcess, db: Db, vm: 'move' | 'wasm' | 'evm' = 'move') {
   return createIngestService({
     options: {
       chainId: undefined,
-      vmType: 'move',
-      endpoints: { rpc: [sim.rpc], rest: [sim.rest], jsonRpc: [] },
+      vmType: vm,
+      endpoints: { rpc: [sim.rpc], rest: [sim.rest], jsonRpc: sim.jsonRpc ? [sim.jsonRpc] : [] },
       maxConcurrentRequests: 16,
       accountPrefix: 'init',
       startHeight: undefined,

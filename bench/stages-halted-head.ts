@@ -9,13 +9,10 @@
  */
 import { parseArgs } from 'node:util';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { createIngestService } from '../src/ingest/service.js';
-import { silentLogger } from '../src/shared/logger.js';
-import { createMetricsRegistry } from '../src/shared/metrics.js';
 import type { VmType } from '../src/sim/types.js';
 import type { Db } from '../src/store/db.js';
 import { createPostgresTestDb } from '../test/helpers/db.js';
-import { startSimProcess, type SimProcess } from './lib.js';
+import { benchIngestService, startSimProcess, type SimProcess } from './lib.js';
 
 const { values } = parseArgs({
   options: {
@@ -40,19 +37,7 @@ async function run(vm: VmType, sim: SimProcess) {
   const { db, dispose } = await createPostgresTestDb(baseUrl);
   const stop = new AbortController();
   try {
-    const service = await createIngestService({
-      options: {
-        chainId: undefined,
-        vmType: vm,
-        endpoints: { rpc: [sim.rpc], rest: [sim.rest], jsonRpc: sim.jsonRpc ? [sim.jsonRpc] : [] },
-        maxConcurrentRequests: 16,
-        accountPrefix: 'init',
-        startHeight: undefined,
-      },
-      logger: silentLogger(),
-      db,
-      registry: createMetricsRegistry({ defaultMetrics: false }),
-    });
+    const service = await benchIngestService(sim, db, vm);
     const started = performance.now();
     let blocksAt: number | undefined;
     const running = service.run({
