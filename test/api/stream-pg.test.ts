@@ -131,6 +131,30 @@ describe.runIf(needs(databaseUrlRequirement()))(
       return rows[0]!.pid;
     };
 
+    /** The blocks stream and one account's txs, both from height 1. */
+    const followFromStart = (account: string) => {
+      const group = createStreamGroup();
+      const base = `http://127.0.0.1:${port}/indexer/stream/v1`;
+      const blocks = group.record(`${base}/blocks?from_height=1`, 'block');
+      const txs = group.record(`${base}/txs?account=${account}&from_height=1`, 'tx');
+      return { group, blocks, txs };
+    };
+    /** Waits until both streams have everything up to `target`, closes them and compares with the truth. */
+    const expectTruthUpTo = async (
+      target: number,
+      { group, blocks, txs }: ReturnType<typeof followFromStart>,
+      account: string,
+    ) => {
+      await waitFor(
+        () =>
+          lastHeight(blocks) >= target &&
+          txs.events.length >= truthHashes(sim, target, { account, fromHeight: 1 }).length,
+        stalledBefore(blocks, target),
+      );
+      group.closeAll();
+      expectTruth(sim, target, blocks, txs, account);
+    };
+
     beforeAll(async () => {
       db = await createPostgresTestDb(process.env.TEST_DATABASE_URL!, { migrate: false });
       const started = await simulator({
@@ -161,12 +185,7 @@ describe.runIf(needs(databaseUrlRequirement()))(
     it('delivers through NOTIFY: blocks and an account equal the truth across an api restart', async () => {
       await listenerUp();
       const account = someSigner(sim, 10);
-      const group = createStreamGroup();
-      const blocks = group.record(`http://127.0.0.1:${port}/indexer/stream/v1/blocks?from_height=1`, 'block');
-      const txs = group.record(
-        `http://127.0.0.1:${port}/indexer/stream/v1/txs?account=${account}&from_height=1`,
-        'tx',
-      );
+      const { group, blocks, txs } = followFromStart(account);
       const firstTarget = (await committed()) + 5;
       await waitFor(() => lastHeight(blocks) >= firstTarget, stalledBefore(blocks, firstTarget));
 
@@ -176,26 +195,14 @@ describe.runIf(needs(databaseUrlRequirement()))(
       await startApi();
       await listenerUp();
       const target = (await committed()) + 5;
-      await waitFor(
-        () =>
-          lastHeight(blocks) >= target &&
-          txs.events.length >= truthHashes(sim, target, { account, fromHeight: 1 }).length,
-        stalledBefore(blocks, target),
-      );
-      group.closeAll();
-      expectTruth(sim, target, blocks, txs, account);
+      await expectTruthUpTo(target, { group, blocks, txs }, account);
     });
 
     it('keeps delivering, losing nothing, after its LISTEN connection is killed', async () => {
       const pid = await listenerUp();
       const from = await committed();
       const account = someSigner(sim, from);
-      const group = createStreamGroup();
-      const blocks = group.record(`http://127.0.0.1:${port}/indexer/stream/v1/blocks?from_height=1`, 'block');
-      const txs = group.record(
-        `http://127.0.0.1:${port}/indexer/stream/v1/txs?account=${account}&from_height=1`,
-        'tx',
-      );
+      const { group, blocks, txs } = followFromStart(account);
       await waitFor(() => lastHeight(blocks) >= from + 2, stalledBefore(blocks, from + 2));
 
       const killed = await sql<{ ok: boolean }>(db.url, 'SELECT pg_terminate_backend($1) AS ok', [pid]);
@@ -203,25 +210,13 @@ describe.runIf(needs(databaseUrlRequirement()))(
       const killedAt = await committed();
       await listenerUp(pid);
       const target = killedAt + 8;
-      await waitFor(
-        () =>
-          lastHeight(blocks) >= target &&
-          txs.events.length >= truthHashes(sim, target, { account, fromHeight: 1 }).length,
-        stalledBefore(blocks, target),
-      );
-      group.closeAll();
-      expectTruth(sim, target, blocks, txs, account);
+      await expectTruthUpTo(target, { group, blocks, txs }, account);
     });
 
     it('wakes once on reconnect: commits made while its LISTEN connection was down arrive', async () => {
       const pid = await listenerUp();
       const account = someSigner(sim, 10);
-      const group = createStreamGroup();
-      const blocks = group.record(`http://127.0.0.1:${port}/indexer/stream/v1/blocks?from_height=1`, 'block');
-      const txs = group.record(
-        `http://127.0.0.1:${port}/indexer/stream/v1/txs?account=${account}&from_height=1`,
-        'tx',
-      );
+      const { group, blocks, txs } = followFromStart(account);
       const from = await committed();
       await waitFor(() => lastHeight(blocks) >= from, stalledBefore(blocks, from));
 
