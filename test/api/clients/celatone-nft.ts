@@ -205,19 +205,12 @@ export function celatoneMoveObjectTests(chain: () => ClientChain): void {
         const ops = (history.get(keyOf(token.collection_addr, token.nft.token_id)) ?? []).filter(
           (o) => o.kind !== 'offer' || o.objectAddr === token.object_addr,
         );
-        const path = `/indexer/tx/v1/txs/by_account/${encodeURI(unpaddedHex(token.object_addr))}`;
-        const first = await fetchParsed(
-          c.h,
-          path,
-          { 'pagination.limit': 1, 'pagination.reverse': false },
-          celatoneTxs,
-        );
+        const { path, first, signer } = await firstTxOfObject(c, token.object_addr);
         expect(
           first.txs.map((t) => t.txhash),
           path,
         ).toEqual(ops.slice(0, 1).map((o) => o.hash));
         expect(['mint', 'ibc-receive']).toContain(ops[0]?.kind);
-        const signer = first.txs[0]?.tx.auth_info.signer_infos[0]?.public_key;
         if (signer && 'key' in signer) expect(accountOfPubkey(signer)).toBe(byHash.get(ops[0]!.hash)?.signer);
         const activity = await followPages(c.h, path, { 'pagination.limit': 10 }, celatoneTxs);
         const txs = activity.flatMap((p) => p.txs);
@@ -232,18 +225,11 @@ export function celatoneMoveObjectTests(chain: () => ClientChain): void {
     const c = chain();
     const created = nftPlanHistory(c).created;
     for (const truth of c.collections.filter((x) => created.has(x.addr))) {
-      const path = `/indexer/tx/v1/txs/by_account/${encodeURI(unpaddedHex(truth.addr))}`;
-      const first = await fetchParsed(
-        c.h,
-        path,
-        { 'pagination.limit': 1, 'pagination.reverse': false },
-        celatoneTxs,
-      );
+      const { path, first, signer } = await firstTxOfObject(c, truth.addr);
       expect(
         first.txs.map((t) => t.txhash),
         path,
       ).toEqual([created.get(truth.addr)]);
-      const signer = first.txs[0]?.tx.auth_info.signer_infos[0]?.public_key;
       expect(signer && 'key' in signer && sameAccount(accountOfPubkey(signer), truth.creator), path).toBe(
         true,
       );
@@ -253,4 +239,16 @@ export function celatoneMoveObjectTests(chain: () => ClientChain): void {
       }
     }
   });
+}
+
+/** Celatone's call for an object's first tx (oldest first, limit 1) and the key that signed it. */
+async function firstTxOfObject(c: ClientChain, addr: string) {
+  const path = `/indexer/tx/v1/txs/by_account/${encodeURI(unpaddedHex(addr))}`;
+  const first = await fetchParsed(
+    c.h,
+    path,
+    { 'pagination.limit': 1, 'pagination.reverse': false },
+    celatoneTxs,
+  );
+  return { path, first, signer: first.txs[0]?.tx.auth_info.signer_infos[0]?.public_key };
 }
