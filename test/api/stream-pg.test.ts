@@ -81,6 +81,17 @@ function someSigner(sim: Simulator, upto: number): string {
  * only from the writer's NOTIFY (its poll is set to the longest interval), so these tests fail if
  * the NOTIFY or the LISTEN connection is missing, or if the listener does not come back.
  */
+/** A live Move chain (5 blocks/s, few accounts so each is busy), held by every test here. */
+const LIVE_CHAIN = {
+  vm: 'move',
+  head: 10,
+  live: true,
+  blockTimeMs: 200,
+  txsPerBlock: '0-8',
+  accounts: 6,
+  fastSignatures: true,
+} as const;
+
 describe.runIf(needs(databaseUrlRequirement()))(
   'streams: indexer + api processes on PostgreSQL',
   { timeout: 120_000 },
@@ -157,15 +168,7 @@ describe.runIf(needs(databaseUrlRequirement()))(
 
     beforeAll(async () => {
       db = await createPostgresTestDb(process.env.TEST_DATABASE_URL!, { migrate: false });
-      const started = await simulator({
-        vm: 'move',
-        head: 10,
-        live: true,
-        blockTimeMs: 200,
-        txsPerBlock: '0-8',
-        accounts: 6,
-        fastSignatures: true,
-      });
+      const started = await simulator(LIVE_CHAIN);
       sim = started.sim;
       indexer = cli(['indexer', '--port', '0', '--host', '127.0.0.1'], {
         DATABASE_URL: db.url,
@@ -288,15 +291,7 @@ describe.runIf(needs(pgServer))('streams: api on a streaming replica', { timeout
         (await sql<{ height: string }>(url, "SELECT height FROM checkpoint WHERE stream = 'blocks'"))[0]
           ?.height ?? 0,
       );
-    const { sim, urls } = await simulator({
-      vm: 'move',
-      head: 10,
-      live: true,
-      blockTimeMs: 200,
-      txsPerBlock: '0-8',
-      accounts: 6,
-      fastSignatures: true,
-    });
+    const { sim, urls } = await simulator(LIVE_CHAIN);
     const indexer = cli(['indexer', '--port', '0', '--host', '127.0.0.1'], {
       DATABASE_URL: primary.url('ri_stream'),
       RPC_URL: urls.rpc,
