@@ -2,9 +2,8 @@ import type { CommitFeed } from '../../shared/commit-feed.js';
 import type { Logger } from '../../shared/logger.js';
 import type { BlockReader } from '../../store/readers/blocks.js';
 import type { StreamPosition, StreamReader, TxEdge, TxFamily } from '../../store/readers/stream.js';
-import { renderBlock } from '../render.js';
 import type { StreamMetrics } from './metrics.js';
-import type { StreamEvent, Subscriber } from './subscriber.js';
+import { blockEvents, txEvents, type StreamEvent, type Subscriber } from './subscriber.js';
 
 export type StreamRoute = 'blocks' | 'txs' | 'evm-txs';
 
@@ -94,35 +93,28 @@ export function createStreamHub(ctx: {
   /** Reads one chunk after `delivered` and sends it; returns what it sent. */
   const nextEvents = async (route: StreamRoute, state: RouteState, upto: number): Promise<StreamEvent[]> => {
     for (const sub of state.all) sub.checkKeepingUp();
-    if (route === 'blocks') {
+    const { events, subscribersOf } = await readChunk(state, upto);
+    let sent = 0;
+    for (const event of events) for (const sub of subscribersOf(event.id)) if (sub.send(event)) sent += 1;
+    ctx.metrics.sent(route, sent);
+    state.delivered = events.at(-1)?.id ?? upto;
+    return events;
+  };
+
+  /** The next chunk's events and who gets each: every block subscriber, or the matched tx ones. */
+  const readChunk = async (state: RouteState, upto: number) => {
+    if (state.family === undefined) {
       const rows = await ctx.blocks.range(state.delivered, upto, CHUNK);
-      const events = rows.map((row) => ({
-        id: row.height,
-        height: row.height,
-        data: renderBlock(row, ctx.chainId),
-      }));
-      let sent = 0;
-      for (const event of events) for (const sub of state.all) if (sub.send(event)) sent += 1;
-      ctx.metrics.sent(route, sent);
-      state.delivered = events.at(-1)?.id ?? upto;
-      return events;
+      return { events: blockEvents(rows, ctx.chainId), subscribersOf: () => state.all };
     }
-    const family = state.family!;
-    const rows = await ctx.reader.rows(family, state.delivered, upto, CHUNK);
-    const last = rows.at(-1)?.sequence ?? upto;
+    const rows = await ctx.reader.rows(state.family, state.delivered, upto, CHUNK);
     const matcher = await createMatcher(ctx.reader, ids, {
-      family,
+      family: state.family,
       subs: state.all,
       after: state.delivered,
-      upto: last,
+      upto: rows.at(-1)?.sequence ?? upto,
     });
-    const events = rows.map((r) => ({ id: r.sequence, height: r.height, data: r.data }));
-    let sent = 0;
-    for (const event of events)
-      for (const sub of matcher.subscribersOf(event.id)) if (sub.send(event)) sent += 1;
-    ctx.metrics.sent(route, sent);
-    state.delivered = last;
-    return events;
+    return { events: txEvents(rows), subscribersOf: (id: number) => matcher.subscribersOf(id) };
   };
 
   const heartbeat = setInterval(() => {

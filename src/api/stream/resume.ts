@@ -2,9 +2,8 @@ import { InputError } from '../../shared/errors.js';
 import type { BlockReader } from '../../store/readers/blocks.js';
 import { atoi } from '../../store/pagination.js';
 import type { ReplayFilter, StreamReader, TxFamily } from '../../store/readers/stream.js';
-import { renderBlock } from '../render.js';
 import type { StreamRoute } from './hub.js';
-import type { StreamEvent, StreamFilter } from './subscriber.js';
+import { blockEvents, txEvents, type StreamEvent, type StreamFilter } from './subscriber.js';
 
 /** Where a client asked to start (spec/stream.md §2); the header wins, then the query. */
 export type ResumePoint =
@@ -112,7 +111,7 @@ async function* readBlocks(
   for (let at = after; at < upto;) {
     const rows = await ctx.blocks.range(at, upto, READ_CHUNK);
     if (rows.length === 0) return;
-    yield rows.map((row) => ({ id: row.height, height: row.height, data: renderBlock(row, ctx.chainId) }));
+    yield blockEvents(rows, ctx.chainId);
     at = rows.at(-1)!.height;
   }
 }
@@ -120,6 +119,6 @@ async function* readBlocks(
 async function* readRows(reader: StreamReader, family: TxFamily, sequences: readonly number[]) {
   for (let i = 0; i < sequences.length; i += READ_CHUNK) {
     const rows = await reader.rowsAt(family, sequences.slice(i, i + READ_CHUNK));
-    yield rows.map((r) => ({ id: r.sequence, height: r.height, data: r.data }));
+    yield txEvents(rows);
   }
 }

@@ -1,4 +1,7 @@
 import type { ServerResponse } from 'node:http';
+import type { BlockRow } from '../../store/readers/blocks.js';
+import type { SequencedRow } from '../../store/readers/stream.js';
+import { renderBlock } from '../render.js';
 
 /** What a subscriber asked for, resolved against the dictionaries as ids appear. */
 export interface StreamFilter {
@@ -21,6 +24,14 @@ export interface StreamEvent {
    */
   frame?: Buffer;
 }
+
+/** Stream events of stored blocks: id = height, data = the block JSON of the REST routes. */
+export const blockEvents = (rows: readonly BlockRow[], chainId: string): StreamEvent[] =>
+  rows.map((row) => ({ id: row.height, height: row.height, data: renderBlock(row, chainId) }));
+
+/** Stream events of stored txs: id = sequence, data = the stored tx JSON. */
+export const txEvents = (rows: readonly SequencedRow[]): StreamEvent[] =>
+  rows.map((r) => ({ id: r.sequence, height: r.height, data: r.data }));
 
 export interface SubscriberLimits {
   /** Bytes waiting in the socket past which the subscriber is too slow and is closed. */
