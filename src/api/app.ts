@@ -216,6 +216,8 @@ export async function createApiApp(ctx: ApiContext): Promise<FastifyInstance> {
     heartbeatMs: options.streams.heartbeatMs,
     metrics: streamMetrics,
     logger: ctx.logger,
+    // A commit feed is given on the primary (in-process or LISTEN); a replica is polled instead.
+    trustDictionaryGrowth: ctx.commitFeed !== undefined,
   });
   registerStreamRoutes(app, {
     options,

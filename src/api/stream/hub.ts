@@ -1,14 +1,23 @@
 import type { CommitFeed } from '../../shared/commit-feed.js';
 import type { Logger } from '../../shared/logger.js';
 import type { BlockReader } from '../../store/readers/blocks.js';
-import type { StreamPosition, StreamReader, TxEdge, TxFamily } from '../../store/readers/stream.js';
+import type { StreamPosition, StreamReader, TxFamily } from '../../store/readers/stream.js';
+import { createDictionaryIds } from './dictionary-ids.js';
+import { matchChunk } from './matcher.js';
 import type { StreamMetrics } from './metrics.js';
 import { blockEvents, txEvents, type StreamEvent, type Subscriber } from './subscriber.js';
+import { createSubscriberIndex, type SubscriberIndex } from './subscriber-index.js';
 
 export type StreamRoute = 'blocks' | 'txs' | 'evm-txs';
 
 /** Rows read per statement while following the chain. */
 const CHUNK = 500;
+/**
+ * Longest wait, while catching up, for the subscribers still holding the last chunk beyond their
+ * bound before the next chunk is read: one reader that stopped reading (closed after STALL_MS)
+ * slows the catch-up for everyone else by at most this much per chunk.
+ */
+const PACE_MAX_MS = 500;
 
 /**
  * One per API process (spec/stream.md §4): on each wake-up it reads the committed checkpoint,
@@ -33,7 +42,7 @@ interface RouteState {
   family?: TxFamily;
   /** Last height (blocks) or sequence (txs) handed to subscribers. */
   delivered: number;
-  all: Set<Subscriber>;
+  subs: SubscriberIndex;
 }
 
 export function createStreamHub(ctx: {
@@ -45,11 +54,17 @@ export function createStreamHub(ctx: {
   heartbeatMs: number;
   metrics: StreamMetrics;
   logger: Logger;
+  /**
+   * Whether the dictionaries' sequences move with every insert where this process reads them
+   * (the primary: in-process or LISTEN; not a replica, which replays them in batches): misses
+   * are then kept until the dictionaries may have grown, else asked again every chunk.
+   */
+  trustDictionaryGrowth: boolean;
 }): StreamHub {
   const states = new Map<StreamRoute, RouteState>(
-    ctx.routes.map((r) => [r, { delivered: 0, all: new Set(), ...familyOf(r) }]),
+    ctx.routes.map((r) => [r, { delivered: 0, subs: createSubscriberIndex(), ...familyOf(r) }]),
   );
-  const ids: IdCache = { accounts: new Map(), msgTypes: new Map() };
+  const ids = { accounts: createDictionaryIds(), msgTypes: createDictionaryIds() };
   let chain: Promise<unknown> = Promise.resolve();
   const serial = <T>(fn: () => Promise<T> | T): Promise<T> => {
     const next = chain.then(fn);
@@ -80,6 +95,9 @@ export function createStreamHub(ctx: {
   const followCommits = async () => {
     const pos = await ctx.reader.position();
     if (pos === undefined) return;
+    const mark = ctx.trustDictionaryGrowth ? pos.dictionaryMark : undefined;
+    ids.accounts.observe(pos.height, mark);
+    ids.msgTypes.observe(pos.height, mark);
     for (const [route, state] of states) {
       const upto = positionOf(route, pos);
       while (state.delivered < upto) {
@@ -92,25 +110,49 @@ export function createStreamHub(ctx: {
 
   /** Reads one chunk after `delivered` and sends it; returns what it sent. */
   const nextEvents = async (route: StreamRoute, state: RouteState, upto: number): Promise<StreamEvent[]> => {
-    for (const sub of state.all) sub.checkKeepingUp();
+    for (const sub of state.subs.all()) sub.checkKeepingUp();
     const { events, subscribersOf } = await readChunk(state, upto);
     let sent = 0;
     for (const event of events) for (const sub of subscribersOf(event.id)) if (sub.send(event)) sent += 1;
     ctx.metrics.sent(route, sent);
     state.delivered = events.at(-1)?.id ?? upto;
+    if (state.delivered < upto) await pace(state.subs);
     return events;
+  };
+
+  /**
+   * Catching up, chunks come back to back: the next one is read once most of the subscribers that
+   * hold the last one beyond their bound have flushed it (or after PACE_MAX_MS), so readers that
+   * keep up are not buried under the whole backlog at once.
+   */
+  const pace = async (subs: SubscriberIndex) => {
+    const backedUp: Subscriber[] = [];
+    for (const sub of subs.all()) if (sub.backedUp()) backedUp.push(sub);
+    if (backedUp.length === 0) return;
+    const needed = Math.ceil(backedUp.length / 2);
+    let timer: NodeJS.Timeout | undefined;
+    await new Promise<void>((resolve) => {
+      let done = 0;
+      timer = setTimeout(resolve, PACE_MAX_MS);
+      for (const sub of backedUp) {
+        void sub.drained().then(() => {
+          done += 1;
+          if (done >= needed) resolve();
+        });
+      }
+    });
+    clearTimeout(timer);
   };
 
   /** The next chunk's events and who gets each: every block subscriber, or the matched tx ones. */
   const readChunk = async (state: RouteState, upto: number) => {
     if (state.family === undefined) {
       const rows = await ctx.blocks.range(state.delivered, upto, CHUNK);
-      return { events: blockEvents(rows, ctx.chainId), subscribersOf: () => state.all };
+      return { events: blockEvents(rows, ctx.chainId), subscribersOf: () => state.subs.all() };
     }
     const rows = await ctx.reader.rows(state.family, state.delivered, upto, CHUNK);
-    const matcher = await createMatcher(ctx.reader, ids, {
+    const matcher = await matchChunk(ctx.reader, ids, state.subs, {
       family: state.family,
-      subs: state.all,
       after: state.delivered,
       upto: rows.at(-1)?.sequence ?? upto,
     });
@@ -118,7 +160,13 @@ export function createStreamHub(ctx: {
   };
 
   const heartbeat = setInterval(() => {
-    for (const state of states.values()) for (const sub of state.all) sub.heartbeat();
+    for (const state of states.values()) {
+      for (const sub of state.subs.all()) {
+        // Also where no commit comes: a reader that stopped reading is found while the chain idles.
+        sub.checkKeepingUp();
+        sub.heartbeat();
+      }
+    }
   }, ctx.heartbeatMs);
   heartbeat.unref();
   ctx.feed.start(wake);
@@ -130,8 +178,8 @@ export function createStreamHub(ctx: {
       if (state === undefined) throw new Error(`stream route ${route} is not served here`);
       return serial(() => {
         if (closed) return undefined;
-        state.all.add(sub);
-        sub.onClose(() => state.all.delete(sub));
+        state.subs.add(sub);
+        sub.onClose(() => state.subs.remove(sub));
         return state.delivered;
       });
     },
@@ -141,13 +189,15 @@ export function createStreamHub(ctx: {
         return states.get(route)!.delivered;
       });
     },
-    subscriberCount: () => [...states.values()].reduce((n, s) => n + s.all.size, 0),
+    subscriberCount: () => [...states.values()].reduce((n, s) => n + s.subs.size, 0),
     async close() {
       closed = true;
       clearInterval(heartbeat);
       await ctx.feed.close();
       for (const state of states.values()) {
-        for (const sub of state.all) sub.closeWith(14, 'server shutting down: resume with Last-Event-ID');
+        for (const sub of [...state.subs.all()]) {
+          sub.closeWith(14, 'server shutting down: resume with Last-Event-ID');
+        }
       }
     },
   };
@@ -164,91 +214,10 @@ function positionOf(route: StreamRoute, pos: StreamPosition): number {
   return route === 'txs' ? pos.txSequence : pos.evmSequence;
 }
 
-const emptyPosition = (): StreamPosition => ({ height: 0, txSequence: 0, evmSequence: 0, committedAtMs: 0 });
-
-/** Dictionary ids learnt so far (only hits: an account or type that appears later is asked again). */
-interface IdCache {
-  accounts: Map<string, number>;
-  msgTypes: Map<string, number>;
-}
-
-async function resolve(
-  names: readonly string[],
-  known: Map<string, number>,
-  lookUp: (missing: string[]) => Promise<Map<string, number>>,
-): Promise<Map<string, number>> {
-  // A cache of hits only; cleared when huge, since a stream may see any number of accounts over time.
-  if (known.size > 200_000) known.clear();
-  const missing = names.filter((n) => !known.has(n));
-  if (missing.length > 0) for (const [name, id] of await lookUp(missing)) known.set(name, id);
-  const out = new Map<string, number>();
-  for (const n of names) {
-    const id = known.get(n);
-    if (id !== undefined) out.set(n, id);
-  }
-  return out;
-}
-
-/**
- * Which subscribers each tx of a chunk goes to. Unfiltered subscribers take every tx; the others
- * are indexed by account and by message type, and the chunk's edges are read once for all of
- * them (one bounded index range per subscribed account or type).
- */
-async function createMatcher(
-  reader: StreamReader,
-  ids: IdCache,
-  chunk: { family: TxFamily; subs: Iterable<Subscriber>; after: number; upto: number },
-): Promise<{ subscribersOf(sequence: number): Iterable<Subscriber> }> {
-  const unfiltered: Subscriber[] = [];
-  const typeOnly: Subscriber[] = [];
-  const byAccount = new Map<string, Subscriber[]>();
-  const names = new Set<string>();
-  for (const s of chunk.subs) {
-    for (const name of s.filter.msgNames ?? []) names.add(name);
-    const hex = s.filter.accountHex;
-    if (hex !== undefined) byAccount.set(hex, [...(byAccount.get(hex) ?? []), s]);
-    else if (s.filter.msgNames !== undefined) typeOnly.push(s);
-    else unfiltered.push(s);
-  }
-  if (byAccount.size === 0 && typeOnly.length === 0) return { subscribersOf: () => unfiltered };
-
-  const [accountIds, typeIds] = await Promise.all([
-    resolve([...byAccount.keys()], ids.accounts, (hexes) =>
-      reader.accountIds(hexes.map((h) => Buffer.from(h, 'hex'))),
-    ),
-    resolve([...names], ids.msgTypes, (missing) => reader.msgTypeIds(missing)),
-  ]);
-  const [accountEdges, typeEdges] = await Promise.all([
-    reader.accountEdges(chunk.family, [...accountIds.values()], chunk.after, chunk.upto),
-    reader.msgTypeEdges([...typeIds.values()], chunk.after, chunk.upto),
-  ]);
-  const typeName = new Map([...typeIds].map(([name, id]) => [id, name]));
-  const accountHex = new Map([...accountIds].map(([hex, id]) => [id, hex]));
-  const typesOf = groupBySequence(typeEdges, (e) => typeName.get(e.id)!);
-  const accountsOf = groupBySequence(accountEdges, (e) => e);
-  const typeMatches = (s: Subscriber, types: readonly string[] | undefined) =>
-    s.filter.msgNames === undefined || (types ?? []).some((t) => s.filter.msgNames!.has(t));
-
-  return {
-    *subscribersOf(sequence) {
-      yield* unfiltered;
-      const types = typesOf.get(sequence);
-      for (const s of typeOnly) if (typeMatches(s, types)) yield s;
-      for (const edge of accountsOf.get(sequence) ?? []) {
-        for (const s of byAccount.get(accountHex.get(edge.id)!) ?? []) {
-          if ((!s.filter.signerOnly || edge.signer) && typeMatches(s, types)) yield s;
-        }
-      }
-    },
-  };
-}
-
-function groupBySequence<T>(edges: readonly TxEdge[], pick: (e: TxEdge) => T): Map<number, T[]> {
-  const out = new Map<number, T[]>();
-  for (const e of edges) {
-    const list = out.get(e.sequence);
-    if (list) list.push(pick(e));
-    else out.set(e.sequence, [pick(e)]);
-  }
-  return out;
-}
+const emptyPosition = (): StreamPosition => ({
+  height: 0,
+  txSequence: 0,
+  evmSequence: 0,
+  committedAtMs: 0,
+  dictionaryMark: '',
+});

@@ -34,9 +34,25 @@ export const txEvents = (rows: readonly SequencedRow[]): StreamEvent[] =>
   rows.map((r) => ({ id: r.sequence, height: r.height, data: r.data }));
 
 export interface SubscriberLimits {
-  /** Bytes waiting in the socket past which the subscriber is too slow and is closed. */
+  /**
+   * Bytes waiting in the socket past which a subscriber whose socket takes nothing for
+   * `STALL_MS` is too slow and is closed (and, times `HARD_CAP_FACTOR`, closed at once).
+   */
   maxBufferBytes: number;
 }
+
+/**
+ * How long a socket may flush nothing while more than the bound waits for it before its reader
+ * counts as not reading. Progress over time, not the queue's size at one instant: while the hub
+ * catches up it writes chunks of hundreds of txs back to back, and a reader that keeps up still
+ * has most of the last chunk queued when the next one comes.
+ */
+export const STALL_MS = 5000;
+/**
+ * Queued bytes, in units of the bound, past which even a reader that is still taking bytes is
+ * closed: memory stays bounded however slowly a reader drains. Above one catch-up chunk (500 txs).
+ */
+export const HARD_CAP_FACTOR = 16;
 
 /**
  * One open SSE connection. Live events are written at once; while the stored backlog is being
@@ -59,8 +75,15 @@ export interface Subscriber {
   replay(chunks: AsyncIterable<readonly StreamEvent[]>): Promise<'live' | 'behind'>;
   /** After 'behind': queue live events again (called where the hub's position is read). */
   queueAgain(): void;
-  /** Closes the subscriber as slow when more than its bound still waits in its socket. */
+  /**
+   * Closes the subscriber as slow when more than its bound waits in its socket and the socket
+   * flushed nothing for `STALL_MS`, or when past `HARD_CAP_FACTOR` times the bound.
+   */
   checkKeepingUp(): void;
+  /** More than the bound waits in its socket (the hub paces catch-up chunks on these). */
+  backedUp(): boolean;
+  /** Resolves once its socket has flushed what it queued (or it closed). */
+  drained(): Promise<void>;
   heartbeat(): void;
   /** Ends the stream with a last `error` event (slow consumer, shutdown). */
   closeWith(code: number, message: string): void;
@@ -78,13 +101,21 @@ export function createSubscriber(
     minHeight: number;
     limits: SubscriberLimits;
     onSlow: () => void;
+    /** The clock stalls are measured with (tests move it by hand). */
+    now?: () => number;
   },
 ): Subscriber {
+  const now = init.now ?? Date.now;
+  const max = init.limits.maxBufferBytes;
   let pending: StreamEvent[] | undefined = [];
   let pendingBytes = 0;
   // The queue overflowed during a replay: live events are dropped until the caller replays again.
   let behind = false;
-  let flushedAtLastCheck = -1;
+  // Progress: the socket's flushed bytes at the last check, and when it last flushed something or
+  // had nothing worth flushing (a stall is measured from there).
+  let lastFlushed = -1;
+  let movingAt = now();
+  let drainWait: Promise<void> | undefined;
   let closed = false;
   const closeListeners: (() => void)[] = [];
   res.on('close', () => {
@@ -110,7 +141,7 @@ export function createSubscriber(
         if (behind) return false;
         pending.push(event);
         pendingBytes += event.data.length;
-        if (pendingBytes > init.limits.maxBufferBytes) {
+        if (pendingBytes > max) {
           behind = true;
           pending = [];
           pendingBytes = 0;
@@ -124,17 +155,30 @@ export function createSubscriber(
     },
     checkKeepingUp() {
       if (closed) return;
-      // Live: measured before a chunk is sent, so one chunk written in one go never counts against
-      // a reader: what is still queued then is what it did not take since the last chunk.
-      if (pending === undefined) {
-        if (res.writableLength > init.limits.maxBufferBytes) slow();
-        return;
-      }
-      // Replaying (written with back-pressure): live events already outgrew the queue and the
-      // socket took nothing since the last chunk, so the reader is not reading.
-      const flushed = res.socket?.bytesWritten ?? 0;
-      if (behind && flushed === flushedAtLastCheck) slow();
-      flushedAtLastCheck = flushed;
+      const socket = res.socket;
+      const queued = res.writableLength;
+      // bytesWritten counts what the socket still queues too: flushed = handed to the kernel.
+      const flushed = socket ? socket.bytesWritten - socket.writableLength : 0;
+      // Live, up to the bound waits without counting; replaying (written with back-pressure, so
+      // the socket never holds much), anything waiting counts once live events overflowed.
+      const live = pending === undefined;
+      const allowance = live ? max : 0;
+      const t = now();
+      if (queued <= allowance || flushed !== lastFlushed) movingAt = t;
+      lastFlushed = flushed;
+      const stalled = t - movingAt >= STALL_MS;
+      if (queued > HARD_CAP_FACTOR * max) slow();
+      else if (live ? stalled : behind && stalled) slow();
+    },
+    backedUp() {
+      return !closed && res.writableLength > max;
+    },
+    drained() {
+      if (closed || res.writableLength === 0) return Promise.resolve();
+      drainWait ??= drained(res).then(() => {
+        drainWait = undefined;
+      });
+      return drainWait;
     },
     async replay(chunks) {
       for await (const events of chunks) {

@@ -13,6 +13,11 @@ export interface StreamPosition {
   evmSequence: number;
   /** When the checkpoint moved (ms since the epoch): the start of delivery latency. */
   committedAtMs: number;
+  /**
+   * The account and message-type dictionaries' sequence values, read in the same statement after
+   * its snapshot: it changes whenever either dictionary may have grown (see api/stream/dictionary-ids).
+   */
+  dictionaryMark: string;
 }
 
 /** One committed row in sequence order, with its rendered JSON. */
@@ -79,9 +84,10 @@ export function createStreamReader(ctx: Pick<ReaderContext, 'db'>): StreamReader
   const { db } = ctx;
   return {
     async position() {
-      const { rows } = await db.query<{ h: number; t: number; e: number; at: number }>(
+      const { rows } = await db.query<{ h: number; t: number; e: number; at: number; mark: string }>(
         `SELECT height AS h, tx_sequence AS t, evm_sequence AS e,
-                (extract(epoch FROM updated_at) * 1000)::float8 AS at
+                (extract(epoch FROM updated_at) * 1000)::float8 AS at,
+                ${sequenceValue('account_dict')} || ':' || ${sequenceValue('msg_type_dict')} AS mark
            FROM checkpoint WHERE stream = 'blocks'`,
       );
       const row = rows[0];
@@ -91,6 +97,7 @@ export function createStreamReader(ctx: Pick<ReaderContext, 'db'>): StreamReader
         txSequence: Number(row.t),
         evmSequence: Number(row.e),
         committedAtMs: Number(row.at),
+        dictionaryMark: row.mark,
       };
     },
     async rows(family, after, upto, limit) {
@@ -161,6 +168,10 @@ export function createStreamReader(ctx: Pick<ReaderContext, 'db'>): StreamReader
     },
   };
 }
+
+/** A dictionary's identity sequence value (0 before its first row), as text. */
+const sequenceValue = (table: 'account_dict' | 'msg_type_dict') =>
+  `coalesce(pg_sequence_last_value(pg_get_serial_sequence('${table}', 'id')::regclass), 0)::text`;
 
 /** The sequences a filter selects in (after, upto], as a sub-select of at most n rows. */
 function replaySelection(
