@@ -1,10 +1,10 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createSubscriber, type StreamEvent, type Subscriber } from './subscriber.js';
+import { createSubscriber, STALL_MS, type StreamEvent, type Subscriber } from './subscriber.js';
 
 /** A subscriber on a real socket, and the text its client receives. */
-async function connected(maxBufferBytes: number) {
+async function connected(maxBufferBytes: number, now?: () => number) {
   let sub!: Subscriber;
   const slow: string[] = [];
   const server = http.createServer((_req, res) => {
@@ -15,6 +15,7 @@ async function connected(maxBufferBytes: number) {
       minHeight: 0,
       limits: { maxBufferBytes },
       onSlow: () => slow.push('slow'),
+      ...(now ? { now } : {}),
     });
     res.writeHead(200, { 'content-type': 'text/event-stream' });
     res.write(': open\n\n');
@@ -22,8 +23,10 @@ async function connected(maxBufferBytes: number) {
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   let text = '';
   const waiters: (() => void)[] = [];
+  let response!: http.IncomingMessage;
   const ended = new Promise<void>((resolve) => {
     http.get(`http://127.0.0.1:${(server.address() as AddressInfo).port}/`, (res) => {
+      response = res;
       res.setEncoding('utf8');
       res.on('data', (chunk: string) => {
         text += chunk;
@@ -44,7 +47,7 @@ async function connected(maxBufferBytes: number) {
       const check = () => (ids().length >= n ? resolve() : waiters.push(check));
       check();
     });
-  return { sub, slow, ended, ids, received };
+  return { sub, slow, ended, ids, received, response: (): http.IncomingMessage | undefined => response };
 }
 
 const servers: http.Server[] = [];
@@ -97,6 +100,54 @@ describe('stream subscriber', () => {
     c.sub.checkKeepingUp();
     expect(c.sub.closed).toBe(false);
     expect(c.slow).toEqual([]);
+    c.sub.closeWith(14, 'done');
+    await c.ended;
+    expect(c.ids()).toEqual(Array.from({ length: 100 }, (_, i) => i + 1));
+  });
+
+  it('closes a reader whose socket flushes nothing for STALL_MS with more than the bound queued, not before', async () => {
+    let t = 0;
+    const c = await connected(65_536, () => t);
+    expect(await c.sub.replay(chunks())).toBe('live');
+    while (c.response() === undefined) await new Promise((resolve) => setImmediate(resolve));
+    c.response()!.pause();
+    // Fill the kernel's buffers and more than the bound behind them (below the hard cap).
+    let id = 0;
+    while (!c.sub.backedUp()) {
+      c.sub.send(event(++id, 8192));
+      c.sub.checkKeepingUp();
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+    expect(c.sub.closed).toBe(false);
+    // The clock only moves here, 250 ms per check: closed once nothing moved for STALL_MS.
+    while (!c.sub.closed && t < 100 * STALL_MS) {
+      t += 250;
+      c.sub.checkKeepingUp();
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+    expect(c.sub.closed).toBe(true);
+    expect(c.slow).toEqual(['slow']);
+    expect(t).toBeGreaterThanOrEqual(STALL_MS);
+    c.response()!.resume();
+    await c.ended;
+  });
+
+  it('keeps a reader that takes a backlog many times its bound, however long it takes', async () => {
+    let t = 0;
+    const c = await connected(65_536, () => t);
+    expect(await c.sub.replay(chunks())).toBe('live');
+    // 800 KB at once: 12x the bound, under the hard cap; the clock runs 1 s per check.
+    for (let id = 1; id <= 100; id++) c.sub.send(event(id, 8192));
+    let checks = 0;
+    while (c.ids().length < 100) {
+      c.sub.checkKeepingUp();
+      checks += 1;
+      t += 1000;
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+    expect(checks).toBeGreaterThan(1);
+    expect(c.slow).toEqual([]);
+    expect(c.sub.closed).toBe(false);
     c.sub.closeWith(14, 'done');
     await c.ended;
     expect(c.ids()).toEqual(Array.from({ length: 100 }, (_, i) => i + 1));
