@@ -113,7 +113,7 @@ describe('stream subscriber', () => {
     c.response()!.pause();
     // Fill the kernel's buffers and more than the bound behind them (below the hard cap).
     let id = 0;
-    while (!c.sub.backedUp()) {
+    while (!c.sub.backedUp() && !c.sub.closed) {
       c.sub.send(event(++id, 8192));
       c.sub.checkKeepingUp();
       await new Promise((resolve) => setImmediate(resolve));
