@@ -25,7 +25,7 @@
  * Options: --subscribers 10000,1000  --seconds 20  --accounts 2000 (sim keyring)  --txs-per-block 50
  * --block-time-ms 200  --admin-url postgres://postgres@127.0.0.1:5432/postgres  --no-ceiling
  * --mix 0.9,0.09,0.01 (shares by account, by msgs, unfiltered)  --msgs a,b (types for the msgs
- * streams; default every type seen, round-robin)
+ * streams; default every type seen, round-robin; `rarest`: all on the least frequent type)
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -152,9 +152,15 @@ async function startChain(): Promise<Chain> {
       'SELECT d.account AS a FROM account_dict d JOIN tx_accounts t ON t.account_id = d.id GROUP BY d.account ORDER BY count(*) DESC',
     )
   ).rows.map((r) => `0x${r.a.toString('hex')}`);
-  const msgTypes = (
-    await db.query<{ m: string }>('SELECT msg_type AS m FROM msg_type_dict ORDER BY id')
-  ).rows.map((r) => r.m);
+  // Busiest first, with each type's share of txs (the msgs streams' demand depends on it).
+  const typeCounts = (
+    await db.query<{ m: string; n: string; share: number }>(
+      `SELECT d.msg_type AS m, count(*) AS n, (count(*)::float8 / (SELECT count(*) FROM tx)) AS share
+         FROM tx_msg_types t JOIN msg_type_dict d ON d.id = t.msg_type_id GROUP BY d.msg_type ORDER BY count(*) DESC`,
+    )
+  ).rows;
+  const msgTypes = typeCounts.map((r) => r.m);
+  log(`message types (share of txs): ${typeCounts.map((r) => `${r.m} ${(r.share * 100).toFixed(1)}%`).join(', ')}`);
   await db.end();
   writerTxMs = (windowStartMs) => {
     const gaps = commits.commits
@@ -194,7 +200,9 @@ function subscriberPaths(n: number, chain: Chain): string[] {
   const [accountShare, msgsShare] = args.mix!.split(',').map(Number) as [number, number];
   const byAccount = Math.round(n * accountShare);
   const byMsgs = Math.round(n * msgsShare);
-  const types = args.msgs ? args.msgs.split(',') : chain.msgTypes;
+  // --msgs rarest: every msgs stream on the least frequent type (a selective filter).
+  const types =
+    args.msgs === 'rarest' ? [chain.msgTypes.at(-1)!] : args.msgs ? args.msgs.split(',') : chain.msgTypes;
   return Array.from({ length: n }, (_, i) => {
     if (i < byAccount) {
       const account =

@@ -44,22 +44,36 @@ function chainOn(writer: Dictionary<Uint8Array>, committed: () => void): Chain {
           tx,
           txs.flatMap((t) => t.accounts),
         );
+        // One statement per table (as ingest batches them): a commit of thousands of txs is quick.
+        const rows = {
+          sequence: [] as number[],
+          hash: [] as Buffer[],
+          signer: [] as number[],
+          data: [] as string[],
+        };
+        const edges = { account: [] as number[], sequence: [] as number[], signer: [] as boolean[] };
         for (const t of txs) {
           chain.sequence += 1;
-          const data = JSON.stringify({ height: String(height), pad: 'x'.repeat(t.bytes ?? 16) });
-          const signer = ids.get(t.accounts[0]!.toString('hex'))!;
-          await tx.query(
-            'INSERT INTO tx (sequence, hash, height, signer_id, data) VALUES ($1, $2, $3, $4, $5)',
-            [chain.sequence, randomBytes(32), height, signer, data],
-          );
+          rows.sequence.push(chain.sequence);
+          rows.hash.push(randomBytes(32));
+          rows.signer.push(ids.get(t.accounts[0]!.toString('hex'))!);
+          rows.data.push(JSON.stringify({ height: String(height), pad: 'x'.repeat(t.bytes ?? 16) }));
           for (const [i, account] of t.accounts.entries()) {
-            await tx.query('INSERT INTO tx_accounts (account_id, sequence, signer) VALUES ($1, $2, $3)', [
-              ids.get(account.toString('hex')),
-              chain.sequence,
-              i === 0,
-            ]);
+            edges.account.push(ids.get(account.toString('hex'))!);
+            edges.sequence.push(chain.sequence);
+            edges.signer.push(i === 0);
           }
         }
+        await tx.query(
+          `INSERT INTO tx (sequence, hash, height, signer_id, data)
+             SELECT s, h, $3, sg, d FROM unnest($1::bigint[], $2::bytea[], $4::bigint[], $5::text[]) AS u(s, h, sg, d)`,
+          [rows.sequence, rows.hash, height, rows.signer, rows.data],
+        );
+        await tx.query(
+          `INSERT INTO tx_accounts (account_id, sequence, signer)
+             SELECT * FROM unnest($1::bigint[], $2::bigint[], $3::boolean[])`,
+          [edges.account, edges.sequence, edges.signer],
+        );
         await tx.query(
           `INSERT INTO checkpoint (stream, height, tx_sequence, updated_at) VALUES ('blocks', $1, $2, now())
              ON CONFLICT (stream) DO UPDATE SET height = $1, tx_sequence = $2, updated_at = now()`,
