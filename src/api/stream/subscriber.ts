@@ -155,16 +155,20 @@ export function createSubscriber(
     },
     checkKeepingUp() {
       if (closed) return;
-      const socket = res.socket;
       const queued = res.writableLength;
-      // bytesWritten counts what the socket still queues too: flushed = handed to the kernel.
-      const flushed = socket ? socket.bytesWritten - socket.writableLength : 0;
       // Live, up to the bound waits without counting; replaying (written with back-pressure, so
       // the socket never holds much), anything waiting counts once live events overflowed.
       const live = pending === undefined;
-      const allowance = live ? max : 0;
       const t = now();
-      if (queued <= allowance || flushed !== lastFlushed) movingAt = t;
+      if (queued <= (live ? max : 0)) {
+        movingAt = t;
+        return;
+      }
+      // bytesWritten counts what the socket still queues too: flushed = handed to the kernel.
+      // (Only read past the bound: the getter walks the socket's queue.)
+      const socket = res.socket;
+      const flushed = socket ? socket.bytesWritten - socket.writableLength : 0;
+      if (flushed !== lastFlushed) movingAt = t;
       lastFlushed = flushed;
       const stalled = t - movingAt >= STALL_MS;
       if (queued > HARD_CAP_FACTOR * max) slow();
