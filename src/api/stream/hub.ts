@@ -219,5 +219,5 @@ const emptyPosition = (): StreamPosition => ({
   txSequence: 0,
   evmSequence: 0,
   committedAtMs: 0,
-  dictionaryMark: '',
+  dictionaryMark: undefined,
 });

@@ -16,8 +16,9 @@ export interface StreamPosition {
   /**
    * The account and message-type dictionaries' sequence values, read in the same statement after
    * its snapshot: it changes whenever either dictionary may have grown (see api/stream/dictionary-ids).
+   * Undefined when the session may not read the sequences (a role granted only the tables).
    */
-  dictionaryMark: string;
+  dictionaryMark: string | undefined;
 }
 
 /** One committed row in sequence order, with its rendered JSON. */
@@ -84,11 +85,16 @@ export function createStreamReader(ctx: Pick<ReaderContext, 'db'>): StreamReader
   const { db } = ctx;
   return {
     async position() {
-      const { rows } = await db.query<{ h: number; t: number; e: number; at: number; mark: string }>(
+      const { rows } = await db.query<{ h: number; t: number; e: number; at: number; mark: string | null }>(
         `SELECT height AS h, tx_sequence AS t, evm_sequence AS e,
                 (extract(epoch FROM updated_at) * 1000)::float8 AS at,
-                ${sequenceValue('account_dict')} || ':' || ${sequenceValue('msg_type_dict')} AS mark
-           FROM checkpoint WHERE stream = 'blocks'`,
+                CASE WHEN has_sequence_privilege(s.a, 'SELECT,USAGE') AND has_sequence_privilege(s.m, 'SELECT,USAGE')
+                  THEN coalesce(pg_sequence_last_value(s.a), 0) || ':' || coalesce(pg_sequence_last_value(s.m), 0)
+                END AS mark
+           FROM checkpoint,
+                (SELECT pg_get_serial_sequence('account_dict', 'id')::regclass AS a,
+                        pg_get_serial_sequence('msg_type_dict', 'id')::regclass AS m) s
+          WHERE stream = 'blocks'`,
       );
       const row = rows[0];
       if (row === undefined) return undefined;
@@ -97,7 +103,7 @@ export function createStreamReader(ctx: Pick<ReaderContext, 'db'>): StreamReader
         txSequence: Number(row.t),
         evmSequence: Number(row.e),
         committedAtMs: Number(row.at),
-        dictionaryMark: row.mark,
+        dictionaryMark: row.mark ?? undefined,
       };
     },
     async rows(family, after, upto, limit) {
@@ -168,10 +174,6 @@ export function createStreamReader(ctx: Pick<ReaderContext, 'db'>): StreamReader
     },
   };
 }
-
-/** A dictionary's identity sequence value (0 before its first row), as text. */
-const sequenceValue = (table: 'account_dict' | 'msg_type_dict') =>
-  `coalesce(pg_sequence_last_value(pg_get_serial_sequence('${table}', 'id')::regclass), 0)::text`;
 
 /** The sequences a filter selects in (after, upto], as a sub-select of at most n rows. */
 function replaySelection(
