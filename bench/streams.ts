@@ -160,7 +160,9 @@ async function startChain(): Promise<Chain> {
     )
   ).rows;
   const msgTypes = typeCounts.map((r) => r.m);
-  log(`message types (share of txs): ${typeCounts.map((r) => `${r.m} ${(r.share * 100).toFixed(1)}%`).join(', ')}`);
+  log(
+    `message types (share of txs): ${typeCounts.map((r) => `${r.m} ${(r.share * 100).toFixed(1)}%`).join(', ')}`,
+  );
   await db.end();
   writerTxMs = (windowStartMs) => {
     const gaps = commits.commits
