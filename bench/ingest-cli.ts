@@ -5,7 +5,7 @@
  * simulator (the node's work), from /proc.
  *
  *   npm run build && npx tsx bench/ingest-cli.ts [--vm move|wasm|evm] [--blocks 10000] [--txs 3]
- *     [--stages off|on] [--runs 1] [--cli dist/src/bin/cli.js] [--cpu-prof DIR]
+ *     [--stages off|on] [--runs 1] [--cli dist/src/bin/cli.js] [--cpu-prof DIR] [--node-flags '...']
  *
  * `--cli` may point at another built checkout (a before/after comparison with the same command);
  * `--cpu-prof DIR` writes the indexer's V8 CPU profile there. Needs TEST_DATABASE_URL.
@@ -26,6 +26,8 @@ const { values } = parseArgs({
     runs: { type: 'string', default: '1' },
     cli: { type: 'string', default: 'dist/src/bin/cli.js' },
     'cpu-prof': { type: 'string' },
+    /** Extra node flags for the indexer only, space-separated (e.g. `--max-semi-space-size=64`). */
+    'node-flags': { type: 'string', default: '' },
   },
 });
 const adminUrl = process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
@@ -61,7 +63,10 @@ async function withDatabase<T>(name: string, fn: (url: string) => Promise<T>): P
 }
 
 function runIndexer(env: NodeJS.ProcessEnv, blocks: number): Promise<{ cpu: number; maxRssMb: number }> {
-  const nodeArgs = values['cpu-prof'] ? ['--cpu-prof', '--cpu-prof-dir', values['cpu-prof']] : [];
+  const nodeArgs = [
+    ...values['node-flags'].split(' ').filter(Boolean),
+    ...(values['cpu-prof'] ? ['--cpu-prof', '--cpu-prof-dir', values['cpu-prof']] : []),
+  ];
   const child = spawn(
     '/usr/bin/time',
     ['-f', 'TIME %U %S %M', process.execPath, ...nodeArgs, path.resolve(values.cli), 'indexer'].concat([
@@ -117,6 +122,7 @@ async function oneRun(run: number) {
       return {
         bench: 'ingest-cli',
         cli: values.cli,
+        nodeFlags: values['node-flags'],
         vm,
         stages: values.stages,
         blocks,
