@@ -133,7 +133,7 @@ async function writeAll(prepared: PreparedBlock[]): Promise<number> {
 }
 
 const recorded = await record();
-const rounds = [];
+const rounds: Awaited<ReturnType<typeof round>>[] = [];
 for (let r = 0; r < Number(values.rounds); r++) rounds.push(await round(recorded));
 const best = (k: 'parseUs' | 'prepareUs' | 'writeUs') => {
   const xs = rounds.map((r) => r[k]).filter((x): x is number => x !== undefined);
