@@ -6,7 +6,9 @@
 export function boundedMemo<V>(fn: (key: string) => V, limit: number): (key: string) => V {
   const memo = new Map<string, V>();
   return (key) => {
-    if (memo.has(key)) return memo.get(key) as V;
+    // One look-up in the usual case (a hit on a defined value); has() only for a memoised undefined.
+    const known = memo.get(key);
+    if (known !== undefined || memo.has(key)) return known as V;
     const value = fn(key);
     if (memo.size >= limit) memo.clear();
     memo.set(key, value);

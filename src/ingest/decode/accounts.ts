@@ -84,17 +84,27 @@ export function extractAccounts(
 ): string[] {
   const found = new Set<string>();
   const normalise = options.normalise ?? ((c: string) => tryNormaliseAccount(c, options.prefix));
+  // The same candidates recur across a tx's events (~3x): a small per-tx set answers them before
+  // the process-wide memo, whose map is large and cold.
+  const tried = new Set<string>();
   const add = (candidate: string) => {
+    if (tried.has(candidate)) return;
+    tried.add(candidate);
     const account = normalise(candidate);
     if (account !== undefined) found.add(account);
   };
   const stores: string[] = [];
-  events.forEach((event, eventIndex) => {
+  // Plain loops and exec(): this runs over every attribute of every tx, where forEach closures
+  // and matchAll's iterator objects cost more than the tests themselves.
+  for (let eventIndex = 0; eventIndex < events.length; eventIndex++) {
+    const event = events[eventIndex]!;
     const attrs = event.attributes ?? [];
-    attrs.forEach((attr, idx) => {
+    for (let idx = 0; idx < attrs.length; idx++) {
+      const attr = attrs[idx]!;
       const value = attr.value ?? '';
       if (event.type === 'move' && attr.key === 'data') {
-        for (const m of value.matchAll(MOVE_HEX_RE)) add(m[0]);
+        MOVE_HEX_RE.lastIndex = 0;
+        for (let m = MOVE_HEX_RE.exec(value); m !== null; m = MOVE_HEX_RE.exec(value)) add(m[0]);
         const prev = idx > 0 ? attrs[idx - 1] : undefined;
         if (prev?.key === 'type_tag' && (prev.value ?? '').startsWith('0x1::fungible_asset')) {
           const store = fungibleAssetStore(value, eventIndex);
@@ -104,16 +114,15 @@ export function extractAccounts(
         for (const candidate of evmLogCandidates(value, eventIndex)) add(candidate);
       } else if (event.type === 'call' && attr.key === 'ret') {
         // Skipped: EVM return data is not an address list (rollytics "ret fix").
-      } else {
-        if (value.length < 3) return;
+      } else if (value.length >= 3) {
         if (!value.includes(',')) {
           if (isAddressPiece(value)) add(value);
-          return;
+        } else {
+          for (const piece of value.split(',')) if (isAddressPiece(piece)) add(piece);
         }
-        for (const piece of value.split(',')) if (isAddressPiece(piece)) add(piece);
       }
-    });
-  });
+    }
+  }
   if (options.storeOwners) {
     for (const store of stores) {
       const owner = options.storeOwners.get(faStoreKey(store));

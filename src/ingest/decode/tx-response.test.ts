@@ -63,6 +63,38 @@ describe('renderTxResponseJson', () => {
     );
   });
 
+  it('writes each string as Go does whatever event or attribute holds it (the one-scan fast path)', () => {
+    // One event per character that Go's encoder or the NUL sanitisation treats specially, each
+    // beside plain events, so the whole list must fall back to the Go rendering.
+    const special = ['<', '>', '&', '\u2028', '\u2029', '\u0000', 'text \\u0000', 'no\\slash "q"'];
+    const expected = [
+      '"\\u003c"',
+      '"\\u003e"',
+      '"\\u0026"',
+      '"\\u2028"',
+      '"\\u2029"',
+      '"\uFFFD"',
+      '"text \\\\uFFFD"',
+      '"no\\\\slash \\"q\\""',
+    ];
+    const plain = { type: 'transfer', attributes: [{ key: 'amount', value: '1umin', index: true }] };
+    const plainJson = '{"type":"transfer","attributes":[{"key":"amount","index":true,"value":"1umin"}]}';
+    special.forEach((s, i) => {
+      const asValue = renderEventsJson([
+        plain,
+        { type: 'e', attributes: [{ key: 'k', value: s, index: false }] },
+      ]);
+      expect(asValue).toBe(`[${plainJson},{"type":"e","attributes":[{"key":"k","value":${expected[i]}}]}]`);
+      const asKey = renderEventsJson([
+        { type: 'e', attributes: [{ key: s, value: 'v', index: false }] },
+        plain,
+      ]);
+      expect(asKey).toBe(`[{"type":"e","attributes":[{"key":${expected[i]},"value":"v"}]},${plainJson}]`);
+      const asType = renderEventsJson([{ type: s, attributes: [] }]);
+      expect(asType).toBe(`[{"type":${expected[i]},"attributes":[]}]`);
+    });
+  });
+
   it('completes legacy JSON logs written with omit-empty tags to the REST shape', () => {
     const rawLog =
       '[{"msg_index":0,"events":[{"type":"transfer","attributes":[{"key":"memo"},{"key":"amount","value":"1uinit"}]},' +

@@ -68,6 +68,36 @@ export function renderTxResponseJson(parts: TxResponseParts): string {
  * rejects the whole page otherwise (spec/api.md decision 8; e.g. IBC transfers with an empty memo).
  */
 export function renderEventsJson(events: readonly AbciEvent[]): string {
+  const fast = eventsJsonPlain(events);
+  return NEEDS_GO_STRINGS.test(fast) ? eventsJsonGo(events) : fast;
+}
+
+/**
+ * goString(s) differs from JSON.stringify(s) only when s holds `<`, `>`, `&`, U+2028, U+2029,
+ * U+0000 or the text `\u0000`; JSON.stringify leaves the first five as they are and writes the
+ * last two as `\u0000` / `\\u0000`. So text built with JSON.stringify that contains none of
+ * these is exactly the goString rendering: one scan of the result instead of a test per string.
+ */
+const NEEDS_GO_STRINGS = /[<>&\u2028\u2029]|u0000/;
+
+function eventsJsonPlain(events: readonly AbciEvent[]): string {
+  let out = '[';
+  for (let i = 0; i < events.length; i++) {
+    const event = events[i]!;
+    out += `${i === 0 ? '' : ','}{"type":${JSON.stringify(event.type)},"attributes":[`;
+    const attributes = event.attributes ?? [];
+    for (let j = 0; j < attributes.length; j++) {
+      const a = attributes[j]!;
+      out +=
+        `${j === 0 ? '' : ','}{"key":${JSON.stringify(a.key)}${a.index === true ? ',"index":true' : ''}` +
+        `,"value":${JSON.stringify(a.value ?? '')}}`;
+    }
+    out += ']}';
+  }
+  return `${out}]`;
+}
+
+function eventsJsonGo(events: readonly AbciEvent[]): string {
   const out: string[] = [];
   for (const event of events) {
     const rendered = (event.attributes ?? []).map(

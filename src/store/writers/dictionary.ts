@@ -73,7 +73,8 @@ export function createDictionary<K>(spec: DictionarySpec<K>): Dictionary<K> {
   };
 }
 
-export const hexKey = (bytes: Uint8Array): string => Buffer.from(bytes).toString('hex');
+// asBuffer views the bytes; Buffer.from(bytes) would copy them first, for every key of every batch.
+export const hexKey = (bytes: Uint8Array): string => asBuffer(bytes).toString('hex');
 
 /** node-postgres serialises Buffers (not plain Uint8Arrays) as bytea inside arrays. */
 export function asBuffer(bytes: Uint8Array): Buffer {
