@@ -11,6 +11,8 @@ export interface RouteFixtures {
   blocks: number;
   busy: { address: string; txs: number };
   quiet: { address: string; txs: number };
+  /** The account that signed the most txs (the busiest one may sign none: a module account). */
+  signer: { address: string; signed: number };
   /** Most and least frequent message types (by tx_msg_types edges), without the leading '/'. */
   commonMsg: { type: string; txs: number };
   rareMsg: { type: string; txs: number };
@@ -42,6 +44,11 @@ export async function loadRouteFixtures(db: Db): Promise<RouteFixtures> {
     );
   const busy = await account('DESC');
   const quiet = await account('ASC');
+  const signer = await one<{ account: Buffer; signed: string }>(
+    db,
+    `SELECT a.account, c.signed FROM tx_account_counts c JOIN account_dict a ON a.id = c.account_id
+      ORDER BY c.signed DESC, a.id LIMIT 1`,
+  );
   const { rows: types } = await db.query<{ msg_type: string; txs: string }>(
     `SELECT d.msg_type, (SELECT count(*) FROM tx_msg_types m WHERE m.msg_type_id = d.id) AS txs
        FROM msg_type_dict d ORDER BY 2 DESC, 1`,
@@ -68,6 +75,7 @@ export async function loadRouteFixtures(db: Db): Promise<RouteFixtures> {
     blocks: nBlocks,
     busy: { address: address(busy.account), txs: Number(busy.txs) },
     quiet: { address: address(quiet.account), txs: Number(quiet.txs) },
+    signer: { address: address(signer.account), signed: Number(signer.signed) },
     commonMsg: msg(types[0]),
     rareMsg: msg(types.at(-1)),
     hashes,
@@ -82,6 +90,7 @@ export function scaleRoutes(f: RouteFixtures): RouteSpec[] {
   const txs = '/indexer/tx/v1/txs';
   const busy = `${txs}/by_account/${f.busy.address}`;
   const quiet = `${txs}/by_account/${f.quiet.address}`;
+  const signer = `${txs}/by_account/${f.signer.address}`;
   const noCount = 'pagination.count_total=false';
   const withCount = 'pagination.count_total=true';
   const deep = (k: string) => `pagination.key=${encodeURIComponent(k)}`;
@@ -108,8 +117,8 @@ export function scaleRoutes(f: RouteFixtures): RouteSpec[] {
     { name: 'busy_account_first_page', path: `${busy}?pagination.limit=100&${noCount}`, kind: 'list' },
     { name: 'quiet_account_first_page', path: `${quiet}?pagination.limit=100&${noCount}`, kind: 'list' },
     {
-      name: 'busy_account_signer',
-      path: `${busy}?pagination.limit=100&${noCount}&is_signer=true`,
+      name: 'top_signer_is_signer',
+      path: `${signer}?pagination.limit=100&${noCount}&is_signer=true`,
       kind: 'list',
     },
     // msgs filters
@@ -126,6 +135,11 @@ export function scaleRoutes(f: RouteFixtures): RouteSpec[] {
     {
       name: 'busy_account_msgs_rare',
       path: `${busy}?pagination.limit=100&${noCount}&msgs=${f.rareMsg.type}`,
+      kind: 'list',
+    },
+    {
+      name: 'top_signer_is_signer_msgs_rare',
+      path: `${signer}?pagination.limit=100&${noCount}&is_signer=true&msgs=${f.rareMsg.type}`,
       kind: 'list',
     },
     // count_total=true
