@@ -8,9 +8,9 @@ import { createPostgresDb, type Db } from '../src/store/db.js';
 import { migrate, migrationNames } from '../src/store/migrate.js';
 import { cpuSeconds, runRoute, startApi, stopApi } from './http-load.js';
 import { checkpointHeight, ensureDatabase, freeDiskBytes, ingestTo, type IngestRun } from './scale-build.js';
-import { migrationUnderLoad, PROBE_STEPS, type MigrationStep } from './scale-migration.js';
+import { migrationUnderLoad, PROBE_STEPS, REINDEX_STEP, type MigrationStep } from './scale-migration.js';
 import { loadRouteFixtures, scaleRoutes, type RouteFixtures } from './scale-routes.js';
-import { compressionSample, storageReport, txDataSample } from './scale-storage.js';
+import { compressionSample, indexDensity, storageReport, txDataSample } from './scale-storage.js';
 
 export interface MeasureOptions {
   url: string;
@@ -20,6 +20,8 @@ export interface MeasureOptions {
   connections: number;
   sampleBlocks: number;
   skip: Set<string>;
+  /** Also time REINDEX CONCURRENTLY of the account x message-type index (and keep it compact). */
+  reindex: boolean;
   log: (message: string) => void;
 }
 
@@ -35,6 +37,7 @@ export async function measureAtSize(o: MeasureOptions): Promise<Record<string, u
     o.log(`storage at ${txs} txs ...`);
     storage = await storageReport(db, txs);
     txData = { ...(await txDataSample(db, txs)), methods: await compressionSample(db, txs) };
+    storage = { ...storage, leafDensityPercent: await indexDensity(db) };
     fixtures = await loadRouteFixtures(db);
     pending = await pendingMigrations(db);
   } finally {
@@ -51,7 +54,7 @@ export async function measureAtSize(o: MeasureOptions): Promise<Record<string, u
   const api = await startApi(o.url, false, o.port);
   try {
     if (!o.skip.has('migration')) output.migration = await migrations(o, fixtures, pending);
-    if (pending.length > 0) output.storageAfterMigrations = await storageNow(o.url);
+    if (pending.length > 0 || o.reindex) output.storageAfterMigrations = await storageNow(o.url);
     if (!o.skip.has('routes')) {
       const before = await indexScans(o.url);
       output.routes = await routes(o, api, fixtures);
@@ -141,7 +144,7 @@ async function migrations(o: MeasureOptions, f: RouteFixtures, pending: string[]
       base: `http://127.0.0.1:${o.port}`,
       path: () => (Math.random() < 0.5 ? `/indexer/tx/v1/txs/${pick(f.hashes)}` : busy),
       connections: o.connections,
-      steps: [...steps, ...PROBE_STEPS],
+      steps: [...steps, ...PROBE_STEPS, ...(o.reindex ? [REINDEX_STEP] : [])],
       log: o.log,
     }),
   };

@@ -129,3 +129,26 @@ export async function compressionSample(db: Db, txs: number, rows = 2000) {
   });
   return out;
 }
+
+/** The big B-trees whose pages ingest fills in key order (not at the right edge) and splits. */
+const DENSITY_INDEXES = ['tx_account_msg_types_pkey', 'tx_accounts_pkey', 'tx_pkey', 'tx_height_idx'];
+
+/**
+ * Leaf density (share of each leaf page holding entries) of the big B-trees, from pgstattuple when
+ * the server has it (contrib): what a REINDEX would give back. Empty when it is not installed.
+ */
+export async function indexDensity(db: Db): Promise<Record<string, number>> {
+  const out: Record<string, number> = {};
+  try {
+    await db.exec('CREATE EXTENSION IF NOT EXISTS pgstattuple');
+  } catch {
+    return out;
+  }
+  for (const index of DENSITY_INDEXES) {
+    const { rows } = await db.query<{ d: number }>('SELECT avg_leaf_density AS d FROM pgstatindex($1)', [
+      index,
+    ]);
+    if (rows[0]) out[index] = Number(rows[0].d);
+  }
+  return out;
+}

@@ -16,7 +16,8 @@
  *
  * Options: --db-name (ri_bench_scale), --admin-url, --txs, --duration S (10), --connections C (50),
  *   --sample-blocks (2000), --skip routes,migration,ingest, --port (18090), --schema-up-to FILE
- *   (build: migrate only that far, so `measure` times the later migrations at the built size).
+ *   (build: migrate only that far, so `measure` times the later migrations at the built size),
+ *   --reindex (measure: also REINDEX CONCURRENTLY the account x message-type index under load).
  */
 import { loadavg } from 'node:os';
 import { parseArgs } from 'node:util';
@@ -37,6 +38,7 @@ const { values: args, positionals } = parseArgs({
     skip: { type: 'string', default: '' },
     port: { type: 'string', default: '18090' },
     'schema-up-to': { type: 'string' },
+    reindex: { type: 'boolean', default: false },
   },
 });
 
@@ -84,6 +86,7 @@ async function measure(): Promise<void> {
     connections: Number(args.connections),
     sampleBlocks: Number(args['sample-blocks']),
     skip: new Set(args.skip!.split(',').filter(Boolean)),
+    reindex: args.reindex!,
     log,
   });
   process.stdout.write(`${JSON.stringify(output, null, 2)}\n`);
