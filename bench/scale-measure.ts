@@ -6,7 +6,8 @@ import { loadavg } from 'node:os';
 import pg from 'pg';
 import { createPostgresDb, type Db } from '../src/store/db.js';
 import { migrate, migrationNames } from '../src/store/migrate.js';
-import { cpuSeconds, runRoute, startApi, stopApi } from './http-load.js';
+import { cpuSeconds, startApi, stopApi } from './http-load.js';
+import { loadRouteWithCpu } from './scale-route-load.js';
 import { checkpointHeight, ensureDatabase, freeDiskBytes, ingestTo, type IngestRun } from './scale-build.js';
 import { migrationUnderLoad, PROBE_STEPS, REINDEX_STEP, type MigrationStep } from './scale-migration.js';
 import { loadRouteFixtures, scaleRoutes, type RouteFixtures } from './scale-routes.js';
@@ -154,7 +155,16 @@ async function routes(o: MeasureOptions, api: Awaited<ReturnType<typeof startApi
   const results = [];
   for (const spec of scaleRoutes(f)) {
     o.log(`${spec.name} ...`);
-    results.push(await runRoute(api, o.port, spec, o.seconds, o.connections));
+    results.push(
+      await loadRouteWithCpu({
+        url: o.url,
+        api,
+        port: o.port,
+        spec,
+        seconds: o.seconds,
+        connections: o.connections,
+      }),
+    );
   }
   return { connections: o.connections, seconds: o.seconds, cache: 'off', results };
 }
