@@ -3,6 +3,7 @@
  * at that size. Two phases, so the long build never holds the bench lock:
  *
  *   nice -n 19 npx tsx bench/scale.ts build --txs 1000000          # build or grow (resumable)
+ *   npx tsx bench/scale.ts storage                                 # bytes per tx only (no load)
  *   flock /tmp/ri-bench.lock npx tsx bench/scale.ts measure        # measure at the size built
  *
  * build: ingests the simulator's Move chain (40 txs per block, 64 accounts, fast signatures) with
@@ -23,7 +24,15 @@ import { loadavg } from 'node:os';
 import { parseArgs } from 'node:util';
 import { createPostgresDb } from '../src/store/db.js';
 import { cpuSeconds } from './http-load.js';
-import { SCALE_CHAIN, assertDiskRoom, ensureDatabase, freeDiskBytes, ingestTo } from './scale-build.js';
+import {
+  SCALE_CHAIN,
+  assertDiskRoom,
+  checkpointHeight,
+  ensureDatabase,
+  freeDiskBytes,
+  ingestTo,
+} from './scale-build.js';
+import { indexDensity, storageReport } from './scale-storage.js';
 import { measureAtSize } from './scale-measure.js';
 
 const { values: args, positionals } = parseArgs({
@@ -92,7 +101,24 @@ async function measure(): Promise<void> {
   process.stdout.write(`${JSON.stringify(output, null, 2)}\n`);
 }
 
+/** Bytes per tx by table and index, and leaf densities: sizes only, no load (no lock needed). */
+async function storage(): Promise<void> {
+  const url = new URL(args['admin-url']!);
+  url.pathname = `/${args['db-name']}`;
+  const db = createPostgresDb({ url: url.toString(), maxConnections: 1 });
+  try {
+    const { txs } = await checkpointHeight(db);
+    const report = { ...(await storageReport(db, txs)), leafDensityPercent: await indexDensity(db) };
+    process.stdout.write(
+      `${JSON.stringify({ bench: 'scale-storage', date: new Date().toISOString(), storage: report }, null, 2)}\n`,
+    );
+  } finally {
+    await db.close();
+  }
+}
+
 const phase = positionals[0];
 if (phase === 'build') await build();
 else if (phase === 'measure') await measure();
-else throw new Error('usage: bench/scale.ts build|measure [options] (see the file header)');
+else if (phase === 'storage') await storage();
+else throw new Error('usage: bench/scale.ts build|measure|storage [options] (see the file header)');
