@@ -7,12 +7,13 @@
 -- evm_internal_tx_hash_idx stays a B-tree: its route pages through one hash's frames in sequence
 -- order, which a hash index cannot give.
 --
--- Locks (every migration runs in one transaction, so no CONCURRENTLY here):
+-- Locks (a migration runs in one transaction of its own, so no CONCURRENTLY here):
 --   CREATE INDEX ... USING hash   SHARE on tx / evm_tx for the build: API reads (ACCESS SHARE) go
 --                                 on; ingest writes wait. Ingest runs migrations at its own start,
 --                                 before it writes, so nothing of ours waits.
---   DROP INDEX                    ACCESS EXCLUSIVE on the table, taken only after the build and
---                                 held to the commit right after it (milliseconds, no rewrite);
+--   DROP INDEX                    ACCESS EXCLUSIVE on the table, taken only after both builds
+--                                 and held to this migration's commit right after the drops
+--                                 (milliseconds, no rewrite);
 --                                 API reads queue for that moment and for any read already
 --                                 running when it asks. lock_timeout bounds that queueing: past
 --                                 it the whole migration rolls back (the old index stays) and
@@ -21,7 +22,8 @@
 SET LOCAL lock_timeout = '5s';
 
 CREATE INDEX tx_hash_hidx ON tx USING hash (hash);
-DROP INDEX tx_hash_idx;
-
 CREATE INDEX evm_tx_hash_hidx ON evm_tx USING hash (hash);
+
+-- Both builds first: a drop's exclusive lock must not be held through the other table's build.
+DROP INDEX tx_hash_idx;
 DROP INDEX evm_tx_hash_idx;

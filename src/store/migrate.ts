@@ -20,8 +20,11 @@ export async function migrationNames(dir = defaultMigrationsDir()): Promise<stri
 const MIGRATION_LOCK_KEY = 72_616_746; // arbitrary, stable: serialises concurrent `migrate` runs
 
 /**
- * Applies every `*.sql` file not yet recorded, in name order, all in one transaction (a failing
- * migration leaves the database as it was).
+ * Applies every `*.sql` file not yet recorded, in name order, each in its own transaction with
+ * its record (a failing migration rolls back alone; the ones before it stay applied). One
+ * transaction per file, not one for all: a lock a migration takes (e.g. ACCESS EXCLUSIVE for an
+ * ALTER or DROP INDEX, milliseconds of catalog work) is released at its own commit instead of
+ * being held through every later migration's index build, which the API's reads would wait on.
  * Released migrations are never edited; a new change is a new file.
  *
  * `upTo` (a file name) stops after that migration: an operator can stage a long upgrade (back up,
@@ -37,20 +40,22 @@ export async function migrate(
     'CREATE TABLE IF NOT EXISTS schema_migrations (name text PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())',
   );
   const applied: string[] = [];
-  await db.transaction(async (tx) => {
-    if (db.kind === 'postgres') await tx.query('SELECT pg_advisory_xact_lock($1)', [MIGRATION_LOCK_KEY]);
-    const done = new Set(
-      (await tx.query<{ name: string }>('SELECT name FROM schema_migrations')).rows.map((r) => r.name),
-    );
-    for (const file of files) {
-      if (done.has(file)) continue;
-      const sql = await readFile(path.join(dir, file), 'utf8');
+  for (const file of files) {
+    const sql = await readFile(path.join(dir, file), 'utf8');
+    const ran = await db.transaction(async (tx) => {
+      // Serialises concurrent `migrate` runs; the record is read under the lock, so a file another
+      // process applied meanwhile is skipped.
+      if (db.kind === 'postgres') await tx.query('SELECT pg_advisory_xact_lock($1)', [MIGRATION_LOCK_KEY]);
+      const done = await tx.query('SELECT 1 FROM schema_migrations WHERE name = $1', [file]);
+      if (done.rows.length > 0) return false;
       await tx.exec(sql);
       await tx.query('INSERT INTO schema_migrations (name) VALUES ($1)', [file]);
-      options.logger?.info({ migration: file }, 'applied migration');
-      applied.push(file);
-    }
-  });
+      return true;
+    });
+    if (!ran) continue;
+    options.logger?.info({ migration: file }, 'applied migration');
+    applied.push(file);
+  }
   return { applied };
 }
 
