@@ -186,7 +186,7 @@ export function parseRules(text: string, fileName: string): Rules {
     const message = first.message.split('\n')[0] ?? first.message;
     throw new InputError('invalid_rules', `${fileName}:${line}: (file): ${message}`, { line, field: '(file)' });
   }
-  const r = new RulesReader(doc, lines, fileName);
+  const r: RulesReader = new RulesReader(doc, lines, fileName);
   if (!isMap(doc.contents)) r.fail([], 'the rules file must be a mapping with version and metrics');
   r.keys([], TOP_KEYS);
   if (r.text(['version'], 'the number 1') !== '1') r.fail(['version'], 'must be 1');
