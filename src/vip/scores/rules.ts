@@ -182,7 +182,7 @@ export function parseRules(text: string, fileName: string): Rules {
   const doc = parseDocument(text, { lineCounter: lines, prettyErrors: false, uniqueKeys: true });
   const first = doc.errors[0];
   if (first) {
-    const line = first.linePos?.[0]?.line ?? 1;
+    const line = lines.linePos(first.pos[0]).line;
     const message = first.message.split('\n')[0] ?? first.message;
     throw new InputError('invalid_rules', `${fileName}:${line}: (file): ${message}`, { line, field: '(file)' });
   }
