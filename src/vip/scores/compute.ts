@@ -68,8 +68,9 @@ export async function computeScores(ctx: ScoresContext, input: ComputeInput): Pr
   const window = await resolveWindow(ctx.db, input.window, { stage: input.stage });
   const seqRange = await txSequenceRange(ctx.db, window.fromHeight, window.toHeight);
   const perMetric: MetricRow[][] = [];
+  const metricWindow = { heights: { from: window.fromHeight, to: window.toHeight }, txs: seqRange };
   for (const metric of rules.metrics) {
-    perMetric.push(seqRange ? await readMetric(ctx.db, seqRange, metric, { vm, prefix }) : []);
+    perMetric.push(await readMetric(ctx.db, metricWindow, metric, { vm, prefix }));
   }
   const exclusions = exclusionSet(rules, ctx, prefix);
   const all = await scoreAccounts(ctx.db, rules, perMetric, { vm, prefix, exclusions });
