@@ -77,7 +77,14 @@ function txRow(height: number, index: number, timeMs: number, spec: TxSpec): TxR
   const types = [...new Set(messages.map((m) => String(m['@type']).replace(/^\//, '')))];
   const accounts = [spec.signer, ...(spec.others ?? [])];
   const distinct = [...new Map(accounts.map((a) => [Buffer.from(a).toString('hex'), a])).values()];
-  return { hash: Buffer.from(hash, 'hex'), height, signer: spec.signer, accounts: distinct, msgTypes: types, data };
+  return {
+    hash: Buffer.from(hash, 'hex'),
+    height,
+    signer: spec.signer,
+    accounts: distinct,
+    msgTypes: types,
+    data,
+  };
 }
 
 export function blockRows(height: number, spec: BlockSpec): BlockRows {

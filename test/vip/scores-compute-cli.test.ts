@@ -19,10 +19,15 @@ interface Run {
 
 function cli(args: string[]): Promise<Run> {
   return new Promise((resolve) => {
-    execFile(process.execPath, [inject('cliPath'), 'vip', 'scores', ...args], { env: { ...process.env, DATABASE_URL: '' } }, (err, stdout, stderr) => {
-      const code = err ? Number((err as { code?: number }).code ?? 1) : 0;
-      resolve({ code, stdout, stderr });
-    });
+    execFile(
+      process.execPath,
+      [inject('cliPath'), 'vip', 'scores', ...args],
+      { env: { ...process.env, DATABASE_URL: '' } },
+      (err, stdout, stderr) => {
+        const code = err ? Number((err as { code?: number }).code ?? 1) : 0;
+        resolve({ code, stdout, stderr });
+      },
+    );
   });
 }
 
@@ -30,7 +35,13 @@ const A = accountOf('cli-A');
 const B = accountOf('cli-B');
 const T0 = Date.UTC(2026, 10, 3);
 const BLOCKS: BlockSpec[] = [
-  { timeMs: T0, txs: [{ signer: A, gasUsed: '1000' }, { signer: B, gasUsed: '10' }] },
+  {
+    timeMs: T0,
+    txs: [
+      { signer: A, gasUsed: '1000' },
+      { signer: B, gasUsed: '10' },
+    ],
+  },
   { timeMs: T0 + 1000, txs: [{ signer: A, gasUsed: '500', code: 7 }] },
   { timeMs: T0 + 2000, txs: [{ signer: B, gasUsed: '2500' }] },
 ];
@@ -82,7 +93,13 @@ describe('vip scores CLI', () => {
     const loaded = await loadScores(out('a.csv'), normaliseEvmAddress, 'reject');
     expect(loaded.entries).toEqual([a, b].map((addr) => ({ addr, amount: amounts.get(addr!) })));
     const meta = JSON.parse(await readFile(out('a.csv.meta.json'), 'utf8')) as Record<string, unknown>;
-    expect(meta).toMatchObject({ chain_id: 'minievm-9', vm: 'evm', stage: '4', indexed_height: 3, total_score: '35' });
+    expect(meta).toMatchObject({
+      chain_id: 'minievm-9',
+      vm: 'evm',
+      stage: '4',
+      indexed_height: 3,
+      total_score: '35',
+    });
     expect(csv).toContain(`# rules_sha256: ${(meta.rules as { sha256: string }).sha256}`);
     expect(JSON.parse(first.stdout)).toEqual(meta);
   });
@@ -91,7 +108,10 @@ describe('vip scores CLI', () => {
     const same = await cli(['diff', out('a.csv'), out('b.csv')]);
     expect([same.code, JSON.parse(same.stdout).same]).toEqual([0, true]);
     const text = await readFile(out('a.csv'), 'utf8');
-    await writeFile(out('c.csv'), text.replace(/,12\n/, ',13\n') + '0x00000000000000000000000000000000000000aa,1\n');
+    await writeFile(
+      out('c.csv'),
+      text.replace(/,12\n/, ',13\n') + '0x00000000000000000000000000000000000000aa,1\n',
+    );
     const differ = await cli(['diff', out('a.csv'), out('c.csv')]);
     expect(differ.code).toBe(1);
     expect(JSON.parse(differ.stdout)).toMatchObject({
@@ -105,7 +125,17 @@ describe('vip scores CLI', () => {
   });
 
   it('explain prints the per-metric breakdown', async () => {
-    const r = await cli(['explain', hexOf(A), '--stage', '4', '--rules', rulesPath, '--data-dir', dataDir, ...window]);
+    const r = await cli([
+      'explain',
+      hexOf(A),
+      '--stage',
+      '4',
+      '--rules',
+      rulesPath,
+      '--data-dir',
+      dataDir,
+      ...window,
+    ]);
     expect(r.code).toBe(0);
     expect(JSON.parse(r.stdout)).toMatchObject({
       metrics: [
@@ -121,12 +151,41 @@ describe('vip scores CLI', () => {
   });
 
   it('refuses an unindexed window and a bad rules file with a typed error (exit 2)', async () => {
-    const late = await cli(['compute', '--stage', '4', '--rules', rulesPath, '--data-dir', dataDir, '--from', '1', '--to', '4', '--out', out('x.csv')]);
+    const late = await cli([
+      'compute',
+      '--stage',
+      '4',
+      '--rules',
+      rulesPath,
+      '--data-dir',
+      dataDir,
+      '--from',
+      '1',
+      '--to',
+      '4',
+      '--out',
+      out('x.csv'),
+    ]);
     expect(late.code).toBe(2);
-    expect(late.stderr).toMatch(/^error \[window_not_indexed\]: the index is at height 3, before the window's end 4/);
+    expect(late.stderr).toMatch(
+      /^error \[window_not_indexed\]: the index is at height 3, before the window's end 4/,
+    );
     await writeFile(out('bad.yaml'), RULES.replace('weight: 10', 'weight: ten'));
-    const bad = await cli(['compute', '--stage', '4', '--rules', out('bad.yaml'), '--data-dir', dataDir, ...window, '--out', out('x.csv')]);
+    const bad = await cli([
+      'compute',
+      '--stage',
+      '4',
+      '--rules',
+      out('bad.yaml'),
+      '--data-dir',
+      dataDir,
+      ...window,
+      '--out',
+      out('x.csv'),
+    ]);
     expect(bad.code).toBe(2);
-    expect(bad.stderr).toMatch(/^error \[invalid_rules\]: bad\.yaml:5: metrics\[0\]\.weight: must be a decimal >= 0/);
+    expect(bad.stderr).toMatch(
+      /^error \[invalid_rules\]: bad\.yaml:5: metrics\[0\]\.weight: must be a decimal >= 0/,
+    );
   });
 });

@@ -32,7 +32,13 @@ const move = (txIndex: number | null, c: Uint8Array, id: string, owner: Uint8Arr
   txIndex,
 });
 const nft = (changes: NftChange[], collections: Uint8Array[] = []): NftBlockRows => ({
-  collections: collections.map((addr) => ({ addr, height: 1, timestamp: new Date(T0).toISOString(), name: 'c', creator: A! })),
+  collections: collections.map((addr) => ({
+    addr,
+    height: 1,
+    timestamp: new Date(T0).toISOString(),
+    name: 'c',
+    creator: A!,
+  })),
   changes,
   originNames: [],
 });
@@ -70,13 +76,21 @@ describe.each(testDbFactories())('NFT metrics on $name', (factory) => {
   const values = async (kind: string, from: string, to: string, collection?: string) => {
     const r = await computeScores(
       { db },
-      { stage: 1n, rules: { rules: rules(kind, collection), sha256: '', path: 'r.yaml' }, window: { from, to } },
+      {
+        stage: 1n,
+        rules: { rules: rules(kind, collection), sha256: '', path: 'r.yaml' },
+        window: { from, to },
+      },
     );
     return Object.fromEntries(r.rows.map((row) => [row.address, row.amount]));
   };
 
   it('nft_mints counts tokens by the owner at the end of the minting tx', async () => {
-    expect(await values('nft_mints', '1', '3')).toEqual({ [hexOf(B!)]: 1n, [hexOf(C!)]: 1n, [hexOf(E!)]: 1n });
+    expect(await values('nft_mints', '1', '3')).toEqual({
+      [hexOf(B!)]: 1n,
+      [hexOf(C!)]: 1n,
+      [hexOf(E!)]: 1n,
+    });
     expect(await values('nft_mints', '1', '3', hexOf(P))).toEqual({ [hexOf(B!)]: 1n, [hexOf(C!)]: 1n });
     expect(await values('nft_mints', '2', '3')).toEqual({ [hexOf(E!)]: 1n });
   });
@@ -103,10 +117,17 @@ describe.each(testDbFactories())('NFT metrics on $name', (factory) => {
   it('the migration marks heights indexed before it as not covered', async () => {
     const other = await factory.create({ upTo: '20261126_0009_event_attribute_values.sql' });
     try {
-      await writeScoresChain(other.db, { chainId: 'nft-1', vm: 'evm' }, BLOCKS.map((b) => ({ timeMs: b.timeMs, txs: b.txs })), 2);
+      await writeScoresChain(
+        other.db,
+        { chainId: 'nft-1', vm: 'evm' },
+        BLOCKS.map((b) => ({ timeMs: b.timeMs, txs: b.txs })),
+        2,
+      );
       const { migrate } = await import('../../src/store/migrate.js');
       await migrate(other.db);
-      const { rows } = await other.db.query<{ from_height: number }>('SELECT from_height FROM nft_receipt_coverage');
+      const { rows } = await other.db.query<{ from_height: number }>(
+        'SELECT from_height FROM nft_receipt_coverage',
+      );
       expect(Number(rows[0]?.from_height)).toBe(4);
     } finally {
       await other.dispose();

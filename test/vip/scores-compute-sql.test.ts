@@ -31,7 +31,14 @@ const send = (signer: Uint8Array, gas: number, fee: number, code = 0): TxSpec =>
   gasUsed: String(gas),
   fees: uinit(fee),
 });
-const moveCall = (signer: Uint8Array, addr: string, fn: string, gas: number, fee: number, code = 0): TxSpec => ({
+const moveCall = (
+  signer: Uint8Array,
+  addr: string,
+  fn: string,
+  gas: number,
+  fee: number,
+  code = 0,
+): TxSpec => ({
   signer,
   code,
   gasUsed: String(gas),
@@ -82,7 +89,12 @@ const BLOCKS: BlockSpec[] = [
       {
         ...send(C, 30, 1),
         messages: [
-          { '@type': '/cosmwasm.wasm.v1.MsgExecuteContract', sender: bech32Of(C), contract: bech32Of(X), msg: {} },
+          {
+            '@type': '/cosmwasm.wasm.v1.MsgExecuteContract',
+            sender: bech32Of(C),
+            contract: bech32Of(X),
+            msg: {},
+          },
         ],
       },
     ],
@@ -104,7 +116,11 @@ const BLOCKS: BlockSpec[] = [
 ];
 
 const iso = (ms: number) => new Date(ms).toISOString();
-const loaded = (text: string): LoadedRules => ({ rules: parseRules(text, 'r.yaml'), sha256: 'f'.repeat(64), path: 'r.yaml' });
+const loaded = (text: string): LoadedRules => ({
+  rules: parseRules(text, 'r.yaml'),
+  sha256: 'f'.repeat(64),
+  path: 'r.yaml',
+});
 
 /** One metric named m of weight 1; `keys` are the rules file's own keys for the kind. */
 function metricRules(kind: Metric['kind'], keys: Record<string, unknown> = {}): LoadedRules {
@@ -264,9 +280,20 @@ exclude: ["${bech32Of(C)}"]
       ['fees', '67', '33.5'],
       ['days', '2', '6'],
     ]);
-    expect(e).toMatchObject({ weighted_sum: '51.2', rounded: '51', capped: true, outcome: 'scored', amount_in_file: '20' });
+    expect(e).toMatchObject({
+      weighted_sum: '51.2',
+      rounded: '51',
+      capped: true,
+      outcome: 'scored',
+      amount_in_file: '20',
+    });
     const b = explainAddress(await run(rules), rules.rules, hexOf(B), 'init');
-    expect(b).toMatchObject({ weighted_sum: '9.3', rounded: '9', outcome: 'below_minimum', amount_in_file: null });
+    expect(b).toMatchObject({
+      weighted_sum: '9.3',
+      rounded: '9',
+      outcome: 'below_minimum',
+      amount_in_file: null,
+    });
   });
 
   it('renders addresses in the form update-scores sends for the VM', async () => {
@@ -278,7 +305,10 @@ exclude: ["${bech32Of(C)}"]
       const other = await factory.create();
       try {
         await writeScoresChain(other.db, { chainId: `${vm}-1`, vm }, BLOCKS.slice(0, 1));
-        const result = await computeScores({ db: other.db }, { stage: 1n, rules: metricRules('txs_signed'), window: { from: '1', to: '1' } });
+        const result = await computeScores(
+          { db: other.db },
+          { stage: 1n, rules: metricRules('txs_signed'), window: { from: '1', to: '1' } },
+        );
         expect(result.rows).toEqual([{ address: form, amount: 1n }]);
       } finally {
         await other.dispose();

@@ -51,13 +51,20 @@ export function createNftReceiptLog(): NftReceiptLog {
     async insert(tx) {
       const rows: [number, number | null, number, number, boolean][] = [];
       for (const e of entries.values()) {
-        for (const owner of new Set(e.owners)) rows.push([e.at.height, e.at.sequence, e.nftId, owner, e.minted]);
+        for (const owner of new Set(e.owners))
+          rows.push([e.at.height, e.at.sequence, e.nftId, owner, e.minted]);
       }
       if (rows.length === 0) return;
       await tx.query(
         `INSERT INTO nft_receipt (height, sequence, nft_id, to_id, minted)
          SELECT * FROM unnest($1::bigint[], $2::bigint[], $3::bigint[], $4::bigint[], $5::bool[])`,
-        [rows.map((r) => r[0]), rows.map((r) => r[1]), rows.map((r) => r[2]), rows.map((r) => r[3]), rows.map((r) => r[4])],
+        [
+          rows.map((r) => r[0]),
+          rows.map((r) => r[1]),
+          rows.map((r) => r[2]),
+          rows.map((r) => r[3]),
+          rows.map((r) => r[4]),
+        ],
       );
     },
   };

@@ -35,7 +35,10 @@ export async function readMetric(
 ): Promise<MetricRow[]> {
   const vms = KIND_VMS[metric.kind];
   if (vms && !vms.includes(chain.vm)) {
-    throw new AppError('invalid_rules', `metric ${metric.name}: kind ${metric.kind} needs a ${vms.join('/')} rollup`);
+    throw new AppError(
+      'invalid_rules',
+      `metric ${metric.name}: kind ${metric.kind} needs a ${vms.join('/')} rollup`,
+    );
   }
   if (metric.kind === 'nft_mints' || metric.kind === 'nft_received') {
     const since = await nftReceiptsFrom(db);
