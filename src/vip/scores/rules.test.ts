@@ -98,11 +98,7 @@ describe('rules loader', () => {
       withLine(24, 'rounding: nearest'),
       /^rules\.yaml:24: rounding: must be floor, round_half_up or ceil/,
     ],
-    [
-      'negative cap',
-      withLine(20, 'cap: "-5"'),
-      /^rules\.yaml:20: cap: must be a decimal >= 0/,
-    ],
+    ['negative cap', withLine(20, 'cap: "-5"'), /^rules\.yaml:20: cap: must be a decimal >= 0/],
     ['duplicate key', withLine(8, '    weight: 2'), /^rules\.yaml:\d+: \(file\): Map keys must be unique/],
     ['denom absent', withLine(8, '    # no denom'), /^rules\.yaml:6: metrics\[1\]\.denom: must be a denom/],
     [
