@@ -6,17 +6,20 @@ import type { Queryable } from '../db.js';
  * rows by primary key; nothing is streamed into Node but one (account, value) row per address.
  *
  * Facts that live only inside the stored tx JSON are read from it in SQL:
- *  - `code` and `gas_used` with an anchored regex on the document's head: tx.data's top-level
- *    keys are written in a fixed order (src/ingest/decode/tx-response.ts) and every string before
- *    them is JSON-escaped, so the first `,"code":` / `,"gas_used":"` is the real key;
+ *  - `code` and `gas_used` by position (strpos, no regex, no JSON parse: ~6x cheaper than either):
+ *    tx.data's top-level keys are written in a fixed order (src/ingest/decode/tx-response.ts:
+ *    txhash, height, codespace, code, data, raw_log, logs, info, gas_wanted, gas_used, tx, …) and
+ *    everything before them is hex, digits, JSON-escaped strings or legacy logs with fixed keys,
+ *    so the first `,"code":` and the first `,"gas_used":"` are those keys;
  *  - fees and messages by parsing the text as `json` (cheaper than jsonb, no re-serialisation),
  *    only for the metrics that need them and, for messages, only for txs holding the message type
- *    (tx_msg_types' primary key finds them).
+ *    (tx_msg_types' primary key finds them). A position search is not safe there: the tx body,
+ *    written before auth_info, holds user JSON (a Wasm msg) that could fake a fee object.
  */
 
 /** The tx's result code (0 = success). */
-const CODE_SQL = String.raw`(substring(t.data from '^\{"txhash":"[^"]*","height":"[^"]*","codespace":"(?:[^"\\]|\\.)*","code":(\d+),'))::bigint`;
-const GAS_USED_SQL = String.raw`coalesce(substring(t.data from ',"gas_wanted":"\d*","gas_used":"(\d*)"'), '0')::numeric`;
+const CODE_SQL = `split_part(substr(t.data, strpos(t.data, ',"code":') + 8, 20), ',', 1)::bigint`;
+const GAS_USED_SQL = `split_part(substr(t.data, strpos(t.data, ',"gas_used":"') + 13, 24), '"', 1)::numeric`;
 const IN_WINDOW = 't.sequence BETWEEN $1 AND $2';
 
 export interface MetricRow {
