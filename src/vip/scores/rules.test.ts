@@ -137,3 +137,26 @@ describe('rules loader', () => {
     expect(() => parseRules('version: 2\nmetrics: []\n', 'r.yaml')).toThrow(/^r\.yaml:1: version: must be 1/);
   });
 });
+
+describe('docs/vip-rules.schema.json', () => {
+  it('accepts what the loader accepts and refuses what it refuses', async () => {
+    const { readFile } = await import('node:fs/promises');
+    const { parse } = await import('yaml');
+    const { Ajv2020 } = await import('ajv/dist/2020.js');
+    const schema = JSON.parse(
+      await readFile(new URL('../../../docs/vip-rules.schema.json', import.meta.url), 'utf8'),
+    );
+    const validate = new Ajv2020({ allErrors: true }).compile(schema);
+    expect(validate(parse(VALID))).toBe(true);
+    for (const bad of [
+      withLine(5, '    weight: -1'),
+      withLine(4, '    kind: tx_signed'),
+      withLine(8, '    selector: "0x12345678"'),
+      `${VALID}colour: red\n`,
+      withLine(24, 'rounding: nearest'),
+    ]) {
+      expect(() => parseRules(bad, 'r.yaml')).toThrow();
+      expect(validate(parse(bad))).toBe(false);
+    }
+  });
+});
