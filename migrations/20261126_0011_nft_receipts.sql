@@ -19,10 +19,11 @@ COMMENT ON TABLE nft_receipt IS 'NFT mints and transfers by recipient (account_d
 CREATE INDEX nft_receipt_height_idx ON nft_receipt (height);
 
 -- Heights indexed before this migration have no receipts (they are not derivable from stored
--- rows): scores over them are refused rather than silently zero. A fresh database covers all.
+-- rows): scores over them are refused rather than silently zero. The row exists only on a
+-- database that already held blocks; no row (a fresh database) = every height is covered.
 CREATE TABLE nft_receipt_coverage (
   singleton   boolean PRIMARY KEY DEFAULT true CHECK (singleton),
   from_height bigint NOT NULL
 );
 INSERT INTO nft_receipt_coverage (from_height)
-  SELECT coalesce((SELECT height FROM checkpoint WHERE stream = 'blocks'), 0) + 1;
+  SELECT height + 1 FROM checkpoint WHERE stream = 'blocks' AND height > 0;

@@ -110,12 +110,12 @@ describe.each(testDbFactories())('NFT metrics on $name', (factory) => {
   });
 
   it('refuses heights indexed before the receipts were recorded', async () => {
-    await db.query('UPDATE nft_receipt_coverage SET from_height = 2');
+    await db.query('INSERT INTO nft_receipt_coverage (from_height) VALUES (2)');
     try {
       await expect(values('nft_mints', '1', '3')).rejects.toMatchObject({ code: 'window_not_indexed' });
       expect(await values('nft_mints', '2', '3')).toEqual({ [hexOf(E!)]: 1n });
     } finally {
-      await db.query('UPDATE nft_receipt_coverage SET from_height = 1');
+      await db.query('DELETE FROM nft_receipt_coverage');
     }
   });
 

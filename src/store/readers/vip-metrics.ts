@@ -159,7 +159,7 @@ export function nftReceipts(
   );
 }
 
-/** First height whose NFT receipts are recorded (migrations/20261126_0011_nft_receipts.sql). */
+/** First height whose NFT receipts are recorded (migrations/20261126_0011_nft_receipts.sql; no row: all). */
 export async function nftReceiptsFrom(db: Queryable): Promise<number> {
   const { rows } = await db.query<{ from_height: number }>('SELECT from_height FROM nft_receipt_coverage');
   return Number(rows[0]?.from_height ?? 1);
