@@ -120,8 +120,6 @@ export interface TxTruth {
    * test filter txs by Move function, Wasm contract or EVM target without decoding the tx bytes.
    */
   calls?: MsgCallTruth[];
-  /** EVM rollups: the Ethereum tx the Cosmos tx carries (present exactly when `evmHash` is). */
-  evmTx?: EvmTxTruth;
 }
 
 /** One message of a tx and its call target, when it has one. */
@@ -134,16 +132,6 @@ export interface MsgCallTruth {
   wasmContract?: string;
   /** EVM MsgCall: the contract (0x, as the message gives it) and the call input (0x hex). */
   evmCall?: { contract: string; input: string };
-}
-
-/** The Ethereum tx of an EVM-wrapped Cosmos tx, as eth_getTransactionByHash serves it. */
-export interface EvmTxTruth {
-  /** 0x + 40 lower-case hex. */
-  from: string;
-  /** 0x + 40 hex, as signed. */
-  to: string;
-  /** 0x hex calldata. */
-  input: string;
 }
 
 /**

@@ -153,12 +153,11 @@ function metricValues(rule: MetricRule, truth: WindowTruth): Map<string, bigint>
       break;
     case 'evm_txs_to': {
       const selector = rule.selector?.toLowerCase();
-      signed((tx) => {
-        const eth = tx.evmTx;
-        if (!eth || !sameAddress(eth.to, rule.contract)) return;
-        if (selector !== undefined && !eth.input.toLowerCase().startsWith(selector)) return;
-        add(eth.from, 1n);
-      });
+      const hits = (call: NonNullable<TxTruth['calls']>[number]): boolean =>
+        call.evmCall !== undefined &&
+        sameAddress(call.evmCall.contract, rule.contract) &&
+        (selector === undefined || call.evmCall.input.toLowerCase().startsWith(selector));
+      signed((tx) => (tx.calls ?? []).some(hits) && add(tx.signer, 1n));
       break;
     }
     case 'nft_mints':

@@ -223,7 +223,6 @@ class AssembledTx implements GeneratedTx {
       ...(plan.evmHash !== undefined ? { evmHash: plan.evmHash } : {}),
       ...(plan.nftMentions !== undefined ? { nftMentions: plan.nftMentions } : {}),
       calls: t.calls,
-      ...(plan.evmTx !== undefined ? { evmTx: plan.evmTx } : {}),
     };
   }
 }

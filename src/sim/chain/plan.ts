@@ -1,7 +1,7 @@
 import type { SimEvent } from './events.js';
 import type { SimAccount } from './keys.js';
 import type { EncodedMsg, SimSignMode } from './tx-build.js';
-import type { Coin, EvmTxTruth, NftMentionTruth } from '../types.js';
+import type { Coin, NftMentionTruth } from '../types.js';
 
 /** What a VM model decides for one global tx index; chain/assemble.ts turns it into bytes and JSON. */
 export interface PlannedTx {
@@ -23,8 +23,6 @@ export interface PlannedTx {
   /** EVM-wrapped txs: the 65-byte signature and the Ethereum tx hash. */
   presetSignature?: Uint8Array;
   evmHash?: string;
-  /** EVM-wrapped txs: the Ethereum tx's sender, target and input (copied into its truth). */
-  evmTx?: EvmTxTruth;
   /** NFTs the tx names without touching them (copied into its truth). */
   nftMentions?: NftMentionTruth[];
 }

@@ -113,7 +113,6 @@ export function createEvmModel(
         msgResponseTypes: [MSG_CALL + 'Response'],
         presetSignature: eth.signature65,
         evmHash: eth.hash,
-        evmTx: { from: eth.from, to: eth.to, input: eth.input },
         ...(reverted
           ? {}
           : {
