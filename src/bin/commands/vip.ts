@@ -22,6 +22,7 @@ import {
 } from '../../vip/setup.js';
 import type { VipBackend, VmType } from '../../vip/types.js';
 import type { ActionContext } from '../../vip/actions/context.js';
+import { registerVipScores } from './vip-scores.js';
 
 type Raw = Record<string, unknown>;
 
@@ -325,6 +326,8 @@ export function registerVip(program: Command, deps: VipDeps = defaultDeps()): vo
         });
       }),
     );
+
+  registerVipScores(vip, (r) => deps.out(r as Record<string, unknown>));
 
   vip
     .command('status')

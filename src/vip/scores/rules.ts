@@ -1,0 +1,302 @@
+import { createHash } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
+import { basename } from 'node:path';
+import { isMap, isScalar, isSeq, LineCounter, parseDocument, type Document, type Node } from 'yaml';
+import { InputError } from '../../shared/errors.js';
+import { U64_MAX } from '../scores-file.js';
+import { parseDecimal, type Decimal } from './decimal.js';
+
+/**
+ * The rules file (docs/vip-scores.md, docs/vip-rules.schema.json): a weighted sum of per-address
+ * metrics over a window. JSON is YAML 1.2, so one parser reads both and keeps line positions for
+ * every error.
+ */
+
+export type MetricKind =
+  | 'txs_signed'
+  | 'gas_used'
+  | 'fees_paid'
+  | 'msg_txs'
+  | 'evm_txs_to'
+  | 'nft_mints'
+  | 'nft_received'
+  | 'active_days';
+
+export const METRIC_KINDS: readonly MetricKind[] = [
+  'txs_signed',
+  'gas_used',
+  'fees_paid',
+  'msg_txs',
+  'evm_txs_to',
+  'nft_mints',
+  'nft_received',
+  'active_days',
+];
+
+export interface MoveFilter {
+  moduleAddress: string;
+  moduleName: string;
+  function: string;
+}
+
+export interface Metric {
+  name: string;
+  kind: MetricKind;
+  weight: Decimal;
+  /** fees_paid */
+  denom?: string;
+  /** msg_txs: type URLs without the leading '/'. */
+  msgTypes?: string[];
+  move?: MoveFilter;
+  /** msg_txs on Wasm: the contract, as written (normalised when the chain's prefix is known). */
+  wasmContract?: string;
+  /** evm_txs_to: 0x + 40 lower-case hex. */
+  contract?: string;
+  /** evm_txs_to: 0x + 8 lower-case hex. */
+  selector?: string;
+  /** nft_*: collection address as written (normalised against the index). */
+  collection?: string;
+}
+
+export type Rounding = 'floor' | 'round_half_up' | 'ceil';
+
+export interface Rules {
+  version: 1;
+  metrics: Metric[];
+  cap?: bigint;
+  minimum?: bigint;
+  exclude: string[];
+  excludeOperator: boolean;
+  rounding: Rounding;
+}
+
+export interface LoadedRules {
+  rules: Rules;
+  /** sha256 (hex) of the file's bytes. */
+  sha256: string;
+  path: string;
+}
+
+const TOP_KEYS = ['version', 'metrics', 'cap', 'minimum', 'exclude', 'exclude_operator', 'rounding'];
+const KIND_KEYS: Record<MetricKind, string[]> = {
+  txs_signed: [],
+  gas_used: [],
+  fees_paid: ['denom'],
+  msg_txs: ['msg_types', 'move', 'wasm'],
+  evm_txs_to: ['contract', 'selector'],
+  nft_mints: ['collection'],
+  nft_received: ['collection'],
+  active_days: [],
+};
+const NAME_RE = /^[a-z][a-z0-9_]*$/;
+
+type Path = (string | number)[];
+
+/** Walks the parsed document; every failure names the source line and the field path. */
+class RulesReader {
+  constructor(
+    private readonly doc: Document,
+    private readonly lines: LineCounter,
+    private readonly file: string,
+  ) {}
+
+  fail(path: Path, what: string, at?: Node | null): never {
+    const node = at ?? this.nearest(path);
+    const offset = node?.range?.[0] ?? 0;
+    const line = this.lines.linePos(offset).line;
+    const field = fieldPath(path);
+    throw new InputError('invalid_rules', `${this.file}:${line}: ${field}: ${what}`, { line, field });
+  }
+
+  /** The node at path, or its closest existing parent (a missing field is reported at its parent). */
+  nearest(path: Path): Node | null {
+    for (let n = path.length; n >= 0; n--) {
+      const node = this.doc.getIn(path.slice(0, n), true) as Node | undefined;
+      if (node && typeof node === 'object' && 'range' in node) return node;
+    }
+    return this.doc.contents;
+  }
+
+  node(path: Path): Node | undefined {
+    const node = this.doc.getIn(path, true) as Node | undefined;
+    return node && typeof node === 'object' && 'range' in node ? node : undefined;
+  }
+
+  keys(path: Path, allowed: readonly string[]): string[] {
+    const node = this.node(path);
+    if (!isMap(node)) this.fail(path, 'must be a mapping');
+    const seen: string[] = [];
+    for (const pair of node.items) {
+      const key = isScalar(pair.key) ? String(pair.key.value) : '';
+      if (!allowed.includes(key)) {
+        this.fail([...path, key], `unknown key (allowed: ${allowed.join(', ')})`, pair.key as Node);
+      }
+      seen.push(key);
+    }
+    return seen;
+  }
+
+  /** A scalar's source text (numbers keep their digits: 0.10 is not turned into 0.1). */
+  text(path: Path, what: string): string {
+    const node = this.node(path);
+    if (!isScalar(node) || (typeof node.value !== 'string' && typeof node.value !== 'number')) {
+      this.fail(path, `must be ${what}`);
+    }
+    return typeof node.value === 'string' ? node.value : (node.source ?? String(node.value));
+  }
+
+  string(path: Path, what = 'a non-empty string'): string {
+    const node = this.node(path);
+    if (!isScalar(node) || typeof node.value !== 'string' || node.value.trim() === '') this.fail(path, `must be ${what}`);
+    return node.value.trim();
+  }
+
+  optionalString(path: Path, test: RegExp, what: string): string | undefined {
+    if (this.node(path) === undefined) return undefined;
+    const value = this.string(path, what);
+    if (!test.test(value)) this.fail(path, `must be ${what}`);
+    return value;
+  }
+
+  u64(path: Path): bigint | undefined {
+    if (this.node(path) === undefined) return undefined;
+    const text = this.text(path, 'a whole number (u64)');
+    if (!/^\d+$/.test(text) || BigInt(text) > U64_MAX) this.fail(path, 'must be a whole number within u64');
+    return BigInt(text);
+  }
+
+  seqLength(path: Path, what: string): number {
+    const node = this.node(path);
+    if (!isSeq(node)) this.fail(path, `must be a list of ${what}`);
+    return node.items.length;
+  }
+}
+
+function fieldPath(path: Path): string {
+  if (path.length === 0) return '(file)';
+  return path.map((p, i) => (typeof p === 'number' ? `[${p}]` : i === 0 ? p : `.${p}`)).join('');
+}
+
+export function parseRules(text: string, fileName: string): Rules {
+  const lines = new LineCounter();
+  const doc = parseDocument(text, { lineCounter: lines, prettyErrors: false, uniqueKeys: true });
+  const first = doc.errors[0];
+  if (first) {
+    const line = first.linePos?.[0]?.line ?? 1;
+    const message = first.message.split('\n')[0] ?? first.message;
+    throw new InputError('invalid_rules', `${fileName}:${line}: (file): ${message}`, { line, field: '(file)' });
+  }
+  const r = new RulesReader(doc, lines, fileName);
+  if (!isMap(doc.contents)) r.fail([], 'the rules file must be a mapping with version and metrics');
+  r.keys([], TOP_KEYS);
+  if (r.text(['version'], 'the number 1') !== '1') r.fail(['version'], 'must be 1');
+  const count = r.seqLength(['metrics'], 'metrics');
+  if (count === 0) r.fail(['metrics'], 'needs at least one metric');
+  const metrics: Metric[] = [];
+  for (let i = 0; i < count; i++) {
+    const metric = readMetric(r, ['metrics', i]);
+    if (metrics.some((m) => m.name === metric.name)) r.fail(['metrics', i, 'name'], `duplicate name "${metric.name}"`);
+    metrics.push(metric);
+  }
+  const exclude: string[] = [];
+  if (r.node(['exclude']) !== undefined) {
+    const n = r.seqLength(['exclude'], 'addresses');
+    for (let i = 0; i < n; i++) exclude.push(r.string(['exclude', i], 'an address'));
+  }
+  let excludeOperator = false;
+  const op = r.node(['exclude_operator']);
+  if (op !== undefined) {
+    const value = isScalar(op) ? op.value : undefined;
+    if (typeof value !== 'boolean') r.fail(['exclude_operator'], 'must be true or false');
+    excludeOperator = value;
+  }
+  const rounding = (r.optionalString(['rounding'], /^(floor|round_half_up|ceil)$/, 'floor, round_half_up or ceil') ??
+    'floor') as Rounding;
+  const cap = r.u64(['cap']);
+  const minimum = r.u64(['minimum']);
+  return {
+    version: 1,
+    metrics,
+    ...(cap === undefined ? {} : { cap }),
+    ...(minimum === undefined ? {} : { minimum }),
+    exclude,
+    excludeOperator,
+    rounding,
+  };
+}
+
+function readMetric(r: RulesReader, at: Path): Metric {
+  const present = r.keys(at, ['name', 'kind', 'weight', ...new Set(Object.values(KIND_KEYS).flat())]);
+  const name = r.string([...at, 'name'], 'a name matching [a-z][a-z0-9_]*');
+  if (!NAME_RE.test(name)) r.fail([...at, 'name'], 'must match [a-z][a-z0-9_]*');
+  const kind = r.string([...at, 'kind'], `one of ${METRIC_KINDS.join(', ')}`) as MetricKind;
+  if (!METRIC_KINDS.includes(kind)) r.fail([...at, 'kind'], `must be one of ${METRIC_KINDS.join(', ')}`);
+  for (const key of present) {
+    if (!['name', 'kind', 'weight', ...KIND_KEYS[kind]].includes(key)) {
+      r.fail([...at, key], `not allowed for kind ${kind}`);
+    }
+  }
+  const weightText = r.text([...at, 'weight'], 'a decimal >= 0');
+  const weight = parseDecimal(weightText);
+  if (!weight) r.fail([...at, 'weight'], 'must be a decimal >= 0 with at most 18 fractional digits');
+  const metric: Metric = { name, kind, weight };
+  switch (kind) {
+    case 'fees_paid':
+      metric.denom = r.string([...at, 'denom'], 'a denom');
+      break;
+    case 'msg_txs':
+      readMsgFilter(r, at, metric);
+      break;
+    case 'evm_txs_to': {
+      metric.contract = r.string([...at, 'contract'], 'a 0x contract address').toLowerCase();
+      if (!/^0x[0-9a-f]{40}$/.test(metric.contract)) r.fail([...at, 'contract'], 'must be 0x and 40 hex digits');
+      const selector = r.optionalString([...at, 'selector'], /^0x[0-9a-fA-F]{8}$/, '0x and 8 hex digits');
+      if (selector) metric.selector = selector.toLowerCase();
+      break;
+    }
+    case 'nft_mints':
+    case 'nft_received': {
+      const collection = r.optionalString([...at, 'collection'], /^\S+$/, 'a collection address');
+      if (collection) metric.collection = collection;
+      break;
+    }
+    default:
+      break;
+  }
+  return metric;
+}
+
+function readMsgFilter(r: RulesReader, at: Path, metric: Metric): void {
+  const n = r.seqLength([...at, 'msg_types'], 'message type URLs');
+  if (n === 0) r.fail([...at, 'msg_types'], 'needs at least one message type');
+  metric.msgTypes = [];
+  for (let i = 0; i < n; i++) {
+    const t = r.string([...at, 'msg_types', i], 'a message type URL').replace(/^\//, '');
+    if (!/^[A-Za-z0-9_.]+$/.test(t)) r.fail([...at, 'msg_types', i], 'must be a type URL like /initia.move.v1.MsgExecute');
+    metric.msgTypes.push(t);
+  }
+  if (r.node([...at, 'move']) !== undefined) {
+    if (r.node([...at, 'wasm']) !== undefined) r.fail([...at, 'wasm'], 'move and wasm filters exclude each other');
+    r.keys([...at, 'move'], ['module_address', 'module_name', 'function']);
+    metric.move = {
+      moduleAddress: r.string([...at, 'move', 'module_address'], 'a module address'),
+      moduleName: r.string([...at, 'move', 'module_name'], 'a module name'),
+      function: r.string([...at, 'move', 'function'], 'a function name'),
+    };
+  }
+  if (r.node([...at, 'wasm']) !== undefined) {
+    r.keys([...at, 'wasm'], ['contract']);
+    metric.wasmContract = r.string([...at, 'wasm', 'contract'], 'a contract address');
+  }
+}
+
+export async function loadRulesFile(path: string): Promise<LoadedRules> {
+  const bytes = await readFile(path).catch(() => {
+    throw new InputError('missing_file', `cannot read rules file ${path}`);
+  });
+  return {
+    rules: parseRules(bytes.toString('utf8'), basename(path)),
+    sha256: createHash('sha256').update(bytes).digest('hex'),
+    path,
+  };
+}
