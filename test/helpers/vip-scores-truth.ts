@@ -61,7 +61,9 @@ const SCALE = 10n ** 18n;
 export function addressKey(text: string): string {
   const bytes = tryAccountBytes(text, PREFIX) ?? moveShortHex(text);
   if (!bytes) throw new Error(`oracle: not an address: ${text}`);
-  return Buffer.from(bytes).toString('hex').replace(/^(00)+/, '');
+  return Buffer.from(bytes)
+    .toString('hex')
+    .replace(/^(00)+/, '');
 }
 
 function moveShortHex(text: string): Uint8Array | undefined {

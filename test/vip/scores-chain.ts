@@ -57,7 +57,11 @@ export async function indexScoresChain(
 }
 
 /** The most frequent values of `pick` over the truth's txs in [1, head], most frequent first. */
-function frequent(sim: Simulator, head: number, pick: (tx: ReturnType<Simulator['truth']['block']>['txs'][number]) => string[]): string[] {
+function frequent(
+  sim: Simulator,
+  head: number,
+  pick: (tx: ReturnType<Simulator['truth']['block']>['txs'][number]) => string[],
+): string[] {
   const counts = new Map<string, number>();
   for (let h = 1; h <= head; h++)
     for (const tx of sim.truth.block(h).txs)
@@ -82,14 +86,34 @@ function vmMetrics(c: ScoresChain): MetricRule[] {
       return { module_address, module_name, function: fn };
     };
     return [
-      { name: 'std_calls', kind: 'msg_txs', msg_types: ['/initia.move.v1.MsgExecute'], move: filter(std), weight: 3 },
-      { name: 'pkg_calls', kind: 'msg_txs', msg_types: ['initia.move.v1.MsgExecute'], move: filter(long), weight: '1.5' },
+      {
+        name: 'std_calls',
+        kind: 'msg_txs',
+        msg_types: ['/initia.move.v1.MsgExecute'],
+        move: filter(std),
+        weight: 3,
+      },
+      {
+        name: 'pkg_calls',
+        kind: 'msg_txs',
+        msg_types: ['initia.move.v1.MsgExecute'],
+        move: filter(long),
+        weight: '1.5',
+      },
     ];
   }
   if (c.vm === 'wasm') {
-    const contracts = frequent(sim, head, (tx) => (tx.calls ?? []).flatMap((m) => (m.wasmContract ? [m.wasmContract] : [])));
+    const contracts = frequent(sim, head, (tx) =>
+      (tx.calls ?? []).flatMap((m) => (m.wasmContract ? [m.wasmContract] : [])),
+    );
     return [
-      { name: 'top_contract', kind: 'msg_txs', msg_types: ['/cosmwasm.wasm.v1.MsgExecuteContract'], wasm: { contract: contracts[0]! }, weight: 3 },
+      {
+        name: 'top_contract',
+        kind: 'msg_txs',
+        msg_types: ['/cosmwasm.wasm.v1.MsgExecuteContract'],
+        wasm: { contract: contracts[0]! },
+        weight: 3,
+      },
       // The second one written as 0x hex: the contract accepts any address form of the VM.
       {
         name: 'second_contract',
@@ -101,7 +125,9 @@ function vmMetrics(c: ScoresChain): MetricRule[] {
     ];
   }
   const calls = frequent(sim, head, (tx) =>
-    (tx.calls ?? []).flatMap((m) => (m.evmCall ? [`${m.evmCall.contract} ${m.evmCall.input.slice(0, 10)}`] : [])),
+    (tx.calls ?? []).flatMap((m) =>
+      m.evmCall ? [`${m.evmCall.contract} ${m.evmCall.input.slice(0, 10)}`] : [],
+    ),
   );
   const [contract, selector] = calls[0]!.split(' ') as [string, string];
   const other = calls.map((x) => x.split(' ')[0]!).find((x) => x !== contract)!;
@@ -125,7 +151,11 @@ export function everyKindRules(c: ScoresChain): ScoreRules {
       { name: 'days', kind: 'active_days', weight: '2.25' },
       ...vmMetrics(c),
     ],
-    ...(c.vm === 'wasm' ? { rounding: 'round_half_up' as const } : c.vm === 'evm' ? { rounding: 'ceil' as const } : {}),
+    ...(c.vm === 'wasm'
+      ? { rounding: 'round_half_up' as const }
+      : c.vm === 'evm'
+        ? { rounding: 'ceil' as const }
+        : {}),
   };
 }
 

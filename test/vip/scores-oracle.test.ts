@@ -20,89 +20,90 @@ const HEAD = 150;
 /** Leaves out the first blocks (collection creation) and the last ones: a window inside the chain. */
 const WINDOW = { from: 6, to: HEAD - 4 };
 
-describe.each(testDbFactories().flatMap((f) => (['move', 'wasm', 'evm'] as const).map((vm) => [vm, f.name, f] as const)))(
-  'vip scores compute on a %s chain against the oracle (%s)',
-  (vm, _engine, factory) => {
-    let chain: ScoresChain;
-    let dispose: () => Promise<void>;
-    beforeAll(async () => {
-      const created = await factory.create();
-      dispose = created.dispose;
-      chain = await indexScoresChain(created.db, vm, HEAD);
-    }, 240_000);
-    afterAll(async () => {
-      await chain?.close();
-      await dispose?.();
-    });
+describe.each(
+  testDbFactories().flatMap((f) => (['move', 'wasm', 'evm'] as const).map((vm) => [vm, f.name, f] as const)),
+)('vip scores compute on a %s chain against the oracle (%s)', (vm, _engine, factory) => {
+  let chain: ScoresChain;
+  let dispose: () => Promise<void>;
+  beforeAll(async () => {
+    const created = await factory.create();
+    dispose = created.dispose;
+    chain = await indexScoresChain(created.db, vm, HEAD);
+  }, 240_000);
+  afterAll(async () => {
+    await chain?.close();
+    await dispose?.();
+  });
 
-    it('every non-NFT metric kind of the VM, weighted and rounded', async () => {
-      const rules = everyKindRules(chain);
-      const { expected } = await expectComputeMatchesOracle(chain, rules, WINDOW);
-      // Every metric saw activity, and failed txs exist in the window (so "counted only when it
-      // succeeded" and "fees of failed txs too" are both exercised).
-      for (const m of rules.metrics) expect(expected.totals[m.name], m.name).toBeGreaterThan(0n);
-      const failed = Array.from({ length: WINDOW.to - WINDOW.from + 1 }, (_, i) =>
-        chain.sim.truth.block(WINDOW.from + i).txs.filter((t) => !t.success),
-      ).flat();
-      expect(failed.length).toBeGreaterThan(0);
-    });
+  it('every non-NFT metric kind of the VM, weighted and rounded', async () => {
+    const rules = everyKindRules(chain);
+    const { expected } = await expectComputeMatchesOracle(chain, rules, WINDOW);
+    // Every metric saw activity, and failed txs exist in the window (so "counted only when it
+    // succeeded" and "fees of failed txs too" are both exercised).
+    for (const m of rules.metrics) expect(expected.totals[m.name], m.name).toBeGreaterThan(0n);
+    const failed = Array.from({ length: WINDOW.to - WINDOW.from + 1 }, (_, i) =>
+      chain.sim.truth.block(WINDOW.from + i).txs.filter((t) => !t.success),
+    ).flat();
+    expect(failed.length).toBeGreaterThan(0);
+  });
 
-    it('per-metric totals in the sidecar are the oracle totals', async () => {
-      const rules = everyKindRules(chain);
-      const { result, expected } = await expectComputeMatchesOracle(chain, rules, WINDOW);
-      const totals = Object.fromEntries(result.meta.metrics.map((m) => [m.name, m.total]));
-      expect(totals).toEqual(Object.fromEntries(Object.entries(expected.totals).map(([k, v]) => [k, String(v)])));
-    });
+  it('per-metric totals in the sidecar are the oracle totals', async () => {
+    const rules = everyKindRules(chain);
+    const { result, expected } = await expectComputeMatchesOracle(chain, rules, WINDOW);
+    const totals = Object.fromEntries(result.meta.metrics.map((m) => [m.name, m.total]));
+    expect(totals).toEqual(
+      Object.fromEntries(Object.entries(expected.totals).map(([k, v]) => [k, String(v)])),
+    );
+  });
 
-    it('cap, minimum, excluded addresses (any form) and the operator', async () => {
-      const base = everyKindRules(chain);
-      const plain = [...expectedScores(chain.sim, base, WINDOW).scores].sort((a, b) =>
-        a[1] < b[1] ? -1 : a[1] > b[1] ? 1 : 0,
-      );
-      const at = (q: number) => plain[Math.floor(plain.length * q)]!;
-      const [top] = plain.at(-1)!;
-      const [second] = plain.at(-2)!;
-      const cap = at(0.75)[1];
-      const minimum = at(0.25)[1];
-      // Excluded in forms other than the file's: bech32 for Move/EVM, 0x hex for Wasm.
-      const otherForm = (key: string) =>
-        vm === 'wasm' ? '0x' + key.padStart(40, '0') : (bech32Of(key) as string);
-      const rules: ScoreRules = {
-        ...base,
-        cap: String(cap),
-        minimum: String(minimum),
-        exclude: [otherForm(top)],
-        exclude_operator: true,
-      };
-      const operator = otherForm(second);
-      const { expected } = await expectComputeMatchesOracle(chain, rules, WINDOW, [operator], {
-        operatorAddress: operator,
-      });
-      // The rules bite: someone is capped, someone is under the minimum, both excluded are gone.
-      expect([...expected.scores.values()].filter((s) => s === cap).length).toBeGreaterThan(1);
-      expect(expected.scores.size).toBeLessThan(plain.length - 2);
-      expect(expected.scores.has(top)).toBe(false);
-      expect(expected.scores.has(second)).toBe(false);
-      expect(Math.min(...[...expected.scores.values()].map(Number))).toBeGreaterThanOrEqual(Number(minimum));
+  it('cap, minimum, excluded addresses (any form) and the operator', async () => {
+    const base = everyKindRules(chain);
+    const plain = [...expectedScores(chain.sim, base, WINDOW).scores].sort((a, b) =>
+      a[1] < b[1] ? -1 : a[1] > b[1] ? 1 : 0,
+    );
+    const at = (q: number) => plain[Math.floor(plain.length * q)]!;
+    const [top] = plain.at(-1)!;
+    const [second] = plain.at(-2)!;
+    const cap = at(0.75)[1];
+    const minimum = at(0.25)[1];
+    // Excluded in forms other than the file's: bech32 for Move/EVM, 0x hex for Wasm.
+    const otherForm = (key: string) =>
+      vm === 'wasm' ? '0x' + key.padStart(40, '0') : (bech32Of(key) as string);
+    const rules: ScoreRules = {
+      ...base,
+      cap: String(cap),
+      minimum: String(minimum),
+      exclude: [otherForm(top)],
+      exclude_operator: true,
+    };
+    const operator = otherForm(second);
+    const { expected } = await expectComputeMatchesOracle(chain, rules, WINDOW, [operator], {
+      operatorAddress: operator,
     });
+    // The rules bite: someone is capped, someone is under the minimum, both excluded are gone.
+    expect([...expected.scores.values()].filter((s) => s === cap).length).toBeGreaterThan(1);
+    expect(expected.scores.size).toBeLessThan(plain.length - 2);
+    expect(expected.scores.has(top)).toBe(false);
+    expect(expected.scores.has(second)).toBe(false);
+    expect(Math.min(...[...expected.scores.values()].map(Number))).toBeGreaterThanOrEqual(Number(minimum));
+  });
 
-    it('determinism: computing twice gives byte-identical CSV and sidecar', async () => {
-      const rules = everyKindRules(chain);
-      const window = { from: String(WINDOW.from), to: String(WINDOW.to) };
-      const a = await compute(chain, rules, window, {}, 'same.json');
-      const b = await compute(chain, rules, window, {}, 'same.json');
-      expect(a.rows.length).toBeGreaterThan(0);
-      expect(b.csv).toBe(a.csv);
-      expect(b.metaJson).toBe(a.metaJson);
-    });
+  it('determinism: computing twice gives byte-identical CSV and sidecar', async () => {
+    const rules = everyKindRules(chain);
+    const window = { from: String(WINDOW.from), to: String(WINDOW.to) };
+    const a = await compute(chain, rules, window, {}, 'same.json');
+    const b = await compute(chain, rules, window, {}, 'same.json');
+    expect(a.rows.length).toBeGreaterThan(0);
+    expect(b.csv).toBe(a.csv);
+    expect(b.metaJson).toBe(a.metaJson);
+  });
 
-    it('NFT kinds: mints (one collection, any) and receipts', async () => {
-      const rules = nftRules(chain);
-      const { expected } = await expectComputeMatchesOracle(chain, rules, WINDOW);
-      for (const m of rules.metrics) expect(expected.totals[m.name], m.name).toBeGreaterThan(0n);
-    });
-  },
-);
+  it('NFT kinds: mints (one collection, any) and receipts', async () => {
+    const rules = nftRules(chain);
+    const { expected } = await expectComputeMatchesOracle(chain, rules, WINDOW);
+    for (const m of rules.metrics) expect(expected.totals[m.name], m.name).toBeGreaterThan(0n);
+  });
+});
 
 function bech32Of(key: string): string {
   const hex = key.padStart(40, '0');

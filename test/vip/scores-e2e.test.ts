@@ -1,0 +1,145 @@
+/**
+ * A whole VIP stage on the simulator's VIP chain model (what `sim --vip` mounts): the rollup chain
+ * is indexed, `vip scores compute` takes the stage window from the L1 `vip::ModuleStore`, then
+ * `vip update-scores --scores` (dry run, then for real) and `vip finalize`; the contract's scores
+ * are the file's, and the file is the oracle's. Commands run through the CLI's own parser.
+ */
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { describe, expect, it, onTestFinished } from 'vitest';
+import { GENESIS_MS } from '../../src/sim/chain/time.js';
+import { createVipSimExtension, TESTNET_VIP_PACKAGE } from '../../src/sim/vip/mount.js';
+import { createPgliteDb } from '../../src/store/pglite.js';
+import { migrate } from '../../src/store/migrate.js';
+import { createPostgresTestDb } from '../helpers/db.js';
+import { indexSimulator } from '../helpers/ingest.js';
+import { heightsOfTimes, expectedScores } from '../helpers/vip-scores-truth.js';
+import { deployArgv, updateScoresArgv } from './cli-args.js';
+import { chainArgv, FAKE_MOVE_MODULE, FAKE_WASM, KEYS } from './harness.js';
+import { vipRunner } from './in-process.js';
+import { everyKindRules, expectFileMatchesOracle, HOUR_MS, type ScoresChain } from './scores-chain.js';
+
+const HEAD = 110;
+const STAGE_SECONDS = 3 * 86_400;
+/** The L1 clock: its stage 1 starts 20 h after the rollup's genesis (a whole second, as on L1). */
+const NOW_MS = GENESIS_MS + 20 * HOUR_MS + 300;
+
+const vip = vipRunner({ K: KEYS.deployer });
+
+const engines = ['pglite', ...(process.env.TEST_DATABASE_URL ? ['postgres' as const] : [])] as const;
+
+describe.each((['move', 'wasm'] as const).flatMap((vm) => engines.map((e) => [vm, e] as const)))(
+  'a VIP stage from the index on %s (%s): compute → update-scores → finalize',
+  (vm, engine) => {
+    it('the contract holds exactly the computed file, and the file is the oracle', async () => {
+      const chainId = `mini${vm}-1`;
+      const { chain: vipChain, extension } = createVipSimExtension({
+        vm,
+        chainId,
+        l1StageSeconds: STAGE_SECONDS,
+        now: () => NOW_MS,
+      });
+      const dir = await mkdtemp(path.join(tmpdir(), `vip-scores-e2e-${vm}-`));
+      onTestFinished(() => rm(dir, { recursive: true, force: true }));
+
+      // The index: a PGlite data directory the CLI opens after the test closes it, or PostgreSQL.
+      const pg =
+        engine === 'postgres' ? await createPostgresTestDb(process.env.TEST_DATABASE_URL!) : undefined;
+      if (pg) onTestFinished(() => pg.dispose());
+      const dataDir = path.join(dir, 'data');
+      const db = pg?.db ?? (await createPgliteDb({ dataDir }));
+      if (!pg) await migrate(db);
+      const indexed = await indexSimulator({
+        db,
+        vm,
+        head: HEAD,
+        sim: { chainId, blockTimeMs: HOUR_MS, extensions: [extension] },
+      });
+      onTestFinished(() => indexed.close());
+      if (!pg) await db.close();
+      const dbArgs = pg ? ['--database-url', pg.url] : ['--data-dir', dataDir];
+
+      const { sim, urls } = indexed;
+      const base = chainArgv({ vm, rest: urls.rest, rpc: urls.rpc, chainId }, '--key-env', 'K');
+      const code = path.join(dir, 'code');
+      await writeFile(code, vm === 'move' ? FAKE_MOVE_MODULE : FAKE_WASM);
+      const deployed = await vip(deployArgv(base, vm, code, '1', path.join(dir, 'record.json')));
+      const contract = (deployed.record as { contractAddress: string }).contractAddress;
+
+      const rules = everyKindRules({
+        vm,
+        db,
+        sim,
+        head: HEAD,
+        dir,
+        close: async () => undefined,
+      } as ScoresChain);
+      const rulesFile = path.join(dir, 'rules.json');
+      await writeFile(rulesFile, JSON.stringify(rules, null, 2));
+      const out = path.join(dir, 'stage-1.csv');
+      const meta = await vip([
+        'scores',
+        'compute',
+        '--stage',
+        '1',
+        '--rules',
+        rulesFile,
+        '--out',
+        out,
+        '--l1-rest',
+        urls.rest,
+        '--vip-package',
+        TESTNET_VIP_PACKAGE,
+        ...dbArgs,
+      ]);
+
+      // The L1 window [start, start + 3 days) resolved to heights by the edge rule.
+      const start = new Date(Math.floor(NOW_MS / 1000) * 1000);
+      const end = new Date(start.getTime() + STAGE_SECONDS * 1000);
+      const w = heightsOfTimes(sim, HEAD, start.toISOString(), end.toISOString());
+      expect(meta).toMatchObject({
+        chain_id: chainId,
+        stage: '1',
+        window: { source: 'l1', from_height: w.from, to_height: w.to },
+      });
+      const csv = await readFile(out, 'utf8');
+      const expected = expectedScores(sim, rules, w);
+      expect(expected.scores.size).toBeGreaterThan(10);
+      expectFileMatchesOracle({ csv } as Parameters<typeof expectFileMatchesOracle>[0], expected, vm);
+      const rows = csv
+        .split('\n')
+        .filter((l) => l !== '' && !l.startsWith('#') && l !== 'address,amount')
+        .map((l) => l.split(',') as [string, string]);
+
+      const update = updateScoresArgv(base, contract, '1', out, '--progress', path.join(dir, 'p.json'));
+      const dry = await vip([...update, '--dry-run']);
+      expect(dry).toMatchObject({ dryRun: true });
+      expect(stageScores(vipChain, vm, contract)).toEqual({});
+
+      const total = rows.reduce((n, [, a]) => n + BigInt(a), 0n);
+      expect(await vip(update)).toMatchObject({ onChainTotal: String(total) });
+      await vip(['finalize', ...base, '--contract', contract, '--stage', '1']);
+      expect(await vip(['status', ...base, '--contract', contract])).toMatchObject({
+        finalizedStages: ['1'],
+      });
+      expect(stageScores(vipChain, vm, contract)).toEqual(Object.fromEntries(rows));
+    }, 300_000);
+  },
+);
+
+/** The score contract's stage-1 scores as address → amount text (the model's own state). */
+function stageScores(
+  chain: ReturnType<typeof createVipSimExtension>['chain'],
+  vm: 'move' | 'wasm',
+  contract: string,
+): Record<string, string> {
+  if (vm === 'move') {
+    const scores = chain.moveModule(contract)?.stages.get(1n)?.scores ?? new Map<string, bigint>();
+    return Object.fromEntries([...scores].map(([a, v]) => [a, String(v)]));
+  }
+  const c = chain.wasmContract(contract);
+  const out: Record<string, string> = {};
+  for (const [k, v] of c?.model.scores ?? []) if (k.startsWith('1|')) out[k.slice(2)] = String(v);
+  return out;
+}
