@@ -24,11 +24,15 @@ interface RawRow {
 
 function parseCsv(text: string): RawRow[] {
   const rows: RawRow[] = [];
+  let firstContent = true;
   text.split(/\r?\n/).forEach((line, i) => {
     const t = line.trim();
     if (t === '' || t.startsWith('#')) return;
     const cells = t.split(/[,;\t]/).map((c) => c.trim().replace(/^"|"$/g, ''));
-    if (i === 0 && !/\d/.test(cells[1] ?? '')) return; // header row
+    // The header may follow `#` comment lines (the files `vip scores compute` writes).
+    const isHeader = firstContent && !/\d/.test(cells[1] ?? '');
+    firstContent = false;
+    if (isHeader) return;
     if (cells.length !== 2)
       throw new InputError('invalid_scores', `line ${i + 1}: expected "address,amount"`);
     rows.push({ line: i + 1, address: cells[0] ?? '', amount: cells[1] ?? '' });

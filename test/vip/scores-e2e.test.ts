@@ -18,7 +18,7 @@ import { heightsOfTimes, expectedScores } from '../helpers/vip-scores-truth.js';
 import { deployArgv, updateScoresArgv } from './cli-args.js';
 import { chainArgv, FAKE_MOVE_MODULE, FAKE_WASM, KEYS } from './harness.js';
 import { vipRunner } from './in-process.js';
-import { everyKindRules, expectFileMatchesOracle, HOUR_MS, type ScoresChain } from './scores-chain.js';
+import { everyKindRules, expectFileMatchesOracle, HOUR_MS, type ScoresChain } from './scores-sim-chain.js';
 
 const HEAD = 110;
 const STAGE_SECONDS = 3 * 86_400;

@@ -38,3 +38,23 @@ describe('JSON score files keep each amount exactly as written', () => {
     });
   });
 });
+
+describe('CSV score files', () => {
+  const loadCsv = async (csv: string) => {
+    const file = path.join(dir, 's.csv');
+    await writeFile(file, csv);
+    return loadScores(file, (a) => a.toLowerCase(), 'reject');
+  };
+
+  it('take the header after `#` comment lines (the files `vip scores compute` writes)', async () => {
+    const r = await loadCsv('# rollup-indexer/vip-scores/1\n# stage: 3\naddress,amount\n0xA,5\n0xb,7\n');
+    expect(r.entries).toEqual([
+      { addr: '0xa', amount: 5n },
+      { addr: '0xb', amount: 7n },
+    ]);
+  });
+
+  it('take a header only as the first non-comment line', async () => {
+    await expect(loadCsv('# c\n0xa,5\naddress,amount\n')).rejects.toMatchObject({ code: 'invalid_scores' });
+  });
+});

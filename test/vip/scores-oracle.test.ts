@@ -14,7 +14,7 @@ import {
   indexScoresChain,
   nftRules,
   type ScoresChain,
-} from './scores-chain.js';
+} from './scores-sim-chain.js';
 
 const HEAD = 150;
 /** Leaves out the first blocks (collection creation) and the last ones: a window inside the chain. */

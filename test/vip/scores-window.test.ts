@@ -15,7 +15,7 @@ import {
   expectFileMatchesOracle,
   indexScoresChain,
   type ScoresChain,
-} from './scores-chain.js';
+} from './scores-sim-chain.js';
 
 const HEAD = 120;
 

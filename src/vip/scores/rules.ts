@@ -182,11 +182,11 @@ export function parseRules(text: string, fileName: string): Rules {
   const doc = parseDocument(text, { lineCounter: lines, prettyErrors: false, uniqueKeys: true });
   const first = doc.errors[0];
   if (first) {
-    const line = first.linePos?.[0]?.line ?? 1;
+    const line = lines.linePos(first.pos[0]).line;
     const message = first.message.split('\n')[0] ?? first.message;
     throw new InputError('invalid_rules', `${fileName}:${line}: (file): ${message}`, { line, field: '(file)' });
   }
-  const r = new RulesReader(doc, lines, fileName);
+  const r: RulesReader = new RulesReader(doc, lines, fileName);
   if (!isMap(doc.contents)) r.fail([], 'the rules file must be a mapping with version and metrics');
   r.keys([], TOP_KEYS);
   if (r.text(['version'], 'the number 1') !== '1') r.fail(['version'], 'must be 1');
