@@ -8,13 +8,17 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, expect, it, onTestFinished } from 'vitest';
+import { createPublicClient, http, type Hex } from 'viem';
+import { VIP_SCORE_ABI } from '../../src/vip/evm/abi.js';
 import { GENESIS_MS } from '../../src/sim/chain/time.js';
+import type { SimulatorOptions } from '../../src/sim/types.js';
 import { createVipSimExtension, TESTNET_VIP_PACKAGE } from '../../src/sim/vip/mount.js';
 import { createPgliteDb } from '../../src/store/pglite.js';
 import { migrate } from '../../src/store/migrate.js';
 import { createPostgresTestDb } from '../helpers/db.js';
 import { indexSimulator } from '../helpers/ingest.js';
 import { heightsOfTimes, expectedScores } from '../helpers/vip-scores-truth.js';
+import { ANVIL_KEYS, anvilChain, startAnvil } from './anvil.js';
 import { deployArgv, updateScoresArgv } from './cli-args.js';
 import { chainArgv, FAKE_MOVE_MODULE, FAKE_WASM, KEYS } from './harness.js';
 import { vipRunner } from './in-process.js';
@@ -25,7 +29,7 @@ const STAGE_SECONDS = 3 * 86_400;
 /** The L1 clock: its stage 1 starts 20 h after the rollup's genesis (a whole second, as on L1). */
 const NOW_MS = GENESIS_MS + 20 * HOUR_MS + 300;
 
-const vip = vipRunner({ K: KEYS.deployer });
+const vip = vipRunner({ K: KEYS.deployer, OPERATOR_KEY: ANVIL_KEYS[0] });
 
 const engines = ['pglite', ...(process.env.TEST_DATABASE_URL ? ['postgres' as const] : [])] as const;
 
@@ -43,23 +47,10 @@ describe.each((['move', 'wasm'] as const).flatMap((vm) => engines.map((e) => [vm
       const dir = await mkdtemp(path.join(tmpdir(), `vip-scores-e2e-${vm}-`));
       onTestFinished(() => rm(dir, { recursive: true, force: true }));
 
-      // The index: a PGlite data directory the CLI opens after the test closes it, or PostgreSQL.
-      const pg =
-        engine === 'postgres' ? await createPostgresTestDb(process.env.TEST_DATABASE_URL!) : undefined;
-      if (pg) onTestFinished(() => pg.dispose());
-      const dataDir = path.join(dir, 'data');
-      const db = pg?.db ?? (await createPgliteDb({ dataDir }));
-      if (!pg) await migrate(db);
-      const indexed = await indexSimulator({
-        db,
-        vm,
-        head: HEAD,
-        sim: { chainId, blockTimeMs: HOUR_MS, extensions: [extension] },
+      const { db, indexed, dbArgs } = await indexedChain(vm, engine, dir, {
+        chainId,
+        extensions: [extension],
       });
-      onTestFinished(() => indexed.close());
-      if (!pg) await db.close();
-      const dbArgs = pg ? ['--database-url', pg.url] : ['--data-dir', dataDir];
-
       const { sim, urls } = indexed;
       const base = chainArgv({ vm, rest: urls.rest, rpc: urls.rpc, chainId }, '--key-env', 'K');
       const code = path.join(dir, 'code');
@@ -107,10 +98,7 @@ describe.each((['move', 'wasm'] as const).flatMap((vm) => engines.map((e) => [vm
       const expected = expectedScores(sim, rules, w);
       expect(expected.scores.size).toBeGreaterThan(10);
       expectFileMatchesOracle({ csv } as Parameters<typeof expectFileMatchesOracle>[0], expected, vm);
-      const rows = csv
-        .split('\n')
-        .filter((l) => l !== '' && !l.startsWith('#') && l !== 'address,amount')
-        .map((l) => l.split(',') as [string, string]);
+      const rows = fileRows(csv);
 
       const update = updateScoresArgv(base, contract, '1', out, '--progress', path.join(dir, 'p.json'));
       const dry = await vip([...update, '--dry-run']);
@@ -127,6 +115,106 @@ describe.each((['move', 'wasm'] as const).flatMap((vm) => engines.map((e) => [vm
     }, 300_000);
   },
 );
+
+/** The index of `vm`'s simulator chain (hour-long blocks) in PGlite (a data directory) or PostgreSQL. */
+async function indexedChain(
+  vm: 'move' | 'wasm' | 'evm',
+  engine: 'pglite' | 'postgres',
+  dir: string,
+  sim: Partial<SimulatorOptions> = {},
+) {
+  const pg = engine === 'postgres' ? await createPostgresTestDb(process.env.TEST_DATABASE_URL!) : undefined;
+  if (pg) onTestFinished(() => pg.dispose());
+  const dataDir = path.join(dir, 'data');
+  const db = pg?.db ?? (await createPgliteDb({ dataDir }));
+  if (!pg) await migrate(db);
+  const indexed = await indexSimulator({ db, vm, head: HEAD, sim: { blockTimeMs: HOUR_MS, ...sim } });
+  onTestFinished(() => indexed.close());
+  // The CLI opens the data directory itself: one process at a time.
+  if (!pg) await db.close();
+  return { db, indexed, dbArgs: pg ? ['--database-url', pg.url] : ['--data-dir', dataDir] };
+}
+
+/** The address,amount rows of a scores file. */
+function fileRows(csv: string): [string, string][] {
+  return csv
+    .split('\n')
+    .filter((l) => l !== '' && !l.startsWith('#') && l !== 'address,amount')
+    .map((l) => l.split(',') as [string, string]);
+}
+
+describe.each(engines)('a VIP stage from the index on evm (%s), scores contract on anvil', (engine) => {
+  it('compute over block times → update-scores (dry run, real) → finalize: getScores is the file', async () => {
+    const anvil = await startAnvil();
+    onTestFinished(() => anvil.stop());
+    const dir = await mkdtemp(path.join(tmpdir(), 'vip-scores-e2e-evm-'));
+    onTestFinished(() => rm(dir, { recursive: true, force: true }));
+    const { db, indexed, dbArgs } = await indexedChain('evm', engine, dir);
+    const { sim } = indexed;
+
+    const rules = everyKindRules({
+      vm: 'evm',
+      db,
+      sim,
+      head: HEAD,
+      dir,
+      close: async () => undefined,
+    } as ScoresChain);
+    const rulesFile = path.join(dir, 'rules.json');
+    await writeFile(rulesFile, JSON.stringify(rules, null, 2));
+    const from = sim.truth.block(15).time;
+    const to = sim.truth.block(95).time;
+    const out = path.join(dir, 'stage-1.csv');
+    await vip([
+      'scores',
+      'compute',
+      '--stage',
+      '1',
+      '--rules',
+      rulesFile,
+      '--out',
+      out,
+      '--from',
+      from,
+      '--to',
+      to,
+      ...dbArgs,
+    ]);
+    const csv = await readFile(out, 'utf8');
+    const expected = expectedScores(sim, rules, heightsOfTimes(sim, HEAD, from, to));
+    expect(expected.scores.size).toBeGreaterThan(10);
+    expectFileMatchesOracle({ csv } as Parameters<typeof expectFileMatchesOracle>[0], expected, 'evm');
+    const rows = fileRows(csv);
+
+    const base = ['--vm', 'evm', '--json-rpc', anvil.url, '--key-env', 'OPERATOR_KEY', '--poll-ms', '20'];
+    const deployed = await vip([
+      'deploy',
+      ...base,
+      '--init-stage',
+      '1',
+      '--record',
+      path.join(dir, 'record.json'),
+    ]);
+    const contract = (deployed.record as { contractAddress: Hex }).contractAddress;
+    const update = updateScoresArgv(base, contract, '1', out, '--progress', path.join(dir, 'p.json'));
+    expect(await vip([...update, '--dry-run'])).toMatchObject({ dryRun: true });
+    const pub = createPublicClient({ chain: anvilChain(anvil), transport: http(anvil.url) });
+    const onChain = async () => {
+      const got = await pub.readContract({
+        address: contract,
+        abi: VIP_SCORE_ABI,
+        functionName: 'getScores',
+        args: [1n, 0n, 10_000n],
+      });
+      return Object.fromEntries(got.map((r) => [r.addr.toLowerCase(), String(r.amount)]));
+    };
+    expect(await onChain()).toEqual({});
+    await vip(update);
+    await vip(['finalize', ...base, '--contract', contract, '--stage', '1']);
+    expect(await vip(['status', ...base, '--contract', contract])).toMatchObject({ finalizedStages: ['1'] });
+    expect(await onChain()).toEqual(Object.fromEntries(rows));
+  }, 300_000);
+});
 
 /** The score contract's stage-1 scores as address → amount text (the model's own state). */
 function stageScores(
