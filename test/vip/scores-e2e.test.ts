@@ -206,7 +206,9 @@ describe.each(engines)('a VIP stage from the index on evm (%s), scores contract 
         functionName: 'getScores',
         args: [1n, 0n, 10_000n],
       });
-      return Object.fromEntries(got.map((r) => [r.addr.toLowerCase(), String(r.amount)]));
+      // getScores pads its answer with zero-address rows (see evm-contract.test.ts).
+      const real = got.filter((r) => BigInt(r.addr) !== 0n);
+      return Object.fromEntries(real.map((r) => [r.addr.toLowerCase(), String(r.amount)]));
     };
     expect(await onChain()).toEqual({});
     await vip(update);
