@@ -37,7 +37,11 @@ export function msgExecute(call: MoveCall): EncodedMsg {
       `"module_name":"${call.moduleName}","function_name":"${call.functionName}",` +
       `"type_args":${JSON.stringify(call.typeArgs)},"args":${JSON.stringify(args)}}`,
     target: {
-      move: { moduleAddress: call.moduleAddress, moduleName: call.moduleName, functionName: call.functionName },
+      move: {
+        moduleAddress: call.moduleAddress,
+        moduleName: call.moduleName,
+        functionName: call.functionName,
+      },
     },
     amino: {
       type: 'move/MsgExecute',

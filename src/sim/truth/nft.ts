@@ -78,7 +78,12 @@ export function nftCollectionsTruth(naming: NftNaming, lastG: number): NftCollec
  * The mints and transfers of global txs firstG..lastG (one block, at `height`), from the closed-form
  * lifecycle rather than from the events the VMs render. NFT operations never fail.
  */
-export function nftMovesTruth(naming: NftNaming, height: number, firstG: number, lastG: number): NftMoveTruth[] {
+export function nftMovesTruth(
+  naming: NftNaming,
+  height: number,
+  firstG: number,
+  lastG: number,
+): NftMoveTruth[] {
   const out: NftMoveTruth[] = [];
   for (let g = firstG; g <= lastG; g++) {
     const op = nftOpAt(naming.plan, g);
