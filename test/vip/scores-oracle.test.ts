@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { toBech32 } from '../../src/shared/address.js';
 import { testDbFactories } from '../helpers/db.js';
-import { addressKey, expectedScores, type ScoreRules } from '../helpers/vip-scores-truth.js';
+import { addressKey, expectedScores, U64_MAX, type ScoreRules } from '../helpers/vip-scores-truth.js';
 import {
   compute,
   everyKindRules,
@@ -96,6 +96,27 @@ describe.each(
     expect(a.rows.length).toBeGreaterThan(0);
     expect(b.csv).toBe(a.csv);
     expect(b.metaJson).toBe(a.metaJson);
+  });
+
+  it('a score above u64 is an error naming the address', async () => {
+    const rules: ScoreRules = {
+      version: 1,
+      metrics: [{ name: 'gas', kind: 'gas_used', weight: '1000000000000000' }],
+    };
+    const gas = expectedScores(
+      chain.sim,
+      { ...rules, metrics: [{ ...rules.metrics[0]!, weight: 1 }] },
+      WINDOW,
+    );
+    const over = [...gas.scores].filter(([, g]) => g * 10n ** 15n > U64_MAX).map(([key]) => key);
+    expect(over.length).toBeGreaterThan(0);
+    const err = await compute(chain, rules, { from: String(WINDOW.from), to: String(WINDOW.to) }).then(
+      () => undefined,
+      (e: unknown) => e as { code?: string; message?: string },
+    );
+    expect(err?.code).toBe('score_overflow');
+    const named = /of (\S+) exceeds/.exec(err?.message ?? '')?.[1];
+    expect(over).toContain(addressKey(named ?? '0x0'));
   });
 
   it('NFT kinds: mints (one collection, any) and receipts', async () => {
