@@ -6,6 +6,7 @@ import { renderTxResponseJson } from '../../src/ingest/decode/tx-response.js';
 import { ensureChainMeta } from '../../src/store/chain-meta.js';
 import type { Db } from '../../src/store/db.js';
 import { createBlockWriter } from '../../src/store/writers/block-writer.js';
+import type { NftBlockRows } from '../../src/store/writers/nft-rows.js';
 import type { BlockRows, TxRow } from '../../src/store/writers/rows.js';
 
 /**
@@ -33,6 +34,8 @@ export interface BlockSpec {
   /** Block time, ms since the epoch. */
   timeMs: number;
   txs: TxSpec[];
+  /** NFT changes of the block, as the collectors hand them to the writer. */
+  nft?: NftBlockRows;
 }
 
 export const accountOf = (label: string, length = 20): Uint8Array =>
@@ -74,7 +77,14 @@ function txRow(height: number, index: number, timeMs: number, spec: TxSpec): TxR
   const types = [...new Set(messages.map((m) => String(m['@type']).replace(/^\//, '')))];
   const accounts = [spec.signer, ...(spec.others ?? [])];
   const distinct = [...new Map(accounts.map((a) => [Buffer.from(a).toString('hex'), a])).values()];
-  return { hash: Buffer.from(hash, 'hex'), height, signer: spec.signer, accounts: distinct, msgTypes: types, data };
+  return {
+    hash: Buffer.from(hash, 'hex'),
+    height,
+    signer: spec.signer,
+    accounts: distinct,
+    msgTypes: types,
+    data,
+  };
 }
 
 export function blockRows(height: number, spec: BlockSpec): BlockRows {
@@ -92,6 +102,7 @@ export function blockRows(height: number, spec: BlockSpec): BlockRows {
     },
     txs: spec.txs.map((t, i) => txRow(height, i, spec.timeMs, t)),
     evmTxs: [],
+    ...(spec.nft ? { nft: spec.nft } : {}),
   };
 }
 

@@ -31,7 +31,14 @@ const send = (signer: Uint8Array, gas: number, fee: number, code = 0): TxSpec =>
   gasUsed: String(gas),
   fees: uinit(fee),
 });
-const moveCall = (signer: Uint8Array, addr: string, fn: string, gas: number, fee: number, code = 0): TxSpec => ({
+const moveCall = (
+  signer: Uint8Array,
+  addr: string,
+  fn: string,
+  gas: number,
+  fee: number,
+  code = 0,
+): TxSpec => ({
   signer,
   code,
   gasUsed: String(gas),
@@ -82,7 +89,12 @@ const BLOCKS: BlockSpec[] = [
       {
         ...send(C, 30, 1),
         messages: [
-          { '@type': '/cosmwasm.wasm.v1.MsgExecuteContract', sender: bech32Of(C), contract: bech32Of(X), msg: {} },
+          {
+            '@type': '/cosmwasm.wasm.v1.MsgExecuteContract',
+            sender: bech32Of(C),
+            contract: bech32Of(X),
+            msg: {},
+          },
         ],
       },
     ],
@@ -104,14 +116,18 @@ const BLOCKS: BlockSpec[] = [
 ];
 
 const iso = (ms: number) => new Date(ms).toISOString();
-const loaded = (text: string): LoadedRules => ({ rules: parseRules(text, 'r.yaml'), sha256: 'f'.repeat(64), path: 'r.yaml' });
+const loaded = (text: string): LoadedRules => ({
+  rules: parseRules(text, 'r.yaml'),
+  sha256: 'f'.repeat(64),
+  path: 'r.yaml',
+});
 
-function metricRules(metric: Partial<Metric> & { kind: Metric['kind'] }): LoadedRules {
-  const extra = Object.entries(metric)
-    .filter(([k]) => k !== 'kind')
+/** One metric named m of weight 1; `keys` are the rules file's own keys for the kind. */
+function metricRules(kind: Metric['kind'], keys: Record<string, unknown> = {}): LoadedRules {
+  const extra = Object.entries(keys)
     .map(([k, v]) => `    ${k}: ${JSON.stringify(v)}\n`)
     .join('');
-  return loaded(`version: 1\nmetrics:\n  - name: m\n    kind: ${metric.kind}\n    weight: 1\n${extra}`);
+  return loaded(`version: 1\nmetrics:\n  - name: m\n    kind: ${kind}\n    weight: 1\n${extra}`);
 }
 
 /** Per address (hex of the account bytes) → the metric's value, exclusions included. */
@@ -135,7 +151,7 @@ describe.each(testDbFactories())('vip scores SQL on $name', (factory) => {
   const h = hexOf;
 
   it('txs_signed counts successful txs per first signer', async () => {
-    expect(valuesOf(await run(metricRules({ kind: 'txs_signed' })))).toEqual({
+    expect(valuesOf(await run(metricRules('txs_signed')))).toEqual({
       [h(A)]: '5',
       [h(B)]: '1',
       [h(C)]: '1',
@@ -145,7 +161,7 @@ describe.each(testDbFactories())('vip scores SQL on $name', (factory) => {
   });
 
   it('gas_used charges every tx, failed ones too, to the fee payer', async () => {
-    expect(valuesOf(await run(metricRules({ kind: 'gas_used' })))).toEqual({
+    expect(valuesOf(await run(metricRules('gas_used')))).toEqual({
       [h(A)]: '670',
       [h(B)]: '80',
       [h(C)]: '70',
@@ -155,36 +171,36 @@ describe.each(testDbFactories())('vip scores SQL on $name', (factory) => {
   });
 
   it('fees_paid sums one denom over every tx', async () => {
-    expect(valuesOf(await run(metricRules({ kind: 'fees_paid', denom: 'uinit' } as Metric)))).toEqual({
+    expect(valuesOf(await run(metricRules('fees_paid', { denom: 'uinit' })))).toEqual({
       [h(A)]: '67',
       [h(B)]: '9',
       [h(C)]: '5',
       [h(D)]: '60',
       [h(M)]: '1',
     });
-    expect(valuesOf(await run(metricRules({ kind: 'fees_paid', denom: 'uusdc' } as Metric)))).toEqual({
+    expect(valuesOf(await run(metricRules('fees_paid', { denom: 'uusdc' })))).toEqual({
       [h(B)]: '3',
     });
   });
 
   it('msg_txs counts successful txs by type, with the Move and Wasm filters', async () => {
     const types = { msg_types: ['initia.move.v1.MsgExecute'] };
-    expect(valuesOf(await run(metricRules({ kind: 'msg_txs', ...types } as Metric)))).toEqual({ [h(A)]: '3' });
+    expect(valuesOf(await run(metricRules('msg_txs', types)))).toEqual({ [h(A)]: '3' });
     const swap = { ...types, move: { module_address: '0x1', module_name: 'dex', function: 'swap' } };
-    expect(valuesOf(await run(metricRules({ kind: 'msg_txs', ...swap } as Metric)))).toEqual({ [h(A)]: '2' });
+    expect(valuesOf(await run(metricRules('msg_txs', swap)))).toEqual({ [h(A)]: '2' });
     const wasm = { msg_types: ['/cosmwasm.wasm.v1.MsgExecuteContract'], wasm: { contract: hexOf(X) } };
-    expect(valuesOf(await run(metricRules({ kind: 'msg_txs', ...wasm } as Metric)))).toEqual({ [h(C)]: '1' });
+    expect(valuesOf(await run(metricRules('msg_txs', wasm)))).toEqual({ [h(C)]: '1' });
   });
 
   it('evm_txs_to counts successful calls to the contract, with the selector', async () => {
     const to = { contract: hexOf(K) };
-    expect(valuesOf(await run(metricRules({ kind: 'evm_txs_to', ...to } as Metric)))).toEqual({ [h(D)]: '2' });
+    expect(valuesOf(await run(metricRules('evm_txs_to', to)))).toEqual({ [h(D)]: '2' });
     const sel = { ...to, selector: '0xA9059CBB' };
-    expect(valuesOf(await run(metricRules({ kind: 'evm_txs_to', ...sel } as Metric)))).toEqual({ [h(D)]: '1' });
+    expect(valuesOf(await run(metricRules('evm_txs_to', sel)))).toEqual({ [h(D)]: '1' });
   });
 
   it('active_days counts distinct UTC dates with a successful signed tx', async () => {
-    expect(valuesOf(await run(metricRules({ kind: 'active_days' })))).toEqual({
+    expect(valuesOf(await run(metricRules('active_days')))).toEqual({
       [h(A)]: '2',
       [h(B)]: '1',
       [h(C)]: '1',
@@ -194,18 +210,18 @@ describe.each(testDbFactories())('vip scores SQL on $name', (factory) => {
   });
 
   it('time windows: first block at or after from, last block before to', async () => {
-    const at = (from: number, to: number) => run(metricRules({ kind: 'txs_signed' }), { from: iso(from), to: iso(to) });
+    const at = (from: number, to: number) => run(metricRules('txs_signed'), { from: iso(from), to: iso(to) });
     const exact = await at(T0 + 6 * HOUR, T0 + 36 * HOUR);
     expect([exact.window.fromHeight, exact.window.toHeight]).toEqual([2, 6]);
     const later = await at(T0 + 6 * HOUR + 1, T0 + 36 * HOUR + 1);
     expect([later.window.fromHeight, later.window.toHeight]).toEqual([3, 7]);
     // Heights 3 alone hold no tx: an empty, valid window.
-    const empty = await run(metricRules({ kind: 'txs_signed' }), { from: '3', to: '3' });
+    const empty = await run(metricRules('txs_signed'), { from: '3', to: '3' });
     expect(empty.rows).toEqual([]);
   });
 
   it('refuses a window the index has not covered', async () => {
-    const rules = metricRules({ kind: 'txs_signed' });
+    const rules = metricRules('txs_signed');
     await expect(run(rules, { from: '1', to: '9' })).rejects.toMatchObject({ code: 'window_not_indexed' });
     await expect(run(rules, { from: iso(T0), to: iso(T0 + 42 * HOUR + 1) })).rejects.toMatchObject({
       code: 'window_not_indexed',
@@ -264,9 +280,20 @@ exclude: ["${bech32Of(C)}"]
       ['fees', '67', '33.5'],
       ['days', '2', '6'],
     ]);
-    expect(e).toMatchObject({ weighted_sum: '51.2', rounded: '51', capped: true, outcome: 'scored', amount_in_file: '20' });
+    expect(e).toMatchObject({
+      weighted_sum: '51.2',
+      rounded: '51',
+      capped: true,
+      outcome: 'scored',
+      amount_in_file: '20',
+    });
     const b = explainAddress(await run(rules), rules.rules, hexOf(B), 'init');
-    expect(b).toMatchObject({ weighted_sum: '9.3', rounded: '9', outcome: 'below_minimum', amount_in_file: null });
+    expect(b).toMatchObject({
+      weighted_sum: '9.3',
+      rounded: '9',
+      outcome: 'below_minimum',
+      amount_in_file: null,
+    });
   });
 
   it('renders addresses in the form update-scores sends for the VM', async () => {
@@ -278,7 +305,10 @@ exclude: ["${bech32Of(C)}"]
       const other = await factory.create();
       try {
         await writeScoresChain(other.db, { chainId: `${vm}-1`, vm }, BLOCKS.slice(0, 1));
-        const result = await computeScores({ db: other.db }, { stage: 1n, rules: metricRules({ kind: 'txs_signed' }), window: { from: '1', to: '1' } });
+        const result = await computeScores(
+          { db: other.db },
+          { stage: 1n, rules: metricRules('txs_signed'), window: { from: '1', to: '1' } },
+        );
         expect(result.rows).toEqual([{ address: form, amount: 1n }]);
       } finally {
         await other.dispose();

@@ -15,7 +15,10 @@ type Raw = Record<string, unknown>;
 function parseStage(value: unknown): bigint {
   const text = String(value ?? '');
   if (!/^\d+$/.test(text) || BigInt(text) === 0n || BigInt(text) >= 1n << 64n) {
-    throw new InputError('invalid_stage', `--stage must be a whole number between 1 and 2^64-1, got "${text}"`);
+    throw new InputError(
+      'invalid_stage',
+      `--stage must be a whole number between 1 and 2^64-1, got "${text}"`,
+    );
   }
   return BigInt(text);
 }
@@ -30,7 +33,11 @@ function windowSpec(raw: Raw): WindowSpec {
   if (raw.network === undefined && raw.l1Rest === undefined) {
     throw new InputError('invalid_window', 'give --from/--to, or --network mainnet|testnet or --l1-rest URL');
   }
-  const l1 = resolveL1(raw.network as string | undefined, raw.l1Rest as string | undefined, raw.vipPackage as string | undefined);
+  const l1 = resolveL1(
+    raw.network as string | undefined,
+    raw.l1Rest as string | undefined,
+    raw.vipPackage as string | undefined,
+  );
   return { l1: { rest: l1.rest, vipPackage: l1.vipPackage } };
 }
 
@@ -38,14 +45,19 @@ function windowSpec(raw: Raw): WindowSpec {
 async function nodeModuleAccounts(rest: string): Promise<string[]> {
   const url = `${rest.replace(/\/+$/, '')}/cosmos/auth/v1beta1/module_accounts`;
   const res = await fetch(url, { signal: AbortSignal.timeout(10_000) }).catch((err: Error) => {
-    throw new AppError('node_unreachable', `module accounts from ${rest}: ${err.message}`, { retryable: true });
+    throw new AppError('node_unreachable', `module accounts from ${rest}: ${err.message}`, {
+      retryable: true,
+    });
   });
   const body = (await res.json().catch(() => ({}))) as { accounts?: Record<string, unknown>[] };
   if (res.status !== 200 || !Array.isArray(body.accounts)) {
     throw new AppError('node_error', `module accounts from ${rest}: HTTP ${res.status}`);
   }
   return body.accounts
-    .map((a) => (a.base_account as { address?: string } | undefined)?.address ?? (a.address as string | undefined))
+    .map(
+      (a) =>
+        (a.base_account as { address?: string } | undefined)?.address ?? (a.address as string | undefined),
+    )
     .filter((a): a is string => typeof a === 'string');
 }
 
@@ -110,7 +122,11 @@ export function registerVipScores(vip: Command, out: (r: unknown) => void): void
       const raw = this.optsWithGlobals<Raw>();
       const rules = await loadRulesFile(String(raw.rules));
       const explained = await withScores(raw, async (ctx) => {
-        const result = await computeScores(ctx, { stage: parseStage(raw.stage), rules, window: windowSpec(raw) });
+        const result = await computeScores(ctx, {
+          stage: parseStage(raw.stage),
+          rules,
+          window: windowSpec(raw),
+        });
         return explainAddress(result, rules.rules, address, ctx.prefix ?? 'init');
       });
       out(explained);

@@ -134,3 +134,30 @@ export async function accountsById(db: Queryable, ids: readonly number[]): Promi
   }
   return out;
 }
+
+/**
+ * NFTs received per recipient over heights [from, to] (nft_receipt): mints (`minted`) or
+ * transfers, optionally of one collection.
+ */
+export function nftReceipts(
+  db: Queryable,
+  heights: { from: number; to: number },
+  minted: boolean,
+  collection?: Uint8Array,
+) {
+  const inCollection = collection ? 'JOIN nft_dict d ON d.id = r.nft_id AND d.collection_addr = $4' : '';
+  return aggregate(
+    db,
+    `SELECT r.to_id AS account_id, count(*)::text AS value FROM nft_receipt r ${inCollection}
+      WHERE r.height BETWEEN $1 AND $2 AND r.minted = $3 GROUP BY r.to_id`,
+    collection
+      ? [heights.from, heights.to, minted, Buffer.from(collection)]
+      : [heights.from, heights.to, minted],
+  );
+}
+
+/** First height whose NFT receipts are recorded (migrations/20261126_0011_nft_receipts.sql). */
+export async function nftReceiptsFrom(db: Queryable): Promise<number> {
+  const { rows } = await db.query<{ from_height: number }>('SELECT from_height FROM nft_receipt_coverage');
+  return Number(rows[0]?.from_height ?? 1);
+}

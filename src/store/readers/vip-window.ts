@@ -23,7 +23,9 @@ export async function indexedRange(db: Queryable): Promise<IndexedRange> {
 
 /** Checkpoint height of a stage stream (undefined when the stage never ran). */
 export async function streamHeight(db: Queryable, stream: string): Promise<number | undefined> {
-  const { rows } = await db.query<{ height: number }>('SELECT height FROM checkpoint WHERE stream = $1', [stream]);
+  const { rows } = await db.query<{ height: number }>('SELECT height FROM checkpoint WHERE stream = $1', [
+    stream,
+  ]);
   return rows[0] ? Number(rows[0].height) : undefined;
 }
 

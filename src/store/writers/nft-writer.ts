@@ -1,6 +1,7 @@
 import { nftNameKey } from '../../shared/nft-name.js';
 import type { Queryable } from '../db.js';
 import { asBuffer, hexKey } from './dictionary.js';
+import { createNftReceiptLog } from './nft-receipts.js';
 import type { NftBlockRows, NftChange, NftCollectionRow } from './nft-rows.js';
 
 /** One block's NFT rows with what the writer needs to place them. */
@@ -57,16 +58,20 @@ export async function writeNftBlocks(
   const before = await loadTokens(tx, [...new Set([...ids.values(), ...objects.values()])]);
   const after = new Map([...before].map(([id, s]) => [id, { ...s }]));
   const edges = new Set<string>();
+  const receipts = createNftReceiptLog();
   for (const b of blocks) {
     for (const ch of b.nft.changes) {
       const id = refId(ch, ids, objects, known);
       if (id === undefined) continue;
       applyChange(after, id, ch, b, accountId);
-      if (ch.txIndex !== null) edges.add(`${id}:${b.firstSequence + ch.txIndex}`);
+      const sequence = ch.txIndex === null ? null : b.firstSequence + ch.txIndex;
+      if (sequence !== null) edges.add(`${id}:${sequence}`);
+      receipts.record({ height: b.height, sequence }, id, ch, after.get(id), accountId);
     }
   }
   await storeTokens(tx, before, after);
   await insertEdges(tx, edges);
+  await receipts.insert(tx);
   for (const b of blocks) {
     for (const o of b.nft.originNames) {
       await tx.query(`UPDATE nft_collection SET origin_name = $2, origin_name_key = $3 WHERE name = $1`, [

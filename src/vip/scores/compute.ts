@@ -68,8 +68,9 @@ export async function computeScores(ctx: ScoresContext, input: ComputeInput): Pr
   const window = await resolveWindow(ctx.db, input.window, { stage: input.stage });
   const seqRange = await txSequenceRange(ctx.db, window.fromHeight, window.toHeight);
   const perMetric: MetricRow[][] = [];
+  const metricWindow = { heights: { from: window.fromHeight, to: window.toHeight }, txs: seqRange };
   for (const metric of rules.metrics) {
-    perMetric.push(seqRange ? await readMetric(ctx.db, seqRange, metric, { vm, prefix }) : []);
+    perMetric.push(await readMetric(ctx.db, metricWindow, metric, { vm, prefix }));
   }
   const exclusions = exclusionSet(rules, ctx, prefix);
   const all = await scoreAccounts(ctx.db, rules, perMetric, { vm, prefix, exclusions });
@@ -88,7 +89,14 @@ export async function computeScores(ctx: ScoresContext, input: ComputeInput): Pr
     metricTotals: rules.metrics.map((m, i) => metricTotal(m.name, m.kind, m.weight.text, perMetric[i] ?? [])),
     rows,
   });
-  return { rows, meta, csv: renderScoresCsv(meta, rows), metaJson: `${JSON.stringify(meta, null, 2)}\n`, all, window };
+  return {
+    rows,
+    meta,
+    csv: renderScoresCsv(meta, rows),
+    metaJson: `${JSON.stringify(meta, null, 2)}\n`,
+    all,
+    window,
+  };
 }
 
 function metricTotal(name: string, kind: string, weight: string, rows: MetricRow[]) {
@@ -104,7 +112,10 @@ function exclusionSet(rules: Rules, ctx: ScoresContext, prefix: string): Map<str
   for (const a of rules.exclude) out.set(accountKey(a, prefix), 'rules exclude');
   if (rules.excludeOperator) {
     if (!ctx.operatorAddress) {
-      throw new AppError('missing_option', 'the rules set exclude_operator: give the operator address (--operator)');
+      throw new AppError(
+        'missing_option',
+        'the rules set exclude_operator: give the operator address (--operator)',
+      );
     }
     out.set(accountKey(ctx.operatorAddress, prefix), 'operator');
   }
@@ -120,7 +131,8 @@ async function scoreAccounts(
   const values = new Map<number, Record<string, string>>();
   rules.metrics.forEach((m, i) => {
     for (const r of perMetric[i] ?? []) {
-      if (!/^\d+$/.test(r.value)) throw new AppError('internal', `metric ${m.name}: non-integer value ${r.value}`);
+      if (!/^\d+$/.test(r.value))
+        throw new AppError('internal', `metric ${m.name}: non-integer value ${r.value}`);
       if (r.value === '0') continue;
       const v = values.get(r.accountId) ?? {};
       v[m.name] = r.value;

@@ -24,8 +24,14 @@ export async function diffScoresFiles(pathA: string, pathB: string) {
   const [a, b] = await Promise.all([readScoresCsv(pathA), readScoresCsv(pathB)]);
   const sum = (m: Map<string, bigint>) => [...m.values()].reduce((n, v) => n + v, 0n);
   const sorted = (xs: string[]) => xs.sort((x, y) => (x < y ? -1 : x > y ? 1 : 0));
-  const added = sorted([...b.keys()].filter((k) => !a.has(k))).map((k) => ({ address: k, amount: String(b.get(k)) }));
-  const removed = sorted([...a.keys()].filter((k) => !b.has(k))).map((k) => ({ address: k, amount: String(a.get(k)) }));
+  const added = sorted([...b.keys()].filter((k) => !a.has(k))).map((k) => ({
+    address: k,
+    amount: String(b.get(k)),
+  }));
+  const removed = sorted([...a.keys()].filter((k) => !b.has(k))).map((k) => ({
+    address: k,
+    amount: String(a.get(k)),
+  }));
   const changed = sorted([...a.keys()].filter((k) => b.has(k) && a.get(k) !== b.get(k))).map((k) => ({
     address: k,
     a: String(a.get(k)),

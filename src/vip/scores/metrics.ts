@@ -6,6 +6,8 @@ import {
   feesPaid,
   gasUsed,
   msgTxs,
+  nftReceipts,
+  nftReceiptsFrom,
   txsSigned,
   type MetricRow,
   type SequenceRange,
@@ -18,17 +20,39 @@ const MSG_CALL = 'minievm.evm.v1.MsgCall';
 /** Which VMs a metric kind applies to (undefined = all). */
 const KIND_VMS: Partial<Record<Metric['kind'], readonly ScoresVm[]>> = { evm_txs_to: ['evm'] };
 
+/** The window as heights and as its txs' sequence range (undefined: no tx in it). */
+export interface MetricWindow {
+  heights: { from: number; to: number };
+  txs: SequenceRange | undefined;
+}
+
 /** One metric's (account, value) rows over the window: one SQL aggregation. */
-export function readMetric(
+export async function readMetric(
   db: Queryable,
-  w: SequenceRange,
+  window: MetricWindow,
   metric: Metric,
   chain: { vm: ScoresVm; prefix: string },
 ): Promise<MetricRow[]> {
   const vms = KIND_VMS[metric.kind];
   if (vms && !vms.includes(chain.vm)) {
-    throw new AppError('invalid_rules', `metric ${metric.name}: kind ${metric.kind} needs a ${vms.join('/')} rollup`);
+    throw new AppError(
+      'invalid_rules',
+      `metric ${metric.name}: kind ${metric.kind} needs a ${vms.join('/')} rollup`,
+    );
   }
+  if (metric.kind === 'nft_mints' || metric.kind === 'nft_received') {
+    const since = await nftReceiptsFrom(db);
+    if (window.heights.from < since) {
+      throw new AppError(
+        'window_not_indexed',
+        `metric ${metric.name}: NFT receipts are recorded from height ${since} on (this index was upgraded then); the window starts at ${window.heights.from}`,
+      );
+    }
+    const collection = metric.collection ? collectionBytes(metric.collection, chain) : undefined;
+    return nftReceipts(db, window.heights, metric.kind === 'nft_mints', collection);
+  }
+  const w = window.txs;
+  if (!w) return [];
   switch (metric.kind) {
     case 'txs_signed':
       return txsSigned(db, w);
@@ -42,11 +66,18 @@ export function readMetric(
       return msgTxs(db, w, metric.msgTypes ?? [], messageFilter(metric, chain.prefix));
     case 'evm_txs_to':
       return msgTxs(db, w, [MSG_CALL], evmCallFilter(metric, chain.prefix));
-    case 'nft_mints':
-    case 'nft_received':
-      // The index keeps which txs touched a token (tx_nfts) but not who received it per tx.
-      throw new AppError('metric_unsupported', `metric ${metric.name}: kind ${metric.kind} is not computed yet`);
   }
+}
+
+/** Collection address bytes as nft_collection stores them: 20 bytes on EVM, 32 on Move and Wasm. */
+function collectionBytes(text: string, chain: { vm: ScoresVm; prefix: string }): Uint8Array {
+  if (!text.startsWith('0x')) return accountBytesFromString(text, chain.prefix);
+  const digits = text.slice(2).toLowerCase();
+  const width = chain.vm === 'evm' ? 40 : 64;
+  if (!/^[0-9a-f]*$/.test(digits) || digits.length > width) {
+    throw new AppError('invalid_rules', `collection ${text} is not a ${width / 2}-byte address`);
+  }
+  return Buffer.from(digits.padStart(width, '0'), 'hex');
 }
 
 function bech32Of(text: string, prefix: string): string {

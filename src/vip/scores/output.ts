@@ -82,14 +82,19 @@ export function renderMeta(input: {
     },
     indexer_version: input.indexerVersion,
     indexed_height: input.indexedHeight,
-    excluded: [...input.excluded].sort((a, b) => (a.account < b.account ? -1 : a.account > b.account ? 1 : 0)),
+    excluded: [...input.excluded].sort((a, b) =>
+      a.account < b.account ? -1 : a.account > b.account ? 1 : 0,
+    ),
     metrics: input.metricTotals,
     addresses: input.rows.length,
     total_score: input.rows.reduce((n, row) => n + row.amount, 0n).toString(),
   };
 }
 
-export function renderScoresCsv(meta: ScoresMeta, rows: readonly { address: string; amount: bigint }[]): string {
+export function renderScoresCsv(
+  meta: ScoresMeta,
+  rows: readonly { address: string; amount: bigint }[],
+): string {
   const w = meta.window;
   const head = [
     `# ${SCORES_FORMAT}`,
@@ -108,7 +113,10 @@ export function renderScoresCsv(meta: ScoresMeta, rows: readonly { address: stri
 }
 
 /** Writes the CSV and `<out>.meta.json`. */
-export async function writeScoresFiles(out: string, result: { csv: string; metaJson: string }): Promise<void> {
+export async function writeScoresFiles(
+  out: string,
+  result: { csv: string; metaJson: string },
+): Promise<void> {
   await writeFile(out, result.csv);
   await writeFile(`${out}.meta.json`, result.metaJson);
 }

@@ -47,29 +47,74 @@ describe('rules loader', () => {
       msgTypes: ['initia.move.v1.MsgExecute'],
       move: { moduleAddress: '0x1', moduleName: 'dex', function: 'swap' },
     });
-    expect(r.metrics[3]).toMatchObject({ contract: '0xabcdefabcdefabcdefabcdefabcdefabcdefabcd', selector: '0xa9059cbb' });
-    expect(r).toMatchObject({ cap: 1000000n, minimum: 10n, exclude: ['init1abc'], excludeOperator: true, rounding: 'round_half_up' });
+    expect(r.metrics[3]).toMatchObject({
+      contract: '0xabcdefabcdefabcdefabcdefabcdefabcdefabcd',
+      selector: '0xa9059cbb',
+    });
+    expect(r).toMatchObject({
+      cap: 1000000n,
+      minimum: 10n,
+      exclude: ['init1abc'],
+      excludeOperator: true,
+      rounding: 'round_half_up',
+    });
   });
 
   it('reads the same rules from JSON', () => {
-    const json = JSON.stringify({ version: 1, metrics: [{ name: 'a', kind: 'gas_used', weight: '0.5' }] }, null, 2);
+    const json = JSON.stringify(
+      { version: 1, metrics: [{ name: 'a', kind: 'gas_used', weight: '0.5' }] },
+      null,
+      2,
+    );
     expect(parseRules(json, 'rules.json').metrics[0]?.weight.text).toBe('0.5');
   });
 
   const cases: [string, string, RegExp][] = [
     ['unknown top key', `${VALID}colour: red\n`, /^rules\.yaml:25: colour: unknown key/],
-    ['negative weight', withLine(5, '    weight: -1'), /^rules\.yaml:5: metrics\[0\]\.weight: must be a decimal >= 0/],
-    ['19 fractional digits', withLine(9, '    weight: "0.0000000000000000001"'), /^rules\.yaml:9: metrics\[1\]\.weight: /],
+    [
+      'negative weight',
+      withLine(5, '    weight: -1'),
+      /^rules\.yaml:5: metrics\[0\]\.weight: must be a decimal >= 0/,
+    ],
+    [
+      '19 fractional digits',
+      withLine(9, '    weight: "0.0000000000000000001"'),
+      /^rules\.yaml:9: metrics\[1\]\.weight: /,
+    ],
     ['bad kind', withLine(4, '    kind: tx_signed'), /^rules\.yaml:4: metrics\[0\]\.kind: must be one of/],
     ['bad name', withLine(3, '  - name: Signed'), /^rules\.yaml:3: metrics\[0\]\.name: must match/],
-    ['key of another kind', withLine(8, '    selector: "0x12345678"'), /^rules\.yaml:8: metrics\[1\]\.selector: not allowed for kind fees_paid/],
-    ['short contract', withLine(17, '    contract: "0xabc"'), /^rules\.yaml:17: metrics\[3\]\.contract: must be 0x and 40 hex digits/],
-    ['bad rounding', withLine(24, 'rounding: nearest'), /^rules\.yaml:24: rounding: must be floor, round_half_up or ceil/],
-    ['cap past u64', withLine(20, 'cap: "18446744073709551616"'), /^rules\.yaml:20: cap: must be a whole number within u64/],
+    [
+      'key of another kind',
+      withLine(8, '    selector: "0x12345678"'),
+      /^rules\.yaml:8: metrics\[1\]\.selector: not allowed for kind fees_paid/,
+    ],
+    [
+      'short contract',
+      withLine(17, '    contract: "0xabc"'),
+      /^rules\.yaml:17: metrics\[3\]\.contract: must be 0x and 40 hex digits/,
+    ],
+    [
+      'bad rounding',
+      withLine(24, 'rounding: nearest'),
+      /^rules\.yaml:24: rounding: must be floor, round_half_up or ceil/,
+    ],
+    [
+      'cap past u64',
+      withLine(20, 'cap: "18446744073709551616"'),
+      /^rules\.yaml:20: cap: must be a whole number within u64/,
+    ],
     ['missing denom', withLine(8, '    weight: 2'), /^rules\.yaml:\d+: \(file\): Map keys must be unique/],
     ['denom absent', withLine(8, '    # no denom'), /^rules\.yaml:6: metrics\[1\]\.denom: must be a denom/],
-    ['exclude_operator text', withLine(23, 'exclude_operator: "yes"'), /^rules\.yaml:23: exclude_operator: must be true or false/],
-    ['YAML syntax', withLine(12, '    msg_types: ["/initia.move.v1.MsgExecute"'), /^rules\.yaml:1[23]: \(file\): /],
+    [
+      'exclude_operator text',
+      withLine(23, 'exclude_operator: "yes"'),
+      /^rules\.yaml:23: exclude_operator: must be true or false/,
+    ],
+    [
+      'YAML syntax',
+      withLine(12, '    msg_types: ["/initia.move.v1.MsgExecute"'),
+      /^rules\.yaml:1[23]: \(file\): /,
+    ],
   ];
 
   it.each(cases)('names the line and the field: %s', (_what, text, message) => {
@@ -84,11 +129,15 @@ describe('rules loader', () => {
   });
 
   it('refuses a duplicate metric name at its line', () => {
-    expect(() => parseRules(withLine(6, '  - name: signed'), 'r.yaml')).toThrow(/^r\.yaml:6: metrics\[1\]\.name: duplicate name "signed"/);
+    expect(() => parseRules(withLine(6, '  - name: signed'), 'r.yaml')).toThrow(
+      /^r\.yaml:6: metrics\[1\]\.name: duplicate name "signed"/,
+    );
   });
 
   it('needs at least one metric and version 1', () => {
-    expect(() => parseRules('version: 1\nmetrics: []\n', 'r.yaml')).toThrow(/^r\.yaml:2: metrics: needs at least one metric/);
+    expect(() => parseRules('version: 1\nmetrics: []\n', 'r.yaml')).toThrow(
+      /^r\.yaml:2: metrics: needs at least one metric/,
+    );
     expect(() => parseRules('version: 2\nmetrics: []\n', 'r.yaml')).toThrow(/^r\.yaml:1: version: must be 1/);
   });
 });

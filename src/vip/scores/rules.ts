@@ -147,7 +147,8 @@ class RulesReader {
 
   string(path: Path, what = 'a non-empty string'): string {
     const node = this.node(path);
-    if (!isScalar(node) || typeof node.value !== 'string' || node.value.trim() === '') this.fail(path, `must be ${what}`);
+    if (!isScalar(node) || typeof node.value !== 'string' || node.value.trim() === '')
+      this.fail(path, `must be ${what}`);
     return node.value.trim();
   }
 
@@ -184,7 +185,10 @@ export function parseRules(text: string, fileName: string): Rules {
   if (first) {
     const line = lines.linePos(first.pos[0]).line;
     const message = first.message.split('\n')[0] ?? first.message;
-    throw new InputError('invalid_rules', `${fileName}:${line}: (file): ${message}`, { line, field: '(file)' });
+    throw new InputError('invalid_rules', `${fileName}:${line}: (file): ${message}`, {
+      line,
+      field: '(file)',
+    });
   }
   const r: RulesReader = new RulesReader(doc, lines, fileName);
   if (!isMap(doc.contents)) r.fail([], 'the rules file must be a mapping with version and metrics');
@@ -195,7 +199,8 @@ export function parseRules(text: string, fileName: string): Rules {
   const metrics: Metric[] = [];
   for (let i = 0; i < count; i++) {
     const metric = readMetric(r, ['metrics', i]);
-    if (metrics.some((m) => m.name === metric.name)) r.fail(['metrics', i, 'name'], `duplicate name "${metric.name}"`);
+    if (metrics.some((m) => m.name === metric.name))
+      r.fail(['metrics', i, 'name'], `duplicate name "${metric.name}"`);
     metrics.push(metric);
   }
   const exclude: string[] = [];
@@ -210,8 +215,11 @@ export function parseRules(text: string, fileName: string): Rules {
     if (typeof value !== 'boolean') r.fail(['exclude_operator'], 'must be true or false');
     excludeOperator = value;
   }
-  const rounding = (r.optionalString(['rounding'], /^(floor|round_half_up|ceil)$/, 'floor, round_half_up or ceil') ??
-    'floor') as Rounding;
+  const rounding = (r.optionalString(
+    ['rounding'],
+    /^(floor|round_half_up|ceil)$/,
+    'floor, round_half_up or ceil',
+  ) ?? 'floor') as Rounding;
   const cap = r.u64(['cap']);
   const minimum = r.u64(['minimum']);
   return {
@@ -249,7 +257,8 @@ function readMetric(r: RulesReader, at: Path): Metric {
       break;
     case 'evm_txs_to': {
       metric.contract = r.string([...at, 'contract'], 'a 0x contract address').toLowerCase();
-      if (!/^0x[0-9a-f]{40}$/.test(metric.contract)) r.fail([...at, 'contract'], 'must be 0x and 40 hex digits');
+      if (!/^0x[0-9a-f]{40}$/.test(metric.contract))
+        r.fail([...at, 'contract'], 'must be 0x and 40 hex digits');
       const selector = r.optionalString([...at, 'selector'], /^0x[0-9a-fA-F]{8}$/, '0x and 8 hex digits');
       if (selector) metric.selector = selector.toLowerCase();
       break;
@@ -272,11 +281,13 @@ function readMsgFilter(r: RulesReader, at: Path, metric: Metric): void {
   metric.msgTypes = [];
   for (let i = 0; i < n; i++) {
     const t = r.string([...at, 'msg_types', i], 'a message type URL').replace(/^\//, '');
-    if (!/^[A-Za-z0-9_.]+$/.test(t)) r.fail([...at, 'msg_types', i], 'must be a type URL like /initia.move.v1.MsgExecute');
+    if (!/^[A-Za-z0-9_.]+$/.test(t))
+      r.fail([...at, 'msg_types', i], 'must be a type URL like /initia.move.v1.MsgExecute');
     metric.msgTypes.push(t);
   }
   if (r.node([...at, 'move']) !== undefined) {
-    if (r.node([...at, 'wasm']) !== undefined) r.fail([...at, 'wasm'], 'move and wasm filters exclude each other');
+    if (r.node([...at, 'wasm']) !== undefined)
+      r.fail([...at, 'wasm'], 'move and wasm filters exclude each other');
     r.keys([...at, 'move'], ['module_address', 'module_name', 'function']);
     metric.move = {
       moduleAddress: r.string([...at, 'move', 'module_address'], 'a module address'),

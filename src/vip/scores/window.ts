@@ -37,7 +37,8 @@ export function parseBound(text: string, flag: string): Bound {
   const t = text.trim();
   if (/^\d+$/.test(t)) {
     const height = Number(t);
-    if (!Number.isSafeInteger(height) || height < 1) throw new InputError('invalid_window', `${flag}: bad height "${t}"`);
+    if (!Number.isSafeInteger(height) || height < 1)
+      throw new InputError('invalid_window', `${flag}: bad height "${t}"`);
     return { height };
   }
   const m = RFC3339.exec(t);
@@ -106,14 +107,17 @@ export async function resolveWindow(
 
 async function resolveFrom(db: Queryable, from: Bound, lowest: number, checkpoint: number): Promise<number> {
   if ('height' in from) {
-    if (from.height < lowest) throw notIndexed(`the index starts at height ${lowest}, after --from ${from.height}`);
+    if (from.height < lowest)
+      throw notIndexed(`the index starts at height ${lowest}, after --from ${from.height}`);
     if (from.height > checkpoint) throw notIndexed(`the index is at height ${checkpoint}, before the window`);
     return from.height;
   }
   // Blocks before the lowest stored one may fall in the window unless the index starts at genesis.
   const lowestUs = await blockTimeUs(db, lowest);
   if (lowest > 1 && lowestUs !== undefined && lowestUs >= from.timeUs) {
-    throw notIndexed(`the index starts at height ${lowest}, which may be after the window's start ${from.text}`);
+    throw notIndexed(
+      `the index starts at height ${lowest}, which may be after the window's start ${from.text}`,
+    );
   }
   const h = await firstHeightAtOrAfter(db, lowest, checkpoint, from.timeUs);
   if (h === undefined) throw notIndexed(`the index (height ${checkpoint}) has not reached ${from.text}`);
