@@ -35,9 +35,9 @@ describe.each(
     await dispose?.();
   });
 
-  it('every non-NFT metric kind of the VM, weighted and rounded', async () => {
+  it('every non-NFT metric kind of the VM, weighted and rounded (rules in YAML)', async () => {
     const rules = everyKindRules(chain);
-    const { expected } = await expectComputeMatchesOracle(chain, rules, WINDOW);
+    const { expected } = await expectComputeMatchesOracle(chain, rules, WINDOW, [], {}, 'every-kind.yaml');
     // Every metric saw activity, and failed txs exist in the window (so "counted only when it
     // succeeded" and "fees of failed txs too" are both exercised).
     for (const m of rules.metrics) expect(expected.totals[m.name], m.name).toBeGreaterThan(0n);

@@ -7,6 +7,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { expect } from 'vitest';
+import { stringify as yamlText } from 'yaml';
 import type { Db } from '../../src/store/db.js';
 import type { Simulator, SimulatorOptions, VmType } from '../../src/sim/types.js';
 import { computeScores, type ComputeResult, type ScoresContext } from '../../src/vip/scores/compute.js';
@@ -175,7 +176,7 @@ export function nftRules(c: ScoresChain): ScoreRules {
 
 let rulesFiles = 0;
 
-/** Writes the rules as JSON and runs computeScores on the chain's index. */
+/** Writes the rules (YAML when the file name says so, else JSON) and runs computeScores on the chain's index. */
 export async function compute(
   c: ScoresChain,
   rules: ScoreRules,
@@ -184,7 +185,7 @@ export async function compute(
   fileName = `rules-${++rulesFiles}.json`,
 ): Promise<ComputeResult> {
   const file = path.join(c.dir, fileName);
-  await writeFile(file, JSON.stringify(rules, null, 2));
+  await writeFile(file, fileName.endsWith('.yaml') ? yamlText(rules) : JSON.stringify(rules, null, 2));
   return computeScores({ db: c.db, ...ctx }, { stage: 1n, rules: await loadRulesFile(file), window });
 }
 
@@ -208,9 +209,10 @@ export async function expectComputeMatchesOracle(
   w: HeightWindow,
   excluded: string[] = [],
   ctx: Partial<ScoresContext> = {},
+  fileName?: string,
 ): Promise<{ result: ComputeResult; expected: ExpectedScores }> {
   const expected = expectedScores(c.sim, rules, w, excluded);
-  const result = await compute(c, rules, { from: String(w.from), to: String(w.to) }, ctx);
+  const result = await compute(c, rules, { from: String(w.from), to: String(w.to) }, ctx, fileName);
   expect(result.window).toMatchObject({ fromHeight: w.from, toHeight: w.to });
   expectFileMatchesOracle(result, expected, c.vm);
   return { result, expected };
