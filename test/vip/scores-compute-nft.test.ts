@@ -55,7 +55,12 @@ const BLOCKS: BlockSpec[] = [
     txs: [{ signer: B! }, { signer: C! }],
     nft: nft([move(0, P, '1', D!), move(1, P, '2', D!), move(1, P, '2', E!)]),
   },
-  { timeMs: T0 + 2000, txs: [{ signer: E! }], nft: nft([mint(0, Q, '3', E!), move(null, Q, '3', A!)]) },
+  {
+    timeMs: T0 + 2000,
+    txs: [{ signer: E! }],
+    // Token 1 "moved" to its holder D: no receipt.
+    nft: nft([mint(0, Q, '3', E!), move(null, Q, '3', A!), move(0, P, '1', D!)]),
+  },
 ];
 
 const rules = (kind: string, collection?: string) =>
@@ -95,7 +100,7 @@ describe.each(testDbFactories())('NFT metrics on $name', (factory) => {
     expect(await values('nft_mints', '2', '3')).toEqual({ [hexOf(E!)]: 1n });
   });
 
-  it('nft_received counts transfers into each new owner, block-level ones too, not mints', async () => {
+  it('nft_received counts transfers into each new owner, block-level ones too, not mints nor self-transfers', async () => {
     expect(await values('nft_received', '1', '3')).toEqual({
       [hexOf(D!)]: 2n,
       [hexOf(E!)]: 1n,

@@ -8,14 +8,15 @@ import type { NftChange } from './nft-rows.js';
  */
 export interface NftReceiptLog {
   /**
-   * A change just applied to the folded state (`token`: the token after it). Mints and transfers
-   * count only when they placed the token with that owner (a transfer of a burned token does not).
+   * A change just applied to the folded state (`token.after`: the token after it). Mints and
+   * transfers count only when they placed the token with that owner (a transfer of a burned token
+   * does not); a transfer to the holder itself is no receipt.
    */
   record(
     at: ReceiptAt,
     nftId: number,
     change: NftChange,
-    token: { live: boolean; ownerId: number } | undefined,
+    token: { ownerBefore: number | undefined; after: { live: boolean; ownerId: number } | undefined },
     accountId: (bytes: Uint8Array) => number,
   ): void;
   insert(tx: Queryable): Promise<void>;
@@ -41,7 +42,8 @@ export function createNftReceiptLog(): NftReceiptLog {
     record(at, nftId, change, token, accountId) {
       if (change.kind !== 'mint' && change.kind !== 'transfer') return;
       const ownerId = accountId(change.owner);
-      if (!token?.live || token.ownerId !== ownerId) return;
+      if (!token.after?.live || token.after.ownerId !== ownerId) return;
+      if (change.kind === 'transfer' && token.ownerBefore === ownerId) return;
       const entry = entries.get(key(at, nftId));
       if (change.kind === 'mint') entries.set(key(at, nftId), { at, nftId, minted: true, owners: [ownerId] });
       else if (entry?.minted) entry.owners = [ownerId];

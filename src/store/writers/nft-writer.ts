@@ -63,10 +63,18 @@ export async function writeNftBlocks(
     for (const ch of b.nft.changes) {
       const id = refId(ch, ids, objects, known);
       if (id === undefined) continue;
+      const held = after.get(id);
+      const ownerBefore = held?.live ? held.ownerId : undefined;
       applyChange(after, id, ch, b, accountId);
       const sequence = ch.txIndex === null ? null : b.firstSequence + ch.txIndex;
       if (sequence !== null) edges.add(`${id}:${sequence}`);
-      receipts.record({ height: b.height, sequence }, id, ch, after.get(id), accountId);
+      receipts.record(
+        { height: b.height, sequence },
+        id,
+        ch,
+        { ownerBefore, after: after.get(id) },
+        accountId,
+      );
     }
   }
   await storeTokens(tx, before, after);

@@ -4,7 +4,7 @@ import { readChainMeta, readIndexedHeight } from '../../store/readers/chain-meta
 import { accountsById, txSequenceRange, type MetricRow } from '../../store/readers/vip-metrics.js';
 import { U64_MAX } from '../scores-file.js';
 import { accountKey, scoreAddress, type ScoresVm } from './address-form.js';
-import { roundScaled } from './decimal.js';
+import { roundScaled, SCALE } from './decimal.js';
 import { readMetric } from './metrics.js';
 import { moduleAddressHex, STANDARD_MODULE_NAMES } from './module-accounts.js';
 import { renderMeta, renderScoresCsv, type ScoresMeta } from './output.js';
@@ -171,7 +171,7 @@ function scoreOne(
   let outcome: Outcome = 'scored';
   if (exclusion) outcome = 'excluded';
   else if (amount === 0n) outcome = 'zero';
-  else if (rules.minimum !== undefined && amount < rules.minimum) outcome = 'below_minimum';
+  else if (rules.minimum !== undefined && amount * SCALE < rules.minimum.scaled) outcome = 'below_minimum';
   if (outcome === 'scored' && amount > U64_MAX) {
     throw new AppError('score_overflow', `score ${amount} of ${address} exceeds the u64 maximum ${U64_MAX}`);
   }

@@ -27,7 +27,7 @@ export function explainAddress(result: ComputeResult, rules: Rules, address: str
     rounded: (score?.rounded ?? 0n).toString(),
     cap: rules.cap?.toString() ?? null,
     capped: score?.capped ?? false,
-    minimum: rules.minimum?.toString() ?? null,
+    minimum: rules.minimum?.text ?? null,
     outcome: score?.outcome ?? 'no_activity',
     exclusion: score?.exclusion ?? null,
     amount_in_file: score?.outcome === 'scored' ? score.amount.toString() : null,

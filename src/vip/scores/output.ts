@@ -78,7 +78,7 @@ export function renderMeta(input: {
       sha256: input.rules.sha256,
       rounding: r.rounding,
       cap: r.cap?.toString() ?? null,
-      minimum: r.minimum?.toString() ?? null,
+      minimum: r.minimum?.text ?? null,
     },
     indexer_version: input.indexerVersion,
     indexed_height: input.indexedHeight,

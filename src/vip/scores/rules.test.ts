@@ -53,7 +53,7 @@ describe('rules loader', () => {
     });
     expect(r).toMatchObject({
       cap: 1000000n,
-      minimum: 10n,
+      minimum: { text: '10' },
       exclude: ['init1abc'],
       excludeOperator: true,
       rounding: 'round_half_up',
@@ -98,12 +98,8 @@ describe('rules loader', () => {
       withLine(24, 'rounding: nearest'),
       /^rules\.yaml:24: rounding: must be floor, round_half_up or ceil/,
     ],
-    [
-      'cap past u64',
-      withLine(20, 'cap: "18446744073709551616"'),
-      /^rules\.yaml:20: cap: must be a whole number within u64/,
-    ],
-    ['missing denom', withLine(8, '    weight: 2'), /^rules\.yaml:\d+: \(file\): Map keys must be unique/],
+    ['negative cap', withLine(20, 'cap: "-5"'), /^rules\.yaml:20: cap: must be a decimal >= 0/],
+    ['duplicate key', withLine(8, '    weight: 2'), /^rules\.yaml:\d+: \(file\): Map keys must be unique/],
     ['denom absent', withLine(8, '    # no denom'), /^rules\.yaml:6: metrics\[1\]\.denom: must be a denom/],
     [
       'exclude_operator text',

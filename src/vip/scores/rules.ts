@@ -3,8 +3,7 @@ import { readFile } from 'node:fs/promises';
 import { basename } from 'node:path';
 import { isMap, isScalar, isSeq, LineCounter, parseDocument, type Document, type Node } from 'yaml';
 import { InputError } from '../../shared/errors.js';
-import { U64_MAX } from '../scores-file.js';
-import { parseDecimal, type Decimal } from './decimal.js';
+import { parseDecimal, SCALE, type Decimal } from './decimal.js';
 
 /**
  * The rules file (docs/vip-scores.md, docs/vip-rules.schema.json): a weighted sum of per-address
@@ -63,8 +62,10 @@ export type Rounding = 'floor' | 'round_half_up' | 'ceil';
 export interface Rules {
   version: 1;
   metrics: Metric[];
+  /** Whole-number cap (a decimal cap is floored: scores are integers). */
   cap?: bigint;
-  minimum?: bigint;
+  /** Compared exactly with the rounded, capped score. */
+  minimum?: Decimal;
   exclude: string[];
   excludeOperator: boolean;
   rounding: Rounding;
@@ -159,11 +160,11 @@ class RulesReader {
     return value;
   }
 
-  u64(path: Path): bigint | undefined {
+  decimal(path: Path): Decimal | undefined {
     if (this.node(path) === undefined) return undefined;
-    const text = this.text(path, 'a whole number (u64)');
-    if (!/^\d+$/.test(text) || BigInt(text) > U64_MAX) this.fail(path, 'must be a whole number within u64');
-    return BigInt(text);
+    const value = parseDecimal(this.text(path, 'a decimal >= 0'));
+    if (!value) this.fail(path, 'must be a decimal >= 0 with at most 18 fractional digits');
+    return value;
   }
 
   seqLength(path: Path, what: string): number {
@@ -220,8 +221,9 @@ export function parseRules(text: string, fileName: string): Rules {
     /^(floor|round_half_up|ceil)$/,
     'floor, round_half_up or ceil',
   ) ?? 'floor') as Rounding;
-  const cap = r.u64(['cap']);
-  const minimum = r.u64(['minimum']);
+  const capDecimal = r.decimal(['cap']);
+  const cap = capDecimal === undefined ? undefined : capDecimal.scaled / SCALE;
+  const minimum = r.decimal(['minimum']);
   return {
     version: 1,
     metrics,
