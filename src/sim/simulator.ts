@@ -17,7 +17,7 @@ import {
   createRecordedResourceRest,
 } from './replay/state.js';
 import { createEvmContracts, type EvmContracts } from './vm/evm/contracts.js';
-import { nftCollectionsTruth, nftTokensTruth } from './truth/nft.js';
+import { nftCollectionsTruth, nftMovesTruth, nftTokensTruth } from './truth/nft.js';
 import { parseNftShare, type NftShare } from './chain/nft-lifecycle.js';
 import { type StateContext } from './surfaces/rest/state.js';
 import type { ClientRpcContext } from './surfaces/rpc/client-context.js';
@@ -240,6 +240,8 @@ export function createSimulator(options: SimulatorOptions): Simulator {
     denoms: () => [modelCtx.feeDenom, ...modelCtx.denoms],
     nftCollections: (h) => nftCollectionsTruth(vm.naming, lastTxAt(checkHeight(h))),
     nftTokens: (h) => nftTokensTruth(vm.naming, lastTxAt(checkHeight(h))),
+    nftMoves: (h) =>
+      replay ? [] : nftMovesTruth(vm.naming, checkHeight(h), schedule.firstTx(h), lastTxAt(h)),
     holders: (denom, h) => (vm.holders ? vm.holders(denom, checkHeight(h)) : notYet('holders')),
     internalTxs: (hash) => (vm.internalTxs ? vm.internalTxs(hash) : notYet('internalTxs (EVM only)')),
   };

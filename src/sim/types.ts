@@ -115,6 +115,42 @@ export interface TxTruth {
    * offers); each object address is among `accounts`. Absent on every other tx.
    */
   nftMentions?: NftMentionTruth[];
+  /**
+   * What each message calls, in message order (generated txs; absent on replayed ones). Lets a
+   * test filter txs by Move function, Wasm contract or EVM target without decoding the tx bytes.
+   */
+  calls?: MsgCallTruth[];
+}
+
+/** One message of a tx and its call target, when it has one. */
+export interface MsgCallTruth {
+  /** Type URL without the leading '/'. */
+  type: string;
+  /** Move MsgExecute: module address as the message gives it (e.g. "0x1"), module and function. */
+  move?: { moduleAddress: string; moduleName: string; functionName: string };
+  /** Wasm MsgExecuteContract: the contract, bech32. */
+  wasmContract?: string;
+  /** EVM MsgCall: the contract (0x, as the message gives it) and the call input (0x hex). */
+  evmCall?: { contract: string; input: string };
+}
+
+/**
+ * An NFT arriving at an account in a tx: a mint (the recipient the mint delivers to; an IBC
+ * receipt mints into the IBC collection) or a transfer between two holders. Burns and URI
+ * changes are not moves.
+ */
+export interface NftMoveTruth {
+  height: number;
+  /** Position of the tx in its block. */
+  txIndex: number;
+  kind: 'mint' | 'transfer';
+  /** Same form as NftTokenTruth.collectionAddr. */
+  collectionAddr: string;
+  tokenId: string;
+  /** bech32 of the previous holder (transfers only). */
+  from?: string;
+  /** bech32 of the new holder (a keyring account, or the escrow contract a send delivers to). */
+  to: string;
 }
 
 /** An NFT a tx names (TxTruth.nftMentions). */
@@ -189,6 +225,8 @@ export interface SimulatorTruth {
   denoms(): string[];
   nftCollections(atHeight: number): NftCollectionTruth[];
   nftTokens(atHeight: number): NftTokenTruth[];
+  /** The NFT mints and transfers of the txs at one height, in tx order (generated chains only). */
+  nftMoves(height: number): NftMoveTruth[];
   /** EVM: holder balances of a denom at a height, largest first. */
   holders(denom: string, atHeight: number): HolderTruth[];
   /**

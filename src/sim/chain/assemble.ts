@@ -3,7 +3,7 @@ import type { PlannedTx, VmModel } from './plan.js';
 import { buildTx, type BuiltTx } from './tx-build.js';
 import { coinsText } from './tx-build.js';
 import { grepAccounts, type Normaliser } from '../truth/accounts.js';
-import type { Coin, TxTruth } from '../types.js';
+import type { Coin, MsgCallTruth, TxTruth } from '../types.js';
 
 /** One generated tx: raw bytes, its ABCI result, its REST form and its ground truth. */
 export interface GeneratedTx {
@@ -137,6 +137,7 @@ export function assembleTx(
     index,
     signer,
     msgTypes: [...new Set(plan.msgs.map((m) => m.typeUrl.slice(1)))],
+    calls: plan.msgs.map((m) => ({ type: m.typeUrl.slice(1), ...m.target })),
     normalise: ctx.normalise,
   };
   // The cached block keeps the plan only for the EVM data keyed by it: drop what is rendered.
@@ -153,6 +154,7 @@ interface TruthInput {
   index: number;
   signer: string;
   msgTypes: string[];
+  calls: MsgCallTruth[];
   normalise: Normaliser;
 }
 
@@ -220,6 +222,7 @@ class AssembledTx implements GeneratedTx {
       fee: plan.fee,
       ...(plan.evmHash !== undefined ? { evmHash: plan.evmHash } : {}),
       ...(plan.nftMentions !== undefined ? { nftMentions: plan.nftMentions } : {}),
+      calls: t.calls,
     };
   }
 }

@@ -36,6 +36,13 @@ export function msgExecute(call: MoveCall): EncodedMsg {
       `{"@type":"${MSG_EXECUTE}","sender":"${call.sender}","module_address":"${call.moduleAddress}",` +
       `"module_name":"${call.moduleName}","function_name":"${call.functionName}",` +
       `"type_args":${JSON.stringify(call.typeArgs)},"args":${JSON.stringify(args)}}`,
+    target: {
+      move: {
+        moduleAddress: call.moduleAddress,
+        moduleName: call.moduleName,
+        functionName: call.functionName,
+      },
+    },
     amino: {
       type: 'move/MsgExecute',
       // Amino JSON omits empty repeated fields (no dont_omitempty on type_args / args).

@@ -2,7 +2,7 @@ import { hash as oneShotHash } from 'node:crypto';
 import { secp256k1 } from '@noble/curves/secp256k1.js';
 import { keccak_256 } from '@noble/hashes/sha3.js';
 import { PUBKEY_TYPE_URL, sha256, type SimAccount } from './keys.js';
-import type { Coin } from '../types.js';
+import type { Coin, MsgCallTruth } from '../types.js';
 import { anyBytes, authInfoBytes, lenField, signDocBytes, txBodyBytes, txRawBytes } from './tx-wire.js';
 
 /** Any{PubKey{key}} per signer, encoded once (same wire form for both key types). */
@@ -32,6 +32,8 @@ export interface EncodedMsg {
   /** REST proto-JSON object text, starting with "@type". */
   json: string;
   amino: { type: string; value: unknown };
+  /** The call target for the tx's truth (TxTruth.calls); never encoded. */
+  target?: Omit<MsgCallTruth, 'type'>;
 }
 
 export interface TxInput {

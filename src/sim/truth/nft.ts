@@ -5,11 +5,12 @@ import {
   IBC,
   ibcCollectionCreatedBy,
   ibcTokensAfter,
+  nftOpAt,
   tokensAfter,
   type Holder,
   type NftPlanContext,
 } from '../chain/nft-lifecycle.js';
-import type { NftCollectionTruth, NftTokenTruth } from '../types.js';
+import type { NftCollectionTruth, NftMoveTruth, NftTokenTruth } from '../types.js';
 
 /** How one VM names collections and holders in the ground truth. */
 export interface NftNaming {
@@ -71,6 +72,49 @@ export function nftCollectionsTruth(naming: NftNaming, lastG: number): NftCollec
     });
   }
   return out.sort((a, b) => (a.addr < b.addr ? -1 : 1));
+}
+
+/**
+ * The mints and transfers of global txs firstG..lastG (one block, at `height`), from the closed-form
+ * lifecycle rather than from the events the VMs render. NFT operations never fail.
+ */
+export function nftMovesTruth(
+  naming: NftNaming,
+  height: number,
+  firstG: number,
+  lastG: number,
+): NftMoveTruth[] {
+  const out: NftMoveTruth[] = [];
+  for (let g = firstG; g <= lastG; g++) {
+    const op = nftOpAt(naming.plan, g);
+    const at = { height, txIndex: g - firstG };
+    if (op?.kind === 'mint')
+      out.push({
+        ...at,
+        kind: 'mint',
+        collectionAddr: naming.collectionAddr(op.collection),
+        tokenId: op.tokenId,
+        to: naming.holder(op.to),
+      });
+    else if (op?.kind === 'ibc-receive')
+      out.push({
+        ...at,
+        kind: 'mint',
+        collectionAddr: naming.ibcCollectionAddr,
+        tokenId: op.tokenId,
+        to: naming.holder(op.to),
+      });
+    else if (op?.kind === 'transfer')
+      out.push({
+        ...at,
+        kind: 'transfer',
+        collectionAddr: naming.collectionAddr(op.collection),
+        tokenId: op.tokenId,
+        from: naming.holder(op.from),
+        to: naming.holder(op.to),
+      });
+  }
+  return out;
 }
 
 export { collectionName };

@@ -103,6 +103,7 @@ export function msgCall(sender: string, contract: string, input: string): Encode
       `{"@type":"${MSG_CALL}","sender":"${sender}","contract_addr":"${contract}","input":"${input}",` +
       `"value":"0","access_list":[],"auth_list":[]}`,
     amino: { type: 'evm/MsgCall', value: { sender, contract_addr: contract, input, value: '0' } },
+    target: { evmCall: { contract, input } },
   };
 }
 

@@ -12,6 +12,7 @@ export function msgExecuteContract(sender: string, contract: string, msg: unknow
     value: MsgExecuteContract.encode({ sender, contract, msg: Buffer.from(text), funds: [] }).finish(),
     json: `{"@type":"${MSG_EXECUTE_CONTRACT}","sender":"${sender}","contract":"${contract}","msg":${text},"funds":[]}`,
     amino: { type: 'wasm/MsgExecuteContract', value: { sender, contract, msg, funds: [] } },
+    target: { wasmContract: contract },
   };
 }
 
