@@ -18,7 +18,15 @@ import pg from 'pg';
 import { createPostgresDb, type Db } from '../src/store/db.js';
 import { migrate } from '../src/store/migrate.js';
 import { accountBytesFromString } from '../src/shared/address.js';
-import { runRoute, startApi, stopApi, transferCeiling, WARMUP_SECONDS, type RouteSpec } from './http-load.js';
+import {
+  backendCpu,
+  runRoute,
+  startApi,
+  stopApi,
+  transferCeiling,
+  WARMUP_SECONDS,
+  type RouteSpec,
+} from './http-load.js';
 import { benchIngestService, startSimProcess } from './lib.js';
 
 const { values: args } = parseArgs({
@@ -163,6 +171,8 @@ function routes(f: Fixtures): RouteSpec[] {
     { name: 'status', path: '/status', kind: 'single' },
     { name: 'tx_by_hash', path: () => `/indexer/tx/v1/txs/${pick(f.hashes)}`, kind: 'single' },
     { name: 'txs_limit_100', path: '/indexer/tx/v1/txs?pagination.limit=100', kind: 'list' },
+    { name: 'txs_limit_10', path: '/indexer/tx/v1/txs?pagination.limit=10', kind: 'list' },
+    { name: 'busy_account_limit_10', path: `${busyPath}?pagination.limit=10`, kind: 'list' },
     { name: 'busy_account_first_page', path: busyPath, kind: 'list' },
     {
       name: 'busy_account_cursor_1000_pages_deep',
@@ -196,15 +206,17 @@ async function main(): Promise<void> {
   if (!modes) throw new Error('--cache must be off, on or both');
   for (const cache of modes) {
     const child = await startApi(url, cache, port);
+    const database = await backendCpu(url);
     try {
       for (const spec of specs) {
         log(`${spec.name} cache=${cache ? 'on' : 'off'} ...`);
         results.push({
           cache: cache ? 'on' : 'off',
-          ...(await runRoute(child, port, spec, seconds, connections, args.encoding)),
+          ...(await runRoute(child, port, spec, seconds, connections, args.encoding, database)),
         });
       }
     } finally {
+      await database.close();
       await stopApi(child);
     }
   }
@@ -220,6 +232,13 @@ async function main(): Promise<void> {
   const ceiling =
     largest > 0 && args.encoding === 'identity'
       ? await transferCeiling(largest, port, seconds, connections)
+      : null;
+  // 10-tx pages get their own ceiling: a tenth of the body is not a tenth of the work.
+  const tenKb = Number(results.find((r) => r.route === 'txs_limit_10')?.responseKb ?? 0);
+  log(`transfer ceiling for ${tenKb} KB bodies ...`);
+  const ceiling10 =
+    tenKb > 0 && args.encoding === 'identity'
+      ? await transferCeiling(tenKb, port, seconds, connections)
       : null;
   const output = {
     bench: 'api',
@@ -241,6 +260,7 @@ async function main(): Promise<void> {
     machine: { cpus: cpus().length, loadAvg1mBefore: loadBefore, loadAvg1mAfter: loadavg()[0] ?? 0 },
     results,
     ceiling,
+    ceiling10,
     targets: {
       singleRecordP99Under20ms: singles.length ? singles.every((p) => p < 20) : null,
       listP99Under50ms: lists.length ? lists.every((p) => p < 50) : null,

@@ -5,6 +5,7 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
+import pg from 'pg';
 import { loadClient } from './load-client.js';
 
 export interface RouteSpec {
@@ -85,6 +86,40 @@ export async function cpuSeconds(pid: number | undefined): Promise<number> {
   return (Number(fields[11]) + Number(fields[12])) / 100; // utime + stime, in clock ticks
 }
 
+/**
+ * CPU of the PostgreSQL backends serving one database (the API's pool sessions), read from
+ * /proc/<pid>/stat: the server runs on this host. A backend that exits during a run takes its
+ * CPU with it (the API's pool keeps its sessions while it is busy, so this is rare).
+ */
+export interface BackendCpu {
+  /** CPU seconds per backend pid, now. */
+  snapshot(): Promise<Map<number, number>>;
+  close(): Promise<void>;
+}
+
+export async function backendCpu(url: string): Promise<BackendCpu> {
+  const client = new pg.Client({ connectionString: url, application_name: 'bench-cpu-probe' });
+  await client.connect();
+  return {
+    async snapshot() {
+      const { rows } = await client.query<{ pid: number }>(
+        'SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()',
+      );
+      const cpu = new Map<number, number>();
+      for (const { pid } of rows) cpu.set(pid, await cpuSeconds(pid));
+      return cpu;
+    },
+    close: () => client.end(),
+  };
+}
+
+/** CPU seconds the backends used between two snapshots (a backend new in `after` counts whole). */
+function backendCpuBetween(before: Map<number, number>, after: Map<number, number>): number {
+  let total = 0;
+  for (const [pid, seconds] of after) total += seconds - (before.get(pid) ?? 0);
+  return total;
+}
+
 /** Load before each measured run, not counted (JSON output: settings.warmupSeconds). */
 export const WARMUP_SECONDS = 3;
 
@@ -98,6 +133,7 @@ export async function runRoute(
   seconds: number,
   connections: number,
   encoding = 'identity',
+  database?: BackendCpu,
 ) {
   const load = (duration: number) =>
     client.run({
@@ -112,8 +148,12 @@ export async function runRoute(
   // prepared its statements and the pages are in PostgreSQL's buffers before the clock starts.
   await load(WARMUP_SECONDS);
   const cpuBefore = await cpuSeconds(api.pid);
+  const dbBefore = await database?.snapshot();
   const result = await load(seconds);
   const apiCpu = (await cpuSeconds(api.pid)) - cpuBefore;
+  const dbCpu = dbBefore && database ? backendCpuBetween(dbBefore, await database.snapshot()) : undefined;
+  const requests = result.reqPerSec * seconds;
+  const perRequestUs = (cpu: number) => (requests > 0 ? Math.round((cpu * 1e6) / requests) : 0);
   return {
     route: spec.name,
     client: client.name,
@@ -127,6 +167,15 @@ export async function runRoute(
     mbPerSec: Math.round(result.bytesPerSec / 1e6),
     /** Cores the API process used (the client and PostgreSQL share the same machine). */
     apiCores: Math.round((apiCpu / seconds) * 100) / 100,
+    /** API process CPU per answered request (user + system, 10 ms ticks summed over the run). */
+    apiCpuUsPerReq: perRequestUs(apiCpu),
+    /** PostgreSQL backend CPU per request, when the database's backends are watched. */
+    ...(dbCpu === undefined
+      ? {}
+      : {
+          dbCores: Math.round((dbCpu / seconds) * 100) / 100,
+          dbCpuUsPerReq: perRequestUs(dbCpu),
+        }),
   };
 }
 
@@ -148,12 +197,14 @@ export async function runRoutes(
 ) {
   const results: Awaited<ReturnType<typeof runRoute>>[] = [];
   const child = await startApi(url, false, o.port);
+  const database = await backendCpu(url);
   try {
     for (const spec of specs) {
       o.log(`${spec.name} ...`);
-      results.push(await runRoute(child, o.port, spec, o.seconds, o.connections));
+      results.push(await runRoute(child, o.port, spec, o.seconds, o.connections, 'identity', database));
     }
   } finally {
+    await database.close();
     await stopApi(child);
   }
   const sized = results.find((r) => r.route === o.ceilingRoute);
