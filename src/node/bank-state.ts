@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { AppError } from '../shared/errors.js';
+import type { NodePurpose } from './metrics.js';
 import type { RestClient } from './rest.js';
 import { INGEST_RETRY, withRetry, type RetryPolicy } from './retry.js';
 
@@ -83,8 +84,8 @@ export function createBankState(
   options: { policy?: RetryPolicy; signal?: AbortSignal } = {},
 ): BankState {
   const policy = options.policy ?? { ...INGEST_RETRY, maxAttempts: 10 };
-  const get = (path: string, height?: number) =>
-    withRetry(() => rest.getJson(path, height === undefined ? {} : { height }), {
+  const get = (path: string, purpose: NodePurpose, height?: number) =>
+    withRetry(() => rest.getJson(path, height === undefined ? { purpose } : { height, purpose }), {
       policy,
       what: `rest ${path}`,
       ...(options.signal ? { signal: options.signal } : {}),
@@ -109,6 +110,7 @@ export function createBankState(
    */
   async function allPages<T>(
     path: string,
+    purpose: NodePurpose,
     limit: number,
     height: number,
     read: (
@@ -125,7 +127,7 @@ export function createBankState(
         ? `pagination.key=${encodeURIComponent(nextKey)}`
         : `pagination.offset=${items.length}${total === undefined ? '&pagination.count_total=true' : ''}`;
       const pagePath = `${path}?pagination.limit=${limit}&${query}`;
-      const page = read(await get(pagePath, height), pagePath);
+      const page = read(await get(pagePath, purpose, height), pagePath);
       items.push(...page.items);
       // A key page answers 0 (not counted).
       if (page.total !== undefined && page.total > 0) total = page.total;
@@ -153,7 +155,7 @@ export function createBankState(
 
   async function listModuleAccounts(): Promise<ModuleAccount[]> {
     const path = '/cosmos/auth/v1beta1/module_accounts';
-    return parse(moduleAccounts, await get(path), path).accounts.map((m) => ({
+    return parse(moduleAccounts, await get(path, 'module_accounts'), path).accounts.map((m) => ({
       address: m.base_account.address,
       name: m.name,
       permissions: m.permissions ?? [],
@@ -162,7 +164,7 @@ export function createBankState(
 
   return {
     async accountsAt(height) {
-      const listed = await allPages('/cosmos/auth/v1beta1/accounts', ACCOUNTS_PAGE, height, (value, path) => {
+      const listed = await allPages('/cosmos/auth/v1beta1/accounts', 'accounts', ACCOUNTS_PAGE, height, (value, path) => {
         const page = parse(accountsPage, value ?? {}, path);
         return { items: page.accounts, ...pageInfo(page.pagination) };
       });
@@ -173,7 +175,7 @@ export function createBankState(
     moduleAccounts: listModuleAccounts,
     async balancesAt(address, height) {
       const path = `/cosmos/bank/v1beta1/balances/${address}`;
-      const balances = await allPages(path, BALANCES_PAGE, height, (value, pagePath) => {
+      const balances = await allPages(path, 'balance', BALANCES_PAGE, height, (value, pagePath) => {
         const page = parse(balancesPage, value ?? { balances: [] }, pagePath);
         return { items: page.balances, ...pageInfo(page.pagination) };
       });
@@ -181,19 +183,19 @@ export function createBankState(
     },
     async contractOfDenom(denom) {
       const path = `/minievm/evm/v1/contracts/by_denom?denom=${encodeURIComponent(denom)}`;
-      const found = await get(path);
+      const found = await get(path, 'denom_lookup');
       if (found === undefined) return undefined;
       const address = parse(denomContract, found, path).address.toLowerCase();
       return /^0x[0-9a-f]{40}$/.test(address) ? address : undefined;
     },
     async denomOfContract(contract) {
       const path = `/minievm/evm/v1/denoms/${contract}`;
-      const found = await get(path);
+      const found = await get(path, 'denom_lookup');
       return found === undefined ? undefined : parse(metadataDenom, found, path).denom;
     },
     async denomOfMetadata(metadata) {
       const path = `/initia/move/v1/denom?metadata=${encodeURIComponent(metadata)}`;
-      const found = await get(path);
+      const found = await get(path, 'denom_lookup');
       return found === undefined ? undefined : parse(metadataDenom, found, path).denom;
     },
     async fungibleAssetMetadata(metadata) {
@@ -201,7 +203,7 @@ export function createBankState(
       const path =
         `/initia/move/v1/accounts/${encodeURIComponent(metadata)}/resources/by_struct_tag` +
         `?struct_tag=${encodeURIComponent('0x1::fungible_asset::Metadata')}`;
-      const found = await get(path);
+      const found = await get(path, 'fa_metadata');
       if (found === undefined) return undefined;
       const text = parse(moveResource, found, path).resource.move_resource;
       let json: unknown;

@@ -1,5 +1,6 @@
 import { AppError } from '../shared/errors.js';
 import { parseBlockBundle } from './cometbft-parse.js';
+import type { NodePurpose } from './metrics.js';
 import type { Transport } from './transport.js';
 import type { RawBlock } from './types.js';
 
@@ -20,12 +21,25 @@ export interface CometClient {
    * `/block` + `/block_results` for many heights in one JSON-RPC batch. A height the node has not
    * produced yet comes back as undefined (waiting, not an error).
    */
-  fetchBlocks(heights: readonly number[]): Promise<(RawBlock | undefined)[]>;
+  fetchBlocks(heights: readonly number[], consumer?: BlockConsumer): Promise<(RawBlock | undefined)[]>;
 }
 
+/** Who reads the blocks (node metrics): the block stream, or a stage reading them again. */
+export type BlockConsumer = 'ingest' | 'rich_list';
+
 export function createCometClient(transport: Transport): CometClient {
-  async function call(body: unknown): Promise<unknown> {
-    const res = await transport.request({ method: 'POST', path: '/', body: JSON.stringify(body) });
+  async function call(
+    body: unknown,
+    purpose: NodePurpose,
+    calls?: Partial<Record<NodePurpose, number>>,
+  ): Promise<unknown> {
+    const res = await transport.request({
+      method: 'POST',
+      path: '/',
+      body: JSON.stringify(body),
+      purpose,
+      ...(calls ? { calls } : {}),
+    });
     try {
       return JSON.parse(res.text);
     } catch (err) {
@@ -38,7 +52,10 @@ export function createCometClient(transport: Transport): CometClient {
 
   return {
     async status() {
-      const reply = (await call({ jsonrpc: '2.0', id: 1, method: 'status', params: {} })) as JsonRpcReply;
+      const reply = (await call(
+        { jsonrpc: '2.0', id: 1, method: 'status', params: {} },
+        'status',
+      )) as JsonRpcReply;
       const result = unwrap(reply, 'status') as {
         node_info?: { network?: string };
         sync_info?: { latest_block_height?: string; earliest_block_height?: string };
@@ -55,12 +72,16 @@ export function createCometClient(transport: Transport): CometClient {
       return { chainId, latestHeight: latest, earliestHeight: Number.isSafeInteger(earliest) ? earliest : 1 };
     },
 
-    async fetchBlocks(heights) {
+    async fetchBlocks(heights, consumer = 'ingest') {
       const batch = heights.flatMap((h, i) => [
         { jsonrpc: '2.0', id: 2 * i, method: 'block', params: { height: String(h) } },
         { jsonrpc: '2.0', id: 2 * i + 1, method: 'block_results', params: { height: String(h) } },
       ]);
-      const reply = await call(batch);
+      const [block, results] =
+        consumer === 'ingest'
+          ? (['block', 'block_results'] as const)
+          : (['rich_list_block', 'rich_list_block_results'] as const);
+      const reply = await call(batch, block, { [block]: heights.length, [results]: heights.length });
       if (!Array.isArray(reply)) {
         // A node may answer a whole batch with one error object (e.g. overload): retry later.
         throw new AppError(

@@ -68,7 +68,7 @@ export function createRichListStage(ctx: {
     },
     async fetch(from, to) {
       const heights = Array.from({ length: to - from + 1 }, (_, i) => from + i);
-      const blocks = (await ctx.comet.fetchBlocks(heights)).map((b, i) => present(b, heights[i]!));
+      const blocks = (await ctx.comet.fetchBlocks(heights, 'rich_list')).map((b, i) => present(b, heights[i]!));
       const perBlock = await Promise.all(blocks.map((b) => source.deltas(b)));
       const summed = [...sumDeltas(perBlock.flat()).values()];
       const known = await storedPairs(ctx.db, summed);
@@ -110,7 +110,7 @@ export function createRichListStage(ctx: {
 
 /** A committed block from the node (it has it: the block stream stored it). */
 async function blockAt(comet: CometClient, height: number): Promise<RawBlock> {
-  const [block] = await comet.fetchBlocks([height]);
+  const [block] = await comet.fetchBlocks([height], 'rich_list');
   return present(block, height);
 }
 
