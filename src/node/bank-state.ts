@@ -164,10 +164,16 @@ export function createBankState(
 
   return {
     async accountsAt(height) {
-      const listed = await allPages('/cosmos/auth/v1beta1/accounts', 'accounts', ACCOUNTS_PAGE, height, (value, path) => {
-        const page = parse(accountsPage, value ?? {}, path);
-        return { items: page.accounts, ...pageInfo(page.pagination) };
-      });
+      const listed = await allPages(
+        '/cosmos/auth/v1beta1/accounts',
+        'accounts',
+        ACCOUNTS_PAGE,
+        height,
+        (value, path) => {
+          const page = parse(accountsPage, value ?? {}, path);
+          return { items: page.accounts, ...pageInfo(page.pagination) };
+        },
+      );
       const addresses = listed.map(accountAddress).filter((a) => a !== undefined);
       const modules = await listModuleAccounts();
       return [...new Set([...addresses, ...modules.map((m) => m.address)])];

@@ -261,8 +261,7 @@ async function readWasmCollection(
   const contractInfo = (await rest.getJson(`/cosmwasm/wasm/v1/contract/${contract}`, {
     height,
     purpose: 'nft_lookup',
-  })) as
-    { contract_info?: { creator?: unknown } } | undefined;
+  })) as { contract_info?: { creator?: unknown } } | undefined;
   const creator = String(contractInfo?.contract_info?.creator ?? '');
   if (typeof info?.data?.name === 'string') return { name: info.data.name, creator };
   // It emitted cw721 events but its name cannot be read (no answer, or no name in it):

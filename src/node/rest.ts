@@ -140,8 +140,7 @@ export function createRestClient(transport: Transport): RestClient {
     async validatorMoniker(operatorAddress) {
       const res = (await getJson(`/opinit/opchild/v1/validator/${operatorAddress}`, {
         purpose: 'validator',
-      })) as
-        { validator?: { moniker?: unknown } } | undefined;
+      })) as { validator?: { moniker?: unknown } } | undefined;
       const moniker = res?.validator?.moniker;
       return typeof moniker === 'string' ? moniker : undefined;
     },

@@ -5,13 +5,24 @@ import type { EvmClient } from '../../node/evm.js';
 import { INGEST_RETRY, withRetry } from '../../node/retry.js';
 import type { RawBlock } from '../../node/types.js';
 import type { BalanceRow, DenomAlias } from '../../store/writers/rich-list-writer.js';
-import { bankDeltas, fungibleAssetDeltas, withDenoms } from '../collectors/rich-list-bank.js';
-import { erc20Deltas, type BalanceDelta } from '../collectors/rich-list-deltas.js';
+import {
+  bankDeltas,
+  fungibleAssetDeltas,
+  withDenoms,
+  type AssetDelta,
+} from '../collectors/rich-list-bank.js';
+import { erc20Deltas, sumDeltas, type BalanceDelta } from '../collectors/rich-list-deltas.js';
 
 /** Where one VM's balances come from: its events, and the node's state to start from or correct by. */
 export interface BalanceSource {
-  /** Balance changes in one block's events (tx results and finalize-block events). */
-  deltas(block: RawBlock): Promise<BalanceDelta[]>;
+  /**
+   * Balance changes in one block's events (tx results and finalize-block events), summed per asset
+   * and account, with assets as the events name them: a pure function of the block, so it can be
+   * taken as the block stream fetches the block and kept until the stage reaches that height.
+   */
+  extract(block: RawBlock): AssetDelta[];
+  /** Extracted changes under their stored denoms (may ask the node how an asset is named). */
+  deltas(extracted: readonly AssetDelta[]): Promise<BalanceDelta[]>;
   /** Every spelling of a denom learnt from the node so far (stored with each batch, as they come). */
   aliases(): DenomAlias[];
   /** The node's balances of these pairs (account as 20/32-byte hex) at a height. */
@@ -31,6 +42,12 @@ const eventsOf = (block: RawBlock) => [
   ...block.txResults.flatMap((r) => r.events),
   ...block.finalizeBlockEvents,
 ];
+
+/** Changes summed per (asset, account): what a block keeps, fewer rows than its events. */
+function summedAssets(deltas: readonly AssetDelta[]): AssetDelta[] {
+  const summed = sumDeltas(deltas.map((d) => ({ denom: d.asset, account: d.account, amount: d.amount })));
+  return [...summed.values()].map((d) => ({ asset: d.denom, account: d.account, amount: d.amount }));
+}
 
 /** Requests per batch of node look-ups. */
 const LOOKUP_BATCH = 200;
@@ -81,10 +98,13 @@ export function createEvmBalanceSource(ctx: {
     return asked;
   };
   return {
-    async deltas(block) {
-      const deltas = erc20Deltas(eventsOf(block));
-      for (const contract of new Set(deltas.map((d) => d.denom))) await learnDenomOf(contract);
-      return deltas;
+    extract: (block) =>
+      summedAssets(
+        erc20Deltas(eventsOf(block)).map((d) => ({ asset: d.denom, account: d.account, amount: d.amount })),
+      ),
+    async deltas(extracted) {
+      for (const contract of new Set(extracted.map((d) => d.asset))) await learnDenomOf(contract);
+      return withDenoms(extracted, (contract) => contract);
     },
     aliases: () => [...aliases],
     async balancesAt(pairs, height) {
@@ -171,12 +191,18 @@ export function createBankBalanceSource(ctx: {
   const bech32Of = (hex: string) => toBech32(Buffer.from(hex, 'hex'), ctx.prefix);
   const modules = createModuleAccountSet(ctx.bank, ctx.prefix);
   return {
-    async deltas(block) {
-      if (ctx.vm === 'wasm') return withDenoms(bankDeltas(eventsOf(block), ctx.prefix), remember);
-      const moved = fungibleAssetDeltas(eventsOf(block), ctx.prefix);
+    extract: (block) =>
+      summedAssets(
+        ctx.vm === 'wasm'
+          ? bankDeltas(eventsOf(block), ctx.prefix)
+          : fungibleAssetDeltas(eventsOf(block), ctx.prefix),
+      ),
+    async deltas(extracted) {
+      if (ctx.vm === 'wasm') return withDenoms(extracted, remember);
       const names = new Map<string, string>();
-      for (const asset of new Set(moved.map((d) => d.asset))) names.set(asset, await denomOfMetadata(asset));
-      return withDenoms(moved, (asset) => names.get(asset)!);
+      for (const asset of new Set(extracted.map((d) => d.asset)))
+        names.set(asset, await denomOfMetadata(asset));
+      return withDenoms(extracted, (asset) => names.get(asset)!);
     },
     aliases: () => [...aliases],
     async balancesAt(pairs, height) {

@@ -34,11 +34,22 @@ const comet: CometClient = {
     })),
 };
 
-/** What the events of each height move, as a source says. */
-const deltasAt =
-  (byHeight: Record<number, BalanceDelta[]>): BalanceSource['deltas'] =>
-  async (block) =>
-    byHeight[block.height] ?? [];
+/** What the events of each height move, as a source says (assets named as their stored denoms). */
+const eventsAt = (
+  byHeight: Record<number, BalanceDelta[]>,
+  onExtract?: (height: number) => void,
+): Pick<BalanceSource, 'extract' | 'deltas'> => ({
+  extract: (block) => {
+    onExtract?.(block.height);
+    return (byHeight[block.height] ?? []).map((d) => ({
+      asset: d.denom,
+      account: d.account,
+      amount: d.amount,
+    }));
+  },
+  deltas: async (extracted) =>
+    extracted.map((d) => ({ denom: d.asset, account: d.account, amount: d.amount })),
+});
 
 /** A start snapshot of these balances (account hex). */
 const snapshotOf =
@@ -91,7 +102,7 @@ describe.each(testDbFactories())('rich-list stage on $name', (factory) => {
       // What the node says at each height; the events of height 2 overstate A's spending.
       const node: Record<number, Record<string, bigint>> = { 2: { [A]: 0n, [B]: 150n }, 3: { [C]: 7n } };
       const source: BalanceSource = {
-        deltas: deltasAt({
+        ...eventsAt({
           2: transfer(A, B, 150n),
           3: [{ denom: 'utok', account: C, amount: 3n }],
         }),
@@ -129,7 +140,7 @@ describe.each(testDbFactories())('rich-list stage on $name', (factory) => {
       await insertBlocks(db);
       // A first run (before module accounts were excluded) stored M like any holder.
       const firstRun: BalanceSource = {
-        deltas: async () => [],
+        ...eventsAt({}),
         aliases: () => [],
         balancesAt: async (pairs) => pairs.map(() => 0n),
         snapshot: snapshotOf(['utok', A, 100n], ['utok', M, 500n], ['uother', M, 9n]),
@@ -151,18 +162,16 @@ describe.each(testDbFactories())('rich-list stage on $name', (factory) => {
       const asked: string[] = [];
       let fetching = 0;
       const secondRun: BalanceSource = {
-        deltas: async (block) => {
-          fetching = block.height;
-          return (
-            {
-              2: [
-                { denom: 'unew', account: A, amount: 3n },
-                { denom: 'utok', account: M, amount: -5n },
-              ],
-              3: transfer(M, B, 40n),
-            }[block.height] ?? []
-          );
-        },
+        ...eventsAt(
+          {
+            2: [
+              { denom: 'unew', account: A, amount: 3n },
+              { denom: 'utok', account: M, amount: -5n },
+            ],
+            3: transfer(M, B, 40n),
+          },
+          (height) => (fetching = height),
+        ),
         aliases: () => [],
         balancesAt: async (pairs, height) => {
           asked.push(...pairs.map((p) => `${p.denom}:${p.account.slice(0, 2)}@${height}`));
@@ -208,7 +217,7 @@ describe.each(testDbFactories())('rich-list stage on $name', (factory) => {
       await insertBlocks(db);
       const asked: string[] = [];
       const source: BalanceSource = {
-        deltas: deltasAt({ 1: [...transfer(M, B, 4n), ...transfer(M, C, 6n)] }),
+        ...eventsAt({ 1: [...transfer(M, B, 4n), ...transfer(M, C, 6n)] }),
         aliases: () => [],
         balancesAt: async (pairs) => {
           asked.push(...pairs.map((p) => p.account.slice(0, 2)));

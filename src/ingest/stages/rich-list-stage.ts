@@ -10,7 +10,9 @@ import {
   type BalanceRow,
   type DenomAlias,
 } from '../../store/writers/rich-list-writer.js';
+import type { AssetDelta } from '../collectors/rich-list-bank.js';
 import { sumDeltas, type BalanceDelta } from '../collectors/rich-list-deltas.js';
+import type { KeptBlocks } from './kept-blocks.js';
 import type { BalanceSource } from './rich-list-sources.js';
 import type { Stage } from './stage.js';
 
@@ -41,10 +43,23 @@ export function createRichListStage(ctx: {
   db: Db;
   comet: CometClient;
   source: BalanceSource;
+  /** Extracts taken as the block stream fetched the blocks (`source.extract`): those are not fetched again. */
+  kept?: KeptBlocks<AssetDelta>;
   signal?: AbortSignal;
 }): Stage<RichListBatch> {
   const writer = createRichListWriter();
   const { source } = ctx;
+  /** Each height's extracted changes: kept ones, the others fetched from the node in one batch. */
+  async function extractsOf(heights: readonly number[]): Promise<AssetDelta[][]> {
+    const kept = heights.map((h) => ctx.kept?.get(h));
+    const missing = heights.filter((_, i) => kept[i] === undefined);
+    const fetched = new Map<number, AssetDelta[]>();
+    if (missing.length > 0) {
+      const blocks = await ctx.comet.fetchBlocks(missing, 'rich_list');
+      blocks.forEach((b, i) => fetched.set(missing[i]!, source.extract(present(b, missing[i]!))));
+    }
+    return heights.map((h, i) => kept[i] ?? fetched.get(h)!);
+  }
   return {
     name: 'rich_list',
     async init({ firstBlockHeight }) {
@@ -54,7 +69,8 @@ export function createRichListStage(ctx: {
       // An account the node does not list (e.g. created in that very block) but the block's events
       // touch is read on its own.
       const listed = new Set(rows.map(pairKey));
-      const touched = holdersOnly(await source.deltas(await blockAt(ctx.comet, firstBlockHeight)), excluded);
+      const [first] = await extractsOf([firstBlockHeight]);
+      const touched = holdersOnly(await source.deltas(first!), excluded);
       const unlisted = touched.filter((d) => !listed.has(pairKey(d)));
       const amounts = await source.balancesAt(unlisted, firstBlockHeight);
       unlisted.forEach((d, i) => rows.push({ ...d, amount: amounts[i]! }));
@@ -67,9 +83,10 @@ export function createRichListStage(ctx: {
       };
     },
     async fetch(from, to) {
+      // Heights below `from` are committed, or held by a fetched batch that is being written.
+      ctx.kept?.dropBelow(from);
       const heights = Array.from({ length: to - from + 1 }, (_, i) => from + i);
-      const blocks = (await ctx.comet.fetchBlocks(heights, 'rich_list')).map((b, i) => present(b, heights[i]!));
-      const perBlock = await Promise.all(blocks.map((b) => source.deltas(b)));
+      const perBlock = await Promise.all((await extractsOf(heights)).map((x) => source.deltas(x)));
       const summed = [...sumDeltas(perBlock.flat()).values()];
       const known = await storedPairs(ctx.db, summed);
       let excluded = await source.excluded(false);
@@ -106,12 +123,6 @@ export function createRichListStage(ctx: {
     committed: () => writer.committed(),
     rolledBack: () => writer.rolledBack(),
   };
-}
-
-/** A committed block from the node (it has it: the block stream stored it). */
-async function blockAt(comet: CometClient, height: number): Promise<RawBlock> {
-  const [block] = await comet.fetchBlocks([height], 'rich_list');
-  return present(block, height);
 }
 
 function present(block: RawBlock | undefined, height: number): RawBlock {
