@@ -22,6 +22,16 @@ export interface CometClient {
    * produced yet comes back as undefined (waiting, not an error).
    */
   fetchBlocks(heights: readonly number[], consumer?: BlockConsumer): Promise<(RawBlock | undefined)[]>;
+  /**
+   * gRPC queries through `abci_query` at a height, all in one JSON-RPC batch (one HTTP request):
+   * each answer's protobuf value. A query the node answers with a non-zero code fails the call
+   * (retryable: a height not yet queryable, a busy node).
+   */
+  abciQueries?(
+    queries: readonly { path: string; data: Uint8Array }[],
+    height: number,
+    purpose: NodePurpose,
+  ): Promise<Uint8Array[]>;
 }
 
 /** Who reads the blocks (node metrics): the block stream, or a stage reading them again. */
@@ -110,7 +120,51 @@ export function createCometClient(transport: Transport): CometClient {
         );
       });
     },
+
+    async abciQueries(queries, height, purpose) {
+      if (queries.length === 0) return [];
+      const batch = queries.map((q, id) => ({
+        jsonrpc: '2.0',
+        id,
+        method: 'abci_query',
+        params: {
+          path: q.path,
+          data: Buffer.from(q.data).toString('hex'),
+          height: String(height),
+          prove: false,
+        },
+      }));
+      const reply = await call(batch, purpose, { [purpose]: queries.length });
+      if (!Array.isArray(reply)) {
+        throw new AppError(
+          'node_batch_error',
+          `rpc abci_query batch failed: ${describe((reply as JsonRpcReply).error)}`,
+          {
+            retryable: true,
+          },
+        );
+      }
+      const byId = new Map<number, JsonRpcReply>();
+      for (const item of reply as JsonRpcReply[]) if (typeof item.id === 'number') byId.set(item.id, item);
+      return queries.map((q, i) => {
+        const item = byId.get(i);
+        const what = `abci_query ${q.path} at ${height}`;
+        if (!item)
+          throw new AppError('node_batch_incomplete', `rpc batch reply lacks ${what}`, { retryable: true });
+        const response = (unwrap(item, what) as AbciQueryResult).response ?? {};
+        if (response.code) {
+          throw new AppError('node_abci_error', `rpc ${what}: code ${response.code}: ${response.log ?? ''}`, {
+            retryable: true,
+          });
+        }
+        return Buffer.from(response.value ?? '', 'base64');
+      });
+    },
   };
+}
+
+interface AbciQueryResult {
+  response?: { code?: number; log?: string; value?: string | null };
 }
 
 function isNotYet(reply: JsonRpcReply): boolean {

@@ -59,7 +59,8 @@ export function createStages(ctx: {
 
 function balanceSource(ctx: Parameters<typeof createStages>[0]): BalanceSource | undefined {
   const retry = ctx.signal ? { signal: ctx.signal } : {};
-  const bank = createBankState(ctx.rest, retry);
+  // Balances by batched abci_query over the RPC surface: one request per batch of accounts.
+  const bank = createBankState(ctx.rest, { ...retry, comet: ctx.comet });
   if (ctx.chain.vmType !== 'evm')
     return createBankBalanceSource({ vm: ctx.chain.vmType, bank, prefix: ctx.accountPrefix });
   return ctx.evm && createEvmBalanceSource({ evm: ctx.evm, bank, prefix: ctx.accountPrefix, ...retry });

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { accountBytesFromString, toBech32 } from '../../shared/address.js';
+import { mapBounded } from '../../shared/map-bounded.js';
 import type { BankState } from '../../node/bank-state.js';
 import type { EvmClient } from '../../node/evm.js';
 import type { RawBlock } from '../../node/types.js';
@@ -79,6 +80,9 @@ describe('bank balance source (Move, Wasm)', () => {
         active--;
         return [{ denom: 'uINIT', amount: 5n }];
       },
+      // As createBankState does without an RPC client: REST reads, a few at a time.
+      balancesOfEach: (addresses: readonly string[], height: number) =>
+        mapBounded(addresses, 16, (a) => bank.balancesAt(a, height)),
     } as unknown as BankState;
     return { bank, seen };
   };

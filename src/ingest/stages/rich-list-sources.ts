@@ -1,5 +1,4 @@
 import { accountBytesFromString, toBech32, tryAccountBytes } from '../../shared/address.js';
-import { mapBounded } from '../../shared/map-bounded.js';
 import type { BankState } from '../../node/bank-state.js';
 import type { EvmClient } from '../../node/evm.js';
 import { INGEST_RETRY, withRetry } from '../../node/retry.js';
@@ -51,16 +50,12 @@ function summedAssets(deltas: readonly AssetDelta[]): AssetDelta[] {
 
 /** Requests per batch of node look-ups. */
 const LOOKUP_BATCH = 200;
-/** Bank balance reads in flight at once (the transport caps its connections on top of this). */
-const BALANCE_READS = 16;
 const NO_ACCOUNT: ReadonlySet<string> = new Set();
 
-/** Each address (bech32) with its bank balances at a height, read a few at a time. */
+/** Each address (bech32) with its bank balances at a height (batched by the bank state). */
 async function balancesOfEach(bank: BankState, addresses: readonly string[], height: number) {
-  return mapBounded(addresses, BALANCE_READS, async (address) => ({
-    address,
-    balances: await bank.balancesAt(address, height),
-  }));
+  const read = await bank.balancesOfEach(addresses, height);
+  return addresses.map((address, i) => ({ address, balances: read[i]! }));
 }
 
 /**
