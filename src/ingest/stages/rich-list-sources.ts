@@ -26,8 +26,20 @@ export interface BalanceSource {
   aliases(): DenomAlias[];
   /** The node's balances of these pairs (account as 20/32-byte hex) at a height. */
   balancesAt(pairs: readonly { denom: string; account: string }[], height: number): Promise<bigint[]>;
-  /** Every account's balances at a height, and the other spellings of their denoms. */
-  snapshot(height: number): Promise<{ rows: BalanceRow[]; aliases: DenomAlias[] }>;
+  /**
+   * Every account's balances at a height, and the other spellings of their denoms; `whole` lists
+   * the accounts (hex) whose every holding the rows hold (none on EVM: bank balances cannot list
+   * an ERC20-only token).
+   */
+  snapshot(height: number): Promise<{ rows: BalanceRow[]; aliases: DenomAlias[]; whole: string[] }>;
+  /**
+   * Every holding (stored denom, amount; zeros left out) of each account (hex) at a height, where
+   * the node can list them (bank balances: Move and Wasm); absent on EVM.
+   */
+  holdingsAt?(
+    accounts: readonly string[],
+    height: number,
+  ): Promise<Array<Array<{ denom: string; amount: bigint }>>>;
   /**
    * Accounts (hex) that are never holders: on Move and Wasm the module accounts with the `minter`
    * or `burner` permission (spec/indexer.md §8.3), none on EVM. Read from the node once and kept;
@@ -132,7 +144,7 @@ export function createEvmBalanceSource(ctx: {
           if (contract !== b.denom.toLowerCase()) aliases.set(b.denom.toLowerCase(), contract);
         }
       }
-      return { rows, aliases: [...aliases].map(([alias, denom]) => ({ alias, denom })) };
+      return { rows, aliases: [...aliases].map(([alias, denom]) => ({ alias, denom })), whole: [] };
     },
     // The reference keeps module accounts on EVM (spec/indexer.md §8.3: "Module accounts are not excluded").
     excluded: async () => NO_ACCOUNT,
@@ -210,17 +222,25 @@ export function createBankBalanceSource(ctx: {
     },
     async snapshot(height) {
       const rows: BalanceRow[] = [];
+      const whole: string[] = [];
       for (const { address, balances } of await balancesOfEach(
         ctx.bank,
         await ctx.bank.accountsAt(height),
         height,
       )) {
         const account = accountBytesFromString(address, ctx.prefix);
+        whole.push(Buffer.from(account).toString('hex'));
         for (const b of balances) {
           if (b.amount > 0n) rows.push({ denom: remember(b.denom), account, amount: b.amount });
         }
       }
-      return { rows, aliases: [] };
+      return { rows, aliases: [], whole };
+    },
+    async holdingsAt(accounts, height) {
+      const held = await balancesOfEach(ctx.bank, accounts.map(bech32Of), height);
+      return held.map(({ balances }) =>
+        balances.filter((b) => b.amount !== 0n).map((b) => ({ denom: remember(b.denom), amount: b.amount })),
+      );
     },
     excluded: (reread) => modules.read(reread),
   };

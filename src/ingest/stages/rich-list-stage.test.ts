@@ -57,6 +57,7 @@ const snapshotOf =
   async () => ({
     rows: rows.map(([denom, account, amount]) => ({ denom, account: Buffer.from(account, 'hex'), amount })),
     aliases: [],
+    whole: [],
   });
 
 /** `amount` utok from one account to another. */

@@ -32,7 +32,11 @@ interface RichListBatch {
  * Balances per denom (spec/indexer.md §8.3, exact rather than drifting): a snapshot of every
  * account at the first indexed height, then each block's events. A balance the events touch for the
  * first time, and one they would drive below zero, is read from the node at the batch's last height
- * instead, so what is stored is the node's state whatever the events leave out. Accounts the
+ * instead, so what is stored is the node's state whatever the events leave out; except a first
+ * touch of an account whose every holding was read from the node earlier in this run (the snapshot,
+ * or a batch that stored all of that account's holdings): none of its non-zero balances is missing
+ * from the table, so one the table lacks was zero, and the events' sum is its balance (below zero,
+ * it is read from the node like any other). Accounts the
  * source excludes (Move/Wasm minter/burner module accounts) are left out here, the one place, from
  * the snapshot and every event (the reference skips them on Wasm `transfer` only; skipping them
  * everywhere keeps no drifting balance for an account that is never listed), and each batch deletes
@@ -49,6 +53,7 @@ export function createRichListStage(ctx: {
 }): Stage<RichListBatch> {
   const writer = createRichListWriter();
   const { source } = ctx;
+  const whole = createWholeAccounts(WHOLE_ACCOUNTS);
   /** Each height's extracted changes: kept ones, the others fetched from the node in one batch. */
   async function extractsOf(heights: readonly number[]): Promise<AssetDelta[][]> {
     const kept = heights.map((h) => ctx.kept?.get(h));
@@ -59,6 +64,34 @@ export function createRichListStage(ctx: {
       blocks.forEach((b, i) => fetched.set(missing[i]!, source.extract(present(b, missing[i]!))));
     }
     return heights.map((h, i) => kept[i] ?? fetched.get(h)!);
+  }
+  /**
+   * The node's balances at `to` of pairs first seen. Where the source lists an account's holdings,
+   * every non-zero one not yet stored is stored too, and the account is read whole from then on.
+   */
+  async function firstBalances(firstSeen: readonly BalanceDelta[], to: number): Promise<BalanceRow[]> {
+    if (!source.holdingsAt) {
+      const amounts = await source.balancesAt(firstSeen, to);
+      return firstSeen.map((d, i) => fromDelta({ ...d, amount: amounts[i]! }));
+    }
+    const accounts = [...new Set(firstSeen.map((d) => d.account))];
+    const held = await source.holdingsAt(accounts, to);
+    const rows = new Map<string, BalanceDelta>();
+    // A touched pair the node says is zero is stored as zero, as before.
+    for (const d of firstSeen) rows.set(pairKey(d), { ...d, amount: 0n });
+    const stored = await storedPairs(
+      ctx.db,
+      accounts.flatMap((account, i) => held[i]!.map((h) => ({ denom: h.denom, account }))),
+    );
+    accounts.forEach((account, i) => {
+      for (const h of held[i]!) {
+        const key = pairKey({ denom: h.denom, account });
+        // A stored pair this batch does not touch keeps following the events.
+        if (rows.has(key) || !stored.has(key)) rows.set(key, { denom: h.denom, account, amount: h.amount });
+      }
+    });
+    whole.add(accounts);
+    return [...rows.values()].map(fromDelta);
   }
   return {
     name: 'rich_list',
@@ -74,6 +107,8 @@ export function createRichListStage(ctx: {
       const unlisted = touched.filter((d) => !listed.has(pairKey(d)));
       const amounts = await source.balancesAt(unlisted, firstBlockHeight);
       unlisted.forEach((d, i) => rows.push({ ...d, amount: amounts[i]! }));
+      // Marked now: the batches fetched next are written only after these rows.
+      whole.add(snap.whole.filter((a) => !excluded.has(a)));
       return {
         height: firstBlockHeight,
         async write(tx) {
@@ -97,13 +132,14 @@ export function createRichListStage(ctx: {
       const stored = await storedAccounts(ctx.db, [...unseen]);
       if ([...unseen].some((account) => !stored.has(account))) excluded = await source.excluded(true);
       const deltas = holdersOnly(summed, excluded);
-      const firstSeen = deltas.filter((d) => !known.has(pairKey(d)));
-      const amounts = await source.balancesAt(firstSeen, to);
+      // A first touch of an account read whole before adds to a zero balance, as a stored one does.
+      const added = deltas.filter((d) => known.has(pairKey(d)) || whole.has(d.account));
+      const firstSeen = deltas.filter((d) => !known.has(pairKey(d)) && !whole.has(d.account));
       return {
         to,
         aliases: source.aliases(),
-        changes: deltas.filter((d) => known.has(pairKey(d))).map(fromDelta),
-        firsts: firstSeen.map((d, i) => fromDelta({ ...d, amount: amounts[i]! })),
+        changes: added.map(fromDelta),
+        firsts: await firstBalances(firstSeen, to),
         purge: [...excluded],
       };
     },
@@ -131,6 +167,20 @@ function present(block: RawBlock | undefined, height: number): RawBlock {
 }
 
 const pairKey = (d: { denom: string; account: string }) => `${d.denom}|${d.account}`;
+
+/** Accounts (hex) remembered as read whole, at most (~100 bytes each); past it they are read again. */
+const WHOLE_ACCOUNTS = 500_000;
+
+/** The accounts whose every holding was read from the node in this run and stored. */
+function createWholeAccounts(limit: number) {
+  const accounts = new Set<string>();
+  return {
+    has: (account: string) => accounts.has(account),
+    add(read: readonly string[]) {
+      for (const a of read) if (accounts.size < limit) accounts.add(a);
+    },
+  };
+}
 
 /** The deltas summed per pair, less the accounts that are never holders. */
 const holdersOnly = (deltas: Iterable<BalanceDelta>, excluded: ReadonlySet<string>) =>
