@@ -212,6 +212,63 @@ describe.each(testDbFactories())('rich-list stage on $name', (factory) => {
     }
   });
 
+  it('reads the node for an account not read whole (events cannot say its balance), not for one read whole', async () => {
+    const { db, dispose } = await factory.create();
+    try {
+      await insertBlocks(db);
+      const asked: string[] = [];
+      // The node's holdings. B held 15 utok before the snapshot without being listed in it (an
+      // address the node lists no account for), so the events alone would say 30, not 45.
+      const holdings: Record<number, Record<string, Array<{ denom: string; amount: bigint }>>> = {
+        2: {
+          [B]: [
+            { denom: 'utok', amount: 45n },
+            { denom: 'uextra', amount: 9n },
+          ],
+        },
+      };
+      const source: BalanceSource = {
+        ...eventsAt({
+          2: transfer(A, B, 30n),
+          // A first touches unew and uneg, B first touches unew: both accounts are read whole now.
+          3: [
+            { denom: 'unew', account: A, amount: 2n },
+            { denom: 'unew', account: B, amount: 5n },
+            { denom: 'uneg', account: A, amount: -3n },
+          ],
+        }),
+        aliases: () => [],
+        // Only the correction of a balance driven below zero asks per pair.
+        balancesAt: async (pairs, height) => {
+          asked.push(...pairs.map((p) => `${p.denom}:${p.account.slice(0, 2)}@${height}`));
+          return pairs.map(() => 4n);
+        },
+        holdingsAt: async (accounts, height) => {
+          asked.push(...accounts.map((a) => `*:${a.slice(0, 2)}@${height}`));
+          return accounts.map((a) => holdings[height]?.[a] ?? []);
+        },
+        snapshot: async () => ({
+          rows: [{ denom: 'utok', account: Buffer.from(A, 'hex'), amount: 100n }],
+          aliases: [],
+          whole: [A],
+        }),
+        excluded: async () => new Set(),
+      };
+      await runToEnd(db, source);
+      expect(asked.sort()).toEqual(['*:bb@2', 'uneg:aa@3']);
+      expect(await balances(db)).toEqual([
+        ['uextra', B, '9'],
+        ['uneg', A, '4'],
+        ['unew', A, '2'],
+        ['unew', B, '5'],
+        ['utok', A, '70'],
+        ['utok', B, '45'],
+      ]);
+    } finally {
+      await dispose();
+    }
+  });
+
   it('leaves the excluded accounts out of the snapshot and the first block, without reading them', async () => {
     const { db, dispose } = await factory.create();
     try {
