@@ -10,6 +10,8 @@ import { createBlockHead } from './block-head.js';
 import type { BalanceDelta } from '../collectors/rich-list-deltas.js';
 import type { BalanceSource } from './rich-list-sources.js';
 import { createRichListStage } from './rich-list-stage.js';
+import { createKeptBlocks, type KeptBlocks } from './kept-blocks.js';
+import type { AssetDelta } from '../collectors/rich-list-bank.js';
 import { runStage } from './runner.js';
 
 const A = 'aa'.repeat(20);
@@ -73,7 +75,12 @@ const insertBlocks = (db: Db) =>
      SELECT h, '\\x00', now(), 0, '', 0, 0, 0, '[]' FROM generate_series(1, 3) h`,
   );
 
-const runToEnd = async (db: Db, source: BalanceSource, batchHeights = 1) => {
+const runToEnd = async (
+  db: Db,
+  source: BalanceSource,
+  batchHeights = 1,
+  options: { comet?: CometClient; kept?: KeptBlocks<AssetDelta> } = {},
+) => {
   const head = createBlockHead(() => 3);
   head.finish();
   const deps = {
@@ -82,7 +89,12 @@ const runToEnd = async (db: Db, source: BalanceSource, batchHeights = 1) => {
     metrics: createIngestMetrics(createMetricsRegistry({ defaultMetrics: false })),
     head,
   };
-  const stage = createRichListStage({ db, comet, source });
+  const stage = createRichListStage({
+    db,
+    comet: options.comet ?? comet,
+    source,
+    ...(options.kept ? { kept: options.kept } : {}),
+  });
   await runStage(stage, deps, { signal: new AbortController().signal, batchHeights });
 };
 
@@ -263,6 +275,39 @@ describe.each(testDbFactories())('rich-list stage on $name', (factory) => {
         ['unew', B, '5'],
         ['utok', A, '70'],
         ['utok', B, '45'],
+      ]);
+    } finally {
+      await dispose();
+    }
+  });
+
+  it('takes the balance changes the block stream kept, and fetches from the node only the heights not kept', async () => {
+    const { db, dispose } = await factory.create();
+    try {
+      await insertBlocks(db);
+      const fetched: number[] = [];
+      const counting: CometClient = {
+        ...comet,
+        fetchBlocks: async (heights, consumer) => {
+          fetched.push(...heights);
+          return comet.fetchBlocks(heights, consumer);
+        },
+      };
+      const source: BalanceSource = {
+        ...eventsAt({ 1: transfer(A, B, 1n), 2: transfer(A, B, 10n), 3: transfer(A, B, 100n) }),
+        aliases: () => [],
+        balancesAt: async (pairs) => pairs.map(() => 0n),
+        snapshot: snapshotOf(['utok', A, 1000n], ['utok', B, 1n]),
+        excluded: async () => new Set(),
+      };
+      // The block stream fetched heights 1 and 3 (two changes each) and kept both; not height 2.
+      const kept = createKeptBlocks((block) => source.extract(block), 4);
+      kept.record(await comet.fetchBlocks([1, 3]));
+      await runToEnd(db, source, 1, { comet: counting, kept });
+      expect(fetched).toEqual([2]);
+      expect(await balances(db)).toEqual([
+        ['utok', A, '890'],
+        ['utok', B, '111'],
       ]);
     } finally {
       await dispose();
