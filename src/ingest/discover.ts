@@ -26,8 +26,9 @@ export async function discoverChain(
   }
   let vmType = configured.vmType;
   if (vmType === undefined) {
-    const info = (await nodes.rest.getJson('/cosmos/base/tendermint/v1beta1/node_info')) as
-      { application_version?: { name?: string; app_name?: string } } | undefined;
+    const info = (await nodes.rest.getJson('/cosmos/base/tendermint/v1beta1/node_info', {
+      purpose: 'node_info',
+    })) as { application_version?: { name?: string; app_name?: string } } | undefined;
     const app = `${info?.application_version?.app_name ?? ''} ${info?.application_version?.name ?? ''}`;
     vmType = VM_BY_APP.find(([re]) => re.test(app))?.[1];
     if (vmType === undefined) {

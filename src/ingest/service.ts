@@ -132,6 +132,20 @@ export async function createIngestService(ctx: {
     signal: ctx.signal,
   });
 
+  // The block stream's fetches, shown to the stages that take something from each block.
+  const tapped = stages.filter((stage) => stage.onBlocks);
+  const streamComet: CometClient =
+    tapped.length === 0
+      ? comet
+      : {
+          ...comet,
+          async fetchBlocks(heights, consumer) {
+            const blocks = await comet.fetchBlocks(heights, consumer);
+            for (const stage of tapped) stage.onBlocks!(blocks);
+            return blocks;
+          },
+        };
+
   return {
     chain,
     height: () => writer.checkpoint().height,
@@ -150,7 +164,7 @@ export async function createIngestService(ctx: {
           {
             logger,
             writer,
-            comet,
+            comet: streamComet,
             rest,
             evm,
             decoder,

@@ -1,5 +1,9 @@
+import { QueryAllBalancesRequest, QueryAllBalancesResponse } from 'cosmjs-types/cosmos/bank/v1beta1/query';
 import { z } from 'zod';
+import { mapBounded } from '../shared/map-bounded.js';
+import type { CometClient } from './cometbft.js';
 import { AppError } from '../shared/errors.js';
+import type { NodePurpose } from './metrics.js';
 import type { RestClient } from './rest.js';
 import { INGEST_RETRY, withRetry, type RetryPolicy } from './retry.js';
 
@@ -18,6 +22,16 @@ export interface BankState {
   moduleAccounts(): Promise<ModuleAccount[]>;
   /** All bank balances of an account at a height. */
   balancesAt(address: string, height: number): Promise<Array<{ denom: string; amount: bigint }>>;
+  /**
+   * All bank balances of each account at a height: in JSON-RPC batches of `abci_query`
+   * (`/cosmos.bank.v1beta1.Query/AllBalances`, one HTTP request per batch) when the RPC client is
+   * given, else one REST read per account, a few at a time. An account with more balances than one
+   * page holds is read again by REST, paged.
+   */
+  balancesOfEach(
+    addresses: readonly string[],
+    height: number,
+  ): Promise<Array<Array<{ denom: string; amount: bigint }>>>;
   /** minievm: the ERC20 contract (lower-case 0x hex) backing a bank denom, undefined when none. */
   contractOfDenom(denom: string): Promise<string | undefined>;
   /** minievm: the bank denom an ERC20 contract backs, undefined when none. */
@@ -30,6 +44,12 @@ export interface BankState {
 
 const ACCOUNTS_PAGE = 500;
 const BALANCES_PAGE = 1000;
+/** abci_query calls per JSON-RPC batch: small answers, so many fit one request. */
+const BALANCE_QUERIES_PER_BATCH = 100;
+/** Batches (or REST reads) in flight at once; the transport caps its connections on top of this. */
+const BALANCE_READS = 4;
+const REST_BALANCE_READS = 16;
+const ALL_BALANCES = '/cosmos.bank.v1beta1.Query/AllBalances';
 const pagination = z
   .object({ next_key: z.string().nullish(), total: z.string().regex(/^\d*$/).nullish() })
   .passthrough()
@@ -80,11 +100,11 @@ export function accountAddress(account: unknown): string | undefined {
  */
 export function createBankState(
   rest: RestClient,
-  options: { policy?: RetryPolicy; signal?: AbortSignal } = {},
+  options: { policy?: RetryPolicy; signal?: AbortSignal; comet?: CometClient } = {},
 ): BankState {
   const policy = options.policy ?? { ...INGEST_RETRY, maxAttempts: 10 };
-  const get = (path: string, height?: number) =>
-    withRetry(() => rest.getJson(path, height === undefined ? {} : { height }), {
+  const get = (path: string, purpose: NodePurpose, height?: number) =>
+    withRetry(() => rest.getJson(path, height === undefined ? { purpose } : { height, purpose }), {
       policy,
       what: `rest ${path}`,
       ...(options.signal ? { signal: options.signal } : {}),
@@ -109,6 +129,7 @@ export function createBankState(
    */
   async function allPages<T>(
     path: string,
+    purpose: NodePurpose,
     limit: number,
     height: number,
     read: (
@@ -125,7 +146,7 @@ export function createBankState(
         ? `pagination.key=${encodeURIComponent(nextKey)}`
         : `pagination.offset=${items.length}${total === undefined ? '&pagination.count_total=true' : ''}`;
       const pagePath = `${path}?pagination.limit=${limit}&${query}`;
-      const page = read(await get(pagePath, height), pagePath);
+      const page = read(await get(pagePath, purpose, height), pagePath);
       items.push(...page.items);
       // A key page answers 0 (not counted).
       if (page.total !== undefined && page.total > 0) total = page.total;
@@ -153,47 +174,113 @@ export function createBankState(
 
   async function listModuleAccounts(): Promise<ModuleAccount[]> {
     const path = '/cosmos/auth/v1beta1/module_accounts';
-    return parse(moduleAccounts, await get(path), path).accounts.map((m) => ({
+    return parse(moduleAccounts, await get(path, 'module_accounts'), path).accounts.map((m) => ({
       address: m.base_account.address,
       name: m.name,
       permissions: m.permissions ?? [],
     }));
   }
 
+  async function balancesAt(address: string, height: number) {
+    const path = `/cosmos/bank/v1beta1/balances/${address}`;
+    const balances = await allPages(path, 'balance', BALANCES_PAGE, height, (value, pagePath) => {
+      const page = parse(balancesPage, value ?? { balances: [] }, pagePath);
+      return { items: page.balances, ...pageInfo(page.pagination) };
+    });
+    return balances.map((b) => ({ denom: b.denom, amount: BigInt(b.amount) }));
+  }
+
+  /** One batch of AllBalances queries; an account whose answer has a next page is read by REST. */
+  async function queriedBalances(addresses: readonly string[], height: number, comet: CometClient) {
+    const queries = addresses.map((address) => ({
+      path: ALL_BALANCES,
+      data: QueryAllBalancesRequest.encode({
+        address,
+        pagination: {
+          key: new Uint8Array(),
+          offset: 0n,
+          limit: BigInt(BALANCES_PAGE),
+          countTotal: false,
+          reverse: false,
+        },
+        resolveDenom: false,
+      }).finish(),
+    }));
+    const answers = await withRetry(() => comet.abciQueries!(queries, height, 'balance'), {
+      policy,
+      what: `rpc abci_query ${ALL_BALANCES} x${addresses.length} at ${height}`,
+      ...(options.signal ? { signal: options.signal } : {}),
+    });
+    return Promise.all(
+      answers.map(async (value, i) => {
+        let decoded: QueryAllBalancesResponse;
+        try {
+          decoded = QueryAllBalancesResponse.decode(value);
+        } catch (err) {
+          throw new AppError(
+            'malformed_state',
+            `abci_query ${ALL_BALANCES} of ${addresses[i]}: not protobuf`,
+            {
+              cause: err,
+            },
+          );
+        }
+        if ((decoded.pagination?.nextKey.length ?? 0) > 0) return balancesAt(addresses[i]!, height);
+        return decoded.balances.map((b) => {
+          if (!/^\d+$/.test(b.amount)) {
+            throw new AppError(
+              'malformed_state',
+              `abci_query ${ALL_BALANCES} of ${addresses[i]}: amount ${b.amount}`,
+            );
+          }
+          return { denom: b.denom, amount: BigInt(b.amount) };
+        });
+      }),
+    );
+  }
+
   return {
     async accountsAt(height) {
-      const listed = await allPages('/cosmos/auth/v1beta1/accounts', ACCOUNTS_PAGE, height, (value, path) => {
-        const page = parse(accountsPage, value ?? {}, path);
-        return { items: page.accounts, ...pageInfo(page.pagination) };
-      });
+      const listed = await allPages(
+        '/cosmos/auth/v1beta1/accounts',
+        'accounts',
+        ACCOUNTS_PAGE,
+        height,
+        (value, path) => {
+          const page = parse(accountsPage, value ?? {}, path);
+          return { items: page.accounts, ...pageInfo(page.pagination) };
+        },
+      );
       const addresses = listed.map(accountAddress).filter((a) => a !== undefined);
       const modules = await listModuleAccounts();
       return [...new Set([...addresses, ...modules.map((m) => m.address)])];
     },
     moduleAccounts: listModuleAccounts,
-    async balancesAt(address, height) {
-      const path = `/cosmos/bank/v1beta1/balances/${address}`;
-      const balances = await allPages(path, BALANCES_PAGE, height, (value, pagePath) => {
-        const page = parse(balancesPage, value ?? { balances: [] }, pagePath);
-        return { items: page.balances, ...pageInfo(page.pagination) };
-      });
-      return balances.map((b) => ({ denom: b.denom, amount: BigInt(b.amount) }));
+    balancesAt,
+    async balancesOfEach(addresses, height) {
+      const comet = options.comet;
+      if (!comet?.abciQueries) return mapBounded(addresses, REST_BALANCE_READS, (a) => balancesAt(a, height));
+      const chunks: string[][] = [];
+      for (let i = 0; i < addresses.length; i += BALANCE_QUERIES_PER_BATCH)
+        chunks.push(addresses.slice(i, i + BALANCE_QUERIES_PER_BATCH));
+      const read = await mapBounded(chunks, BALANCE_READS, (chunk) => queriedBalances(chunk, height, comet));
+      return read.flat();
     },
     async contractOfDenom(denom) {
       const path = `/minievm/evm/v1/contracts/by_denom?denom=${encodeURIComponent(denom)}`;
-      const found = await get(path);
+      const found = await get(path, 'denom_lookup');
       if (found === undefined) return undefined;
       const address = parse(denomContract, found, path).address.toLowerCase();
       return /^0x[0-9a-f]{40}$/.test(address) ? address : undefined;
     },
     async denomOfContract(contract) {
       const path = `/minievm/evm/v1/denoms/${contract}`;
-      const found = await get(path);
+      const found = await get(path, 'denom_lookup');
       return found === undefined ? undefined : parse(metadataDenom, found, path).denom;
     },
     async denomOfMetadata(metadata) {
       const path = `/initia/move/v1/denom?metadata=${encodeURIComponent(metadata)}`;
-      const found = await get(path);
+      const found = await get(path, 'denom_lookup');
       return found === undefined ? undefined : parse(metadataDenom, found, path).denom;
     },
     async fungibleAssetMetadata(metadata) {
@@ -201,7 +288,7 @@ export function createBankState(
       const path =
         `/initia/move/v1/accounts/${encodeURIComponent(metadata)}/resources/by_struct_tag` +
         `?struct_tag=${encodeURIComponent('0x1::fungible_asset::Metadata')}`;
-      const found = await get(path);
+      const found = await get(path, 'fa_metadata');
       if (found === undefined) return undefined;
       const text = parse(moveResource, found, path).resource.move_resource;
       let json: unknown;

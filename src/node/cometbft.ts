@@ -1,5 +1,6 @@
 import { AppError } from '../shared/errors.js';
 import { parseBlockBundle } from './cometbft-parse.js';
+import type { NodePurpose } from './metrics.js';
 import type { Transport } from './transport.js';
 import type { RawBlock } from './types.js';
 
@@ -20,12 +21,35 @@ export interface CometClient {
    * `/block` + `/block_results` for many heights in one JSON-RPC batch. A height the node has not
    * produced yet comes back as undefined (waiting, not an error).
    */
-  fetchBlocks(heights: readonly number[]): Promise<(RawBlock | undefined)[]>;
+  fetchBlocks(heights: readonly number[], consumer?: BlockConsumer): Promise<(RawBlock | undefined)[]>;
+  /**
+   * gRPC queries through `abci_query` at a height, all in one JSON-RPC batch (one HTTP request):
+   * each answer's protobuf value. A query the node answers with a non-zero code fails the call
+   * (retryable: a height not yet queryable, a busy node).
+   */
+  abciQueries?(
+    queries: readonly { path: string; data: Uint8Array }[],
+    height: number,
+    purpose: NodePurpose,
+  ): Promise<Uint8Array[]>;
 }
 
+/** Who reads the blocks (node metrics): the block stream, or a stage reading them again. */
+export type BlockConsumer = 'ingest' | 'rich_list';
+
 export function createCometClient(transport: Transport): CometClient {
-  async function call(body: unknown): Promise<unknown> {
-    const res = await transport.request({ method: 'POST', path: '/', body: JSON.stringify(body) });
+  async function call(
+    body: unknown,
+    purpose: NodePurpose,
+    calls?: Partial<Record<NodePurpose, number>>,
+  ): Promise<unknown> {
+    const res = await transport.request({
+      method: 'POST',
+      path: '/',
+      body: JSON.stringify(body),
+      purpose,
+      ...(calls ? { calls } : {}),
+    });
     try {
       return JSON.parse(res.text);
     } catch (err) {
@@ -38,7 +62,10 @@ export function createCometClient(transport: Transport): CometClient {
 
   return {
     async status() {
-      const reply = (await call({ jsonrpc: '2.0', id: 1, method: 'status', params: {} })) as JsonRpcReply;
+      const reply = (await call(
+        { jsonrpc: '2.0', id: 1, method: 'status', params: {} },
+        'status',
+      )) as JsonRpcReply;
       const result = unwrap(reply, 'status') as {
         node_info?: { network?: string };
         sync_info?: { latest_block_height?: string; earliest_block_height?: string };
@@ -55,12 +82,16 @@ export function createCometClient(transport: Transport): CometClient {
       return { chainId, latestHeight: latest, earliestHeight: Number.isSafeInteger(earliest) ? earliest : 1 };
     },
 
-    async fetchBlocks(heights) {
+    async fetchBlocks(heights, consumer = 'ingest') {
       const batch = heights.flatMap((h, i) => [
         { jsonrpc: '2.0', id: 2 * i, method: 'block', params: { height: String(h) } },
         { jsonrpc: '2.0', id: 2 * i + 1, method: 'block_results', params: { height: String(h) } },
       ]);
-      const reply = await call(batch);
+      const [block, results] =
+        consumer === 'ingest'
+          ? (['block', 'block_results'] as const)
+          : (['rich_list_block', 'rich_list_block_results'] as const);
+      const reply = await call(batch, block, { [block]: heights.length, [results]: heights.length });
       if (!Array.isArray(reply)) {
         // A node may answer a whole batch with one error object (e.g. overload): retry later.
         throw new AppError(
@@ -89,7 +120,51 @@ export function createCometClient(transport: Transport): CometClient {
         );
       });
     },
+
+    async abciQueries(queries, height, purpose) {
+      if (queries.length === 0) return [];
+      const batch = queries.map((q, id) => ({
+        jsonrpc: '2.0',
+        id,
+        method: 'abci_query',
+        params: {
+          path: q.path,
+          data: Buffer.from(q.data).toString('hex'),
+          height: String(height),
+          prove: false,
+        },
+      }));
+      const reply = await call(batch, purpose, { [purpose]: queries.length });
+      if (!Array.isArray(reply)) {
+        throw new AppError(
+          'node_batch_error',
+          `rpc abci_query batch failed: ${describe((reply as JsonRpcReply).error)}`,
+          {
+            retryable: true,
+          },
+        );
+      }
+      const byId = new Map<number, JsonRpcReply>();
+      for (const item of reply as JsonRpcReply[]) if (typeof item.id === 'number') byId.set(item.id, item);
+      return queries.map((q, i) => {
+        const item = byId.get(i);
+        const what = `abci_query ${q.path} at ${height}`;
+        if (!item)
+          throw new AppError('node_batch_incomplete', `rpc batch reply lacks ${what}`, { retryable: true });
+        const response = (unwrap(item, what) as AbciQueryResult).response ?? {};
+        if (response.code) {
+          throw new AppError('node_abci_error', `rpc ${what}: code ${response.code}: ${response.log ?? ''}`, {
+            retryable: true,
+          });
+        }
+        return Buffer.from(response.value ?? '', 'base64');
+      });
+    },
   };
+}
+
+interface AbciQueryResult {
+  response?: { code?: number; log?: string; value?: string | null };
 }
 
 function isNotYet(reply: JsonRpcReply): boolean {

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { AppError } from '../shared/errors.js';
+import type { NodePurpose } from './metrics.js';
 import type { Transport } from './transport.js';
 
 /** An eth_getBlockReceipts entry as served (lower-case 0x hex strings). */
@@ -74,9 +75,18 @@ interface Reply {
 }
 
 export function createEvmClient(transport: Transport): EvmClient {
-  async function batch(calls: { method: string; params: unknown[] }[]): Promise<Reply[]> {
+  async function batch(
+    purpose: NodePurpose,
+    calls: { method: string; params: unknown[] }[],
+  ): Promise<Reply[]> {
     const body = calls.map((c, id) => ({ jsonrpc: '2.0', id, ...c }));
-    const res = await transport.request({ method: 'POST', path: '', body: JSON.stringify(body) });
+    const res = await transport.request({
+      method: 'POST',
+      path: '',
+      body: JSON.stringify(body),
+      purpose,
+      calls: { [purpose]: calls.length },
+    });
     let parsed: unknown;
     try {
       parsed = JSON.parse(res.text);
@@ -98,6 +108,7 @@ export function createEvmClient(transport: Transport): EvmClient {
   return {
     async receiptsOf(heights) {
       const replies = await batch(
+        'receipts',
         heights.map((h) => ({ method: 'eth_getBlockReceipts', params: ['0x' + h.toString(16)] })),
       );
       return replies.map((r, i) => {
@@ -119,6 +130,7 @@ export function createEvmClient(transport: Transport): EvmClient {
     },
     async traceBlocks(heights) {
       const replies = await batch(
+        'trace',
         heights.map((h) => ({
           method: 'debug_traceBlockByNumber',
           params: ['0x' + h.toString(16), { tracer: 'callTracer' }],
@@ -154,6 +166,7 @@ export function createEvmClient(transport: Transport): EvmClient {
     async erc20BalancesAt(pairs, height) {
       const block = '0x' + height.toString(16);
       const replies = await batch(
+        'balance',
         pairs.map((p) => ({
           method: 'eth_call',
           params: [{ to: p.token, data: BALANCE_OF + p.account.padStart(64, '0') }, block],

@@ -171,6 +171,7 @@ export function createNftLookups(options: NftLookupOptions): NftLookups {
         try {
           const res = (await rest.getJson(`/cosmwasm/wasm/v1/contract/${contract}/smart/${query}`, {
             height,
+            purpose: 'nft_lookup',
           })) as { data?: { token_uri?: unknown } } | undefined;
           return typeof res?.data?.token_uri === 'string' ? res.data.token_uri : '';
         } catch (err) {
@@ -205,7 +206,7 @@ async function resource(
   height: number,
 ): Promise<Record<string, unknown> | undefined> {
   const path = `/initia/move/v1/accounts/${addr}/resources/by_struct_tag?struct_tag=${encodeURIComponent(tag)}`;
-  const res = (await rest.getJson(path, { height })) as
+  const res = (await rest.getJson(path, { height, purpose: 'nft_lookup' })) as
     { resource?: { move_resource?: unknown } } | undefined;
   const text = res?.resource?.move_resource;
   if (typeof text !== 'string') return undefined;
@@ -225,7 +226,7 @@ async function evmCallString(
     res = (await rest.postJson(
       '/minievm/evm/v1/call',
       { sender: '0x' + '0'.repeat(40), contract_addr: contract, input, value: '0' },
-      { height },
+      { height, purpose: 'nft_lookup' },
     )) as typeof res;
   } catch (err) {
     if (isEvmRevertAnswer(err)) return undefined;
@@ -250,14 +251,17 @@ async function readWasmCollection(
   try {
     info = (await rest.getJson(`/cosmwasm/wasm/v1/contract/${contract}/smart/${query}`, {
       height,
+      purpose: 'nft_lookup',
     })) as { data?: { name?: unknown } } | undefined;
   } catch (err) {
     if (!isWasmContractError(err)) throw err;
     logger?.debug({ contract, height }, 'contract rejects contract_info: not a cw721 collection');
     return undefined;
   }
-  const contractInfo = (await rest.getJson(`/cosmwasm/wasm/v1/contract/${contract}`, { height })) as
-    { contract_info?: { creator?: unknown } } | undefined;
+  const contractInfo = (await rest.getJson(`/cosmwasm/wasm/v1/contract/${contract}`, {
+    height,
+    purpose: 'nft_lookup',
+  })) as { contract_info?: { creator?: unknown } } | undefined;
   const creator = String(contractInfo?.contract_info?.creator ?? '');
   if (typeof info?.data?.name === 'string') return { name: info.data.name, creator };
   // It emitted cw721 events but its name cannot be read (no answer, or no name in it):

@@ -1,4 +1,5 @@
 import { AppError } from '../shared/errors.js';
+import type { NodePurpose } from './metrics.js';
 import type { Transport } from './transport.js';
 
 export interface RestTx {
@@ -8,14 +9,22 @@ export interface RestTx {
 }
 
 export interface RestClient {
-  /** GET a JSON document; 404 answers undefined. `height` sets `x-cosmos-block-height`. */
-  getJson(path: string, options?: { height?: number }): Promise<unknown>;
+  /**
+   * GET a JSON document; 404 answers undefined. `height` sets `x-cosmos-block-height`; `purpose`
+   * labels the request in the node metrics.
+   */
+  getJson(path: string, options?: RestOptions): Promise<unknown>;
   /** POST a JSON body and read a JSON answer (minievm call); same errors as getJson. */
-  postJson(path: string, body: unknown, options?: { height?: number }): Promise<unknown>;
+  postJson(path: string, body: unknown, options?: RestOptions): Promise<unknown>;
   /** Every REST tx of a block, paging until `expected` txs arrived (node-data.md §1.3). */
   txsOfBlock(height: number, expected: number): Promise<RestTx[]>;
   /** Moniker of an opchild validator, undefined when the node does not know it. */
   validatorMoniker(operatorAddress: string): Promise<string | undefined>;
+}
+
+export interface RestOptions {
+  height?: number;
+  purpose?: NodePurpose;
 }
 
 const PAGE_LIMIT = 100;
@@ -58,7 +67,7 @@ export function restErrorAnswer(err: unknown): RestErrorAnswer | undefined {
 }
 
 export function createRestClient(transport: Transport): RestClient {
-  async function getJson(path: string, options: { height?: number } = {}): Promise<unknown> {
+  async function getJson(path: string, options: RestOptions = {}): Promise<unknown> {
     return requestJson('GET', path, undefined, options);
   }
 
@@ -66,7 +75,7 @@ export function createRestClient(transport: Transport): RestClient {
     method: 'GET' | 'POST',
     path: string,
     body: unknown,
-    options: { height?: number },
+    options: RestOptions,
   ): Promise<unknown> {
     const headers: Record<string, string> = {};
     if (options.height !== undefined) headers['x-cosmos-block-height'] = String(options.height);
@@ -74,6 +83,7 @@ export function createRestClient(transport: Transport): RestClient {
     const res = await transport.request({
       method,
       path,
+      purpose: options.purpose ?? 'other',
       ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
       ...(Object.keys(headers).length > 0 ? { headers } : {}),
     });
@@ -110,6 +120,7 @@ export function createRestClient(transport: Transport): RestClient {
           : `pagination.offset=${txs.length}`;
         const page = (await getJson(
           `/cosmos/tx/v1beta1/txs/block/${height}?pagination.limit=${PAGE_LIMIT}&${query}`,
+          { purpose: 'tx_fallback' },
         )) as { txs?: RestTx[]; pagination?: { next_key?: string | null } } | undefined;
         const got = page?.txs ?? [];
         if (got.length === 0) {
@@ -127,8 +138,9 @@ export function createRestClient(transport: Transport): RestClient {
       return txs.slice(0, expected);
     },
     async validatorMoniker(operatorAddress) {
-      const res = (await getJson(`/opinit/opchild/v1/validator/${operatorAddress}`)) as
-        { validator?: { moniker?: unknown } } | undefined;
+      const res = (await getJson(`/opinit/opchild/v1/validator/${operatorAddress}`, {
+        purpose: 'validator',
+      })) as { validator?: { moniker?: unknown } } | undefined;
       const moniker = res?.validator?.moniker;
       return typeof moniker === 'string' ? moniker : undefined;
     },

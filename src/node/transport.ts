@@ -1,7 +1,7 @@
 import { Pool, errors as undiciErrors } from 'undici';
 import { AppError } from '../shared/errors.js';
 import { redactUrl } from '../shared/config.js';
-import type { NodeMetrics } from './metrics.js';
+import type { NodeMetrics, NodePurpose } from './metrics.js';
 
 export interface TransportOptions {
   /** One surface of the node (rpc, rest, jsonrpc), for logs and metrics. */
@@ -18,6 +18,10 @@ export interface TransportRequest {
   path: string;
   body?: string;
   headers?: Record<string, string>;
+  /** What the request is for (metrics); 'other' when unsaid. */
+  purpose?: NodePurpose;
+  /** Queries it carries by purpose (a JSON-RPC batch); one of `purpose` when unsaid. */
+  calls?: Partial<Record<NodePurpose, number>>;
 }
 
 export interface TransportResponse {
@@ -90,6 +94,7 @@ export function createTransport(options: TransportOptions): Transport {
   async function request(req: TransportRequest): Promise<TransportResponse> {
     return limiter(async () => {
       const ep = pick();
+      countRequest(options, req);
       const stopTimer = options.metrics?.latency.startTimer({ surface: options.name });
       let status: number;
       let text: string;
@@ -128,6 +133,16 @@ export function createTransport(options: TransportOptions): Transport {
       await Promise.all(endpoints.map((ep) => ep.pool.close()));
     },
   };
+}
+
+function countRequest(options: TransportOptions, req: TransportRequest): void {
+  const m = options.metrics;
+  if (!m) return;
+  const purpose = req.purpose ?? 'other';
+  m.requests.inc({ surface: options.name, purpose });
+  for (const [callPurpose, n] of Object.entries(req.calls ?? { [purpose]: 1 })) {
+    if (n) m.calls.inc({ surface: options.name, purpose: callPurpose }, n);
+  }
 }
 
 function looksLikeJson(text: string): boolean {

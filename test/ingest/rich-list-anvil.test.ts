@@ -177,6 +177,7 @@ const anvilComet = (anvil: AnvilHandle): CometClient => ({
 const noBank = {
   accountsAt: async () => [],
   balancesAt: async () => [],
+  balancesOfEach: async () => [],
   contractOfDenom: async () => undefined,
   denomOfContract: async () => undefined,
   denomOfMetadata: async () => undefined,

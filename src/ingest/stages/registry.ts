@@ -4,7 +4,9 @@ import type { CometClient } from '../../node/cometbft.js';
 import type { EvmClient } from '../../node/evm.js';
 import type { RestClient } from '../../node/rest.js';
 import type { ChainMeta } from '../../store/chain-meta.js';
+import type { RawBlock } from '../../node/types.js';
 import type { Db } from '../../store/db.js';
+import { createKeptBlocks } from './kept-blocks.js';
 import { createInternalTxStage } from './internal-tx-stage.js';
 import { createBankBalanceSource, createEvmBalanceSource, type BalanceSource } from './rich-list-sources.js';
 import { createRichListStage } from './rich-list-stage.js';
@@ -14,7 +16,15 @@ import { runStage, type StageRunnerDeps, type StageRunOptions } from './runner.j
 export interface RunnableStage {
   name: string;
   run(deps: StageRunnerDeps, options: StageRunOptions): Promise<void>;
+  /** Told of the blocks the block stream fetches (so the stage need not fetch them again). */
+  onBlocks?(blocks: readonly (RawBlock | undefined)[]): void;
 }
+
+/**
+ * Balance changes kept for the rich-list stage at most (a few per tx, summed per block; ~200 bytes
+ * each): some thousands of blocks ahead of the stage. Past it the stage reads blocks from the node.
+ */
+const KEPT_BALANCE_CHANGES = 200_000;
 
 /** The stages this chain and configuration enable (spec/indexer.md §8.1), in a fixed order. */
 export function createStages(ctx: {
@@ -36,15 +46,21 @@ export function createStages(ctx: {
   }
   const source = ctx.options.richList ? balanceSource(ctx) : undefined;
   if (source) {
-    const stage = createRichListStage({ db: ctx.db, comet: ctx.comet, source });
-    stages.push({ name: stage.name, run: (deps, options) => runStage(stage, deps, options) });
+    const kept = createKeptBlocks((block) => source.extract(block), KEPT_BALANCE_CHANGES);
+    const stage = createRichListStage({ db: ctx.db, comet: ctx.comet, source, kept });
+    stages.push({
+      name: stage.name,
+      run: (deps, options) => runStage(stage, deps, options),
+      onBlocks: (blocks) => kept.record(blocks),
+    });
   }
   return stages;
 }
 
 function balanceSource(ctx: Parameters<typeof createStages>[0]): BalanceSource | undefined {
   const retry = ctx.signal ? { signal: ctx.signal } : {};
-  const bank = createBankState(ctx.rest, retry);
+  // Balances by batched abci_query over the RPC surface: one request per batch of accounts.
+  const bank = createBankState(ctx.rest, { ...retry, comet: ctx.comet });
   if (ctx.chain.vmType !== 'evm')
     return createBankBalanceSource({ vm: ctx.chain.vmType, bank, prefix: ctx.accountPrefix });
   return ctx.evm && createEvmBalanceSource({ evm: ctx.evm, bank, prefix: ctx.accountPrefix, ...retry });

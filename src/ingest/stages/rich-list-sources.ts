@@ -1,23 +1,45 @@
 import { accountBytesFromString, toBech32, tryAccountBytes } from '../../shared/address.js';
-import { mapBounded } from '../../shared/map-bounded.js';
 import type { BankState } from '../../node/bank-state.js';
 import type { EvmClient } from '../../node/evm.js';
 import { INGEST_RETRY, withRetry } from '../../node/retry.js';
 import type { RawBlock } from '../../node/types.js';
 import type { BalanceRow, DenomAlias } from '../../store/writers/rich-list-writer.js';
-import { bankDeltas, fungibleAssetDeltas, withDenoms } from '../collectors/rich-list-bank.js';
-import { erc20Deltas, type BalanceDelta } from '../collectors/rich-list-deltas.js';
+import {
+  bankDeltas,
+  fungibleAssetDeltas,
+  withDenoms,
+  type AssetDelta,
+} from '../collectors/rich-list-bank.js';
+import { erc20Deltas, sumDeltas, type BalanceDelta } from '../collectors/rich-list-deltas.js';
 
 /** Where one VM's balances come from: its events, and the node's state to start from or correct by. */
 export interface BalanceSource {
-  /** Balance changes in one block's events (tx results and finalize-block events). */
-  deltas(block: RawBlock): Promise<BalanceDelta[]>;
+  /**
+   * Balance changes in one block's events (tx results and finalize-block events), summed per asset
+   * and account, with assets as the events name them: a pure function of the block, so it can be
+   * taken as the block stream fetches the block and kept until the stage reaches that height.
+   */
+  extract(block: RawBlock): AssetDelta[];
+  /** Extracted changes under their stored denoms (may ask the node how an asset is named). */
+  deltas(extracted: readonly AssetDelta[]): Promise<BalanceDelta[]>;
   /** Every spelling of a denom learnt from the node so far (stored with each batch, as they come). */
   aliases(): DenomAlias[];
   /** The node's balances of these pairs (account as 20/32-byte hex) at a height. */
   balancesAt(pairs: readonly { denom: string; account: string }[], height: number): Promise<bigint[]>;
-  /** Every account's balances at a height, and the other spellings of their denoms. */
-  snapshot(height: number): Promise<{ rows: BalanceRow[]; aliases: DenomAlias[] }>;
+  /**
+   * Every account's balances at a height, and the other spellings of their denoms; `whole` lists
+   * the accounts (hex) whose every holding the rows hold (none on EVM: bank balances cannot list
+   * an ERC20-only token).
+   */
+  snapshot(height: number): Promise<{ rows: BalanceRow[]; aliases: DenomAlias[]; whole: string[] }>;
+  /**
+   * Every holding (stored denom, amount; zeros left out) of each account (hex) at a height, where
+   * the node can list them (bank balances: Move and Wasm); absent on EVM.
+   */
+  holdingsAt?(
+    accounts: readonly string[],
+    height: number,
+  ): Promise<Array<Array<{ denom: string; amount: bigint }>>>;
   /**
    * Accounts (hex) that are never holders: on Move and Wasm the module accounts with the `minter`
    * or `burner` permission (spec/indexer.md §8.3), none on EVM. Read from the node once and kept;
@@ -32,18 +54,20 @@ const eventsOf = (block: RawBlock) => [
   ...block.finalizeBlockEvents,
 ];
 
+/** Changes summed per (asset, account): what a block keeps, fewer rows than its events. */
+function summedAssets(deltas: readonly AssetDelta[]): AssetDelta[] {
+  const summed = sumDeltas(deltas.map((d) => ({ denom: d.asset, account: d.account, amount: d.amount })));
+  return [...summed.values()].map((d) => ({ asset: d.denom, account: d.account, amount: d.amount }));
+}
+
 /** Requests per batch of node look-ups. */
 const LOOKUP_BATCH = 200;
-/** Bank balance reads in flight at once (the transport caps its connections on top of this). */
-const BALANCE_READS = 16;
 const NO_ACCOUNT: ReadonlySet<string> = new Set();
 
-/** Each address (bech32) with its bank balances at a height, read a few at a time. */
+/** Each address (bech32) with its bank balances at a height (batched by the bank state). */
 async function balancesOfEach(bank: BankState, addresses: readonly string[], height: number) {
-  return mapBounded(addresses, BALANCE_READS, async (address) => ({
-    address,
-    balances: await bank.balancesAt(address, height),
-  }));
+  const read = await bank.balancesOfEach(addresses, height);
+  return addresses.map((address, i) => ({ address, balances: read[i]! }));
 }
 
 /**
@@ -81,10 +105,13 @@ export function createEvmBalanceSource(ctx: {
     return asked;
   };
   return {
-    async deltas(block) {
-      const deltas = erc20Deltas(eventsOf(block));
-      for (const contract of new Set(deltas.map((d) => d.denom))) await learnDenomOf(contract);
-      return deltas;
+    extract: (block) =>
+      summedAssets(
+        erc20Deltas(eventsOf(block)).map((d) => ({ asset: d.denom, account: d.account, amount: d.amount })),
+      ),
+    async deltas(extracted) {
+      for (const contract of new Set(extracted.map((d) => d.asset))) await learnDenomOf(contract);
+      return withDenoms(extracted, (contract) => contract);
     },
     aliases: () => [...aliases],
     async balancesAt(pairs, height) {
@@ -117,7 +144,7 @@ export function createEvmBalanceSource(ctx: {
           if (contract !== b.denom.toLowerCase()) aliases.set(b.denom.toLowerCase(), contract);
         }
       }
-      return { rows, aliases: [...aliases].map(([alias, denom]) => ({ alias, denom })) };
+      return { rows, aliases: [...aliases].map(([alias, denom]) => ({ alias, denom })), whole: [] };
     },
     // The reference keeps module accounts on EVM (spec/indexer.md §8.3: "Module accounts are not excluded").
     excluded: async () => NO_ACCOUNT,
@@ -171,12 +198,18 @@ export function createBankBalanceSource(ctx: {
   const bech32Of = (hex: string) => toBech32(Buffer.from(hex, 'hex'), ctx.prefix);
   const modules = createModuleAccountSet(ctx.bank, ctx.prefix);
   return {
-    async deltas(block) {
-      if (ctx.vm === 'wasm') return withDenoms(bankDeltas(eventsOf(block), ctx.prefix), remember);
-      const moved = fungibleAssetDeltas(eventsOf(block), ctx.prefix);
+    extract: (block) =>
+      summedAssets(
+        ctx.vm === 'wasm'
+          ? bankDeltas(eventsOf(block), ctx.prefix)
+          : fungibleAssetDeltas(eventsOf(block), ctx.prefix),
+      ),
+    async deltas(extracted) {
+      if (ctx.vm === 'wasm') return withDenoms(extracted, remember);
       const names = new Map<string, string>();
-      for (const asset of new Set(moved.map((d) => d.asset))) names.set(asset, await denomOfMetadata(asset));
-      return withDenoms(moved, (asset) => names.get(asset)!);
+      for (const asset of new Set(extracted.map((d) => d.asset)))
+        names.set(asset, await denomOfMetadata(asset));
+      return withDenoms(extracted, (asset) => names.get(asset)!);
     },
     aliases: () => [...aliases],
     async balancesAt(pairs, height) {
@@ -189,17 +222,25 @@ export function createBankBalanceSource(ctx: {
     },
     async snapshot(height) {
       const rows: BalanceRow[] = [];
+      const whole: string[] = [];
       for (const { address, balances } of await balancesOfEach(
         ctx.bank,
         await ctx.bank.accountsAt(height),
         height,
       )) {
         const account = accountBytesFromString(address, ctx.prefix);
+        whole.push(Buffer.from(account).toString('hex'));
         for (const b of balances) {
           if (b.amount > 0n) rows.push({ denom: remember(b.denom), account, amount: b.amount });
         }
       }
-      return { rows, aliases: [] };
+      return { rows, aliases: [], whole };
+    },
+    async holdingsAt(accounts, height) {
+      const held = await balancesOfEach(ctx.bank, accounts.map(bech32Of), height);
+      return held.map(({ balances }) =>
+        balances.filter((b) => b.amount !== 0n).map((b) => ({ denom: remember(b.denom), amount: b.amount })),
+      );
     },
     excluded: (reread) => modules.read(reread),
   };

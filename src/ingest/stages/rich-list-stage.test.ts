@@ -10,6 +10,8 @@ import { createBlockHead } from './block-head.js';
 import type { BalanceDelta } from '../collectors/rich-list-deltas.js';
 import type { BalanceSource } from './rich-list-sources.js';
 import { createRichListStage } from './rich-list-stage.js';
+import { createKeptBlocks, type KeptBlocks } from './kept-blocks.js';
+import type { AssetDelta } from '../collectors/rich-list-bank.js';
 import { runStage } from './runner.js';
 
 const A = 'aa'.repeat(20);
@@ -34,11 +36,22 @@ const comet: CometClient = {
     })),
 };
 
-/** What the events of each height move, as a source says. */
-const deltasAt =
-  (byHeight: Record<number, BalanceDelta[]>): BalanceSource['deltas'] =>
-  async (block) =>
-    byHeight[block.height] ?? [];
+/** What the events of each height move, as a source says (assets named as their stored denoms). */
+const eventsAt = (
+  byHeight: Record<number, BalanceDelta[]>,
+  onExtract?: (height: number) => void,
+): Pick<BalanceSource, 'extract' | 'deltas'> => ({
+  extract: (block) => {
+    onExtract?.(block.height);
+    return (byHeight[block.height] ?? []).map((d) => ({
+      asset: d.denom,
+      account: d.account,
+      amount: d.amount,
+    }));
+  },
+  deltas: async (extracted) =>
+    extracted.map((d) => ({ denom: d.asset, account: d.account, amount: d.amount })),
+});
 
 /** A start snapshot of these balances (account hex). */
 const snapshotOf =
@@ -46,6 +59,7 @@ const snapshotOf =
   async () => ({
     rows: rows.map(([denom, account, amount]) => ({ denom, account: Buffer.from(account, 'hex'), amount })),
     aliases: [],
+    whole: [],
   });
 
 /** `amount` utok from one account to another. */
@@ -61,7 +75,12 @@ const insertBlocks = (db: Db) =>
      SELECT h, '\\x00', now(), 0, '', 0, 0, 0, '[]' FROM generate_series(1, 3) h`,
   );
 
-const runToEnd = async (db: Db, source: BalanceSource, batchHeights = 1) => {
+const runToEnd = async (
+  db: Db,
+  source: BalanceSource,
+  batchHeights = 1,
+  options: { comet?: CometClient; kept?: KeptBlocks<AssetDelta> } = {},
+) => {
   const head = createBlockHead(() => 3);
   head.finish();
   const deps = {
@@ -70,7 +89,12 @@ const runToEnd = async (db: Db, source: BalanceSource, batchHeights = 1) => {
     metrics: createIngestMetrics(createMetricsRegistry({ defaultMetrics: false })),
     head,
   };
-  const stage = createRichListStage({ db, comet, source });
+  const stage = createRichListStage({
+    db,
+    comet: options.comet ?? comet,
+    source,
+    ...(options.kept ? { kept: options.kept } : {}),
+  });
   await runStage(stage, deps, { signal: new AbortController().signal, batchHeights });
 };
 
@@ -91,7 +115,7 @@ describe.each(testDbFactories())('rich-list stage on $name', (factory) => {
       // What the node says at each height; the events of height 2 overstate A's spending.
       const node: Record<number, Record<string, bigint>> = { 2: { [A]: 0n, [B]: 150n }, 3: { [C]: 7n } };
       const source: BalanceSource = {
-        deltas: deltasAt({
+        ...eventsAt({
           2: transfer(A, B, 150n),
           3: [{ denom: 'utok', account: C, amount: 3n }],
         }),
@@ -129,7 +153,7 @@ describe.each(testDbFactories())('rich-list stage on $name', (factory) => {
       await insertBlocks(db);
       // A first run (before module accounts were excluded) stored M like any holder.
       const firstRun: BalanceSource = {
-        deltas: async () => [],
+        ...eventsAt({}),
         aliases: () => [],
         balancesAt: async (pairs) => pairs.map(() => 0n),
         snapshot: snapshotOf(['utok', A, 100n], ['utok', M, 500n], ['uother', M, 9n]),
@@ -151,18 +175,16 @@ describe.each(testDbFactories())('rich-list stage on $name', (factory) => {
       const asked: string[] = [];
       let fetching = 0;
       const secondRun: BalanceSource = {
-        deltas: async (block) => {
-          fetching = block.height;
-          return (
-            {
-              2: [
-                { denom: 'unew', account: A, amount: 3n },
-                { denom: 'utok', account: M, amount: -5n },
-              ],
-              3: transfer(M, B, 40n),
-            }[block.height] ?? []
-          );
-        },
+        ...eventsAt(
+          {
+            2: [
+              { denom: 'unew', account: A, amount: 3n },
+              { denom: 'utok', account: M, amount: -5n },
+            ],
+            3: transfer(M, B, 40n),
+          },
+          (height) => (fetching = height),
+        ),
         aliases: () => [],
         balancesAt: async (pairs, height) => {
           asked.push(...pairs.map((p) => `${p.denom}:${p.account.slice(0, 2)}@${height}`));
@@ -202,13 +224,103 @@ describe.each(testDbFactories())('rich-list stage on $name', (factory) => {
     }
   });
 
+  it('reads the node for an account not read whole (events cannot say its balance), not for one read whole', async () => {
+    const { db, dispose } = await factory.create();
+    try {
+      await insertBlocks(db);
+      const asked: string[] = [];
+      // The node's holdings. B held 15 utok before the snapshot without being listed in it (an
+      // address the node lists no account for), so the events alone would say 30, not 45.
+      const holdings: Record<number, Record<string, Array<{ denom: string; amount: bigint }>>> = {
+        2: {
+          [B]: [
+            { denom: 'utok', amount: 45n },
+            { denom: 'uextra', amount: 9n },
+          ],
+        },
+      };
+      const source: BalanceSource = {
+        ...eventsAt({
+          2: transfer(A, B, 30n),
+          // A first touches unew and uneg, B first touches unew: both accounts are read whole now.
+          3: [
+            { denom: 'unew', account: A, amount: 2n },
+            { denom: 'unew', account: B, amount: 5n },
+            { denom: 'uneg', account: A, amount: -3n },
+          ],
+        }),
+        aliases: () => [],
+        // Only the correction of a balance driven below zero asks per pair.
+        balancesAt: async (pairs, height) => {
+          asked.push(...pairs.map((p) => `${p.denom}:${p.account.slice(0, 2)}@${height}`));
+          return pairs.map(() => 4n);
+        },
+        holdingsAt: async (accounts, height) => {
+          asked.push(...accounts.map((a) => `*:${a.slice(0, 2)}@${height}`));
+          return accounts.map((a) => holdings[height]?.[a] ?? []);
+        },
+        snapshot: async () => ({
+          rows: [{ denom: 'utok', account: Buffer.from(A, 'hex'), amount: 100n }],
+          aliases: [],
+          whole: [A],
+        }),
+        excluded: async () => new Set(),
+      };
+      await runToEnd(db, source);
+      expect(asked.sort()).toEqual(['*:bb@2', 'uneg:aa@3']);
+      expect(await balances(db)).toEqual([
+        ['uextra', B, '9'],
+        ['uneg', A, '4'],
+        ['unew', A, '2'],
+        ['unew', B, '5'],
+        ['utok', A, '70'],
+        ['utok', B, '45'],
+      ]);
+    } finally {
+      await dispose();
+    }
+  });
+
+  it('takes the balance changes the block stream kept, and fetches from the node only the heights not kept', async () => {
+    const { db, dispose } = await factory.create();
+    try {
+      await insertBlocks(db);
+      const fetched: number[] = [];
+      const counting: CometClient = {
+        ...comet,
+        fetchBlocks: async (heights, consumer) => {
+          fetched.push(...heights);
+          return comet.fetchBlocks(heights, consumer);
+        },
+      };
+      const source: BalanceSource = {
+        ...eventsAt({ 1: transfer(A, B, 1n), 2: transfer(A, B, 10n), 3: transfer(A, B, 100n) }),
+        aliases: () => [],
+        balancesAt: async (pairs) => pairs.map(() => 0n),
+        snapshot: snapshotOf(['utok', A, 1000n], ['utok', B, 1n]),
+        excluded: async () => new Set(),
+      };
+      // The block stream fetched heights 1 and 3 (two changes each) and kept both; not height 2.
+      const kept = createKeptBlocks((block) => source.extract(block), 4);
+      kept.record(await comet.fetchBlocks([1, 3]));
+      await runToEnd(db, source, 1, { comet: counting, kept });
+      expect(fetched).toEqual([2]);
+      expect(await balances(db)).toEqual([
+        ['utok', A, '890'],
+        ['utok', B, '111'],
+      ]);
+    } finally {
+      await dispose();
+    }
+  });
+
   it('leaves the excluded accounts out of the snapshot and the first block, without reading them', async () => {
     const { db, dispose } = await factory.create();
     try {
       await insertBlocks(db);
       const asked: string[] = [];
       const source: BalanceSource = {
-        deltas: deltasAt({ 1: [...transfer(M, B, 4n), ...transfer(M, C, 6n)] }),
+        ...eventsAt({ 1: [...transfer(M, B, 4n), ...transfer(M, C, 6n)] }),
         aliases: () => [],
         balancesAt: async (pairs) => {
           asked.push(...pairs.map((p) => p.account.slice(0, 2)));

@@ -10,7 +10,9 @@ import {
   type BalanceRow,
   type DenomAlias,
 } from '../../store/writers/rich-list-writer.js';
+import type { AssetDelta } from '../collectors/rich-list-bank.js';
 import { sumDeltas, type BalanceDelta } from '../collectors/rich-list-deltas.js';
+import type { KeptBlocks } from './kept-blocks.js';
 import type { BalanceSource } from './rich-list-sources.js';
 import type { Stage } from './stage.js';
 
@@ -30,7 +32,11 @@ interface RichListBatch {
  * Balances per denom (spec/indexer.md §8.3, exact rather than drifting): a snapshot of every
  * account at the first indexed height, then each block's events. A balance the events touch for the
  * first time, and one they would drive below zero, is read from the node at the batch's last height
- * instead, so what is stored is the node's state whatever the events leave out. Accounts the
+ * instead, so what is stored is the node's state whatever the events leave out; except a first
+ * touch of an account whose every holding was read from the node earlier in this run (the snapshot,
+ * or a batch that stored all of that account's holdings): none of its non-zero balances is missing
+ * from the table, so one the table lacks was zero, and the events' sum is its balance (below zero,
+ * it is read from the node like any other). Accounts the
  * source excludes (Move/Wasm minter/burner module accounts) are left out here, the one place, from
  * the snapshot and every event (the reference skips them on Wasm `transfer` only; skipping them
  * everywhere keeps no drifting balance for an account that is never listed), and each batch deletes
@@ -41,10 +47,52 @@ export function createRichListStage(ctx: {
   db: Db;
   comet: CometClient;
   source: BalanceSource;
+  /** Extracts taken as the block stream fetched the blocks (`source.extract`): those are not fetched again. */
+  kept?: KeptBlocks<AssetDelta>;
   signal?: AbortSignal;
 }): Stage<RichListBatch> {
   const writer = createRichListWriter();
   const { source } = ctx;
+  const whole = createWholeAccounts(WHOLE_ACCOUNTS);
+  /** Each height's extracted changes: kept ones, the others fetched from the node in one batch. */
+  async function extractsOf(heights: readonly number[]): Promise<AssetDelta[][]> {
+    const kept = heights.map((h) => ctx.kept?.get(h));
+    const missing = heights.filter((_, i) => kept[i] === undefined);
+    const fetched = new Map<number, AssetDelta[]>();
+    if (missing.length > 0) {
+      const blocks = await ctx.comet.fetchBlocks(missing, 'rich_list');
+      blocks.forEach((b, i) => fetched.set(missing[i]!, source.extract(present(b, missing[i]!))));
+    }
+    return heights.map((h, i) => kept[i] ?? fetched.get(h)!);
+  }
+  /**
+   * The node's balances at `to` of pairs first seen. Where the source lists an account's holdings,
+   * every non-zero one not yet stored is stored too, and the account is read whole from then on.
+   */
+  async function firstBalances(firstSeen: readonly BalanceDelta[], to: number): Promise<BalanceRow[]> {
+    if (!source.holdingsAt) {
+      const amounts = await source.balancesAt(firstSeen, to);
+      return firstSeen.map((d, i) => fromDelta({ ...d, amount: amounts[i]! }));
+    }
+    const accounts = [...new Set(firstSeen.map((d) => d.account))];
+    const held = await source.holdingsAt(accounts, to);
+    const rows = new Map<string, BalanceDelta>();
+    // A touched pair the node says is zero is stored as zero, as before.
+    for (const d of firstSeen) rows.set(pairKey(d), { ...d, amount: 0n });
+    const stored = await storedPairs(
+      ctx.db,
+      accounts.flatMap((account, i) => held[i]!.map((h) => ({ denom: h.denom, account }))),
+    );
+    accounts.forEach((account, i) => {
+      for (const h of held[i]!) {
+        const key = pairKey({ denom: h.denom, account });
+        // A stored pair this batch does not touch keeps following the events.
+        if (rows.has(key) || !stored.has(key)) rows.set(key, { denom: h.denom, account, amount: h.amount });
+      }
+    });
+    whole.add(accounts);
+    return [...rows.values()].map(fromDelta);
+  }
   return {
     name: 'rich_list',
     async init({ firstBlockHeight }) {
@@ -54,10 +102,13 @@ export function createRichListStage(ctx: {
       // An account the node does not list (e.g. created in that very block) but the block's events
       // touch is read on its own.
       const listed = new Set(rows.map(pairKey));
-      const touched = holdersOnly(await source.deltas(await blockAt(ctx.comet, firstBlockHeight)), excluded);
+      const [first] = await extractsOf([firstBlockHeight]);
+      const touched = holdersOnly(await source.deltas(first!), excluded);
       const unlisted = touched.filter((d) => !listed.has(pairKey(d)));
       const amounts = await source.balancesAt(unlisted, firstBlockHeight);
       unlisted.forEach((d, i) => rows.push({ ...d, amount: amounts[i]! }));
+      // Marked now: the batches fetched next are written only after these rows.
+      whole.add(snap.whole.filter((a) => !excluded.has(a)));
       return {
         height: firstBlockHeight,
         async write(tx) {
@@ -67,9 +118,10 @@ export function createRichListStage(ctx: {
       };
     },
     async fetch(from, to) {
+      // Heights below `from` are committed, or held by a fetched batch that is being written.
+      ctx.kept?.dropBelow(from);
       const heights = Array.from({ length: to - from + 1 }, (_, i) => from + i);
-      const blocks = (await ctx.comet.fetchBlocks(heights)).map((b, i) => present(b, heights[i]!));
-      const perBlock = await Promise.all(blocks.map((b) => source.deltas(b)));
+      const perBlock = await Promise.all((await extractsOf(heights)).map((x) => source.deltas(x)));
       const summed = [...sumDeltas(perBlock.flat()).values()];
       const known = await storedPairs(ctx.db, summed);
       let excluded = await source.excluded(false);
@@ -80,13 +132,14 @@ export function createRichListStage(ctx: {
       const stored = await storedAccounts(ctx.db, [...unseen]);
       if ([...unseen].some((account) => !stored.has(account))) excluded = await source.excluded(true);
       const deltas = holdersOnly(summed, excluded);
-      const firstSeen = deltas.filter((d) => !known.has(pairKey(d)));
-      const amounts = await source.balancesAt(firstSeen, to);
+      // A first touch of an account read whole before adds to a zero balance, as a stored one does.
+      const added = deltas.filter((d) => known.has(pairKey(d)) || whole.has(d.account));
+      const firstSeen = deltas.filter((d) => !known.has(pairKey(d)) && !whole.has(d.account));
       return {
         to,
         aliases: source.aliases(),
-        changes: deltas.filter((d) => known.has(pairKey(d))).map(fromDelta),
-        firsts: firstSeen.map((d, i) => fromDelta({ ...d, amount: amounts[i]! })),
+        changes: added.map(fromDelta),
+        firsts: await firstBalances(firstSeen, to),
         purge: [...excluded],
       };
     },
@@ -108,18 +161,26 @@ export function createRichListStage(ctx: {
   };
 }
 
-/** A committed block from the node (it has it: the block stream stored it). */
-async function blockAt(comet: CometClient, height: number): Promise<RawBlock> {
-  const [block] = await comet.fetchBlocks([height]);
-  return present(block, height);
-}
-
 function present(block: RawBlock | undefined, height: number): RawBlock {
   if (!block) throw new AppError('node_behind', `block ${height} is not on the node`, { retryable: true });
   return block;
 }
 
 const pairKey = (d: { denom: string; account: string }) => `${d.denom}|${d.account}`;
+
+/** Accounts (hex) remembered as read whole, at most (~100 bytes each); past it they are read again. */
+const WHOLE_ACCOUNTS = 500_000;
+
+/** The accounts whose every holding was read from the node in this run and stored. */
+function createWholeAccounts(limit: number) {
+  const accounts = new Set<string>();
+  return {
+    has: (account: string) => accounts.has(account),
+    add(read: readonly string[]) {
+      for (const a of read) if (accounts.size < limit) accounts.add(a);
+    },
+  };
+}
 
 /** The deltas summed per pair, less the accounts that are never holders. */
 const holdersOnly = (deltas: Iterable<BalanceDelta>, excluded: ReadonlySet<string>) =>
