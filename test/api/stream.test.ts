@@ -124,11 +124,11 @@ describe('live streams on start', { timeout: 400_000 }, () => {
     );
     group.closeAll();
     for (const e of rec.events.slice(0, 20)) {
-      const rest = await (await fetch(`${base}/indexer/tx/v1/txs/${hashOf(e)}`)).text();
+      const rest = await getText(`${base}/indexer/tx/v1/txs/${hashOf(e)}`);
       expect(rest).toBe(`{"tx":${e.data}}`);
     }
     for (const e of blocksRec.events.slice(0, 20)) {
-      const rest = await (await fetch(`${base}/indexer/block/v1/blocks/${e.id}`)).text();
+      const rest = await getText(`${base}/indexer/block/v1/blocks/${e.id}`);
       expect(rest).toBe(`{"block":${e.data}}`);
     }
   });
@@ -191,8 +191,26 @@ describe('live streams on start', { timeout: 400_000 }, () => {
 const passedBlock = (blocks: { events: ReceivedEvent[] }, h: number) => () =>
   blocks.events.length > 0 && heightOf(blocks.events.at(-1)!) >= h;
 
+/**
+ * A GET on a connection of its own. The API process restarts on the same port during these tests:
+ * a pooled keep-alive connection to the old process can be handed out before its close is seen
+ * (ECONNRESET on a loaded machine), so no connection is reused.
+ */
+function getText(url: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    http
+      .get(url, { agent: false }, (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
+        res.on('error', reject);
+      })
+      .on('error', reject);
+  });
+}
+
 async function slowCloses(base: string): Promise<number> {
-  const text = await (await fetch(`${base}/metrics`)).text();
+  const text = await getText(`${base}/metrics`);
   return Number(/^rollup_indexer_stream_slow_closes_total\{route="txs"\} (\d+)/m.exec(text)?.[1] ?? 0);
 }
 
