@@ -15,7 +15,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import pg from 'pg';
-import { startSimProcess } from './lib.js';
+import { startBenchChain } from './lib.js';
 
 const { values } = parseArgs({
   options: {
@@ -90,15 +90,7 @@ function runIndexer(env: NodeJS.ProcessEnv, blocks: number): Promise<{ cpu: numb
 async function oneRun(run: number) {
   const blocks = Number(values.blocks);
   const vm = values.vm;
-  const sim = await startSimProcess([
-    '--vm',
-    vm,
-    '--head',
-    String(blocks),
-    '--txs-per-block',
-    values.txs,
-    '--fast-signatures',
-  ]);
+  const sim = await startBenchChain(vm, blocks, values.txs);
   try {
     return await withDatabase(`bench_ingest_cli_${process.pid}_${run}`, async (url) => {
       const stagesOff = values.stages === 'off';

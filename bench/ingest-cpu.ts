@@ -18,7 +18,7 @@ import { createIngestDecoder } from '../src/ingest/tx-decoder.js';
 import { createBlockWriter } from '../src/store/writers/block-writer.js';
 import { ensureChainMeta } from '../src/store/chain-meta.js';
 import { createPostgresTestDb } from '../test/helpers/db.js';
-import { startSimProcess } from './lib.js';
+import { startBenchChain } from './lib.js';
 
 const { values } = parseArgs({
   options: {
@@ -34,15 +34,7 @@ const CHUNK = 20;
 
 /** The raw batch answers, as the pipeline requests them (20 heights per POST). */
 async function record(): Promise<{ body: string; text: string }[]> {
-  const sim = await startSimProcess([
-    '--vm',
-    values.vm,
-    '--head',
-    String(blocks),
-    '--txs-per-block',
-    values.txs,
-    '--fast-signatures',
-  ]);
+  const sim = await startBenchChain(values.vm, blocks, values.txs);
   const recorded: { body: string; text: string }[] = [];
   const recorder: Transport = {
     async request(req) {

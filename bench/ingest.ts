@@ -15,7 +15,7 @@ import { createPgliteDb } from '../src/store/pglite.js';
 import { migrate } from '../src/store/migrate.js';
 import type { Db } from '../src/store/db.js';
 import { createPostgresTestDb } from '../test/helpers/db.js';
-import { benchIngestService, peakRssMb, percentile, startSimProcess } from './lib.js';
+import { benchIngestService, peakRssMb, percentile, startBenchChain, startSimProcess } from './lib.js';
 
 const { values } = parseArgs({
   options: {
@@ -47,13 +47,9 @@ async function freshDb(kind: 'postgres' | 'pglite'): Promise<{ db: Db; dispose()
   };
 }
 
-/** A Move chain with a fixed head, fast signatures: the backfill workload. */
-function backfillSimArgs(blocks: number, txs: string): string[] {
-  return ['--vm', 'move', '--head', String(blocks), '--txs-per-block', txs, '--fast-signatures'];
-}
-
+/** Backfill: a Move chain with a fixed head, fast signatures, ingested from height 1. */
 async function ingestRun(kind: 'postgres' | 'pglite', name: string, blocks: number, txs: string) {
-  const sim = await startSimProcess(backfillSimArgs(blocks, txs));
+  const sim = await startBenchChain('move', blocks, txs);
   const { db, dispose } = await freshDb(kind);
   try {
     const service = await benchIngestService(sim, db);
@@ -90,7 +86,7 @@ async function ingestRun(kind: 'postgres' | 'pglite', name: string, blocks: numb
 
 /** The raw limit: the same heights fetched (block + block_results batches), nothing decoded or written. */
 async function fetchOnly(name: string, blocks: number, txs: string) {
-  const sim = await startSimProcess(backfillSimArgs(blocks, txs));
+  const sim = await startBenchChain('move', blocks, txs);
   const transport = createTransport({
     name: 'rpc',
     endpoints: [sim.rpc],

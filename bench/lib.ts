@@ -54,6 +54,23 @@ export function percentile(sorted: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
 }
 
+/**
+ * A simulated chain of `blocks` heights, `txs` per block (a count or a range), fast signatures,
+ * in its own process; `extra` adds simulator flags.
+ */
+export function startBenchChain(vm: string, blocks: number, txs: string, extra: string[] = []) {
+  return startSimProcess([
+    '--vm',
+    vm,
+    '--head',
+    String(blocks),
+    '--txs-per-block',
+    txs,
+    '--fast-signatures',
+    ...extra,
+  ]);
+}
+
 /** The ingest service on a simulated chain (Move unless `vm` says), quiet, as the benchmarks run it. */
 export function benchIngestService(sim: SimProcess, db: Db, vm: 'move' | 'wasm' | 'evm' = 'move') {
   return createIngestService({

@@ -15,7 +15,7 @@ import { silentLogger } from '../src/shared/logger.js';
 import { createMetricsRegistry } from '../src/shared/metrics.js';
 import { createPostgresTestDb } from '../test/helpers/db.js';
 import { cpuSeconds } from './http-load.js';
-import { peakRssMb, startSimProcess, type SimProcess } from './lib.js';
+import { peakRssMb, startBenchChain, type SimProcess } from './lib.js';
 
 const { values } = parseArgs({
   options: {
@@ -90,17 +90,7 @@ const vms = values.vm === 'all' ? (['move', 'wasm', 'evm'] as const) : [values.v
 for (const vm of vms) {
   for (const nft of [false, true]) {
     // A fresh simulator per run, so both runs read an equally cold chain.
-    const sim = await startSimProcess([
-      '--vm',
-      vm,
-      '--head',
-      String(blocks),
-      '--txs-per-block',
-      values.txs,
-      '--fast-signatures',
-      '--nft-share',
-      nftShare,
-    ]);
+    const sim = await startBenchChain(vm, blocks, values.txs, ['--nft-share', nftShare]);
     try {
       console.log(JSON.stringify(await run(sim, vm, nft)));
     } finally {

@@ -13,7 +13,7 @@ import { createIngestService } from '../src/ingest/service.js';
 import { silentLogger } from '../src/shared/logger.js';
 import { createMetricsRegistry, type Registry } from '../src/shared/metrics.js';
 import { createPostgresTestDb } from '../test/helpers/db.js';
-import { peakRssMb, startSimProcess } from './lib.js';
+import { peakRssMb, startBenchChain } from './lib.js';
 
 const { values } = parseArgs({
   options: {
@@ -49,15 +49,7 @@ async function perThousand(registry: Registry, name: string): Promise<Record<str
 
 async function run(vm: Vm, mode: Mode) {
   // A fresh simulator per run, so every run reads an equally cold chain.
-  const sim = await startSimProcess([
-    '--vm',
-    vm,
-    '--head',
-    String(blocks),
-    '--txs-per-block',
-    values.txs,
-    '--fast-signatures',
-  ]);
+  const sim = await startBenchChain(vm, blocks, values.txs);
   const { db, dispose } = await createPostgresTestDb(baseUrl);
   try {
     const registry = createMetricsRegistry({ defaultMetrics: false });

@@ -10,7 +10,7 @@ import { createIngestService } from '../src/ingest/service.js';
 import { silentLogger } from '../src/shared/logger.js';
 import { createMetricsRegistry } from '../src/shared/metrics.js';
 import { createPostgresTestDb } from '../test/helpers/db.js';
-import { peakRssMb, startSimProcess, type SimProcess } from './lib.js';
+import { peakRssMb, startBenchChain, type SimProcess } from './lib.js';
 
 const { values } = parseArgs({
   options: {
@@ -75,15 +75,7 @@ async function run(sim: SimProcess, stages: boolean) {
 
 for (const stages of [false, true]) {
   // A fresh simulator per run, so both runs read an equally cold chain.
-  const sim = await startSimProcess([
-    '--vm',
-    'evm',
-    '--head',
-    String(blocks),
-    '--txs-per-block',
-    values.txs,
-    '--fast-signatures',
-  ]);
+  const sim = await startBenchChain('evm', blocks, values.txs);
   try {
     console.log(JSON.stringify(await run(sim, stages)));
   } finally {
