@@ -2,7 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import { createIngestService } from '../src/ingest/service.js';
 import { silentLogger } from '../src/shared/logger.js';
-import { createMetricsRegistry } from '../src/shared/metrics.js';
+import { createMetricsRegistry, type Registry } from '../src/shared/metrics.js';
 import pg from 'pg';
 import { createPostgresDb, type Db } from '../src/store/db.js';
 import { migrate } from '../src/store/migrate.js';
@@ -71,8 +71,19 @@ export function startBenchChain(vm: string, blocks: number, txs: string, extra: 
   ]);
 }
 
+/** What a bench may set beyond the defaults: the stages it runs and the registry it reads. */
+export interface BenchIngestExtras {
+  stages?: { internalTx?: boolean | undefined; richList?: boolean; nftIndexing?: boolean };
+  registry?: Registry;
+}
+
 /** The ingest service on a simulated chain (Move unless `vm` says), quiet, as the benchmarks run it. */
-export function benchIngestService(sim: SimProcess, db: Db, vm: 'move' | 'wasm' | 'evm' = 'move') {
+export function benchIngestService(
+  sim: SimProcess,
+  db: Db,
+  vm: 'move' | 'wasm' | 'evm' = 'move',
+  extras: BenchIngestExtras = {},
+) {
   return createIngestService({
     options: {
       chainId: undefined,
@@ -81,10 +92,11 @@ export function benchIngestService(sim: SimProcess, db: Db, vm: 'move' | 'wasm' 
       maxConcurrentRequests: 16,
       accountPrefix: 'init',
       startHeight: undefined,
+      ...extras.stages,
     },
     logger: silentLogger(),
     db,
-    registry: createMetricsRegistry({ defaultMetrics: false }),
+    registry: extras.registry ?? createMetricsRegistry({ defaultMetrics: false }),
   });
 }
 

@@ -10,12 +10,9 @@
  * TEST_DATABASE_URL (or defaults to local postgres).
  */
 import { parseArgs } from 'node:util';
-import { createIngestService } from '../src/ingest/service.js';
-import { silentLogger } from '../src/shared/logger.js';
-import { createMetricsRegistry } from '../src/shared/metrics.js';
 import { createPostgresTestDb } from '../test/helpers/db.js';
 import { cpuSeconds } from './http-load.js';
-import { peakRssMb, startBenchChain, type SimProcess } from './lib.js';
+import { benchIngestService, peakRssMb, startBenchChain, type SimProcess } from './lib.js';
 
 const { values } = parseArgs({
   options: {
@@ -32,20 +29,7 @@ const blocks = Number(values.blocks);
 async function run(sim: SimProcess, vm: 'move' | 'wasm' | 'evm', nftIndexing: boolean) {
   const { db, dispose } = await createPostgresTestDb(baseUrl);
   try {
-    const service = await createIngestService({
-      options: {
-        chainId: undefined,
-        vmType: vm,
-        endpoints: { rpc: [sim.rpc], rest: [sim.rest], jsonRpc: sim.jsonRpc ? [sim.jsonRpc] : [] },
-        maxConcurrentRequests: 16,
-        accountPrefix: 'init',
-        startHeight: undefined,
-        nftIndexing,
-      },
-      logger: silentLogger(),
-      db,
-      registry: createMetricsRegistry({ defaultMetrics: false }),
-    });
+    const service = await benchIngestService(sim, db, vm, { stages: { nftIndexing } });
     let txs = 0;
     const simCpu0 = await cpuSeconds(sim.pid);
     const ownCpu0 = process.cpuUsage();

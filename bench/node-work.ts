@@ -9,11 +9,9 @@
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import type { Counter } from 'prom-client';
-import { createIngestService } from '../src/ingest/service.js';
-import { silentLogger } from '../src/shared/logger.js';
 import { createMetricsRegistry, type Registry } from '../src/shared/metrics.js';
 import { createPostgresTestDb } from '../test/helpers/db.js';
-import { peakRssMb, startBenchChain } from './lib.js';
+import { benchIngestService, peakRssMb, startBenchChain } from './lib.js';
 
 const { values } = parseArgs({
   options: {
@@ -54,20 +52,8 @@ async function run(vm: Vm, mode: Mode) {
   try {
     const registry = createMetricsRegistry({ defaultMetrics: false });
     const stages = mode === 'default';
-    const service = await createIngestService({
-      options: {
-        chainId: undefined,
-        vmType: vm,
-        endpoints: { rpc: [sim.rpc], rest: [sim.rest], jsonRpc: sim.jsonRpc ? [sim.jsonRpc] : [] },
-        maxConcurrentRequests: 16,
-        accountPrefix: 'init',
-        startHeight: undefined,
-        internalTx: vm === 'evm' ? stages : undefined,
-        richList: stages,
-        nftIndexing: stages,
-      },
-      logger: silentLogger(),
-      db,
+    const service = await benchIngestService(sim, db, vm, {
+      stages: { internalTx: vm === 'evm' ? stages : undefined, richList: stages, nftIndexing: stages },
       registry,
     });
     const simCpu0 = cpuSecondsOf(sim.pid!);
