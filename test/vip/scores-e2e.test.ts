@@ -11,7 +11,7 @@ import { describe, expect, it, onTestFinished } from 'vitest';
 import { createPublicClient, http, type Hex } from 'viem';
 import { VIP_SCORE_ABI } from '../../src/vip/evm/abi.js';
 import { GENESIS_MS } from '../../src/sim/chain/time.js';
-import type { SimulatorOptions } from '../../src/sim/types.js';
+import type { Simulator, SimulatorOptions } from '../../src/sim/types.js';
 import { createVipSimExtension, TESTNET_VIP_PACKAGE } from '../../src/sim/vip/mount.js';
 import { createPgliteDb } from '../../src/store/pglite.js';
 import { migrate } from '../../src/store/migrate.js';
@@ -22,7 +22,7 @@ import { ANVIL_KEYS, anvilChain, startAnvil } from './anvil.js';
 import { deployArgv, updateScoresArgv } from './cli-args.js';
 import { chainArgv, FAKE_MOVE_MODULE, FAKE_WASM, KEYS } from './harness.js';
 import { vipRunner } from './in-process.js';
-import { everyKindRules, expectFileMatchesOracle, HOUR_MS, type ScoresChain } from './scores-sim-chain.js';
+import { everyKindRules, expectFileMatchesOracle, HOUR_MS } from './scores-sim-chain.js';
 
 const HEAD = 110;
 const STAGE_SECONDS = 3 * 86_400;
@@ -47,7 +47,7 @@ describe.each((['move', 'wasm'] as const).flatMap((vm) => engines.map((e) => [vm
       const dir = await mkdtemp(path.join(tmpdir(), `vip-scores-e2e-${vm}-`));
       onTestFinished(() => rm(dir, { recursive: true, force: true }));
 
-      const { db, indexed, dbArgs } = await indexedChain(vm, engine, dir, {
+      const { indexed, dbArgs } = await indexedChain(vm, engine, dir, {
         chainId,
         extensions: [extension],
       });
@@ -58,16 +58,7 @@ describe.each((['move', 'wasm'] as const).flatMap((vm) => engines.map((e) => [vm
       const deployed = await vip(deployArgv(base, vm, code, '1', path.join(dir, 'record.json')));
       const contract = (deployed.record as { contractAddress: string }).contractAddress;
 
-      const rules = everyKindRules({
-        vm,
-        db,
-        sim,
-        head: HEAD,
-        dir,
-        close: async () => undefined,
-      } as ScoresChain);
-      const rulesFile = path.join(dir, 'rules.json');
-      await writeFile(rulesFile, JSON.stringify(rules, null, 2));
+      const { rules, rulesFile } = await writeEveryKindRules(vm, sim, dir);
       const out = path.join(dir, 'stage-1.csv');
       const meta = await vip([
         'scores',
@@ -132,7 +123,15 @@ async function indexedChain(
   onTestFinished(() => indexed.close());
   // The CLI opens the data directory itself: one process at a time.
   if (!pg) await db.close();
-  return { db, indexed, dbArgs: pg ? ['--database-url', pg.url] : ['--data-dir', dataDir] };
+  return { indexed, dbArgs: pg ? ['--database-url', pg.url] : ['--data-dir', dataDir] };
+}
+
+/** Rules with every non-NFT kind for the chain, written to `dir`/rules.json. */
+async function writeEveryKindRules(vm: 'move' | 'wasm' | 'evm', sim: Simulator, dir: string) {
+  const rules = everyKindRules({ vm, sim, head: HEAD });
+  const rulesFile = path.join(dir, 'rules.json');
+  await writeFile(rulesFile, JSON.stringify(rules, null, 2));
+  return { rules, rulesFile };
 }
 
 /** The address,amount rows of a scores file. */
@@ -149,19 +148,10 @@ describe.each(engines)('a VIP stage from the index on evm (%s), scores contract 
     onTestFinished(() => anvil.stop());
     const dir = await mkdtemp(path.join(tmpdir(), 'vip-scores-e2e-evm-'));
     onTestFinished(() => rm(dir, { recursive: true, force: true }));
-    const { db, indexed, dbArgs } = await indexedChain('evm', engine, dir);
+    const { indexed, dbArgs } = await indexedChain('evm', engine, dir);
     const { sim } = indexed;
 
-    const rules = everyKindRules({
-      vm: 'evm',
-      db,
-      sim,
-      head: HEAD,
-      dir,
-      close: async () => undefined,
-    } as ScoresChain);
-    const rulesFile = path.join(dir, 'rules.json');
-    await writeFile(rulesFile, JSON.stringify(rules, null, 2));
+    const { rules, rulesFile } = await writeEveryKindRules('evm', sim, dir);
     const from = sim.truth.block(15).time;
     const to = sim.truth.block(95).time;
     const out = path.join(dir, 'stage-1.csv');

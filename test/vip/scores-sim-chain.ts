@@ -71,7 +71,7 @@ function frequent(
 }
 
 /** The VM-specific metrics: message filters and EVM calls on the chain's busiest targets. */
-function vmMetrics(c: ScoresChain): MetricRule[] {
+function vmMetrics(c: ChainFacts): MetricRule[] {
   const { sim, head } = c;
   if (c.vm === 'move') {
     const fns = frequent(sim, head, (tx) =>
@@ -140,7 +140,10 @@ function vmMetrics(c: ScoresChain): MetricRule[] {
 }
 
 /** Rules with every non-NFT kind the VM has; rounding differs by VM (floor, round_half_up, ceil). */
-export function everyKindRules(c: ScoresChain): ScoreRules {
+/** What the rules builders read of a chain: its VM, its simulator and how far it was indexed. */
+type ChainFacts = Pick<ScoresChain, 'vm' | 'sim' | 'head'>;
+
+export function everyKindRules(c: ChainFacts): ScoreRules {
   const feeDenom = c.sim.truth.denoms()[0]!;
   return {
     version: 1,
