@@ -60,21 +60,8 @@ describe.each((['move', 'wasm'] as const).flatMap((vm) => engines.map((e) => [vm
 
       const { rules, rulesFile } = await writeEveryKindRules(vm, sim, dir);
       const out = path.join(dir, 'stage-1.csv');
-      const meta = await vip([
-        'scores',
-        'compute',
-        '--stage',
-        '1',
-        '--rules',
-        rulesFile,
-        '--out',
-        out,
-        '--l1-rest',
-        urls.rest,
-        '--vip-package',
-        TESTNET_VIP_PACKAGE,
-        ...dbArgs,
-      ]);
+      const window = ['--l1-rest', urls.rest, '--vip-package', TESTNET_VIP_PACKAGE];
+      const meta = await vip(computeStageOneArgv(rulesFile, out, window, dbArgs));
 
       // The L1 window [start, start + 3 days) resolved to heights by the edge rule.
       const start = new Date(Math.floor(NOW_MS / 1000) * 1000);
@@ -134,6 +121,11 @@ async function writeEveryKindRules(vm: 'move' | 'wasm' | 'evm', sim: Simulator, 
   return { rules, rulesFile };
 }
 
+/** `vip scores compute` of stage 1 over `window` (its options) into `out`. */
+function computeStageOneArgv(rulesFile: string, out: string, window: string[], dbArgs: string[]) {
+  return ['scores', 'compute', '--stage', '1', '--rules', rulesFile, '--out', out, ...window, ...dbArgs];
+}
+
 /** The address,amount rows of a scores file. */
 function fileRows(csv: string): [string, string][] {
   return csv
@@ -155,21 +147,7 @@ describe.each(engines)('a VIP stage from the index on evm (%s), scores contract 
     const from = sim.truth.block(15).time;
     const to = sim.truth.block(95).time;
     const out = path.join(dir, 'stage-1.csv');
-    await vip([
-      'scores',
-      'compute',
-      '--stage',
-      '1',
-      '--rules',
-      rulesFile,
-      '--out',
-      out,
-      '--from',
-      from,
-      '--to',
-      to,
-      ...dbArgs,
-    ]);
+    await vip(computeStageOneArgv(rulesFile, out, ['--from', from, '--to', to], dbArgs));
     const csv = await readFile(out, 'utf8');
     const expected = expectedScores(sim, rules, heightsOfTimes(sim, HEAD, from, to));
     expect(expected.scores.size).toBeGreaterThan(10);
