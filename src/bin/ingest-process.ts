@@ -157,7 +157,7 @@ async function openApiDatabase(db: Db, env: Env, ingest: Readonly<IngestOptions>
   const { maxConnections, statementTimeoutMs } = loadApiDatabaseOptions(env);
   return openDatabase(
     { kind: 'postgres', url },
-    { readOnly: true, statementTimeoutMs, maxConnections, preparedStatements: true },
+    { readOnly: true, statementTimeoutMs, maxConnections, preparedStatements: true, textAsBytes: true },
   );
 }
 

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import pg from 'pg';
 import { AppError } from '../shared/errors.js';
+import { BytesClient, bytesQueryTypes } from './pg-bytes.js';
 
 /** Anything that runs parameterised SQL: the pool itself or one transaction. */
 export interface Queryable {
@@ -14,6 +15,11 @@ export interface Db extends Queryable {
   /** Runs fn in one transaction; commits when it resolves, rolls back when it throws. */
   transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T>;
   close(): Promise<void>;
+  /**
+   * PostgreSQL pools opened with `textAsBytes`: like query, but `text` columns come as Buffers of
+   * their UTF-8 bytes, never decoded (stored JSON spliced into a response, issue 24).
+   */
+  queryBytes?<Row = Record<string, unknown>>(sql: string, params?: readonly unknown[]): Promise<{ rows: Row[] }>;
   /**
    * PostgreSQL only: queries under their own statement timeout (a second, lazily opened pool whose
    * sessions carry it), so a bounded count is one round trip instead of BEGIN/SET LOCAL/…/COMMIT.
@@ -36,6 +42,8 @@ export interface PostgresOptions {
    * per connection and may reuse a generic plan; planning is most of a point look-up's cost.
    */
   preparedStatements?: boolean;
+  /** Offer `queryBytes` (API pools): see pg-bytes.ts. */
+  textAsBytes?: boolean;
 }
 
 const INT8_OID = 20;
@@ -45,16 +53,20 @@ function typeParser(oid: number, format?: string): (value: string) => unknown {
   if (oid === INT8_OID) return (value: string) => Number(value);
   return pg.types.getTypeParser(oid, format as 'text');
 }
+const TYPES = { getTypeParser: typeParser as typeof pg.types.getTypeParser };
+const BYTES_TYPES = bytesQueryTypes(TYPES);
 
 export function createPostgresDb(options: PostgresOptions): Db {
   const pool = openPool(options);
   const target = describeTarget(options.url);
-  const query = poolQuery(pool, options.preparedStatements === true, target);
+  const prepared = options.preparedStatements === true;
+  const query = poolQuery(pool, prepared, target);
   const timedPools = new Map<number, pg.Pool>();
 
   return {
     kind: 'postgres',
     query,
+    ...(options.textAsBytes ? { queryBytes: poolQuery(pool, prepared, target, BYTES_TYPES) } : {}),
     async exec(sql) {
       await query(sql);
     },
@@ -91,7 +103,7 @@ export function createPostgresDb(options: PostgresOptions): Db {
         timed = openPool({ ...options, statementTimeoutMs: timeoutMs });
         timedPools.set(timeoutMs, timed);
       }
-      const timedQuery = poolQuery(timed, options.preparedStatements === true, target);
+      const timedQuery = poolQuery(timed, prepared, target);
       return {
         query: timedQuery,
         async exec(sql) {
@@ -117,7 +129,8 @@ function openPool(options: PostgresOptions): pg.Pool {
     max: options.maxConnections ?? 10,
     application_name: options.applicationName ?? 'rollup-indexer',
     ...(sessionOptions ? { options: sessionOptions } : {}),
-    types: { getTypeParser: typeParser as typeof pg.types.getTypeParser },
+    types: TYPES,
+    ...(options.textAsBytes ? { Client: BytesClient } : {}),
   });
   // An idle client that loses its connection must not crash the process; the next query reconnects.
   pool.on('error', () => undefined);
@@ -132,10 +145,10 @@ function openPool(options: PostgresOptions): pg.Pool {
 /** SQLSTATE of "cached plan must not change result type": a migration changed a prepared statement's rows. */
 const CACHED_PLAN_STALE = '0A000';
 
-function poolQuery(pool: pg.Pool, prepared: boolean, target: string) {
+function poolQuery(pool: pg.Pool, prepared: boolean, target: string, types?: pg.CustomTypesConfig) {
   return async <Row>(sql: string, params?: readonly unknown[]) => {
     const values = (params ?? []) as unknown[];
-    const run = (config: pg.QueryConfig) => pool.query(config);
+    const run = (config: pg.QueryConfig) => pool.query(types ? { ...config, types } : config);
     const result = await (
       prepared ? run({ name: statementName(sql), text: sql, values }) : run({ text: sql, values })
     )

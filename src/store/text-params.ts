@@ -44,6 +44,13 @@ export function guardTextParams(db: Db): Db {
     transaction: (fn) => db.transaction((tx) => fn(guardQueryable(tx))),
     close: () => db.close(),
   };
+  if (db.queryBytes) {
+    const queryBytes = db.queryBytes.bind(db);
+    guarded.queryBytes = async (sql, params) => {
+      assertStorableParams(params);
+      return queryBytes(sql, params);
+    };
+  }
   if (db.withStatementTimeout) {
     const withTimeout = db.withStatementTimeout.bind(db);
     guarded.withStatementTimeout = (timeoutMs) => guardQueryable(withTimeout(timeoutMs));

@@ -36,7 +36,7 @@ export async function createHarness(
   const chain = buildChain({ vm: options.vm, blocks: options.blocks });
   if (options.seed !== false) await seedDb(db, chain);
   // On PostgreSQL the app reads through a session like `rollup-indexer api` opens: read-only,
-  // statement timeout, prepared statements.
+  // statement timeout, prepared statements, stored JSON as bytes.
   const apiDb = url
     ? createPostgresDb({
         url,
@@ -44,6 +44,7 @@ export async function createHarness(
         statementTimeoutMs: 30_000,
         maxConnections: 4,
         preparedStatements: true,
+        textAsBytes: true,
       })
     : db;
   const extraApps: FastifyInstance[] = [];

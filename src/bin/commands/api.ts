@@ -26,6 +26,7 @@ function openReadDb(db: ApiDatabaseOptions): Promise<Db> {
     maxConnections: db.maxConnections,
     applicationName: 'rollup-indexer-api',
     preparedStatements: true,
+    textAsBytes: true,
   });
 }
 

@@ -66,9 +66,20 @@ export function createTotalsCache(options: {
   };
 }
 
+/** Stored, already-rendered JSON: as text, or as its UTF-8 bytes straight from the driver. */
+export type JsonText = string | Buffer;
+
+/**
+ * Rows with stored JSON columns: as bytes where the driver offers it (the API's PostgreSQL pool),
+ * text elsewhere (PGlite). Only for columns that are spliced into a body as they are.
+ */
+export function queryStoredJson<Row>(ctx: ReaderContext, sql: string, params: readonly unknown[]) {
+  return ctx.db.queryBytes ? ctx.db.queryBytes<Row>(sql, params) : ctx.db.query<Row>(sql, params);
+}
+
 /** A page of stored, already-rendered JSON texts in page order. */
 export interface JsonPage {
-  items: string[];
+  items: JsonText[];
   /** Keyset column value of the last item (undefined on an empty page). */
   lastValue: number | undefined;
   hasMore: boolean;

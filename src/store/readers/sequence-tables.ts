@@ -4,7 +4,9 @@ import {
   plainCount,
   runOffsetScan,
   EMPTY_PAGE,
+  queryStoredJson,
   type JsonPage,
+  type JsonText,
   type ReaderContext,
 } from './context.js';
 
@@ -29,7 +31,7 @@ export type MsgTypeFilter = readonly number[] | undefined;
 
 interface SeqRow {
   sequence: number;
-  data: string;
+  data: JsonText;
 }
 
 /**
@@ -43,7 +45,7 @@ async function fetchPage(
   total: (() => Promise<string>) | false,
 ): Promise<JsonPage> {
   const rowsQuery = runOffsetScan(ctx, statement.offsetScan, () =>
-    ctx.db.query<SeqRow>(statement.sql, statement.params),
+    queryStoredJson<SeqRow>(ctx, statement.sql, statement.params),
   );
   const [rows, count] = await Promise.all([rowsQuery, total ? total() : '0']);
   const page = takePage(rows.rows, limit);
