@@ -19,7 +19,10 @@ export interface Db extends Queryable {
    * PostgreSQL pools opened with `textAsBytes`: like query, but `text` columns come as Buffers of
    * their UTF-8 bytes, never decoded (stored JSON spliced into a response, issue 24).
    */
-  queryBytes?<Row = Record<string, unknown>>(sql: string, params?: readonly unknown[]): Promise<{ rows: Row[] }>;
+  queryBytes?<Row = Record<string, unknown>>(
+    sql: string,
+    params?: readonly unknown[],
+  ): Promise<{ rows: Row[] }>;
   /**
    * PostgreSQL only: queries under their own statement timeout (a second, lazily opened pool whose
    * sessions carry it), so a bounded count is one round trip instead of BEGIN/SET LOCAL/…/COMMIT.
