@@ -20,6 +20,7 @@ import { createNftTokenReader } from '../store/readers/nft-tokens.js';
 import { createTxReader } from '../store/readers/txs.js';
 import { createWorkLimiter } from '../store/readers/work-limiter.js';
 import { guardTextParams } from '../store/text-params.js';
+import { createBodyPool } from './body-pool.js';
 import { createResponseCache } from './cache.js';
 import { installCors } from './cors.js';
 import { installErrorHandlers } from './errors.js';
@@ -66,6 +67,9 @@ export interface ApiContext {
    */
   commitFeed?: CommitFeed;
 }
+
+/** Free page memory kept for reuse: enough for the pages of ~50 concurrent requests. */
+const BODY_POOL_BYTES = 64 * 1024 * 1024;
 
 /** Builds the read API (routes, schemas, OpenAPI, cache, CORS, compression); the caller listens. */
 export async function createApiApp(ctx: ApiContext): Promise<FastifyInstance> {
@@ -180,6 +184,7 @@ export async function createApiApp(ctx: ApiContext): Promise<FastifyInstance> {
   const deps: RouteDeps = {
     options,
     cache: createResponseCache({ enabled: options.cache, maxBytes: options.cacheMaxBytes }),
+    bodies: createBodyPool({ maxBytes: BODY_POOL_BYTES }),
     readers: {
       blocks: createBlockReader(readerContext),
       txs: createTxReader(readerContext),

@@ -70,7 +70,8 @@ export function createResponseCache(options: {
       }
       const produced = await produce();
       const body = typeof produced === 'string' ? Buffer.from(produced, 'utf8') : produced;
-      store(key, body, ttlSeconds);
+      // A produced Buffer may be memory that is reused once its answer is sent (body-pool.ts).
+      store(key, body === produced ? Buffer.from(body) : body, ttlSeconds);
       void reply.header('x-cache', 'miss');
       return body;
     },

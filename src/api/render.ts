@@ -3,23 +3,33 @@ import type { BlockRow } from '../store/readers/blocks.js';
 import type { JsonText } from '../store/readers/context.js';
 
 /**
- * Response bodies are assembled as text: stored JSON (tx, receipt, fee list) is spliced in as is,
- * so key order and big numbers stay exactly as ingest rendered them (spec §5.2 TS notes).
+ * A list page as its parts: stored JSON (tx, receipt, fee list) is spliced in as is, so key order
+ * and big numbers stay exactly as ingest rendered them (spec §5.2 TS notes). The route layer
+ * assembles it (jsonRoute), into memory it can reuse.
  */
-export function renderList(key: string, items: readonly JsonText[], pagination: PaginationJson): Buffer {
-  return joinJson(`{"${key}":[`, items, `],"pagination":${JSON.stringify(pagination)}}`);
+export interface JsonList {
+  head: string;
+  items: readonly JsonText[];
+  tail: string;
+}
+
+export function renderList(key: string, items: readonly JsonText[], pagination: PaginationJson): JsonList {
+  return { head: `{"${key}":[`, items, tail: `],"pagination":${JSON.stringify(pagination)}}` };
 }
 
 /**
- * `head` + items joined by commas + `tail`, written straight into one Buffer. A 100-tx page is
- * ~0.7 MB: building it as a JS string would allocate a flat large-object-space string per request
- * (old-generation GC) and then encode it again for the socket; this copies each stored text once
- * (items that are already UTF-8 bytes are copied as they are).
+ * `head` + items joined by commas + `tail`, written straight into one Buffer from `alloc`. A 100-tx
+ * page is ~0.7 MB: building it as a JS string would allocate a flat large-object-space string per
+ * request (old-generation GC) and then encode it again for the socket; this copies each stored
+ * text once (items that are already UTF-8 bytes are copied as they are).
  */
-export function joinJson(head: string, items: readonly JsonText[], tail: string): Buffer {
+export function joinJson(
+  { head, items, tail }: JsonList,
+  alloc: (length: number) => Buffer = Buffer.allocUnsafe,
+): Buffer {
   let length = Buffer.byteLength(head) + Buffer.byteLength(tail) + Math.max(0, items.length - 1);
   for (const item of items) length += typeof item === 'string' ? Buffer.byteLength(item) : item.length;
-  const body = Buffer.allocUnsafe(length);
+  const body = alloc(length);
   let offset = body.write(head);
   items.forEach((item, i) => {
     if (i > 0) offset = body.writeUInt8(0x2c, offset); // ','

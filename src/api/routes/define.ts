@@ -14,14 +14,18 @@ import type { HealthReader } from '../../store/readers/health.js';
 import type { NftCollectionReader } from '../../store/readers/nft-collections.js';
 import type { NftTokenReader } from '../../store/readers/nft-tokens.js';
 import type { TxReader } from '../../store/readers/txs.js';
+import type { BodyPool } from '../body-pool.js';
 import type { ResponseCache } from '../cache.js';
 import { methodNotAllowed } from '../errors.js';
 import type { ApiOptions } from '../options.js';
+import { joinJson, type JsonList } from '../render.js';
 
 /** Everything a route file needs, passed explicitly. */
 export interface RouteDeps {
   options: ApiOptions;
   cache: ResponseCache;
+  /** Memory for list pages, reused once each answer is sent. */
+  bodies: BodyPool;
   readers: {
     blocks: BlockReader;
     txs: TxReader;
@@ -45,8 +49,12 @@ export interface JsonRoute {
   schema: FastifySchema;
   /** Runs before the parameters are validated: a route this configuration does not serve throws here. */
   onRequest?: onRequestAsyncHookHandler;
-  /** Produces the JSON body (text, or UTF-8 bytes for large pages); throws typed errors for 4xx/5xx. */
-  handler(input: { query: Query; params: Params; request: FastifyRequest }): Promise<string | Buffer>;
+  /** Produces the JSON body (text, bytes, or a list page's parts); throws typed errors for 4xx/5xx. */
+  handler(input: {
+    query: Query;
+    params: Params;
+    request: FastifyRequest;
+  }): Promise<string | Buffer | JsonList>;
 }
 
 /**
@@ -59,11 +67,17 @@ export function jsonRoute(app: FastifyInstance, deps: RouteDeps, route: JsonRout
   const options = { schema: route.schema, ...(route.onRequest ? { onRequest: route.onRequest } : {}) };
   app.get(route.url, options, async (request: FastifyRequest, reply: FastifyReply) => {
     const input = { query: request.query as Query, params: rawParams(request), request };
-    const produce = () => route.handler(input);
+    const produce = async () => {
+      const body = await route.handler(input);
+      return typeof body === 'string' || Buffer.isBuffer(body) ? body : joinJson(body, deps.bodies.take);
+    };
     const body =
       route.ttlSeconds === undefined
         ? await produce()
         : await deps.cache.serve(request, reply, route.ttlSeconds, produce);
+    // Node is done with the body once the answer is finished (handed to the socket); an aborted
+    // answer's memory is left to the garbage collector.
+    if (Buffer.isBuffer(body)) reply.raw.once('finish', () => deps.bodies.release(body));
     void reply.header('content-type', 'application/json');
     return body;
   });

@@ -4,7 +4,7 @@ import { buildPagination, parsePagination, planKeyset, type PageRequest } from '
 import { EMPTY_PAGE, type JsonPage } from '../../store/readers/context.js';
 import type { DictReader } from '../../store/readers/dicts.js';
 import { parseAccount, parseHeight, parseIsSigner, parseMsgTypes, parseTxHash } from '../params.js';
-import { renderList } from '../render.js';
+import { renderList, type JsonList } from '../render.js';
 import {
   AccountParams,
   AccountTxsQuery,
@@ -23,7 +23,7 @@ export async function msgTypeFilter(dicts: DictReader, query: Query): Promise<nu
 }
 
 /** A page of sequence-keyed rows under `listKey` (`txs`, or `internal_txs`). */
-export function renderTxPage(page: PageRequest, result: JsonPage, listKey = 'txs'): Buffer {
+export function renderTxPage(page: PageRequest, result: JsonPage, listKey = 'txs'): JsonList {
   const pagination = buildPagination(page, {
     column: 'sequence',
     lastValue: result.lastValue,
@@ -43,7 +43,7 @@ export async function renderAccountTxPage(
   rawAccount: string | undefined,
   query: Query,
   list: (page: PageRequest, accountId: number) => Promise<JsonPage>,
-): Promise<Buffer> {
+): Promise<JsonList> {
   const account = parseAccount(rawAccount ?? '', prefix);
   const page = parsePagination(query, 'sequence');
   const accountId = await dicts.accountId(account);
