@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { Utf8Text } from '../store/pg-bytes.js';
 import { joinJson, renderList } from './render.js';
 
 describe('joinJson', () => {
@@ -14,6 +15,12 @@ describe('joinJson', () => {
     const body = joinJson({ head: '[', items, tail: ']' });
     expect(body.length).toBe(Buffer.byteLength(`[${items.join(',')}]`));
     expect(JSON.parse(body.toString('utf8'))).toEqual(['é', '漢字', '🙂']);
+  });
+
+  it('copies items given as UTF-8 bytes as they are, between text items', () => {
+    const bytes = (text: string) => new Utf8Text(Buffer.from(text).toString('latin1'));
+    const body = joinJson({ head: '[', items: [bytes('"é😀"'), '"漢"', bytes('{"a":"字"}')], tail: ']' });
+    expect(body.equals(Buffer.from('["é😀","漢",{"a":"字"}]'))).toBe(true);
   });
 
   it('renders a list page with its pagination object', () => {

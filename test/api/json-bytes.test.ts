@@ -66,4 +66,22 @@ describe.each(testDbFactories())('stored JSON with non-ASCII text on $name', (fa
     await expectStoredBytes(`/indexer/tx/v1/txs/by_height/${h.chain.txs[3]!.height}`);
     await expectStoredBytes('/indexer/tx/v1/txs?pagination.limit=1&pagination.reverse=true');
   });
+
+  it('over a real socket, concurrent pages larger than its buffers keep their bytes', async () => {
+    // Page memory is reused once an answer is sent (body-pool.ts): reused too early, a later
+    // page would overwrite one still being written to a slow socket.
+    const urls = [
+      '/indexer/tx/v1/txs?pagination.limit=100',
+      '/indexer/tx/v1/txs?pagination.limit=100&pagination.reverse=false',
+    ];
+    const expected = await Promise.all(urls.map(async (url) => (await h.app.inject({ url })).rawPayload));
+    const base = await h.app.listen({ port: 0, host: '127.0.0.1' });
+    const answers = await Promise.all(
+      Array.from({ length: 12 }, async (_, i) => {
+        const res = await fetch(`${base}${urls[i % 2]}`);
+        return { i, body: Buffer.from(await res.arrayBuffer()) };
+      }),
+    );
+    for (const { i, body } of answers) expect(body.equals(expected[i % 2]!)).toBe(true);
+  });
 });

@@ -1,5 +1,6 @@
 import { AppError } from '../../shared/errors.js';
 import type { Db } from '../db.js';
+import type { Utf8Text } from '../pg-bytes.js';
 import { overloadedError, type WorkLimiter } from './work-limiter.js';
 
 /** What every reader needs: the (read-only) database and the time budget for totals. */
@@ -67,7 +68,7 @@ export function createTotalsCache(options: {
 }
 
 /** Stored, already-rendered JSON: as text, or as its UTF-8 bytes straight from the driver. */
-export type JsonText = string | Buffer;
+export type JsonText = string | Utf8Text;
 
 /**
  * Rows with stored JSON columns: as bytes where the driver offers it (the API's PostgreSQL pool),
