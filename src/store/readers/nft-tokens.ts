@@ -4,7 +4,9 @@ import {
   ridingTotal,
   runOffsetScan,
   EMPTY_PAGE,
+  queryStoredJson,
   type JsonPage,
+  type JsonText,
   type ReaderContext,
 } from './context.js';
 
@@ -173,7 +175,9 @@ export function createNftTokenReader(ctx: ReaderContext): NftTokenReader {
         `SELECT t.sequence, t.data FROM (SELECT e.sequence FROM tx_nfts e WHERE e.nft_id = $1${where}${tail}) q ` +
         `JOIN tx t ON t.sequence = q.sequence ORDER BY t.sequence ${dir}`;
       const [result, total] = await Promise.all([
-        runOffsetScan(ctx, offsetScan, () => ctx.db.query<{ sequence: number; data: string }>(sql, params)),
+        runOffsetScan(ctx, offsetScan, () =>
+          queryStoredJson<{ sequence: number; data: JsonText }>(ctx, sql, params),
+        ),
         countTotal
           ? countWithTimeout(ctx, 'SELECT count(*) AS n FROM tx_nfts WHERE nft_id = $1', [nftId])
           : '0',
