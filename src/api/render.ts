@@ -28,12 +28,12 @@ export function joinJson(
   alloc: (length: number) => Buffer = Buffer.allocUnsafe,
 ): Buffer {
   let length = Buffer.byteLength(head) + Buffer.byteLength(tail) + Math.max(0, items.length - 1);
-  for (const item of items) length += typeof item === 'string' ? Buffer.byteLength(item) : item.byteLength;
+  for (const item of items) length += typeof item === 'string' ? Buffer.byteLength(item) : item.length;
   const body = alloc(length);
   let offset = body.write(head);
   items.forEach((item, i) => {
     if (i > 0) offset = body.writeUInt8(0x2c, offset); // ','
-    offset = typeof item === 'string' ? offset + body.write(item, offset) : item.copyTo(body, offset);
+    offset += typeof item === 'string' ? body.write(item, offset) : item.copy(body, offset);
   });
   body.write(tail, offset);
   return body;

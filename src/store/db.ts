@@ -16,8 +16,8 @@ export interface Db extends Queryable {
   transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T>;
   close(): Promise<void>;
   /**
-   * PostgreSQL pools opened with `textAsBytes`: like query, but `text` columns come as their UTF-8
-   * bytes (Utf8Text), never decoded (stored JSON spliced into a response, issue 24).
+   * PostgreSQL pools opened with `textAsBytes`: like query, but `text` columns come as Buffers of
+   * their UTF-8 bytes, never decoded (stored JSON spliced into a response, issue 24).
    */
   queryBytes?<Row = Record<string, unknown>>(
     sql: string,

@@ -7,32 +7,9 @@ import { DataRowMessage } from 'pg-protocol/dist/messages.js';
  * (UTF-8 -> UTF-16), and the API encodes it back into the response. For the statements that only
  * splice stored JSON into a body, that round trip is most of the driver's cost on a 100-tx page.
  * A pool built with `BytesClient` keeps each connection's protocol parser, but while a statement
- * that asked for bytes (`bytesQueryTypes`) runs, its `text` columns are handed over as their UTF-8
- * bytes (`Utf8Text`). Every other statement and message goes through pg's own parser untouched.
+ * that asked for bytes (`BYTES_QUERY_TYPES`) runs, its `text` columns are handed over as copies of
+ * their UTF-8 bytes. Every other statement and message goes through pg's own parser untouched.
  */
-
-/**
- * A text column's UTF-8 bytes, undecoded, carried in a one-byte string (one char per byte, what
- * `latin1` reads and writes). Not a Buffer on purpose: a copy into a string lives in V8's heap and
- * dies young, whereas every Buffer is external memory, and ~0.7 MB of it per page is enough to
- * schedule full mark-compact collections of the whole heap every few dozen pages.
- */
-export class Utf8Text {
-  constructor(readonly latin1: string) {}
-
-  get byteLength(): number {
-    return this.latin1.length;
-  }
-
-  /** Copies the bytes into `target` at `offset`; returns the offset after them. */
-  copyTo(target: Buffer, offset: number): number {
-    return offset + target.write(this.latin1, offset, 'latin1');
-  }
-
-  toString(): string {
-    return Buffer.from(this.latin1, 'latin1').toString('utf8');
-  }
-}
 
 const TEXT_OID = 25;
 const DATA_ROW = 0x44; // 'D'
@@ -40,7 +17,7 @@ const DATA_ROW = 0x44; // 'D'
 const passThrough = (value: unknown) => value;
 
 /**
- * The `types` of a statement whose `text` columns should arrive as Utf8Text: pg would otherwise
+ * The `types` of a statement whose `text` columns should arrive as Buffers: pg would otherwise
  * apply its text parser (String(value)). Also the marker the client looks for.
  */
 export function bytesQueryTypes(base: pg.CustomTypesConfig): pg.CustomTypesConfig {
@@ -74,7 +51,7 @@ function parseDataRow(offset: number, bytes: Buffer, asBytes: readonly boolean[]
     }
     // A copy: the parser reuses its buffer for later messages.
     fields[i] = asBytes[i]
-      ? new Utf8Text(bytes.toString('latin1', at, at + length))
+      ? Buffer.from(bytes.subarray(at, at + length))
       : bytes.toString('utf8', at, at + length);
     at += length;
   }

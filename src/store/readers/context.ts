@@ -1,6 +1,5 @@
 import { AppError } from '../../shared/errors.js';
 import type { Db } from '../db.js';
-import type { Utf8Text } from '../pg-bytes.js';
 import { overloadedError, type WorkLimiter } from './work-limiter.js';
 
 /** What every reader needs: the (read-only) database and the time budget for totals. */
@@ -68,7 +67,7 @@ export function createTotalsCache(options: {
 }
 
 /** Stored, already-rendered JSON: as text, or as its UTF-8 bytes straight from the driver. */
-export type JsonText = string | Utf8Text;
+export type JsonText = string | Buffer;
 
 /**
  * Rows with stored JSON columns: as bytes where the driver offers it (the API's PostgreSQL pool),
