@@ -49,6 +49,10 @@ describe.runIf(needs(databaseUrlRequirement()))('PostgreSQL pool with text colum
     const after = await reader.query<{ v: unknown }>(sql, [3]);
     expect(before.rows[0]?.v).toBe('café');
     expect(after.rows.map((r) => r.v)).toEqual(['café', null, BIG]);
+    // A boolean where the bytes statement had its text column: parsed from its text, not bytes.
+    await reader.queryBytes!(sql, [1]);
+    const flags = await reader.query('SELECT v, id > 0 AS b FROM t WHERE id = 1');
+    expect(flags.rows).toEqual([{ v: 'café', b: true }]);
   });
 
   it('an error in the middle of a bytes statement rejects it and leaves the connection usable', async () => {

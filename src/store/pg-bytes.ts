@@ -5,9 +5,9 @@ import { DataRowMessage } from 'pg-protocol/dist/messages.js';
 /**
  * Stored JSON as bytes (issue 24): pg decodes every text field of a DataRow into a JS string
  * (UTF-8 -> UTF-16), and the API encodes it back into the response. For the statements that only
- * splice stored JSON into a body, that round trip is most of the driver's cost on a 100-tx page.
+ * splice stored JSON into a body, that round trip is a large part of the driver's cost on a 100-tx page.
  * A pool built with `BytesClient` keeps each connection's protocol parser, but while a statement
- * that asked for bytes (`BYTES_QUERY_TYPES`) runs, its `text` columns are handed over as copies of
+ * that asked for bytes (`bytesQueryTypes`) runs, its `text` columns are handed over as copies of
  * their UTF-8 bytes. Every other statement and message goes through pg's own parser untouched.
  */
 
