@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { accountBytesFromString, toBech32 } from '../../shared/address.js';
 import { mapBounded } from '../../shared/map-bounded.js';
 import type { BankState } from '../../node/bank-state.js';
@@ -60,6 +60,11 @@ describe('bank balance source (Move, Wasm)', () => {
   const OPCHILD = 'init1gz9n8jnu9fgqw7vem9ud67gqjk5q4m2w0aejne';
   const FEES = 'init17xpfvakm2amg962yls6f84z3kell8c5l70rnql';
   const users = Array.from({ length: 40 }, (_, i) => toBech32(Buffer.alloc(20, i + 1), 'init'));
+  /** What the stub node answers for the bank supply (undefined: not served). */
+  let supply: Array<{ denom: string; amount: bigint }> | undefined;
+  beforeEach(() => {
+    supply = undefined;
+  });
   const bankWith = () => {
     let active = 0;
     const seen = { peak: 0, moduleReads: 0, balanceReads: [] as string[] };
@@ -83,9 +88,36 @@ describe('bank balance source (Move, Wasm)', () => {
       // As createBankState does without an RPC client: REST reads, a few at a time.
       balancesOfEach: (addresses: readonly string[], height: number) =>
         mapBounded(addresses, 16, (a) => bank.balancesAt(a, height)),
+      supplyAt: async () => supply,
     } as unknown as BankState;
     return { bank, seen };
   };
+
+  it.each(['move', 'wasm'] as const)(
+    '%s: the snapshot holds a denom whole only where its rows add up to the supply; none before a snapshot or without a supply',
+    async (vm) => {
+      const { bank } = bankWith();
+      const source = createBankBalanceSource({ vm, bank, prefix: 'init' });
+      // 42 accounts hold 5 uINIT each.
+      supply = [
+        { denom: 'uINIT', amount: 42n * 5n },
+        { denom: 'uother', amount: 1n },
+      ];
+      expect(await source.snapshotHeldAll!('uinit')).toBe(false);
+      await source.snapshot(10);
+      expect(await source.snapshotHeldAll!('uinit')).toBe(true);
+      // An unlisted address holds the one uother, and 1 uINIT more than the rows hold.
+      expect(await source.snapshotHeldAll!('uother')).toBe(false);
+      supply[0]!.amount += 1n;
+      await source.snapshot(10);
+      expect(await source.snapshotHeldAll!('uinit')).toBe(false);
+      // A denom without a supply is held by nobody.
+      expect(await source.snapshotHeldAll!('unew')).toBe(true);
+      supply = undefined;
+      await source.snapshot(10);
+      expect(await source.snapshotHeldAll!('unew')).toBe(false);
+    },
+  );
 
   it.each(['move', 'wasm'] as const)(
     '%s: the snapshot reads balances a few at a time; the minter/burner module accounts are read once and again when asked',

@@ -33,6 +33,13 @@ export interface BalanceSource {
    */
   snapshot(height: number): Promise<{ rows: BalanceRow[]; aliases: DenomAlias[]; whole: string[] }>;
   /**
+   * After `snapshot` in this run: whether its rows held every non-zero balance of this stored
+   * denom at the snapshot height (they add up to the denom's total supply, and no balance is
+   * negative), so an account they leave out held none of it then. False where the node cannot
+   * tell, and before a snapshot (a run that resumed from a checkpoint takes none).
+   */
+  snapshotHeldAll?(denom: string): Promise<boolean>;
+  /**
    * Every holding (stored denom, amount; zeros left out) of each account (hex) at a height, where
    * the node can list them (bank balances: Move and Wasm); absent on EVM.
    */
@@ -197,6 +204,8 @@ export function createBankBalanceSource(ctx: {
   };
   const bech32Of = (hex: string) => toBech32(Buffer.from(hex, 'hex'), ctx.prefix);
   const modules = createModuleAccountSet(ctx.bank, ctx.prefix);
+  /** Per stored denom, the supply the snapshot's rows leave unheld (set by `snapshot`). */
+  let unheld: Map<string, bigint> | undefined;
   return {
     extract: (block) =>
       summedAssets(
@@ -223,19 +232,22 @@ export function createBankBalanceSource(ctx: {
     async snapshot(height) {
       const rows: BalanceRow[] = [];
       const whole: string[] = [];
-      for (const { address, balances } of await balancesOfEach(
-        ctx.bank,
-        await ctx.bank.accountsAt(height),
-        height,
-      )) {
+      const [listed, supply] = await Promise.all([
+        ctx.bank.accountsAt(height).then((accounts) => balancesOfEach(ctx.bank, accounts, height)),
+        ctx.bank.supplyAt(height),
+      ]);
+      for (const { address, balances } of listed) {
         const account = accountBytesFromString(address, ctx.prefix);
         whole.push(Buffer.from(account).toString('hex'));
         for (const b of balances) {
           if (b.amount > 0n) rows.push({ denom: remember(b.denom), account, amount: b.amount });
         }
       }
+      unheld = supply && supplyLeft(rows, supply);
       return { rows, aliases: [], whole };
     },
+    // A denom missing from the supply list has none: no account held it.
+    snapshotHeldAll: async (denom) => unheld !== undefined && (unheld.get(denom) ?? 0n) === 0n,
     async holdingsAt(accounts, height) {
       const held = await balancesOfEach(ctx.bank, accounts.map(bech32Of), height);
       return held.map(({ balances }) =>
@@ -244,6 +256,26 @@ export function createBankBalanceSource(ctx: {
     },
     excluded: (reread) => modules.read(reread),
   };
+}
+
+/**
+ * Per denom (lower case), the supply less what the rows hold: 0 when the rows hold all of it. No
+ * balance is negative, so an account the rows leave out then holds none of that denom. x/bank's
+ * supply is the sum of every balance; a Move fungible asset's also counts stores that bank
+ * balances do not list (an object's secondary store), and where those hold any, it is not 0.
+ */
+export function supplyLeft(
+  rows: readonly { denom: string; amount: bigint }[],
+  supply: readonly { denom: string; amount: bigint }[],
+): Map<string, bigint> {
+  const left = new Map<string, bigint>();
+  const add = (denom: string, amount: bigint) => {
+    const key = denom.toLowerCase();
+    left.set(key, (left.get(key) ?? 0n) + amount);
+  };
+  for (const c of supply) add(c.denom, c.amount);
+  for (const r of rows) add(r.denom, -r.amount);
+  return left;
 }
 
 /**

@@ -281,6 +281,78 @@ describe.each(testDbFactories())('rich-list stage on $name', (factory) => {
     }
   });
 
+  it('adds a first touch in a denom the snapshot held whole to zero, unless the account was excluded then; reads it after a restart', async () => {
+    const { db, dispose } = await factory.create();
+    try {
+      await insertBlocks(db);
+      const asked: string[] = [];
+      // The node's holdings: C held 4 uhalf before the snapshot without being listed in it (the
+      // snapshot did not hold all of uhalf), B's 31 are its 30 + 1 from the events.
+      const holdings: Record<string, Array<{ denom: string; amount: bigint }>> = {
+        [C]: [
+          { denom: 'uhalf', amount: 9n },
+          { denom: 'utok', amount: 2n },
+        ],
+        [M]: [{ denom: 'utok', amount: 501n }],
+        [B]: [{ denom: 'utok', amount: 31n }],
+      };
+      let excludedReads = 0;
+      const source = (snapshot: BalanceSource['snapshot']): BalanceSource => ({
+        ...eventsAt({
+          2: [...transfer(A, B, 30n), { denom: 'utok', account: M, amount: 1n }],
+          3: [
+            { denom: 'uhalf', account: C, amount: 5n },
+            { denom: 'utok', account: C, amount: 2n },
+            { denom: 'utok', account: B, amount: 1n },
+          ],
+        }),
+        aliases: () => [],
+        balancesAt: async (pairs) => pairs.map(() => 0n),
+        holdingsAt: async (accounts, height) => {
+          asked.push(...accounts.map((a) => `*:${a.slice(0, 2)}@${height}`));
+          return accounts.map((a) => holdings[a] ?? []);
+        },
+        snapshot,
+        snapshotHeldAll: async (denom) => denom === 'utok',
+        // M is excluded at the snapshot only (its utok was never stored, so it must be read).
+        excluded: async () => (excludedReads++ === 0 ? new Set([M]) : new Set()),
+      });
+      await runToEnd(
+        db,
+        source(async () => ({
+          rows: [{ denom: 'utok', account: Buffer.from(A, 'hex'), amount: 100n }],
+          aliases: [],
+          whole: [A],
+        })),
+      );
+      expect(asked.sort()).toEqual(['*:cc@3', '*:dd@2']);
+      expect(await balances(db)).toEqual([
+        ['uhalf', C, '9'],
+        ['utok', A, '70'],
+        ['utok', B, '31'],
+        ['utok', C, '2'],
+        ['utok', M, '501'],
+      ]);
+
+      // A resumed run takes no snapshot, so it cannot tell: B's first touch is read.
+      await db.query("UPDATE checkpoint SET height = 2 WHERE stream = 'rich_list'");
+      await db.query(
+        `DELETE FROM rich_list r USING account_dict d WHERE d.id = r.account_id AND d.account = $1`,
+        [Buffer.from(B, 'hex')],
+      );
+      asked.length = 0;
+      await runToEnd(
+        db,
+        source(async () => {
+          throw new Error('the stream has a checkpoint: no snapshot');
+        }),
+      );
+      expect(asked).toEqual(['*:bb@3']);
+    } finally {
+      await dispose();
+    }
+  });
+
   it('takes the balance changes the block stream kept, and fetches from the node only the heights not kept', async () => {
     const { db, dispose } = await factory.create();
     try {

@@ -36,7 +36,9 @@ interface RichListBatch {
  * touch of an account whose every holding was read from the node earlier in this run (the snapshot,
  * or a batch that stored all of that account's holdings): none of its non-zero balances is missing
  * from the table, so one the table lacks was zero, and the events' sum is its balance (below zero,
- * it is read from the node like any other). Accounts the
+ * it is read from the node like any other). Likewise a first touch in a denom the snapshot of this
+ * run held whole (its rows add up to the denom's supply, so an account they leave out held none
+ * of it): after a restart such touches are read from the node again. Accounts the
  * source excludes (Move/Wasm minter/burner module accounts) are left out here, the one place, from
  * the snapshot and every event (the reference skips them on Wasm `transfer` only; skipping them
  * everywhere keeps no drifting balance for an account that is never listed), and each batch deletes
@@ -54,6 +56,25 @@ export function createRichListStage(ctx: {
   const writer = createRichListWriter();
   const { source } = ctx;
   const whole = createWholeAccounts(WHOLE_ACCOUNTS);
+  /** Set by a snapshot taken in this run: the accounts left out of it as never holders then. */
+  let excludedAtStart: ReadonlySet<string> | undefined;
+  /**
+   * The accounts among these first-seen pairs' whose every such pair held nothing at the snapshot
+   * (a denom the snapshot held whole, and no account it left out as excluded), so zero plus the
+   * events is each pair's balance; none after a restart, when no snapshot was taken in this run.
+   */
+  async function heldNoneAtStart(firstSeen: readonly BalanceDelta[]): Promise<Set<string>> {
+    const heldAll = source.snapshotHeldAll?.bind(source);
+    if (!heldAll || !excludedAtStart) return new Set();
+    const skipped = excludedAtStart;
+    const denoms = [...new Set(firstSeen.map((d) => d.denom))];
+    const whole = new Set(
+      (await Promise.all(denoms.map(heldAll))).flatMap((yes, i) => (yes ? [denoms[i]!] : [])),
+    );
+    const accounts = new Set(firstSeen.map((d) => d.account).filter((a) => !skipped.has(a)));
+    for (const d of firstSeen) if (!whole.has(d.denom)) accounts.delete(d.account);
+    return accounts;
+  }
   /** Each height's extracted changes: kept ones, the others fetched from the node in one batch. */
   async function extractsOf(heights: readonly number[]): Promise<AssetDelta[][]> {
     const kept = heights.map((h) => ctx.kept?.get(h));
@@ -109,6 +130,7 @@ export function createRichListStage(ctx: {
       unlisted.forEach((d, i) => rows.push({ ...d, amount: amounts[i]! }));
       // Marked now: the batches fetched next are written only after these rows.
       whole.add(snap.whole.filter((a) => !excluded.has(a)));
+      excludedAtStart = excluded;
       return {
         height: firstBlockHeight,
         async write(tx) {
@@ -132,9 +154,12 @@ export function createRichListStage(ctx: {
       const stored = await storedAccounts(ctx.db, [...unseen]);
       if ([...unseen].some((account) => !stored.has(account))) excluded = await source.excluded(true);
       const deltas = holdersOnly(summed, excluded);
-      // A first touch of an account read whole before adds to a zero balance, as a stored one does.
-      const added = deltas.filter((d) => known.has(pairKey(d)) || whole.has(d.account));
-      const firstSeen = deltas.filter((d) => !known.has(pairKey(d)) && !whole.has(d.account));
+      // A first touch of an account read whole before, or of one that held none of those denoms at
+      // the snapshot, adds to a zero balance, as a stored one does.
+      const fresh = deltas.filter((d) => !known.has(pairKey(d)) && !whole.has(d.account));
+      const heldNone = await heldNoneAtStart(fresh);
+      const firstSeen = fresh.filter((d) => !heldNone.has(d.account));
+      const added = deltas.filter((d) => !fresh.includes(d) || heldNone.has(d.account));
       return {
         to,
         aliases: source.aliases(),
