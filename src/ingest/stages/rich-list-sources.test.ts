@@ -54,6 +54,39 @@ describe('EVM balance source', () => {
     expect(asked).toEqual([TOKEN]);
     expect(source.aliases()).toEqual([{ alias: 'ibc/abc123', denom: TOKEN }]);
   });
+
+  it('holds a token whole where its totalSupply at the snapshot height is what the rows hold; asks once per token', async () => {
+    const OTHER = '0x' + 'cd'.repeat(20);
+    const GONE = '0x' + 'ef'.repeat(20);
+    const asked: string[] = [];
+    const supplies: Record<string, bigint | undefined> = { [TOKEN]: 12n, [OTHER]: 5n, [GONE]: undefined };
+    const evm = {
+      erc20SuppliesAt: async (tokens: readonly string[], height: number) => {
+        asked.push(...tokens.map((t) => `${t.slice(0, 4)}@${height}`));
+        return tokens.map((t) => supplies[t]);
+      },
+    } as unknown as EvmClient;
+    const holders = [toBech32(Buffer.alloc(20, 1), 'init'), toBech32(Buffer.alloc(20, 2), 'init')];
+    const bank = {
+      accountsAt: async () => holders,
+      // 6 of TOKEN each; 4 of OTHER, whose fifth unit an unlisted address holds.
+      balancesOfEach: async () =>
+        holders.map(() => [
+          { denom: TOKEN, amount: 6n },
+          { denom: OTHER, amount: 2n },
+        ]),
+    } as unknown as BankState;
+    const source = createEvmBalanceSource({ evm, bank, prefix: 'init' });
+    expect(await source.snapshotHeldAll!(TOKEN)).toBe(false);
+    expect(asked).toEqual([]);
+    await source.snapshot(7);
+    expect(await source.snapshotHeldAll!(TOKEN)).toBe(true);
+    expect(await source.snapshotHeldAll!(TOKEN)).toBe(true);
+    expect(await source.snapshotHeldAll!(OTHER)).toBe(false);
+    // No answer (a revert, or no contract there then): it cannot tell.
+    expect(await source.snapshotHeldAll!(GONE)).toBe(false);
+    expect(asked).toEqual(['0xab@7', '0xcd@7', '0xef@7']);
+  });
 });
 
 describe('bank balance source (Move, Wasm)', () => {

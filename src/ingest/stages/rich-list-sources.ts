@@ -97,6 +97,9 @@ export function createEvmBalanceSource(ctx: {
   // bank spelling of tokens that appear after the start snapshot.
   const named = new Map<string, Promise<void>>();
   const aliases: DenomAlias[] = [];
+  /** Set by `snapshot`: its height, what its rows hold per token, and the supplies compared so far. */
+  let held:
+    { height: number; sums: Map<string, bigint>; supplies: Map<string, Promise<boolean>> } | undefined;
   const learnDenomOf = (contract: string) => {
     let asked = named.get(contract);
     if (!asked) {
@@ -151,7 +154,23 @@ export function createEvmBalanceSource(ctx: {
           if (contract !== b.denom.toLowerCase()) aliases.set(b.denom.toLowerCase(), contract);
         }
       }
+      held = { height, sums: totalsOf(rows), supplies: new Map() };
       return { rows, aliases: [...aliases].map(([alias, denom]) => ({ alias, denom })), whole: [] };
+    },
+    // Per token: its totalSupply at the snapshot height against what the rows hold.
+    snapshotHeldAll(contract) {
+      const at = held;
+      if (!at) return Promise.resolve(false);
+      let answer = at.supplies.get(contract);
+      if (!answer) {
+        answer = ctx.evm
+          .erc20SuppliesAt([contract], at.height)
+          .then(([supply]) => supply !== undefined && supply === (at.sums.get(contract) ?? 0n));
+        // A failed read is asked again with the batch's retry.
+        answer.catch(() => at.supplies.delete(contract));
+        at.supplies.set(contract, answer);
+      }
+      return answer;
     },
     // The reference keeps module accounts on EVM (spec/indexer.md §8.3: "Module accounts are not excluded").
     excluded: async () => NO_ACCOUNT,
@@ -268,14 +287,17 @@ export function supplyLeft(
   rows: readonly { denom: string; amount: bigint }[],
   supply: readonly { denom: string; amount: bigint }[],
 ): Map<string, bigint> {
-  const left = new Map<string, bigint>();
-  const add = (denom: string, amount: bigint) => {
-    const key = denom.toLowerCase();
-    left.set(key, (left.get(key) ?? 0n) + amount);
-  };
-  for (const c of supply) add(c.denom, c.amount);
-  for (const r of rows) add(r.denom, -r.amount);
-  return left;
+  return totalsOf([...supply, ...rows.map((r) => ({ denom: r.denom, amount: -r.amount }))]);
+}
+
+/** Amounts summed per denom (lower case). */
+function totalsOf(coins: readonly { denom: string; amount: bigint }[]): Map<string, bigint> {
+  const totals = new Map<string, bigint>();
+  for (const c of coins) {
+    const key = c.denom.toLowerCase();
+    totals.set(key, (totals.get(key) ?? 0n) + c.amount);
+  }
+  return totals;
 }
 
 /**
