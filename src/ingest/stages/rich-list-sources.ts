@@ -265,8 +265,8 @@ export function createBankBalanceSource(ctx: {
       unheld = supply && supplyLeft(rows, supply);
       return { rows, aliases: [], whole };
     },
-    // A denom missing from the supply list has none: no account held it.
-    snapshotHeldAll: async (denom) => unheld !== undefined && (unheld.get(denom) ?? 0n) === 0n,
+    // Only a denom the supply lists: another spelling of a listed one would pass for unheld.
+    snapshotHeldAll: async (denom) => unheld?.get(denom) === 0n,
     async holdingsAt(accounts, height) {
       const held = await balancesOfEach(ctx.bank, accounts.map(bech32Of), height);
       return held.map(({ balances }) =>
@@ -283,7 +283,7 @@ export function createBankBalanceSource(ctx: {
  * supply is the sum of every balance; a Move fungible asset's also counts stores that bank
  * balances do not list (an object's secondary store), and where those hold any, it is not 0.
  */
-export function supplyLeft(
+function supplyLeft(
   rows: readonly { denom: string; amount: bigint }[],
   supply: readonly { denom: string; amount: bigint }[],
 ): Map<string, bigint> {
