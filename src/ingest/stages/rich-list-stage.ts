@@ -59,20 +59,18 @@ export function createRichListStage(ctx: {
   /** Set by a snapshot taken in this run: the accounts left out of it as never holders then. */
   let excludedAtStart: ReadonlySet<string> | undefined;
   /**
-   * The accounts among these first-seen pairs' whose every such pair held nothing at the snapshot
-   * (a denom the snapshot held whole, and no account it left out as excluded), so zero plus the
-   * events is each pair's balance; none after a restart, when no snapshot was taken in this run.
+   * The accounts of these first-seen pairs that held none of those denoms at the snapshot (each a
+   * denom the snapshot held whole, and the account not one it left out as excluded), so zero plus
+   * the events is each pair's balance; none after a restart, when no snapshot was taken in this run.
    */
   async function heldNoneAtStart(firstSeen: readonly BalanceDelta[]): Promise<Set<string>> {
-    const heldAll = source.snapshotHeldAll?.bind(source);
-    if (!heldAll || !excludedAtStart) return new Set();
     const skipped = excludedAtStart;
+    if (!source.snapshotHeldAll || !skipped) return new Set();
     const denoms = [...new Set(firstSeen.map((d) => d.denom))];
-    const whole = new Set(
-      (await Promise.all(denoms.map(heldAll))).flatMap((yes, i) => (yes ? [denoms[i]!] : [])),
-    );
+    const held = await Promise.all(denoms.map((denom) => source.snapshotHeldAll!(denom)));
+    const notHeld = new Set(denoms.filter((_, i) => !held[i]));
     const accounts = new Set(firstSeen.map((d) => d.account).filter((a) => !skipped.has(a)));
-    for (const d of firstSeen) if (!whole.has(d.denom)) accounts.delete(d.account);
+    for (const d of firstSeen) if (notHeld.has(d.denom)) accounts.delete(d.account);
     return accounts;
   }
   /** Each height's extracted changes: kept ones, the others fetched from the node in one batch. */
@@ -156,10 +154,10 @@ export function createRichListStage(ctx: {
       const deltas = holdersOnly(summed, excluded);
       // A first touch of an account read whole before, or of one that held none of those denoms at
       // the snapshot, adds to a zero balance, as a stored one does.
-      const fresh = deltas.filter((d) => !known.has(pairKey(d)) && !whole.has(d.account));
-      const heldNone = await heldNoneAtStart(fresh);
-      const firstSeen = fresh.filter((d) => !heldNone.has(d.account));
-      const added = deltas.filter((d) => !fresh.includes(d) || heldNone.has(d.account));
+      const isFresh = (d: BalanceDelta) => !known.has(pairKey(d)) && !whole.has(d.account);
+      const heldNone = await heldNoneAtStart(deltas.filter(isFresh));
+      const added = deltas.filter((d) => !isFresh(d) || heldNone.has(d.account));
+      const firstSeen = deltas.filter((d) => isFresh(d) && !heldNone.has(d.account));
       return {
         to,
         aliases: source.aliases(),
