@@ -55,37 +55,18 @@ describe('EVM balance source', () => {
     expect(source.aliases()).toEqual([{ alias: 'ibc/abc123', denom: TOKEN }]);
   });
 
-  it('holds a token whole where its totalSupply at the snapshot height is what the rows hold; asks once per token', async () => {
-    const OTHER = '0x' + 'cd'.repeat(20);
-    const GONE = '0x' + 'ef'.repeat(20);
+  it("gives a token's totalSupply() at a height; undefined where it reverts or answers no word", async () => {
     const asked: string[] = [];
-    const supplies: Record<string, bigint | undefined> = { [TOKEN]: 12n, [OTHER]: 5n, [GONE]: undefined };
     const evm = {
       erc20SuppliesAt: async (tokens: readonly string[], height: number) => {
         asked.push(...tokens.map((t) => `${t.slice(0, 4)}@${height}`));
-        return tokens.map((t) => supplies[t]);
+        return tokens.map(() => (height === 7 ? 12n : undefined));
       },
     } as unknown as EvmClient;
-    const holders = [toBech32(Buffer.alloc(20, 1), 'init'), toBech32(Buffer.alloc(20, 2), 'init')];
-    const bank = {
-      accountsAt: async () => holders,
-      // 6 of TOKEN each; 4 of OTHER, whose fifth unit an unlisted address holds.
-      balancesOfEach: async () =>
-        holders.map(() => [
-          { denom: TOKEN, amount: 6n },
-          { denom: OTHER, amount: 2n },
-        ]),
-    } as unknown as BankState;
-    const source = createEvmBalanceSource({ evm, bank, prefix: 'init' });
-    expect(await source.snapshotHeldAll!(TOKEN)).toBe(false);
-    expect(asked).toEqual([]);
-    await source.snapshot(7);
-    expect(await source.snapshotHeldAll!(TOKEN)).toBe(true);
-    expect(await source.snapshotHeldAll!(TOKEN)).toBe(true);
-    expect(await source.snapshotHeldAll!(OTHER)).toBe(false);
-    // No answer (a revert, or no contract there then): it cannot tell.
-    expect(await source.snapshotHeldAll!(GONE)).toBe(false);
-    expect(asked).toEqual(['0xab@7', '0xcd@7', '0xef@7']);
+    const source = createEvmBalanceSource({ evm, bank: {} as BankState, prefix: 'init' });
+    expect(await source.supplyAt!(TOKEN, 7)).toBe(12n);
+    expect(await source.supplyAt!(TOKEN, 8)).toBeUndefined();
+    expect(asked).toEqual(['0xab@7', '0xab@8']);
   });
 });
 
@@ -121,35 +102,33 @@ describe('bank balance source (Move, Wasm)', () => {
       // As createBankState does without an RPC client: REST reads, a few at a time.
       balancesOfEach: (addresses: readonly string[], height: number) =>
         mapBounded(addresses, 16, (a) => bank.balancesAt(a, height)),
-      supplyAt: async () => supply,
     } as unknown as BankState;
     return { bank, seen };
   };
 
   it.each(['move', 'wasm'] as const)(
-    '%s: the snapshot holds a denom whole only where its rows add up to the supply; none before a snapshot or without a supply',
+    '%s: the supply of a denom the bank lists (any case), read once per height; undefined for one it does not list or without a supply',
     async (vm) => {
-      const { bank } = bankWith();
+      let reads = 0;
+      const bank = {
+        supplyAt: async () => {
+          reads++;
+          return supply;
+        },
+      } as unknown as BankState;
       const source = createBankBalanceSource({ vm, bank, prefix: 'init' });
-      // 42 accounts hold 5 uINIT each.
       supply = [
-        { denom: 'uINIT', amount: 42n * 5n },
+        { denom: 'uINIT', amount: 210n },
         { denom: 'uother', amount: 1n },
       ];
-      expect(await source.snapshotHeldAll!('uinit')).toBe(false);
-      await source.snapshot(10);
-      expect(await source.snapshotHeldAll!('uinit')).toBe(true);
-      // An unlisted address holds the one uother, and 1 uINIT more than the rows hold.
-      expect(await source.snapshotHeldAll!('uother')).toBe(false);
-      supply[0]!.amount += 1n;
-      await source.snapshot(10);
-      expect(await source.snapshotHeldAll!('uinit')).toBe(false);
-      // Nor a denom the supply does not list (another spelling of a listed one looks so).
-      expect(await source.snapshotHeldAll!('unew')).toBe(false);
-      supply[0]!.amount -= 1n;
+      expect(await source.supplyAt!('uinit', 10)).toBe(210n);
+      expect(await source.supplyAt!('uother', 10)).toBe(1n);
+      // Another spelling of a listed denom would look like a zero supply: it is no answer.
+      expect(await source.supplyAt!('unew', 10)).toBeUndefined();
+      expect(reads).toBe(1);
       supply = undefined;
-      await source.snapshot(10);
-      expect(await source.snapshotHeldAll!('uinit')).toBe(false);
+      expect(await source.supplyAt!('uinit', 11)).toBeUndefined();
+      expect(reads).toBe(2);
     },
   );
 

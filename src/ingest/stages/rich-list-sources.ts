@@ -33,12 +33,10 @@ export interface BalanceSource {
    */
   snapshot(height: number): Promise<{ rows: BalanceRow[]; aliases: DenomAlias[]; whole: string[] }>;
   /**
-   * After `snapshot` in this run: whether its rows held every non-zero balance of this stored
-   * denom at the snapshot height (they add up to the denom's total supply, and no balance is
-   * negative), so an account they leave out held none of it then. False where the node cannot
-   * tell, and before a snapshot (a run that resumed from a checkpoint takes none).
+   * The total supply of a stored denom at a height, where the node can say (Move/Wasm: the bank
+   * supply, which must list the denom; EVM: the token's `totalSupply()`); undefined otherwise.
    */
-  snapshotHeldAll?(denom: string): Promise<boolean>;
+  supplyAt?(denom: string, height: number): Promise<bigint | undefined>;
   /**
    * Every holding (stored denom, amount; zeros left out) of each account (hex) at a height, where
    * the node can list them (bank balances: Move and Wasm); absent on EVM.
@@ -97,9 +95,6 @@ export function createEvmBalanceSource(ctx: {
   // bank spelling of tokens that appear after the start snapshot.
   const named = new Map<string, Promise<void>>();
   const aliases: DenomAlias[] = [];
-  /** Set by `snapshot`: its height, what its rows hold per token, and the supplies compared so far. */
-  let held:
-    { height: number; sums: Map<string, bigint>; supplies: Map<string, Promise<boolean>> } | undefined;
   const learnDenomOf = (contract: string) => {
     let asked = named.get(contract);
     if (!asked) {
@@ -154,24 +149,9 @@ export function createEvmBalanceSource(ctx: {
           if (contract !== b.denom.toLowerCase()) aliases.set(b.denom.toLowerCase(), contract);
         }
       }
-      held = { height, sums: totalsOf(rows), supplies: new Map() };
       return { rows, aliases: [...aliases].map(([alias, denom]) => ({ alias, denom })), whole: [] };
     },
-    // Per token: its totalSupply at the snapshot height against what the rows hold.
-    snapshotHeldAll(contract) {
-      const at = held;
-      if (!at) return Promise.resolve(false);
-      let answer = at.supplies.get(contract);
-      if (!answer) {
-        answer = ctx.evm
-          .erc20SuppliesAt([contract], at.height)
-          .then(([supply]) => supply !== undefined && supply === (at.sums.get(contract) ?? 0n));
-        // A failed read is asked again with the batch's retry.
-        answer.catch(() => at.supplies.delete(contract));
-        at.supplies.set(contract, answer);
-      }
-      return answer;
-    },
+    supplyAt: async (contract, height) => (await ctx.evm.erc20SuppliesAt([contract], height))[0],
     // The reference keeps module accounts on EVM (spec/indexer.md §8.3: "Module accounts are not excluded").
     excluded: async () => NO_ACCOUNT,
   };
@@ -223,8 +203,8 @@ export function createBankBalanceSource(ctx: {
   };
   const bech32Of = (hex: string) => toBech32(Buffer.from(hex, 'hex'), ctx.prefix);
   const modules = createModuleAccountSet(ctx.bank, ctx.prefix);
-  /** Per stored denom, the supply the snapshot's rows leave unheld (set by `snapshot`). */
-  let unheld: Map<string, bigint> | undefined;
+  /** The bank supply at the one height a run asks (its start), per stored denom. */
+  let supply: { height: number; read: Promise<Map<string, bigint> | undefined> } | undefined;
   return {
     extract: (block) =>
       summedAssets(
@@ -251,22 +231,30 @@ export function createBankBalanceSource(ctx: {
     async snapshot(height) {
       const rows: BalanceRow[] = [];
       const whole: string[] = [];
-      const [listed, supply] = await Promise.all([
-        ctx.bank.accountsAt(height).then((accounts) => balancesOfEach(ctx.bank, accounts, height)),
-        ctx.bank.supplyAt(height),
-      ]);
-      for (const { address, balances } of listed) {
+      for (const { address, balances } of await balancesOfEach(
+        ctx.bank,
+        await ctx.bank.accountsAt(height),
+        height,
+      )) {
         const account = accountBytesFromString(address, ctx.prefix);
         whole.push(Buffer.from(account).toString('hex'));
         for (const b of balances) {
           if (b.amount > 0n) rows.push({ denom: remember(b.denom), account, amount: b.amount });
         }
       }
-      unheld = supply && supplyLeft(rows, supply);
       return { rows, aliases: [], whole };
     },
-    // Only a denom the supply lists: another spelling of a listed one would pass for unheld.
-    snapshotHeldAll: async (denom) => unheld?.get(denom) === 0n,
+    // Only a denom the supply lists: another spelling of a listed one would pass for a zero supply.
+    async supplyAt(denom, height) {
+      if (supply?.height !== height) {
+        const read = ctx.bank.supplyAt(height).then((coins) => coins && totalsOf(coins));
+        read.catch(() => {
+          if (supply?.read === read) supply = undefined;
+        });
+        supply = { height, read };
+      }
+      return (await supply.read)?.get(denom);
+    },
     async holdingsAt(accounts, height) {
       const held = await balancesOfEach(ctx.bank, accounts.map(bech32Of), height);
       return held.map(({ balances }) =>
@@ -275,19 +263,6 @@ export function createBankBalanceSource(ctx: {
     },
     excluded: (reread) => modules.read(reread),
   };
-}
-
-/**
- * Per denom (lower case), the supply less what the rows hold: 0 when the rows hold all of it. No
- * balance is negative, so an account the rows leave out then holds none of that denom. x/bank's
- * supply is the sum of every balance; a Move fungible asset's also counts stores that bank
- * balances do not list (an object's secondary store), and where those hold any, it is not 0.
- */
-function supplyLeft(
-  rows: readonly { denom: string; amount: bigint }[],
-  supply: readonly { denom: string; amount: bigint }[],
-): Map<string, bigint> {
-  return totalsOf([...supply, ...rows.map((r) => ({ denom: r.denom, amount: -r.amount }))]);
 }
 
 /** Amounts summed per denom (lower case). */
