@@ -62,6 +62,16 @@ const snapshotOf =
     whole: [],
   });
 
+type Holdings = Record<string, Array<{ denom: string; amount: bigint }>>;
+
+/** A node's `holdingsAt` answering from `held` (by account hex), noting `*:<account>@<height>` in `asked`. */
+const holdingsFrom =
+  (asked: string[], held: Holdings): NonNullable<BalanceSource['holdingsAt']> =>
+  async (accounts, height) => {
+    asked.push(...accounts.map((a) => `*:${a.slice(0, 2)}@${height}`));
+    return accounts.map((a) => held[a] ?? []);
+  };
+
 /** `amount` utok from one account to another. */
 const transfer = (from: string, to: string, amount: bigint): BalanceDelta[] => [
   { denom: 'utok', account: from, amount: -amount },
@@ -288,7 +298,7 @@ describe.each(testDbFactories())('rich-list stage on $name', (factory) => {
       const asked: string[] = [];
       // The node's holdings: C held 4 uhalf before the snapshot without being listed in it (the
       // snapshot holds none of uhalf's supply of 4), B's 31 are its 30 + 1 from the events.
-      const holdings: Record<string, Array<{ denom: string; amount: bigint }>> = {
+      const holdings: Holdings = {
         [C]: [
           { denom: 'uhalf', amount: 9n },
           { denom: 'utok', amount: 2n },
@@ -308,10 +318,7 @@ describe.each(testDbFactories())('rich-list stage on $name', (factory) => {
         }),
         aliases: () => [],
         balancesAt: async (pairs) => pairs.map(() => 0n),
-        holdingsAt: async (accounts, height) => {
-          asked.push(...accounts.map((a) => `*:${a.slice(0, 2)}@${height}`));
-          return accounts.map((a) => holdings[a] ?? []);
-        },
+        holdingsAt: holdingsFrom(asked, holdings),
         snapshot: snapshotOf(['utok', A, 100n], ['utok', M, 500n]),
         supplyAt: async (denom, height) => (height === 1 ? { utok: 600n, uhalf: 4n }[denom] : undefined),
         // M is excluded at the snapshot only (its utok was never stored, so it must be read).
@@ -350,15 +357,11 @@ describe.each(testDbFactories())('rich-list stage on $name', (factory) => {
         ...eventsAt({ 2: transfer(A, B, 30n), 3: [{ denom: 'uhalf', account: C, amount: 5n }] }),
         aliases: () => [],
         balancesAt: async (pairs) => pairs.map(() => 0n),
-        holdingsAt: async (accounts, height) => {
-          asked.push(...accounts.map((a) => `*:${a.slice(0, 2)}@${height}`));
-          const held: Record<string, Array<{ denom: string; amount: bigint }>> = {
-            [M]: [{ denom: 'utok', amount: 500n }],
-            [B]: [{ denom: 'utok', amount: 37n }],
-            [C]: [{ denom: 'uhalf', amount: 9n }],
-          };
-          return accounts.map((a) => held[a] ?? []);
-        },
+        holdingsAt: holdingsFrom(asked, {
+          [M]: [{ denom: 'utok', amount: 500n }],
+          [B]: [{ denom: 'utok', amount: 37n }],
+          [C]: [{ denom: 'uhalf', amount: 9n }],
+        }),
         snapshot: async () => {
           throw new Error('the stream has a checkpoint: no snapshot');
         },
