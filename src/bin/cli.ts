@@ -1,11 +1,6 @@
 #!/usr/bin/env node
 import { Command } from 'commander';
-import { followLauncher, relaunchArgs, runRelaunched } from './relaunch.js';
 import { runCli } from './run.js';
-
-const relaunch = relaunchArgs(process.argv, process.execArgv, process.env);
-if (relaunch) await runRelaunched(relaunch);
-followLauncher();
 
 /**
  * Each command family's module, loaded on demand: the families import large, unrelated code (the
