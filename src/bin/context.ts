@@ -8,7 +8,8 @@ export async function openDatabase(
   options: Omit<PostgresOptions, 'url'> = {},
 ): Promise<Db> {
   // PGlite (a WebAssembly PostgreSQL) is loaded only when it is the database.
-  if (target.kind === 'pglite') return (await import('../store/pglite.js')).createPgliteDb({ dataDir: target.dataDir });
+  if (target.kind === 'pglite')
+    return (await import('../store/pglite.js')).createPgliteDb({ dataDir: target.dataDir });
   return createPostgresDb({ ...options, url: target.url });
 }
 

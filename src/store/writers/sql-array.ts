@@ -5,5 +5,5 @@
  * Numbers must be integers (ids, sequences): their decimal text is exact below 2^53.
  */
 export function sqlArray(values: readonly number[] | readonly boolean[]): string {
-  return `{${values.join(",")}}`;
+  return `{${values.join(',')}}`;
 }
