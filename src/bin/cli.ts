@@ -4,7 +4,7 @@ import { runCli } from './run.js';
 
 /**
  * Each command family's module, loaded on demand: the families import large, unrelated code (the
- * simulator, the VIP tooling, the HTTP API), and loading all of it cost the indexer ~0.7 s of CPU
+ * simulator, the VIP tooling, the HTTP API), and loading all of it cost the indexer ~0.9 s of CPU
  * at every start.
  */
 const families = {

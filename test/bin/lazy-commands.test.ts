@@ -5,7 +5,7 @@ import { describe, expect, inject, it } from 'vitest';
 /**
  * A resolve hook (run in the loader thread) that prints every project module the CLI loads. The
  * CLI loads a command family's modules only when that family runs (src/bin/cli.ts): the indexer
- * then skips the simulator, the VIP tooling and the API app, ~0.7 s of CPU at every start.
+ * then skips the simulator, the VIP tooling and the API app, ~0.9 s of CPU at every start.
  */
 const HOOK = `export async function resolve(specifier, context, next) {
   const r = await next(specifier, context);
