@@ -1,8 +1,9 @@
 /**
  * The work ingest asks of the node (issue 21): HTTP requests and queries per 1,000 blocks by
  * surface and purpose, and the simulator's CPU time (read from /proc of its own process), with the
- * stages off (core: no NFTs, no rich list, no internal txs) and on (the default), per VM.
- *   npx tsx bench/node-work.ts [--blocks N] [--txs SPEC] [--vms move,wasm,evm] [--modes core,default]
+ * stages off (core: no NFTs, no rich list, no internal txs) and on (the default), per VM; the modes
+ * `nft` and `rich_list` turn on that stage alone (internal txs stay off), to weigh each on its own.
+ *   npx tsx bench/node-work.ts [--blocks N] [--txs SPEC] [--vms move,wasm,evm] [--modes core,default,nft,rich_list]
  * Prints one JSON object per run; every run has a fresh simulator and a fresh database.
  * Needs TEST_DATABASE_URL (or defaults to local postgres).
  */
@@ -24,7 +25,7 @@ const { values } = parseArgs({
 const baseUrl = process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 const blocks = Number(values.blocks);
 type Vm = 'move' | 'wasm' | 'evm';
-type Mode = 'core' | 'default';
+type Mode = 'core' | 'default' | 'nft' | 'rich_list';
 
 /** utime + stime of a process in seconds (/proc/<pid>/stat fields 14 and 15, in clock ticks of 1/100 s). */
 function cpuSecondsOf(pid: number): number {
@@ -51,9 +52,13 @@ async function run(vm: Vm, mode: Mode) {
   const { db, dispose } = await createPostgresTestDb(baseUrl);
   try {
     const registry = createMetricsRegistry({ defaultMetrics: false });
-    const stages = mode === 'default';
+    const all = mode === 'default';
     const service = await benchIngestService(sim, db, vm, {
-      stages: { internalTx: vm === 'evm' ? stages : undefined, richList: stages, nftIndexing: stages },
+      stages: {
+        internalTx: vm === 'evm' ? all : undefined,
+        richList: all || mode === 'rich_list',
+        nftIndexing: all || mode === 'nft',
+      },
       registry,
     });
     const simCpu0 = cpuSecondsOf(sim.pid!);

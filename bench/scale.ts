@@ -8,7 +8,7 @@
  *
  * build: ingests the simulator's Move chain (40 txs per block, 64 accounts, fast signatures) with
  *   every stage on, in large commits, up to ceil(N / 40) blocks; an interrupted build resumes at
- *   the checkpoint; stops below 25 GB free disk. Prints the run's rate as JSON.
+ *   the checkpoint; stops below 25 GB free disk (SCALE_MIN_FREE_GB=N sets the floor). Prints the run's rate as JSON.
  * measure: database bytes per tx by table (heap, TOAST, indexes, each index); p50/p99 of every
  *   route class (wrk via bench/http-load.ts, cache off); a migration added on top (CREATE INDEX
  *   CONCURRENTLY and ADD COLUMN) timed while the API is under load, with the lock waits PostgreSQL

@@ -1,14 +1,15 @@
 import type { DatabaseTarget } from '../shared/config.js';
 import type { Logger } from '../shared/logger.js';
 import { createPostgresDb, type Db, type PostgresOptions } from '../store/db.js';
-import { createPgliteDb } from '../store/pglite.js';
 
 /** Opens the configured database: PostgreSQL by URL (with its session options), or the embedded PGlite. */
 export async function openDatabase(
   target: DatabaseTarget,
   options: Omit<PostgresOptions, 'url'> = {},
 ): Promise<Db> {
-  if (target.kind === 'pglite') return createPgliteDb({ dataDir: target.dataDir });
+  // PGlite (a WebAssembly PostgreSQL) is loaded only when it is the database.
+  if (target.kind === 'pglite')
+    return (await import('../store/pglite.js')).createPgliteDb({ dataDir: target.dataDir });
   return createPostgresDb({ ...options, url: target.url });
 }
 

@@ -1,5 +1,4 @@
 import type { FastifyInstance, FastifyServerFactory } from 'fastify';
-import { createApiApp } from '../api/app.js';
 import { loadApiDatabaseOptions, loadApiOptions, loadEdgeLimits } from '../api/options.js';
 import { createInProcessFeed, type CommitFeed } from '../shared/commit-feed.js';
 import type { Env, IngestOptions, NodeEndpoints } from '../shared/config.js';
@@ -182,6 +181,8 @@ async function serveApi(ctx: {
     ctx.port.adopt(handler);
     return ctx.port.server;
   };
+  // Loaded here: `indexer` serves no API and need not load it (see cli.ts).
+  const { createApiApp } = await import('../api/app.js');
   const app = await createApiApp({
     options,
     db: ctx.db,

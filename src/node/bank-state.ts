@@ -20,6 +20,11 @@ export interface BankState {
   accountsAt(height: number): Promise<string[]>;
   /** The chain's module accounts with their permissions. */
   moduleAccounts(): Promise<ModuleAccount[]>;
+  /**
+   * The bank's total supply of every denom at a height (node spelling); undefined when the node
+   * does not serve it (404).
+   */
+  supplyAt(height: number): Promise<Array<{ denom: string; amount: bigint }> | undefined>;
   /** All bank balances of an account at a height. */
   balancesAt(address: string, height: number): Promise<Array<{ denom: string; amount: bigint }>>;
   /**
@@ -69,10 +74,9 @@ const moduleAccounts = z.object({
       .passthrough(),
   ),
 });
-const balancesPage = z.object({
-  balances: z.array(z.object({ denom: z.string(), amount: z.string().regex(/^\d+$/) })).default([]),
-  pagination,
-});
+const coins = z.array(z.object({ denom: z.string(), amount: z.string().regex(/^\d+$/) })).default([]);
+const balancesPage = z.object({ balances: coins, pagination });
+const supplyPage = z.object({ supply: coins, pagination });
 const denomContract = z.object({ address: z.string() });
 const moveResource = z.object({ resource: z.object({ move_resource: z.string() }).passthrough() });
 const faMetadata = z.object({
@@ -240,6 +244,16 @@ export function createBankState(
   }
 
   return {
+    async supplyAt(height) {
+      const path = '/cosmos/bank/v1beta1/supply';
+      let served = true;
+      const supply = await allPages(path, 'supply', BALANCES_PAGE, height, (value, pagePath) => {
+        served &&= value !== undefined;
+        const page = parse(supplyPage, value ?? { supply: [] }, pagePath);
+        return { items: page.supply, ...pageInfo(page.pagination) };
+      });
+      return served ? supply.map((c) => ({ denom: c.denom, amount: BigInt(c.amount) })) : undefined;
+    },
     async accountsAt(height) {
       const listed = await allPages(
         '/cosmos/auth/v1beta1/accounts',

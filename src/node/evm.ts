@@ -35,6 +35,9 @@ export interface TxTrace {
 
 const METHOD_NOT_FOUND = -32601;
 const BALANCE_OF = '0x70a08231';
+const TOTAL_SUPPLY = '0x18160ddd';
+/** geth and minievm answer a reverted eth_call with this JSON-RPC error code. */
+const REVERTED = 3;
 const hexString = z.string().regex(/^0x[0-9a-fA-F]*$/);
 const callFrameSchema: z.ZodType<CallFrame> = z.lazy(() =>
   z.object({
@@ -66,6 +69,8 @@ export interface EvmClient {
   traceBlocks(heights: readonly number[]): Promise<TxTrace[][]>;
   /** ERC20 `balanceOf` of each (token, 20-byte account hex) at a height, in one batch. */
   erc20BalancesAt(pairs: readonly { token: string; account: string }[], height: number): Promise<bigint[]>;
+  /** ERC20 `totalSupply()` of each token at a height, in one batch; undefined where it reverts or answers no word. */
+  erc20SuppliesAt(tokens: readonly string[], height: number): Promise<Array<bigint | undefined>>;
 }
 
 interface Reply {
@@ -181,6 +186,23 @@ export function createEvmClient(transport: Transport): EvmClient {
         }
         // A contract that answers nothing (no balanceOf) holds nothing for the rich list.
         return r.result === '0x' ? 0n : BigInt(r.result);
+      });
+    },
+    async erc20SuppliesAt(tokens, height) {
+      const block = '0x' + height.toString(16);
+      const replies = await batch(
+        'supply',
+        tokens.map((token) => ({ method: 'eth_call', params: [{ to: token, data: TOTAL_SUPPLY }, block] })),
+      );
+      return replies.map((r, i) => {
+        if (r.error?.code === REVERTED) return undefined;
+        if (r.error) {
+          const what = `totalSupply() of ${tokens[i]} at ${height}`;
+          throw new AppError('node_rpc_error', `${what}: ${r.error.message ?? ''}`, { retryable: true });
+        }
+        return typeof r.result === 'string' && /^0x[0-9a-fA-F]{64}$/.test(r.result)
+          ? BigInt(r.result)
+          : undefined;
       });
     },
   };

@@ -18,6 +18,7 @@ export type NodePurpose =
   | 'accounts'
   | 'module_accounts'
   | 'balance'
+  | 'supply'
   | 'denom_lookup'
   | 'fa_metadata'
   | 'nft_lookup'

@@ -145,6 +145,7 @@ export function createSimulator(options: SimulatorOptions): Simulator {
     balanceOf: (address, denom, h) => vmRef.current?.balanceOf?.(address, denom, h),
     denomsOf: (address, h) => vmRef.current?.denomsOf?.(address, h) ?? [],
     accountsAt: (h) => vmRef.current?.accountsAt?.(h) ?? [],
+    supplyAt: (h) => vmRef.current?.supplyAt?.(h),
   };
   const vmRef: { current?: VmSetup } = {};
 

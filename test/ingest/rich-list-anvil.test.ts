@@ -176,6 +176,7 @@ const anvilComet = (anvil: AnvilHandle): CometClient => ({
  */
 const noBank = {
   accountsAt: async () => [],
+  supplyAt: async () => undefined,
   balancesAt: async () => [],
   balancesOfEach: async () => [],
   contractOfDenom: async () => undefined,

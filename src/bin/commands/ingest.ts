@@ -2,7 +2,6 @@ import { rm } from 'node:fs/promises';
 import type { Command } from 'commander';
 import { loadIngestOptions, type Env } from '../../shared/config.js';
 import { createLogger, defaultLogFormat } from '../../shared/logger.js';
-import { createSimulator } from '../../sim/simulator.js';
 import type { Simulator, VmType } from '../../sim/types.js';
 import { InputError } from '../../shared/errors.js';
 import { runIngestProcess } from '../ingest-process.js';
@@ -129,6 +128,8 @@ function registerDemo(program: Command): void {
           // The chain has at least what is already indexed, so a second run resumes at once.
           resolveEndpoints: async (indexed) => {
             const head = Math.max(backlog, indexed);
+            // Loaded here: only the demo needs the simulator (see cli.ts).
+            const { createSimulator } = await import('../../sim/simulator.js');
             sim = createSimulator({
               vm,
               head,

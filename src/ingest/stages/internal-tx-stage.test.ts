@@ -37,6 +37,7 @@ function tracingNode(
     requests: [] as (readonly number[])[],
     receiptsOf: () => Promise.reject(new Error('unused')),
     erc20BalancesAt: () => Promise.reject(new Error('unused')),
+    erc20SuppliesAt: () => Promise.reject(new Error('unused')),
     async traceBlocks(heights: readonly number[]): Promise<TxTrace[][]> {
       node.requests.push([...heights]);
       return heights.map((h) => {

@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { accountBytesFromString, toBech32 } from '../../shared/address.js';
 import { mapBounded } from '../../shared/map-bounded.js';
 import type { BankState } from '../../node/bank-state.js';
@@ -54,12 +54,31 @@ describe('EVM balance source', () => {
     expect(asked).toEqual([TOKEN]);
     expect(source.aliases()).toEqual([{ alias: 'ibc/abc123', denom: TOKEN }]);
   });
+
+  it("gives a token's totalSupply() at a height; undefined where it reverts or answers no word", async () => {
+    const asked: string[] = [];
+    const evm = {
+      erc20SuppliesAt: async (tokens: readonly string[], height: number) => {
+        asked.push(...tokens.map((t) => `${t.slice(0, 4)}@${height}`));
+        return tokens.map(() => (height === 7 ? 12n : undefined));
+      },
+    } as unknown as EvmClient;
+    const source = createEvmBalanceSource({ evm, bank: {} as BankState, prefix: 'init' });
+    expect(await source.supplyAt!(TOKEN, 7)).toBe(12n);
+    expect(await source.supplyAt!(TOKEN, 8)).toBeUndefined();
+    expect(asked).toEqual(['0xab@7', '0xab@8']);
+  });
 });
 
 describe('bank balance source (Move, Wasm)', () => {
   const OPCHILD = 'init1gz9n8jnu9fgqw7vem9ud67gqjk5q4m2w0aejne';
   const FEES = 'init17xpfvakm2amg962yls6f84z3kell8c5l70rnql';
   const users = Array.from({ length: 40 }, (_, i) => toBech32(Buffer.alloc(20, i + 1), 'init'));
+  /** What the stub node answers for the bank supply (undefined: not served). */
+  let supply: Array<{ denom: string; amount: bigint }> | undefined;
+  beforeEach(() => {
+    supply = undefined;
+  });
   const bankWith = () => {
     let active = 0;
     const seen = { peak: 0, moduleReads: 0, balanceReads: [] as string[] };
@@ -86,6 +105,32 @@ describe('bank balance source (Move, Wasm)', () => {
     } as unknown as BankState;
     return { bank, seen };
   };
+
+  it.each(['move', 'wasm'] as const)(
+    '%s: the supply of a denom the bank lists (any case), read once per height; undefined for one it does not list or without a supply',
+    async (vm) => {
+      let reads = 0;
+      const bank = {
+        supplyAt: async () => {
+          reads++;
+          return supply;
+        },
+      } as unknown as BankState;
+      const source = createBankBalanceSource({ vm, bank, prefix: 'init' });
+      supply = [
+        { denom: 'uINIT', amount: 210n },
+        { denom: 'uother', amount: 1n },
+      ];
+      expect(await source.supplyAt!('uinit', 10)).toBe(210n);
+      expect(await source.supplyAt!('uother', 10)).toBe(1n);
+      // Another spelling of a listed denom would look like a zero supply: it is no answer.
+      expect(await source.supplyAt!('unew', 10)).toBeUndefined();
+      expect(reads).toBe(1);
+      supply = undefined;
+      expect(await source.supplyAt!('uinit', 11)).toBeUndefined();
+      expect(reads).toBe(2);
+    },
+  );
 
   it.each(['move', 'wasm'] as const)(
     '%s: the snapshot reads balances a few at a time; the minter/burner module accounts are read once and again when asked',

@@ -33,6 +33,11 @@ export interface BalanceSource {
    */
   snapshot(height: number): Promise<{ rows: BalanceRow[]; aliases: DenomAlias[]; whole: string[] }>;
   /**
+   * The total supply of a stored denom at a height, where the node can say (Move/Wasm: the bank
+   * supply, which must list the denom; EVM: the token's `totalSupply()`); undefined otherwise.
+   */
+  supplyAt?(denom: string, height: number): Promise<bigint | undefined>;
+  /**
    * Every holding (stored denom, amount; zeros left out) of each account (hex) at a height, where
    * the node can list them (bank balances: Move and Wasm); absent on EVM.
    */
@@ -146,6 +151,7 @@ export function createEvmBalanceSource(ctx: {
       }
       return { rows, aliases: [...aliases].map(([alias, denom]) => ({ alias, denom })), whole: [] };
     },
+    supplyAt: async (contract, height) => (await ctx.evm.erc20SuppliesAt([contract], height))[0],
     // The reference keeps module accounts on EVM (spec/indexer.md §8.3: "Module accounts are not excluded").
     excluded: async () => NO_ACCOUNT,
   };
@@ -197,6 +203,8 @@ export function createBankBalanceSource(ctx: {
   };
   const bech32Of = (hex: string) => toBech32(Buffer.from(hex, 'hex'), ctx.prefix);
   const modules = createModuleAccountSet(ctx.bank, ctx.prefix);
+  /** The bank supply at the one height a run asks (its start), per stored denom. */
+  let supply: { height: number; read: Promise<Map<string, bigint> | undefined> } | undefined;
   return {
     extract: (block) =>
       summedAssets(
@@ -236,6 +244,17 @@ export function createBankBalanceSource(ctx: {
       }
       return { rows, aliases: [], whole };
     },
+    // Only a denom the supply lists: another spelling of a listed one would pass for a zero supply.
+    async supplyAt(denom, height) {
+      if (supply?.height !== height) {
+        const read = ctx.bank.supplyAt(height).then((coins) => coins && totalsOf(coins));
+        read.catch(() => {
+          if (supply?.read === read) supply = undefined;
+        });
+        supply = { height, read };
+      }
+      return (await supply.read)?.get(denom);
+    },
     async holdingsAt(accounts, height) {
       const held = await balancesOfEach(ctx.bank, accounts.map(bech32Of), height);
       return held.map(({ balances }) =>
@@ -244,6 +263,16 @@ export function createBankBalanceSource(ctx: {
     },
     excluded: (reread) => modules.read(reread),
   };
+}
+
+/** Amounts summed per denom (lower case). */
+function totalsOf(coins: readonly { denom: string; amount: bigint }[]): Map<string, bigint> {
+  const totals = new Map<string, bigint>();
+  for (const c of coins) {
+    const key = c.denom.toLowerCase();
+    totals.set(key, (totals.get(key) ?? 0n) + c.amount);
+  }
+  return totals;
 }
 
 /**

@@ -62,6 +62,16 @@ const snapshotOf =
     whole: [],
   });
 
+type Holdings = Record<string, Array<{ denom: string; amount: bigint }>>;
+
+/** A node's `holdingsAt` answering from `held` (by account hex), noting `*:<account>@<height>` in `asked`. */
+const holdingsFrom =
+  (asked: string[], held: Holdings): NonNullable<BalanceSource['holdingsAt']> =>
+  async (accounts, height) => {
+    asked.push(...accounts.map((a) => `*:${a.slice(0, 2)}@${height}`));
+    return accounts.map((a) => held[a] ?? []);
+  };
+
 /** `amount` utok from one account to another. */
 const transfer = (from: string, to: string, amount: bigint): BalanceDelta[] => [
   { denom: 'utok', account: from, amount: -amount },
@@ -275,6 +285,113 @@ describe.each(testDbFactories())('rich-list stage on $name', (factory) => {
         ['unew', B, '5'],
         ['utok', A, '70'],
         ['utok', B, '45'],
+      ]);
+    } finally {
+      await dispose();
+    }
+  });
+
+  it('adds a first touch in a denom the snapshot held whole to zero, unless the account was excluded then', async () => {
+    const { db, dispose } = await factory.create();
+    try {
+      await insertBlocks(db);
+      const asked: string[] = [];
+      // The node's holdings: C held 4 uhalf before the snapshot without being listed in it (the
+      // snapshot holds none of uhalf's supply of 4), B's 31 are its 30 + 1 from the events.
+      const holdings: Holdings = {
+        [C]: [
+          { denom: 'uhalf', amount: 9n },
+          { denom: 'utok', amount: 2n },
+        ],
+        [M]: [{ denom: 'utok', amount: 501n }],
+        [B]: [{ denom: 'utok', amount: 31n }],
+      };
+      let excludedReads = 0;
+      const source: BalanceSource = {
+        ...eventsAt({
+          2: [...transfer(A, B, 30n), { denom: 'utok', account: M, amount: 1n }],
+          3: [
+            { denom: 'uhalf', account: C, amount: 5n },
+            { denom: 'utok', account: C, amount: 2n },
+            { denom: 'utok', account: B, amount: 1n },
+          ],
+        }),
+        aliases: () => [],
+        balancesAt: async (pairs) => pairs.map(() => 0n),
+        holdingsAt: holdingsFrom(asked, holdings),
+        snapshot: snapshotOf(['utok', A, 100n], ['utok', M, 500n]),
+        supplyAt: async (denom, height) => (height === 1 ? { utok: 600n, uhalf: 4n }[denom] : undefined),
+        // M is excluded at the snapshot only (its utok was never stored, so it must be read).
+        excluded: async () => (excludedReads++ === 0 ? new Set([M]) : new Set()),
+      };
+      await runToEnd(db, source);
+      expect(asked.sort()).toEqual(['*:cc@3', '*:dd@2']);
+      expect(await balances(db)).toEqual([
+        ['uhalf', C, '9'],
+        ['utok', A, '70'],
+        ['utok', B, '31'],
+        ['utok', C, '2'],
+        ['utok', M, '501'],
+      ]);
+    } finally {
+      await dispose();
+    }
+  });
+
+  it('a resumed run holds a denom whole where the stored balances and the excluded accounts hold its supply at the checkpoint', async () => {
+    const { db, dispose } = await factory.create();
+    try {
+      await insertBlocks(db);
+      // A first run stores A's 100 utok (M's 500 are left out) and moves no balance.
+      const snapshot = snapshotOf(['utok', A, 100n], ['utok', M, 500n]);
+      await runToEnd(db, {
+        ...eventsAt({}),
+        aliases: () => [],
+        balancesAt: async (pairs) => pairs.map(() => 0n),
+        snapshot,
+        excluded: async () => new Set([M]),
+      });
+      await db.query("UPDATE checkpoint SET height = 1 WHERE stream = 'rich_list'");
+      const asked: string[] = [];
+      const resumed = (utokSupply: bigint): BalanceSource => ({
+        ...eventsAt({ 2: transfer(A, B, 30n), 3: [{ denom: 'uhalf', account: C, amount: 5n }] }),
+        aliases: () => [],
+        balancesAt: async (pairs) => pairs.map(() => 0n),
+        holdingsAt: holdingsFrom(asked, {
+          [M]: [{ denom: 'utok', amount: 500n }],
+          [B]: [{ denom: 'utok', amount: 37n }],
+          [C]: [{ denom: 'uhalf', amount: 9n }],
+        }),
+        snapshot: async () => {
+          throw new Error('the stream has a checkpoint: no snapshot');
+        },
+        // At the checkpoint (1): utok as the run counts it; uhalf held by someone it does not count.
+        supplyAt: async (denom, height) =>
+          height === 1 ? { utok: utokSupply, uhalf: 4n }[denom] : undefined,
+        excluded: async () => new Set([M]),
+      });
+      await runToEnd(db, resumed(600n));
+      expect(asked.sort()).toEqual(['*:cc@3', '*:dd@1']);
+      expect(await balances(db)).toEqual([
+        ['uhalf', C, '9'],
+        ['utok', A, '70'],
+        ['utok', B, '30'],
+      ]);
+
+      // Where the sums differ (B held 7 the run did not count), B's first touch is read.
+      await db.query("UPDATE checkpoint SET height = 1 WHERE stream = 'rich_list'");
+      await db.query(
+        `DELETE FROM rich_list r USING account_dict d WHERE d.id = r.account_id AND d.account = ANY($1)`,
+        [[Buffer.from(B, 'hex'), Buffer.from(C, 'hex')]],
+      );
+      await db.query("UPDATE rich_list SET amount = 100 WHERE denom = 'utok'");
+      asked.length = 0;
+      await runToEnd(db, resumed(607n));
+      expect(asked.sort()).toEqual(['*:bb@2', '*:cc@3', '*:dd@1']);
+      expect(await balances(db)).toEqual([
+        ['uhalf', C, '9'],
+        ['utok', A, '70'],
+        ['utok', B, '37'],
       ]);
     } finally {
       await dispose();

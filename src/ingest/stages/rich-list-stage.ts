@@ -36,7 +36,10 @@ interface RichListBatch {
  * touch of an account whose every holding was read from the node earlier in this run (the snapshot,
  * or a batch that stored all of that account's holdings): none of its non-zero balances is missing
  * from the table, so one the table lacks was zero, and the events' sum is its balance (below zero,
- * it is read from the node like any other). Accounts the
+ * it is read from the node like any other). Likewise a first touch in a denom the run's start held
+ * whole: where the snapshot's rows, or on a restart the stored balances plus the excluded
+ * accounts' holdings, add up to the denom's supply at that height, an account they leave out held
+ * none of it. Accounts the
  * source excludes (Move/Wasm minter/burner module accounts) are left out here, the one place, from
  * the snapshot and every event (the reference skips them on Wasm `transfer` only; skipping them
  * everywhere keeps no drifting balance for an account that is never listed), and each batch deletes
@@ -54,6 +57,57 @@ export function createRichListStage(ctx: {
   const writer = createRichListWriter();
   const { source } = ctx;
   const whole = createWholeAccounts(WHOLE_ACCOUNTS);
+  /** What this run vouches for, from the height it started at (see `startOf`). */
+  let start: Promise<RunStart | undefined> | undefined;
+  /**
+   * Where this run starts: after a snapshot, its rows (the excluded accounts' included); after a
+   * restart, the stored balances at the checkpoint plus the excluded accounts' holdings there (the
+   * database holds nothing newer before this run's first write).
+   */
+  async function resumeAt(height: number): Promise<RunStart | undefined> {
+    if (!source.supplyAt) return undefined;
+    const excluded = await source.excluded(false);
+    if (excluded.size > 0 && !source.holdingsAt) return undefined;
+    const { rows } = await ctx.db.query<{ denom: string; amount: string }>(
+      'SELECT denom, sum(amount)::text AS amount FROM rich_list GROUP BY denom',
+    );
+    const outside = excluded.size > 0 ? await source.holdingsAt!([...excluded], height) : [];
+    const held = rows.map((r) => ({ denom: r.denom, amount: BigInt(r.amount) }));
+    return runStart(height, excluded, [...held, ...outside.flat()]);
+  }
+  /**
+   * True when what the run started from holds the denom's whole supply at that height: no balance
+   * is negative, so an account it did not count held none of it then.
+   */
+  function heldWhole(at: RunStart, denom: string): Promise<boolean> {
+    let answer = at.whole.get(denom);
+    if (!answer) {
+      answer = source.supplyAt!(denom, at.height).then(
+        (s) => s !== undefined && s === (at.held.get(denom) ?? 0n),
+      );
+      // A failed read is asked again with the batch's retry.
+      answer.catch(() => at.whole.delete(denom));
+      at.whole.set(denom, answer);
+    }
+    return answer;
+  }
+  /**
+   * The accounts of these first-seen pairs that held none of those denoms where the run started
+   * (each a denom held whole then, and the account not one left out then), so zero plus the
+   * events is each pair's balance.
+   */
+  async function heldNoneAtStart(
+    firstSeen: readonly BalanceDelta[],
+    at: RunStart | undefined,
+  ): Promise<Set<string>> {
+    if (!at || firstSeen.length === 0) return new Set();
+    const denoms = [...new Set(firstSeen.map((d) => d.denom))];
+    const held = await Promise.all(denoms.map((denom) => heldWhole(at, denom)));
+    const notHeld = new Set(denoms.filter((_, i) => !held[i]));
+    const accounts = new Set(firstSeen.map((d) => d.account).filter((a) => !at.excluded.has(a)));
+    for (const d of firstSeen) if (notHeld.has(d.denom)) accounts.delete(d.account);
+    return accounts;
+  }
   /** Each height's extracted changes: kept ones, the others fetched from the node in one batch. */
   async function extractsOf(heights: readonly number[]): Promise<AssetDelta[][]> {
     const kept = heights.map((h) => ctx.kept?.get(h));
@@ -109,6 +163,8 @@ export function createRichListStage(ctx: {
       unlisted.forEach((d, i) => rows.push({ ...d, amount: amounts[i]! }));
       // Marked now: the batches fetched next are written only after these rows.
       whole.add(snap.whole.filter((a) => !excluded.has(a)));
+      if (source.supplyAt)
+        start = Promise.resolve(runStart(firstBlockHeight, excluded, snap.rows.map(toDelta)));
       return {
         height: firstBlockHeight,
         async write(tx) {
@@ -118,6 +174,15 @@ export function createRichListStage(ctx: {
       };
     },
     async fetch(from, to) {
+      if (!start) {
+        // This run's first batch: nothing of it is written yet, so the database holds height from - 1.
+        const resuming = resumeAt(from - 1);
+        resuming.catch(() => {
+          if (start === resuming) start = undefined;
+        });
+        start = resuming;
+      }
+      const at = await start;
       // Heights below `from` are committed, or held by a fetched batch that is being written.
       ctx.kept?.dropBelow(from);
       const heights = Array.from({ length: to - from + 1 }, (_, i) => from + i);
@@ -132,9 +197,12 @@ export function createRichListStage(ctx: {
       const stored = await storedAccounts(ctx.db, [...unseen]);
       if ([...unseen].some((account) => !stored.has(account))) excluded = await source.excluded(true);
       const deltas = holdersOnly(summed, excluded);
-      // A first touch of an account read whole before adds to a zero balance, as a stored one does.
-      const added = deltas.filter((d) => known.has(pairKey(d)) || whole.has(d.account));
-      const firstSeen = deltas.filter((d) => !known.has(pairKey(d)) && !whole.has(d.account));
+      // A first touch of an account read whole before, or of one that held none of those denoms at
+      // the snapshot, adds to a zero balance, as a stored one does.
+      const isFresh = (d: BalanceDelta) => !known.has(pairKey(d)) && !whole.has(d.account);
+      const heldNone = await heldNoneAtStart(deltas.filter(isFresh), at);
+      const added = deltas.filter((d) => !isFresh(d) || heldNone.has(d.account));
+      const firstSeen = deltas.filter((d) => isFresh(d) && !heldNone.has(d.account));
       return {
         to,
         aliases: source.aliases(),
@@ -159,6 +227,25 @@ export function createRichListStage(ctx: {
     committed: () => writer.committed(),
     rolledBack: () => writer.rolledBack(),
   };
+}
+
+/** A run's start: its height, the accounts left out then, and per denom all it counted there. */
+interface RunStart {
+  height: number;
+  excluded: ReadonlySet<string>;
+  held: Map<string, bigint>;
+  /** heldWhole's answers. */
+  whole: Map<string, Promise<boolean>>;
+}
+
+function runStart(
+  height: number,
+  excluded: ReadonlySet<string>,
+  counted: readonly { denom: string; amount: bigint }[],
+): RunStart {
+  const held = new Map<string, bigint>();
+  for (const c of counted) held.set(c.denom, (held.get(c.denom) ?? 0n) + c.amount);
+  return { height, excluded, held, whole: new Map() };
 }
 
 function present(block: RawBlock | undefined, height: number): RawBlock {

@@ -23,6 +23,8 @@ export interface Ledger {
   holders(token: string, lastG: number): Array<{ address: string; amount: bigint }>;
   /** Every address that has held anything by then, sorted. */
   addresses(lastG: number): string[];
+  /** Every token's total (x/bank supply: the sum of every balance), zero totals left out. */
+  supply(lastG: number): Map<string, bigint>;
 }
 
 type Balances = Map<string, bigint>;
@@ -76,6 +78,15 @@ export function createLedger(deps: {
       const seen = new Set<string>();
       for (const key of cached(lastG).keys()) seen.add(key.slice(key.indexOf('|') + 1));
       return [...seen].sort();
+    },
+    supply(lastG) {
+      const totals = new Map<string, bigint>();
+      for (const [key, amount] of cached(lastG)) {
+        const token = key.slice(0, key.lastIndexOf('|'));
+        totals.set(token, (totals.get(token) ?? 0n) + amount);
+      }
+      for (const [token, total] of totals) if (total === 0n) totals.delete(token);
+      return totals;
     },
     holders(token, lastG) {
       const prefix = token + '|';

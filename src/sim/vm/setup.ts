@@ -24,6 +24,8 @@ export interface VmSetup {
   denomsOf?(address: string, height: number): string[];
   /** Accounts (0x hex) that exist at a height besides the keyring: those funds reached. */
   accountsAt?(height: number): string[];
+  /** The bank's total supply of each denom at a height (zero supplies left out). */
+  supplyAt?(height: number): Map<string, bigint>;
   /** Called for every generated block (e.g. to index Ethereum hashes). */
   onBlock?(block: GeneratedBlock): void;
   internalTxs?(evmTxHash: string): InternalTxTruth[];
@@ -44,7 +46,7 @@ export interface VmDeps {
 export function bankBalanceHooks(
   ledger: Ledger,
   deps: VmDeps,
-): Pick<VmSetup, 'balanceOf' | 'denomsOf' | 'holders' | 'accountsAt'> {
+): Pick<VmSetup, 'balanceOf' | 'denomsOf' | 'holders' | 'accountsAt' | 'supplyAt'> {
   const { prefix } = deps.ctx;
   const hexOf = (address: string) => {
     const bytes = tryAccountBytes(address, prefix);
@@ -60,6 +62,7 @@ export function bankBalanceHooks(
       return hex === undefined ? [] : ledger.tokensOf(hex, deps.lastTxAt(height));
     },
     accountsAt: (height) => ledger.addresses(deps.lastTxAt(height)),
+    supplyAt: (height) => ledger.supply(deps.lastTxAt(height)),
     holders: (denom, height) =>
       ledger.holders(denom, deps.lastTxAt(height)).map((x) => ({
         account: toBech32(Buffer.from(x.address.slice(2), 'hex'), prefix),

@@ -1,4 +1,5 @@
 import type { Queryable } from '../db.js';
+import { sqlArray } from './sql-array.js';
 
 /** An account edge table and the per-account counts kept beside it. */
 export interface EdgeTables {
@@ -20,7 +21,7 @@ export async function insertAccountEdges(
 ): Promise<void> {
   await tx.query(
     `INSERT INTO ${table} (account_id, sequence, signer) SELECT * FROM unnest($1::bigint[], $2::bigint[], $3::bool[])`,
-    [edges.accountIds, edges.sequences, edges.signer],
+    [sqlArray(edges.accountIds), sqlArray(edges.sequences), sqlArray(edges.signer)],
   );
   await tx.query(
     `INSERT INTO ${counts} (account_id, txs, signed)
@@ -28,6 +29,6 @@ export async function insertAccountEdges(
          FROM unnest($1::bigint[], $2::bool[]) AS e(account_id, signer) GROUP BY account_id
      ON CONFLICT (account_id) DO UPDATE
        SET txs = ${counts}.txs + excluded.txs, signed = ${counts}.signed + excluded.signed`,
-    [edges.accountIds, edges.signer],
+    [sqlArray(edges.accountIds), sqlArray(edges.signer)],
   );
 }

@@ -11,6 +11,7 @@ import {
   type Dictionary,
 } from './dictionary.js';
 import { nftAccounts, writeNftBlocks } from './nft-writer.js';
+import { sqlArray } from './sql-array.js';
 import type { BlockRows, Checkpoint } from './rows.js';
 
 export const BLOCKS_STREAM = 'blocks';
@@ -236,7 +237,7 @@ async function insertTxs(
   const typeSeqs = [...typesBySeq].flatMap(([seq, ids]) => ids.map(() => seq));
   await tx.query(
     `INSERT INTO tx_msg_types (msg_type_id, sequence) SELECT * FROM unnest($1::int[], $2::bigint[])`,
-    [[...typesBySeq.values()].flat(), typeSeqs],
+    [sqlArray([...typesBySeq.values()].flat()), sqlArray(typeSeqs)],
   );
   // Account x message-type edges (migration 0004): every account edge once per type of its tx.
   const cross = {
@@ -257,7 +258,7 @@ async function insertTxs(
   await tx.query(
     `INSERT INTO tx_account_msg_types (account_id, msg_type_id, sequence, signer)
      SELECT * FROM unnest($1::bigint[], $2::int[], $3::bigint[], $4::bool[])`,
-    [cross.accounts, cross.types, cross.seqs, cross.signer],
+    [sqlArray(cross.accounts), sqlArray(cross.types), sqlArray(cross.seqs), sqlArray(cross.signer)],
   );
   return fromSequence + txs.length;
 }

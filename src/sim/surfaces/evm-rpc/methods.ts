@@ -328,7 +328,9 @@ export function contractCall(
       return { output: '0x' + word(ctx.ledger.balanceOf(to, '0x' + arg(0).slice(24), lastG)) };
     if (selector === SELECTOR.name || selector === SELECTOR.symbol) return { output: abiString(denom) };
     if (selector === SELECTOR.decimals) return { output: '0x' + word(denom.startsWith('evm/') ? 18 : 6) };
-    if (selector === SELECTOR.totalSupply) return { output: '0x' + word(10n ** 30n) };
+    // The sum of every balance, as an ERC20's own bookkeeping keeps it.
+    if (selector === SELECTOR.totalSupply)
+      return { output: '0x' + word(ctx.ledger.supply(lastG).get(to) ?? 0n) };
     return { output: '0x', revert: '0x' };
   }
   let tokens: Map<string, { owner: string; uri: string }> | undefined;

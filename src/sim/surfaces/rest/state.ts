@@ -21,6 +21,8 @@ export interface StateContext {
   denomsOf?(address: string, height: number): string[];
   /** Accounts (0x hex) that exist at a height besides the keyring. */
   accountsAt?(height: number): string[];
+  /** The bank's total supply of each denom (undefined where the VM keeps no bank ledger). */
+  supplyAt?(height: number): Map<string, bigint> | undefined;
 }
 
 const BALANCE_STREAM = 40;
@@ -142,6 +144,23 @@ export function handleStateRoutes(ctx: StateContext, req: SimHttpRequest): RestA
       }))
       .filter((b) => b.amount !== '0');
     return ok(JSON.stringify({ balances, pagination: { next_key: null, total: String(balances.length) } }));
+  }
+  if (req.path === '/cosmos/bank/v1beta1/supply') {
+    const h = queryHeight(ctx, req);
+    if (typeof h !== 'number') return h;
+    const supply = ctx.supplyAt?.(h);
+    if (!supply) return undefined;
+    const offset = Number(req.query.get('pagination.offset') ?? '0') || 0;
+    const limit = Number(req.query.get('pagination.limit') ?? '100') || 100;
+    const all = [...supply].sort(([a], [b]) => (a < b ? -1 : 1));
+    return ok(
+      JSON.stringify({
+        supply: all
+          .slice(offset, offset + limit)
+          .map(([denom, amount]) => ({ denom, amount: String(amount) })),
+        pagination: { next_key: null, total: String(all.length) },
+      }),
+    );
   }
   if (req.path === '/cosmos/auth/v1beta1/module_accounts') {
     return ok(

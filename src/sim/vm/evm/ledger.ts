@@ -49,5 +49,6 @@ export function createEvmLedger(deps: LedgerDeps): Ledger {
     tokensOf: (address, lastG) => ledger.tokensOf(address, lastG),
     holders: (token, lastG) => ledger.holders(token.toLowerCase(), lastG),
     addresses: (lastG) => ledger.addresses(lastG),
+    supply: (lastG) => ledger.supply(lastG),
   };
 }
