@@ -15,7 +15,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import pg from 'pg';
-import { startBenchChain } from './lib.js';
+import { processCpuSeconds, startBenchChain } from './lib.js';
 
 const { values } = parseArgs({
   options: {
@@ -31,14 +31,6 @@ const { values } = parseArgs({
   },
 });
 const adminUrl = process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
-const CLK_TCK = 100;
-
-/** User + system CPU seconds of a live process (fields 14 and 15 of /proc/<pid>/stat). */
-function cpuSeconds(pid: number): number {
-  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  return (Number(fields[11]) + Number(fields[12])) / CLK_TCK;
-}
 
 /** CPU seconds of a child that has exited, from `/usr/bin/time -f`. */
 function parseTime(text: string): { cpu: number; maxRssMb: number } {
@@ -106,11 +98,11 @@ async function oneRun(run: number) {
           : {}),
       };
       const load1Before = readFileSync('/proc/loadavg', 'utf8').split(' ')[0];
-      const simCpu0 = cpuSeconds(sim.pid!);
+      const simCpu0 = processCpuSeconds(sim.pid!);
       const started = performance.now();
       const indexer = await runIndexer(env, blocks);
       const seconds = (performance.now() - started) / 1000;
-      const simCpu = cpuSeconds(sim.pid!) - simCpu0;
+      const simCpu = processCpuSeconds(sim.pid!) - simCpu0;
       return {
         bench: 'ingest-cli',
         cli: values.cli,

@@ -1,4 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 import { createIngestService } from '../src/ingest/service.js';
 import { silentLogger } from '../src/shared/logger.js';
@@ -128,4 +129,15 @@ export async function prepareBenchDatabase(options: {
     await db.close();
   }
   return url.toString();
+}
+
+/**
+ * User + system CPU seconds a live process has used (fields 14 and 15 of /proc/<pid>/stat, clock
+ * ticks of 1/100 s). The command name (field 2) may hold spaces; the fields after its closing
+ * parenthesis do not.
+ */
+export function processCpuSeconds(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / 100;
 }

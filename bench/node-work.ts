@@ -7,12 +7,11 @@
  * Prints one JSON object per run; every run has a fresh simulator and a fresh database.
  * Needs TEST_DATABASE_URL (or defaults to local postgres).
  */
-import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import type { Counter } from 'prom-client';
 import { createMetricsRegistry, type Registry } from '../src/shared/metrics.js';
 import { createPostgresTestDb } from '../test/helpers/db.js';
-import { benchIngestService, peakRssMb, startBenchChain } from './lib.js';
+import { benchIngestService, peakRssMb, processCpuSeconds, startBenchChain } from './lib.js';
 
 const { values } = parseArgs({
   options: {
@@ -26,14 +25,6 @@ const baseUrl = process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:
 const blocks = Number(values.blocks);
 type Vm = 'move' | 'wasm' | 'evm';
 type Mode = 'core' | 'default' | 'nft' | 'rich_list';
-
-/** utime + stime of a process in seconds (/proc/<pid>/stat fields 14 and 15, in clock ticks of 1/100 s). */
-function cpuSecondsOf(pid: number): number {
-  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-  // The command name (field 2) may hold spaces; the fields after its closing parenthesis do not.
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  return (Number(fields[11]) + Number(fields[12])) / 100;
-}
 
 /** A counter's values per 1,000 blocks, keyed `surface/purpose`, largest first. */
 async function perThousand(registry: Registry, name: string): Promise<Record<string, number>> {
@@ -61,13 +52,13 @@ async function run(vm: Vm, mode: Mode) {
       },
       registry,
     });
-    const simCpu0 = cpuSecondsOf(sim.pid!);
+    const simCpu0 = processCpuSeconds(sim.pid!);
     const cpu0 = process.cpuUsage();
     const started = performance.now();
     await service.run({ signal: new AbortController().signal, untilHeight: blocks });
     const seconds = (performance.now() - started) / 1000;
     const cpu = process.cpuUsage(cpu0);
-    const simCpu = cpuSecondsOf(sim.pid!) - simCpu0;
+    const simCpu = processCpuSeconds(sim.pid!) - simCpu0;
     await service.close();
     const { rows } = await db.query<{ stream: string; height: number }>(
       'SELECT stream, height FROM checkpoint ORDER BY stream',
