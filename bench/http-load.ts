@@ -34,7 +34,8 @@ export async function startApi(url: string, cache: boolean, port: number): Promi
       stdio: ['ignore', 'ignore', 'inherit'],
     },
   );
-  for (let i = 0; i < 100; i++) {
+  // Up to 2 minutes: on a loaded host (the scale build's priority) tsx alone takes over 20 s to load.
+  for (let i = 0; i < 600; i++) {
     await new Promise((r) => setTimeout(r, 200));
     const ok = await fetch(`http://127.0.0.1:${port}/health`).then(
       (r) => r.ok,
