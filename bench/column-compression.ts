@@ -45,13 +45,13 @@ const ACCOUNT_TABLES = {
   evm_tx: { edges: 'evm_tx_accounts', counts: 'evm_tx_account_counts' },
 } as const;
 
-/** The list readers' statements (src/store/readers/sequence-tables.ts), on table `t`. */
-function statements(table: string, column: string, edges: string): Record<string, string> {
+/** The list readers' statements (src/store/readers/sequence-tables.ts); `read` picks the column. */
+function statements(table: string, read: (column: string) => string, edges: string): Record<string, string> {
   return {
-    list_100: `SELECT sequence, ${column} FROM ${table} WHERE true ORDER BY sequence DESC LIMIT 101`,
-    list_10: `SELECT sequence, ${column} FROM ${table} WHERE true ORDER BY sequence DESC LIMIT 11`,
+    list_100: `SELECT sequence, ${read('data')} FROM ${table} WHERE true ORDER BY sequence DESC LIMIT 101`,
+    list_10: `SELECT sequence, ${read('data')} FROM ${table} WHERE true ORDER BY sequence DESC LIMIT 11`,
     busy_account_100:
-      `SELECT t.sequence, t.${column} FROM (SELECT a.sequence FROM ${edges} a WHERE a.account_id = $1 ` +
+      `SELECT t.sequence, ${read('t.data')} FROM (SELECT a.sequence FROM ${edges} a WHERE a.account_id = $1 ` +
       `ORDER BY a.sequence DESC LIMIT 101) q JOIN ${table} t ON t.sequence = q.sequence ORDER BY t.sequence DESC`,
   };
 }
@@ -131,8 +131,8 @@ async function explain(client: pg.Client, sql: string, params: unknown[]) {
 
 async function measure(client: pg.Client, pid: number, copy: string, busyId: number, runs: number) {
   const { edges } = ACCOUNT_TABLES[args.table as keyof typeof ACCOUNT_TABLES];
-  const plain = statements(copy, 'data', edges);
-  const forced = statements(copy, 'length(data)', edges);
+  const plain = statements(copy, (column) => column, edges);
+  const forced = statements(copy, (column) => `length(${column})`, edges);
   const out: Record<string, unknown> = {};
   for (const [name, sql] of Object.entries(plain)) {
     const params = sql.includes('$1') ? [busyId] : [];
