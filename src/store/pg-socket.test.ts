@@ -22,6 +22,7 @@ function feed(framer: MessageFramer, stream: Buffer, chunk: number): Buffer[] {
   };
   for (let at = 0; at < stream.length;) {
     const target = framer.readTarget();
+    if (target.length === 0) throw new Error('the framer left no room for the next read');
     const n = Math.min(chunk, target.length, stream.length - at);
     stream.copy(target, 0, at, at + n);
     at += n;
