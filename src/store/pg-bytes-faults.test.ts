@@ -109,7 +109,9 @@ describe('the bytes pool under connection faults', () => {
       () => undefined,
     );
     try {
-      const [plain, bytes] = await errorsOf(`${server.url}?sslmode=verify-full`, (db) => db.query('SELECT 1'));
+      const [plain, bytes] = await errorsOf(`${server.url}?sslmode=verify-full`, (db) =>
+        db.query('SELECT 1'),
+      );
       expect(plain?.cause?.message).toBe('The server does not support SSL connections');
       expect(bytes).toMatchObject({
         code: plain!.code,
