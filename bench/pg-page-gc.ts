@@ -74,7 +74,8 @@ for (let i = 0; i < 100; i++) await page();
 const gcs = { scavenge: 0, markCompact: 0, ms: 0 };
 const observer = new PerformanceObserver((list) => {
   for (const entry of list.getEntries()) {
-    const kind = (entry.detail as { kind?: number } | undefined)?.kind;
+    // Node 20 sets `detail` on gc entries; its PerformanceEntry type does not declare it.
+    const kind = (entry as unknown as { detail?: { kind?: number } }).detail?.kind;
     if (kind === constants.NODE_PERFORMANCE_GC_MAJOR) gcs.markCompact++;
     else if (kind === constants.NODE_PERFORMANCE_GC_MINOR) gcs.scavenge++;
     gcs.ms += entry.duration;
