@@ -1,6 +1,8 @@
+import net from 'node:net';
 import pg from 'pg';
 import { Parser } from 'pg-protocol/dist/parser.js';
 import { DataRowMessage } from 'pg-protocol/dist/messages.js';
+import { framedSocket, framerOf } from './pg-socket.js';
 
 /**
  * Stored JSON as bytes (issue 24): pg decodes every text field of a DataRow into a JS string
@@ -9,6 +11,7 @@ import { DataRowMessage } from 'pg-protocol/dist/messages.js';
  * A pool built with `BytesClient` keeps each connection's protocol parser, but while a statement
  * that asked for bytes (`bytesQueryTypes`) runs, its `text` columns are handed over as copies of
  * their UTF-8 bytes. Every other statement and message goes through pg's own parser untouched.
+ * Without TLS the socket also reads into one reused buffer per connection (pg-socket.ts).
  */
 
 const TEXT_OID = 25;
@@ -79,22 +82,60 @@ interface ConnectionInternals extends NodeJS.EventEmitter {
   attachListeners(stream: NodeJS.ReadableStream): void;
 }
 
+const COPY_DATA = 0x64; // 'd'
+const AUTHENTICATION = 0x52; // 'R'
+
+/**
+ * Feeds a connection's stream to `parser`. A framed socket hands over whole messages in its reused
+ * buffer; the two kinds pg-protocol keeps a view of (CopyData's chunk, an MD5 salt read by an async
+ * step) get their own copy first. Any other stream (TLS) emits 'data' and pg-protocol frames it.
+ */
+function feedParser(
+  stream: NodeJS.ReadableStream,
+  parser: PacketParser,
+  emit: (message: { name: string }) => void,
+) {
+  const framer = framerOf(stream);
+  if (!framer) {
+    stream.on('data', (buffer: Buffer) => parser.parse(buffer, emit));
+    return;
+  }
+  framer.onMessage = (code, offset, length, bytes) => {
+    const keep = code === COPY_DATA || code === AUTHENTICATION;
+    const message = keep
+      ? parser.handlePacket(0, code, length, Buffer.from(bytes.subarray(offset, offset + length - 4)))
+      : parser.handlePacket(offset, code, length, bytes);
+    emit(message as { name: string });
+  };
+}
+
+/**
+ * pg's own socket where the connection uses TLS (pg negotiates it by reading the server's one-byte
+ * answer as a 'data' event, which a framed socket never emits), a framed one otherwise.
+ */
+function connectionStream(config: { ssl?: unknown }): net.Socket {
+  return config.ssl ? new net.Socket() : framedSocket();
+}
+
 /** pg.Client whose statements may ask for their `text` columns as bytes (see bytesQueryTypes). */
 export class BytesClient extends pg.Client {
   /** Per column of the running statement: true = hand over bytes; undefined = pg's parse. */
   #asBytes: boolean[] | undefined;
 
   constructor(config?: pg.ClientConfig) {
-    super(config);
+    // pg calls a `stream` function with its connection settings (ssl resolved from the URL); its
+    // types declare it without parameters.
+    super({ stream: connectionStream as unknown as () => net.Socket, ...config });
     const connection = this.connection as unknown as ConnectionInternals;
     // pg 8's Connection.attachListeners with our parser in place of pg-protocol's parse().
     connection.attachListeners = (stream) => {
-      const parser = bytesParser(() => this.#asBytes);
-      stream.on('data', (buffer: Buffer) =>
-        parser.parse(buffer, (message) => {
+      feedParser(
+        stream,
+        bytesParser(() => this.#asBytes),
+        (message) => {
           if (connection._emitMessage) connection.emit('message', message);
           connection.emit(message.name === 'error' ? 'errorMessage' : message.name, message);
-        }),
+        },
       );
     };
     // Each statement's rows are announced by a RowDescription (pg always describes the portal):
