@@ -25,7 +25,8 @@ const { values } = parseArgs({
 const chunks = Number(values.chunks);
 const chunkSize = 20;
 const sim = await startBenchChain(values.vm, chunks * chunkSize + 1, values.txs);
-const transport = (url: string) => createTransport({ name: 'b', endpoints: [url], timeoutMs: 30_000, maxConcurrent: 4 });
+const transport = (url: string) =>
+  createTransport({ name: 'b', endpoints: [url], timeoutMs: 30_000, maxConcurrent: 4 });
 const comet = createCometClient(transport(sim.rpc));
 const rest = createRestClient(transport(sim.rest));
 const ctx = {

@@ -40,7 +40,7 @@ const logger: Logger = pino(
 );
 
 // Recorded since the last reply; every reply drains them (counts are sums, so any reply will do).
-let metrics: MetricEvent[] = [];
+const metrics: MetricEvent[] = [];
 let taken: TakenBalanceChanges = [];
 
 const transport = (name: string, endpoints: string[]) =>

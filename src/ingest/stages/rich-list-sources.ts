@@ -69,7 +69,10 @@ function summedAssets(deltas: readonly AssetDelta[]): AssetDelta[] {
  * The `extract` of a VM's balance source, apart from the source (it needs no node): a prepare
  * worker takes it from the blocks it fetches, for the rich-list stage on the main thread.
  */
-export function balanceChangesOf(vm: 'move' | 'wasm' | 'evm', prefix: string): (block: RawBlock) => AssetDelta[] {
+export function balanceChangesOf(
+  vm: 'move' | 'wasm' | 'evm',
+  prefix: string,
+): (block: RawBlock) => AssetDelta[] {
   if (vm === 'evm') {
     return (block) =>
       summedAssets(
