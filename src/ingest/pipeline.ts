@@ -1,29 +1,21 @@
 import type { Logger } from '../shared/logger.js';
-import { isRetryable } from '../shared/errors.js';
 import type { CometClient } from '../node/cometbft.js';
-import type { EvmClient } from '../node/evm.js';
-import type { RestClient } from '../node/rest.js';
 import type { BlockWriter } from '../store/writers/block-writer.js';
 import type { BlockRows } from '../store/writers/rows.js';
-import type { TxDecoder } from './decoder.js';
-import type { NftCollector } from './collectors/nft-collector.js';
-import { ChunkFailedAt, createFetchWindow, type FetchWindow } from './fetch-window.js';
+import { createFetchWindow, type ChunkFetcher, type FetchWindow } from './fetch-window.js';
 import type { IngestMetrics } from './metrics.js';
-import { createAccountBytesMemo, prepareBlock, type PreparedBlock } from './prepare.js';
+import type { PreparedBlock } from './prepare.js';
 import { millisBetween } from './time.js';
 import { untilStored } from './until-stored.js';
 
 export interface PipelineDeps {
   logger: Logger;
   writer: BlockWriter;
-  comet: CometClient;
-  rest: RestClient;
-  evm: EvmClient | undefined;
-  decoder: TxDecoder;
-  accountPrefix: string;
+  /** The node's head (`/status`). */
+  comet: Pick<CometClient, 'status'>;
+  /** Fetch + prepare of a chunk of heights (in this thread or in prepare workers). */
+  prepareChunk: ChunkFetcher<PreparedBlock>;
   metrics: IngestMetrics;
-  /** The VM's NFT collector; absent when NFT indexing is off. */
-  nft?: NftCollector;
 }
 
 export interface PipelineTuning {
@@ -62,19 +54,6 @@ export interface RunOptions {
 }
 
 /**
- * A chunk's prepared blocks; a failure surfaces at the lowest failing height (not whichever block
- * failed first in time): a retryable one retries the chunk, a fatal one keeps the blocks before it.
- */
-function itemsUntilFailure<T>(heights: readonly number[], settled: PromiseSettledResult<T>[]): T[] {
-  const i = settled.findIndex((s) => s.status === 'rejected');
-  if (i < 0) return settled.map((s) => (s as PromiseFulfilledResult<T>).value);
-  const reason = (settled[i] as PromiseRejectedResult).reason as unknown;
-  if (isRetryable(reason)) throw reason;
-  const before = settled.slice(0, i).map((s) => (s as PromiseFulfilledResult<T>).value);
-  throw new ChunkFailedAt(heights[i]!, before, reason);
-}
-
-/**
  * Follows the node from the checkpoint: a window of heights is fetched and prepared
  * concurrently, blocks are committed strictly in order in batches (rows + checkpoint in one
  * transaction), and while one batch is being written the next one is assembled.
@@ -85,14 +64,6 @@ export async function runPipeline(deps: PipelineDeps, run: RunOptions): Promise<
   const stopFetching = new AbortController();
   const signal = AbortSignal.any([run.signal, stopFetching.signal]);
   const start = deps.writer.checkpoint().height + 1;
-  const prepareCtx = {
-    decoder: deps.decoder,
-    rest: deps.rest,
-    accountPrefix: deps.accountPrefix,
-    monikers: new Map<string, string | undefined>(),
-    accountBytes: createAccountBytesMemo(deps.accountPrefix),
-    ...(deps.nft ? { nft: deps.nft } : {}),
-  };
   const window = createFetchWindow<PreparedBlock>({
     start,
     chunkSize: tuning.chunkSize,
@@ -105,20 +76,7 @@ export async function runPipeline(deps: PipelineDeps, run: RunOptions): Promise<
     logger: deps.logger,
     signal,
     fetchHead: async () => (await deps.comet.status()).latestHeight,
-    fetchChunk: async (heights) => {
-      const [blocks, receipts] = await Promise.all([
-        deps.comet.fetchBlocks(heights),
-        deps.evm ? deps.evm.receiptsOf(heights) : undefined,
-      ]);
-      const settled = await Promise.allSettled(
-        blocks.map((raw, i) => {
-          const r = receipts?.[i];
-          if (raw === undefined || (deps.evm && r === undefined)) return undefined;
-          return prepareBlock(raw, r, prepareCtx);
-        }),
-      );
-      return itemsUntilFailure(heights, settled);
-    },
+    fetchChunk: deps.prepareChunk,
   });
 
   let previousTime = deps.writer.checkpoint().blockTimestamp;

@@ -20,6 +20,8 @@ import { createNftCollector } from './collectors/nft-collector.js';
 import { createNftLookups } from '../node/nft-lookups.js';
 import { createBlockHead } from './stages/block-head.js';
 import { createStages } from './stages/registry.js';
+import { createChunkPreparer, type ChunkPreparer } from './prepare-chunk.js';
+import { createPrepareWorkers } from './prepare-workers.js';
 
 export interface IngestService {
   chain: ChainMeta;
@@ -43,7 +45,7 @@ export async function createIngestService(ctx: {
     IngestOptions,
     'chainId' | 'vmType' | 'endpoints' | 'maxConcurrentRequests' | 'accountPrefix' | 'startHeight'
   > &
-    Partial<Pick<IngestOptions, 'internalTx' | 'richList'>> & {
+    Partial<Pick<IngestOptions, 'internalTx' | 'richList' | 'prepareWorkers'>> & {
       /** Collect NFTs (default true; false for a bench comparison or a chain without NFTs). */
       nftIndexing?: boolean;
       /** Attempts per NFT look-up before ingest stops (default 10). */
@@ -101,7 +103,6 @@ export async function createIngestService(ctx: {
   }
   const metrics = ctx.metrics ?? createIngestMetrics(ctx.registry);
   metrics.height.set(writer.checkpoint().height);
-  const decoder = createIngestDecoder({ prefix: options.accountPrefix });
   const evm = evmTransport ? createEvmClient(evmTransport) : undefined;
   const nftCollector = (signal: AbortSignal) =>
     options.nftIndexing === false
@@ -146,6 +147,35 @@ export async function createIngestService(ctx: {
           },
         };
 
+  // Library callers (tests, benchmarks) prepare in this thread unless they ask; the CLI sets it.
+  const workers = options.prepareWorkers ?? 0;
+  const openPreparer = (signal: AbortSignal): ChunkPreparer =>
+    workers > 0
+      ? createPrepareWorkers({
+          count: workers,
+          config: {
+            vm: chain.vmType,
+            endpoints: { ...options.endpoints, jsonRpc: evmTransport ? options.endpoints.jsonRpc : [] },
+            maxConcurrentRequests: options.maxConcurrentRequests,
+            requestTimeoutMs: options.requestTimeoutMs ?? NODE_TIMEOUT_MS,
+            accountPrefix: options.accountPrefix,
+            nft: options.nftIndexing === false ? undefined : { lookupAttempts: options.nftLookupAttempts },
+            balanceChanges: tapped.length > 0,
+            logLevel: logger.level,
+          },
+          logger,
+          nodeMetrics,
+          onBalanceChanges: (taken) => stages.forEach((stage) => stage.onBalanceChanges?.(taken)),
+        })
+      : createChunkPreparer({
+          comet: streamComet,
+          rest,
+          evm,
+          decoder: createIngestDecoder({ prefix: options.accountPrefix }),
+          accountPrefix: options.accountPrefix,
+          nft: nftCollector(signal)?.nft,
+        });
+
   return {
     chain,
     height: () => writer.checkpoint().height,
@@ -159,19 +189,10 @@ export async function createIngestService(ctx: {
       const signal = AbortSignal.any([runOptions.signal, failed.signal]);
       const head = createBlockHead(() => writer.checkpoint().height);
       const stageDeps = { db, logger, metrics, head };
+      const preparer = openPreparer(runOptions.signal);
       const parts = [
         runPipeline(
-          {
-            logger,
-            writer,
-            comet: streamComet,
-            rest,
-            evm,
-            decoder,
-            accountPrefix: options.accountPrefix,
-            metrics,
-            ...(nftCollector(runOptions.signal) ?? {}),
-          },
+          { logger, writer, comet, prepareChunk: preparer.prepare, metrics },
           {
             ...runOptions,
             signal,
@@ -180,7 +201,7 @@ export async function createIngestService(ctx: {
               runOptions.onCommit?.(p);
             },
           },
-        ).finally(() => head.finish()),
+        ).finally(() => (head.finish(), preparer.close())),
         ...stages.map((stage) =>
           stage.run(stageDeps, {
             signal,

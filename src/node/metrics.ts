@@ -33,6 +33,17 @@ export interface NodeMetrics {
   calls: Counter<'surface' | 'purpose'>;
 }
 
+/**
+ * What a transport records into: the registry's metrics, or (in a prepare worker) a recorder whose
+ * counts are forwarded to the main thread's registry.
+ */
+export interface NodeMetricsSink {
+  latency: { startTimer(labels: { surface: string }): () => unknown };
+  errors: { inc(labels: { surface: string; kind: string }, value?: number): void };
+  requests: { inc(labels: { surface: string; purpose: string }, value?: number): void };
+  calls: { inc(labels: { surface: string; purpose: string }, value?: number): void };
+}
+
 export function createNodeMetrics(registry: Registry): NodeMetrics {
   return {
     latency: new Histogram({

@@ -1,7 +1,7 @@
 import { Pool, errors as undiciErrors } from 'undici';
 import { AppError } from '../shared/errors.js';
 import { redactUrl } from '../shared/config.js';
-import type { NodeMetrics, NodePurpose } from './metrics.js';
+import type { NodeMetricsSink, NodePurpose } from './metrics.js';
 
 export interface TransportOptions {
   /** One surface of the node (rpc, rest, jsonrpc), for logs and metrics. */
@@ -9,7 +9,7 @@ export interface TransportOptions {
   endpoints: string[];
   timeoutMs: number;
   maxConcurrent: number;
-  metrics?: NodeMetrics;
+  metrics?: NodeMetricsSink;
 }
 
 export interface TransportRequest {

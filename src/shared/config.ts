@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { availableParallelism } from 'node:os';
 import { InputError } from './errors.js';
 import { defaultLogFormat, type LogFormat } from './logger.js';
 
@@ -36,6 +37,11 @@ export interface IngestOptions {
   internalTx: boolean | undefined;
   /** Keep per-denom balances for the rich list (RICH_LIST, default true on every VM). */
   richList: boolean;
+  /**
+   * Worker threads fetching and preparing blocks (PREPARE_WORKERS; 0 = in the main thread);
+   * default by the number of cores.
+   */
+  prepareWorkers: number;
 }
 
 const urlList = (name: string) =>
@@ -99,7 +105,16 @@ const ingestEnvSchema = z.object({
   NFT_INDEXING: z.enum(['true', 'false'], { message: 'NFT_INDEXING must be true or false' }).optional(),
   INTERNAL_TX: z.enum(['true', 'false'], { message: 'INTERNAL_TX must be true or false' }).optional(),
   RICH_LIST: z.enum(['true', 'false'], { message: 'RICH_LIST must be true or false' }).optional(),
+  PREPARE_WORKERS: intIn('PREPARE_WORKERS', 0, 64),
 });
+
+/**
+ * Prepare workers when none is configured: one thread per core beyond the main thread's, at most
+ * two (one was measured, on a 2-core host); none on one core, where a thread buys nothing.
+ */
+export function defaultPrepareWorkers(): number {
+  return Math.max(0, Math.min(availableParallelism() - 1, 2));
+}
 
 /**
  * Ingest configuration from the environment, with CLI flags (already mapped to the same env
@@ -132,6 +147,7 @@ export function loadIngestOptions(env: Env, flags: Env = {}): Readonly<IngestOpt
     nftIndexing: e.NFT_INDEXING !== 'false',
     internalTx,
     richList: e.RICH_LIST !== 'false',
+    prepareWorkers: e.PREPARE_WORKERS ?? defaultPrepareWorkers(),
   });
 }
 

@@ -104,8 +104,20 @@ async function startSimulator(args: {
   return { sim, urls: await sim.listen() };
 }
 
+/**
+ * Prepare workers of the helpers' ingest runs: TEST_PREPARE_WORKERS=1 runs the ingest suites on
+ * the worker path (each run then loads a worker thread through tsx: seconds on a busy host).
+ */
+export const PREPARE_WORKERS = Number(process.env.TEST_PREPARE_WORKERS ?? 0);
+
 function ingestServiceFor(
-  args: { db: Db; vm: VmType; logger?: Logger; stages?: { internalTx?: boolean; richList?: boolean } },
+  args: {
+    db: Db;
+    vm: VmType;
+    logger?: Logger;
+    stages?: { internalTx?: boolean; richList?: boolean };
+    prepareWorkers?: number;
+  },
   urls: SimulatorUrls,
 ) {
   return createIngestService({
@@ -119,6 +131,7 @@ function ingestServiceFor(
       requestTimeoutMs: 2_000,
       ...(args.stages?.internalTx === undefined ? {} : { internalTx: args.stages.internalTx }),
       ...(args.stages?.richList === undefined ? {} : { richList: args.stages.richList }),
+      prepareWorkers: args.prepareWorkers ?? PREPARE_WORKERS,
     },
     logger: args.logger ?? silentLogger(),
     db: args.db,

@@ -12,6 +12,7 @@ import { createMetricsRegistry } from '../../src/shared/metrics.js';
 import { createSimulator } from '../../src/sim/simulator.js';
 import type { Db } from '../../src/store/db.js';
 import { testDbFactories } from '../helpers/db.js';
+import { PREPARE_WORKERS } from '../helpers/ingest.js';
 import {
   expectIngestMatchesTruth,
   expectNftMatchesTruth,
@@ -122,6 +123,7 @@ async function runIngest(
       startHeight: undefined,
       requestTimeoutMs: 2_000,
       nftLookupAttempts: 2,
+      prepareWorkers: PREPARE_WORKERS,
     },
     logger: silentLogger(),
     db,

@@ -11,6 +11,8 @@ import type { RawBlock } from '../../node/types.js';
 export interface KeptBlocks<T> {
   /** Takes the extract of each block fetched (a height not produced yet is undefined). */
   record(blocks: readonly (RawBlock | undefined)[]): void;
+  /** Takes extracts made elsewhere (a prepare worker), as `record` would have taken them. */
+  recordTaken(taken: readonly { height: number; items: T[] }[]): void;
   /** The extract kept for a height, undefined when none is. */
   get(height: number): T[] | undefined;
   /** Forgets every height below `height`: the stage has passed them. */
@@ -21,6 +23,11 @@ export function createKeptBlocks<T>(extract: (block: RawBlock) => T[], maxItems:
   const kept = new Map<number, T[]>();
   let items = 0;
   let passed = 0;
+  const keep = (height: number, taken: T[]) => {
+    if (height < passed || kept.has(height) || items + taken.length > maxItems) return;
+    kept.set(height, taken);
+    items += taken.length;
+  };
   return {
     record(blocks) {
       for (const block of blocks) {
@@ -31,10 +38,11 @@ export function createKeptBlocks<T>(extract: (block: RawBlock) => T[], maxItems:
         } catch {
           continue; // the stage reads this height itself, and meets the failure there
         }
-        if (items + taken.length > maxItems) continue;
-        kept.set(block.height, taken);
-        items += taken.length;
+        keep(block.height, taken);
       }
+    },
+    recordTaken(taken) {
+      for (const t of taken) keep(t.height, t.items);
     },
     get: (height) => kept.get(height),
     dropBelow(height) {

@@ -6,6 +6,7 @@ import type { RestClient } from '../../node/rest.js';
 import type { ChainMeta } from '../../store/chain-meta.js';
 import type { RawBlock } from '../../node/types.js';
 import type { Db } from '../../store/db.js';
+import type { AssetDelta } from '../collectors/rich-list-bank.js';
 import { createKeptBlocks } from './kept-blocks.js';
 import { createInternalTxStage } from './internal-tx-stage.js';
 import { createBankBalanceSource, createEvmBalanceSource, type BalanceSource } from './rich-list-sources.js';
@@ -18,6 +19,8 @@ export interface RunnableStage {
   run(deps: StageRunnerDeps, options: StageRunOptions): Promise<void>;
   /** Told of the blocks the block stream fetches (so the stage need not fetch them again). */
   onBlocks?(blocks: readonly (RawBlock | undefined)[]): void;
+  /** Told of the balance changes a prepare worker took from the blocks it fetched (as onBlocks). */
+  onBalanceChanges?(taken: readonly { height: number; items: AssetDelta[] }[]): void;
 }
 
 /**
@@ -52,6 +55,7 @@ export function createStages(ctx: {
       name: stage.name,
       run: (deps, options) => runStage(stage, deps, options),
       onBlocks: (blocks) => kept.record(blocks),
+      onBalanceChanges: (taken) => kept.recordTaken(taken),
     });
   }
   return stages;

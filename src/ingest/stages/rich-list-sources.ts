@@ -65,6 +65,26 @@ function summedAssets(deltas: readonly AssetDelta[]): AssetDelta[] {
   return [...summed.values()].map((d) => ({ asset: d.denom, account: d.account, amount: d.amount }));
 }
 
+/**
+ * The `extract` of a VM's balance source, apart from the source (it needs no node): a prepare
+ * worker takes it from the blocks it fetches, for the rich-list stage on the main thread.
+ */
+export function balanceChangesOf(
+  vm: 'move' | 'wasm' | 'evm',
+  prefix: string,
+): (block: RawBlock) => AssetDelta[] {
+  if (vm === 'evm') {
+    return (block) =>
+      summedAssets(
+        erc20Deltas(eventsOf(block)).map((d) => ({ asset: d.denom, account: d.account, amount: d.amount })),
+      );
+  }
+  return (block) =>
+    summedAssets(
+      vm === 'wasm' ? bankDeltas(eventsOf(block), prefix) : fungibleAssetDeltas(eventsOf(block), prefix),
+    );
+}
+
 /** Requests per batch of node look-ups. */
 const LOOKUP_BATCH = 200;
 const NO_ACCOUNT: ReadonlySet<string> = new Set();
@@ -110,10 +130,7 @@ export function createEvmBalanceSource(ctx: {
     return asked;
   };
   return {
-    extract: (block) =>
-      summedAssets(
-        erc20Deltas(eventsOf(block)).map((d) => ({ asset: d.denom, account: d.account, amount: d.amount })),
-      ),
+    extract: balanceChangesOf('evm', ctx.prefix),
     async deltas(extracted) {
       for (const contract of new Set(extracted.map((d) => d.asset))) await learnDenomOf(contract);
       return withDenoms(extracted, (contract) => contract);
@@ -206,12 +223,7 @@ export function createBankBalanceSource(ctx: {
   /** The bank supply at the one height a run asks (its start), per stored denom. */
   let supply: { height: number; read: Promise<Map<string, bigint> | undefined> } | undefined;
   return {
-    extract: (block) =>
-      summedAssets(
-        ctx.vm === 'wasm'
-          ? bankDeltas(eventsOf(block), ctx.prefix)
-          : fungibleAssetDeltas(eventsOf(block), ctx.prefix),
-      ),
+    extract: balanceChangesOf(ctx.vm, ctx.prefix),
     async deltas(extracted) {
       if (ctx.vm === 'wasm') return withDenoms(extracted, remember);
       const names = new Map<string, string>();
