@@ -8,12 +8,10 @@ import { parentPort, workerData } from 'node:worker_threads';
 import { pino } from 'pino';
 import { createCometClient, type CometClient } from '../node/cometbft.js';
 import { createEvmClient } from '../node/evm.js';
-import { createNftLookups } from '../node/nft-lookups.js';
 import { createRestClient } from '../node/rest.js';
-import { INGEST_RETRY } from '../node/retry.js';
 import { createTransport } from '../node/transport.js';
 import type { Logger } from '../shared/logger.js';
-import { createNftCollector } from './collectors/nft-collector.js';
+import { createIngestNftCollector } from './collectors/nft-collector.js';
 import { ChunkFailedAt } from './fetch-window.js';
 import { createChunkPreparer } from './prepare-chunk.js';
 import type { PreparedBlock } from './prepare.js';
@@ -57,18 +55,13 @@ const evm = config.vm === 'evm' ? createEvmClient(transport('jsonrpc', config.en
 // Never aborted: stopping a worker terminates it, which ends its look-ups too.
 const never = new AbortController().signal;
 const nft = config.nft
-  ? createNftCollector({
+  ? createIngestNftCollector({
       vm: config.vm,
       prefix: config.accountPrefix,
+      rest,
       logger,
-      lookups: createNftLookups({
-        rest,
-        logger,
-        signal: never,
-        ...(config.nft.lookupAttempts
-          ? { policy: { ...INGEST_RETRY, maxAttempts: config.nft.lookupAttempts } }
-          : {}),
-      }),
+      signal: never,
+      lookupAttempts: config.nft.lookupAttempts,
     })
   : undefined;
 const preparer = createChunkPreparer({

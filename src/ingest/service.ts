@@ -16,8 +16,7 @@ import { discoverChain } from './discover.js';
 import { createIngestMetrics, type IngestMetrics } from './metrics.js';
 import { runPipeline, type PipelineTuning, type Progress } from './pipeline.js';
 import { createIngestDecoder } from './tx-decoder.js';
-import { createNftCollector } from './collectors/nft-collector.js';
-import { createNftLookups } from '../node/nft-lookups.js';
+import { createIngestNftCollector } from './collectors/nft-collector.js';
 import { createBlockHead } from './stages/block-head.js';
 import { createStages } from './stages/registry.js';
 import { createChunkPreparer, type ChunkPreparer } from './prepare-chunk.js';
@@ -107,21 +106,14 @@ export async function createIngestService(ctx: {
   const nftCollector = (signal: AbortSignal) =>
     options.nftIndexing === false
       ? undefined
-      : {
-          nft: createNftCollector({
-            vm: chain.vmType,
-            prefix: options.accountPrefix,
-            logger,
-            lookups: createNftLookups({
-              rest,
-              logger,
-              signal,
-              ...(options.nftLookupAttempts
-                ? { policy: { ...INGEST_RETRY, maxAttempts: options.nftLookupAttempts } }
-                : {}),
-            }),
-          }),
-        };
+      : createIngestNftCollector({
+          vm: chain.vmType,
+          prefix: options.accountPrefix,
+          rest,
+          logger,
+          signal,
+          lookupAttempts: options.nftLookupAttempts,
+        });
   const stages = createStages({
     chain,
     options: { internalTx: options.internalTx, richList: options.richList ?? true },
@@ -173,7 +165,7 @@ export async function createIngestService(ctx: {
           evm,
           decoder: createIngestDecoder({ prefix: options.accountPrefix }),
           accountPrefix: options.accountPrefix,
-          nft: nftCollector(signal)?.nft,
+          nft: nftCollector(signal),
         });
 
   return {

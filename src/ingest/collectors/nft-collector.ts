@@ -1,4 +1,6 @@
-import type { NftLookups } from '../../node/nft-lookups.js';
+import { createNftLookups, type NftLookups } from '../../node/nft-lookups.js';
+import type { RestClient } from '../../node/rest.js';
+import { INGEST_RETRY } from '../../node/retry.js';
 import type { RawBlock } from '../../node/types.js';
 import type { Logger } from '../../shared/logger.js';
 import type { NftBlockRows } from '../../store/writers/nft-rows.js';
@@ -19,4 +21,26 @@ export function createNftCollector(ctx: {
   const collect = { move: collectMoveNfts, wasm: collectWasmNfts, evm: collectEvmNfts }[ctx.vm];
   const { prefix, lookups, logger } = ctx;
   return (raw) => collect(raw, { prefix, lookups, ...(logger ? { logger } : {}) });
+}
+
+/**
+ * The collector ingest runs: its look-ups through the node's REST, retried with ingest's policy
+ * (`lookupAttempts` per look-up when set). The main thread and each prepare worker build theirs here.
+ */
+export function createIngestNftCollector(ctx: {
+  vm: 'move' | 'wasm' | 'evm';
+  prefix: string;
+  rest: RestClient;
+  logger: Logger;
+  signal: AbortSignal;
+  lookupAttempts?: number | undefined;
+}): NftCollector {
+  const { rest, logger, signal, lookupAttempts } = ctx;
+  const policy = lookupAttempts ? { policy: { ...INGEST_RETRY, maxAttempts: lookupAttempts } } : {};
+  return createNftCollector({
+    vm: ctx.vm,
+    prefix: ctx.prefix,
+    logger,
+    lookups: createNftLookups({ rest, logger, signal, ...policy }),
+  });
 }
