@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { accountBytesFromString, toBech32 } from '../../src/shared/address.js';
 import { nftNameKey } from '../../src/shared/nft-name.js';
 import type { Db } from '../../src/store/db.js';
-import type { SeedChain } from './seed.js';
+import { seedAccountTypeSets, type SeedChain } from './seed.js';
 
 /**
  * NFT rows for the seeded API suite, written straight into the NFT schema
@@ -260,6 +260,7 @@ async function seedObjectAccounts(db: Db, tokens: NftTokenTruth[]): Promise<void
     `INSERT INTO tx_account_msg_types SELECT a.account_id, m.msg_type_id, a.sequence, a.signer
        FROM tx_accounts a JOIN tx_msg_types m ON m.sequence = a.sequence WHERE a.account_id >= 100000`,
   );
+  await seedAccountTypeSets(db, 'a.account_id >= 100000');
 }
 
 async function insert(db: Db, target: string, rows: unknown[][], overriding = ''): Promise<void> {

@@ -236,6 +236,10 @@ export async function seedDb(db: Db, chain: SeedChain): Promise<void> {
     `INSERT INTO tx_account_msg_types SELECT a.account_id, m.msg_type_id, a.sequence, a.signer
        FROM tx_accounts a JOIN tx_msg_types m ON m.sequence = a.sequence`,
   );
+  await db.query(
+    `INSERT INTO tx_msg_type_sets SELECT type_ids, count(*) FROM (${TX_TYPE_SETS}) s GROUP BY type_ids`,
+  );
+  await seedAccountTypeSets(db);
   const last = chain.blocks.at(-1);
   if (last) {
     await insertRows(db, 'checkpoint (stream, height, block_hash, tx_sequence, evm_sequence)', [
@@ -253,4 +257,21 @@ async function insertRows(db: Db, target: string, rows: unknown[][], overriding 
     );
     await db.query(`INSERT INTO ${target} ${overriding} VALUES ${values.join(', ')}`, params);
   }
+}
+
+/** Each tx's message-type set, as migration 0014 builds it. */
+const TX_TYPE_SETS = `SELECT sequence, array_agg(msg_type_id ORDER BY msg_type_id) AS type_ids
+                        FROM tx_msg_types GROUP BY sequence`;
+
+/**
+ * The per (account, type set) counts ingest keeps with the edges (checked in test/helpers/truth.ts),
+ * for the accounts `where` selects from tx_accounts `a`.
+ */
+export async function seedAccountTypeSets(db: Db, where = 'true'): Promise<void> {
+  await db.query(
+    `INSERT INTO tx_account_msg_type_sets
+       SELECT a.account_id, s.type_ids, count(*), count(*) FILTER (WHERE a.signer)
+         FROM (${TX_TYPE_SETS}) s JOIN tx_accounts a ON a.sequence = s.sequence
+        WHERE ${where} GROUP BY a.account_id, s.type_ids`,
+  );
 }

@@ -122,6 +122,33 @@ async function expectAccountCountsMatchEdges(db: Db): Promise<void> {
         EXCEPT ALL SELECT account_id, msg_type_id, sequence, signer FROM tx_account_msg_types)) d`,
   );
   expect(cross.rows[0]?.n, 'tx_account_msg_types differs from tx_accounts x tx_msg_types').toBe(0);
+  await expectTypeSetCountsMatchEdges(db);
+}
+
+/**
+ * The per message-type-set counts (`msgs` totals, migration 0014) equal a fresh count over the edges:
+ * whole chain, and per account with the signed share. Sets are compared as text ('{1,4}').
+ */
+export async function expectTypeSetCountsMatchEdges(db: Db): Promise<void> {
+  const sets = `SELECT sequence, array_agg(msg_type_id ORDER BY msg_type_id)::text AS type_ids
+                  FROM tx_msg_types GROUP BY sequence`;
+  const chain = await db.query(
+    `SELECT type_ids, count(*)::int8 AS txs FROM (${sets}) s GROUP BY type_ids ORDER BY type_ids`,
+  );
+  const keptChain = await db.query(
+    'SELECT type_ids::text AS type_ids, txs FROM tx_msg_type_sets ORDER BY type_ids::text',
+  );
+  expect(keptChain.rows, 'tx_msg_type_sets').toEqual(chain.rows);
+  const accounts = await db.query(
+    `SELECT a.account_id, s.type_ids, count(*)::int8 AS txs, (count(*) FILTER (WHERE a.signer))::int8 AS signed
+       FROM (${sets}) s JOIN tx_accounts a ON a.sequence = s.sequence
+      GROUP BY a.account_id, s.type_ids ORDER BY a.account_id, s.type_ids`,
+  );
+  const keptAccounts = await db.query(
+    `SELECT account_id, type_ids::text AS type_ids, txs, signed FROM tx_account_msg_type_sets
+      ORDER BY account_id, type_ids::text`,
+  );
+  expect(keptAccounts.rows, 'tx_account_msg_type_sets').toEqual(accounts.rows);
 }
 
 /**

@@ -2,6 +2,7 @@ import { COMMIT_CHANNEL } from '../../shared/commit-feed.js';
 import { AppError } from '../../shared/errors.js';
 import type { Db, Queryable } from '../db.js';
 import { insertAccountEdges, type AccountEdges, type EdgeTables } from './account-edges.js';
+import { addTypeSetCounts } from './type-set-counts.js';
 import {
   asBuffer,
   createAccountDictionary,
@@ -234,11 +235,15 @@ async function insertTxs(
       [...new Set(t.msgTypes)].map((m) => msgTypeIds.get(m)!),
     ),
   );
-  const typeSeqs = [...typesBySeq].flatMap(([seq, ids]) => ids.map(() => seq));
+  const typeEdges = {
+    typeIds: sqlArray([...typesBySeq.values()].flat()),
+    seqs: sqlArray([...typesBySeq].flatMap(([seq, ids]) => ids.map(() => seq))),
+  };
   await tx.query(
     `INSERT INTO tx_msg_types (msg_type_id, sequence) SELECT * FROM unnest($1::int[], $2::bigint[])`,
-    [sqlArray([...typesBySeq.values()].flat()), sqlArray(typeSeqs)],
+    [typeEdges.typeIds, typeEdges.seqs],
   );
+  await addTypeSetCounts(tx, typeEdges, edges);
   // Account x message-type edges (migration 0004): every account edge once per type of its tx.
   const cross = {
     accounts: [] as number[],
