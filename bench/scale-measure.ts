@@ -21,6 +21,8 @@ export interface MeasureOptions {
   connections: number;
   sampleBlocks: number;
   skip: Set<string>;
+  /** Only these route classes (all when empty). */
+  routes: Set<string>;
   /** Also time REINDEX CONCURRENTLY of the account x message-type index (and keep it compact). */
   reindex: boolean;
   log: (message: string) => void;
@@ -153,7 +155,7 @@ async function migrations(o: MeasureOptions, f: RouteFixtures, pending: string[]
 
 async function routes(o: MeasureOptions, api: Awaited<ReturnType<typeof startApi>>, f: RouteFixtures) {
   const results = [];
-  for (const spec of scaleRoutes(f)) {
+  for (const spec of scaleRoutes(f).filter((r) => o.routes.size === 0 || o.routes.has(r.name))) {
     o.log(`${spec.name} ...`);
     results.push(
       await loadRouteWithCpu({

@@ -151,8 +151,19 @@ export function scaleRoutes(f: RouteFixtures): RouteSpec[] {
       kind: 'list',
     },
     {
+      // Two types: a tx holding both counts once (the per type-set counts, migration 0014).
+      name: 'txs_msgs_common_rare_count_total',
+      path: `${txs}?pagination.limit=100&${withCount}&msgs=${f.commonMsg.type}&msgs=${f.rareMsg.type}`,
+      kind: 'list',
+    },
+    {
       name: 'busy_account_msgs_rare_count_total',
       path: `${busy}?pagination.limit=100&${withCount}&msgs=${f.rareMsg.type}`,
+      kind: 'list',
+    },
+    {
+      name: 'top_signer_is_signer_msgs_rare_count_total',
+      path: `${signer}?pagination.limit=100&${withCount}&is_signer=true&msgs=${f.rareMsg.type}`,
       kind: 'list',
     },
   ];

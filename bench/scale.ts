@@ -16,7 +16,8 @@
  *   empty one (this grows the database by that many blocks). Prints one JSON object.
  *
  * Options: --db-name (ri_bench_scale), --admin-url, --txs, --duration S (10), --connections C (50),
- *   --sample-blocks (2000), --skip routes,migration,ingest, --port (18090), --schema-up-to FILE
+ *   --sample-blocks (2000), --skip routes,migration,ingest, --routes NAME,… (only these route
+ *   classes), --port (18090), --schema-up-to FILE
  *   (build: migrate only that far, so `measure` times the later migrations at the built size),
  *   --reindex (measure: also REINDEX CONCURRENTLY the account x message-type index under load).
  */
@@ -45,6 +46,7 @@ const { values: args, positionals } = parseArgs({
     connections: { type: 'string', default: '50' },
     'sample-blocks': { type: 'string', default: '2000' },
     skip: { type: 'string', default: '' },
+    routes: { type: 'string', default: '' },
     port: { type: 'string', default: '18090' },
     'schema-up-to': { type: 'string' },
     reindex: { type: 'boolean', default: false },
@@ -95,6 +97,7 @@ async function measure(): Promise<void> {
     connections: Number(args.connections),
     sampleBlocks: Number(args['sample-blocks']),
     skip: new Set(args.skip!.split(',').filter(Boolean)),
+    routes: new Set(args.routes!.split(',').filter(Boolean)),
     reindex: args.reindex!,
     log,
   });
