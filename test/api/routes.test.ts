@@ -98,7 +98,9 @@ describe.each(testDbFactories())('read API on $name (evm chain)', (factory) => {
         const q = { ...query, 'pagination.limit': limit, 'pagination.reverse': reverse };
         const { items, total } = await walk(h, path, 'txs', q);
         expect(hashes(items, key)).toEqual(reverse === 'true' ? newestFirst : [...newestFirst].reverse());
-        if (!path.endsWith('/txs') && !path.endsWith('/evm-txs')) expect(total).toBe(String(expected.length));
+        if ((!path.endsWith('/txs') && !path.endsWith('/evm-txs')) || query.msgs !== undefined) {
+          expect(total, `${path} ${JSON.stringify(query)} total`).toBe(String(expected.length));
+        }
       }
     }
   };
