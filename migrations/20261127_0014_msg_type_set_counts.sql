@@ -6,8 +6,10 @@
 -- (any of these types) matches a tx exactly when the tx's set intersects F, so
 --   total(F) = sum(txs) over the sets that intersect F (`type_ids && F`)
 -- is exact for any F; a tx counts once however many of F's types it holds. A per-type count would
--- be exact only for one type (a tx with two of F's types would count twice). A chain has few
--- distinct sets (the message combinations its clients send), so the sum reads a handful of rows.
+-- be exact only for one type (a tx with two of F's types would count twice); correcting it by
+-- inclusion-exclusion needs counts of every combination of F's types; a cached count still walks
+-- the edges on each miss. A chain has few distinct sets (the message combinations its clients
+-- send: 3 on the scale bench's), so the sum reads a handful of rows.
 -- Per account the same, with the signed share (`is_signer`): one row per (account, set) the account
 -- has had, read by a range of the primary key.
 --
@@ -19,9 +21,9 @@
 --
 -- Backfill: one statement per table from the edges. Locks: SHARE on tx_msg_types and tx_accounts
 -- for the backfill, so the two statements count the same edges: API reads (ACCESS SHARE) go on,
--- ingest writes wait (ingest runs migrations at its own start, before it writes). Measured at 1M
--- txs in docs/benchmarks.md. lock_timeout bounds the wait for the lock; past it the migration rolls
--- back and the next start tries again.
+-- ingest writes wait (ingest runs migrations at its own start, before it writes). 17.5 s at 1M
+-- txs, 15 s of it the account table (docs/benchmarks.md); linear in the edges. lock_timeout
+-- bounds the wait for the lock; past it the migration rolls back and the next start tries again.
 SET LOCAL lock_timeout = '5s';
 LOCK TABLE tx_msg_types, tx_accounts IN SHARE MODE;
 
