@@ -202,7 +202,9 @@ export async function createApiApp(ctx: ApiContext): Promise<FastifyInstance> {
     ...(limits.maxExpensiveQueries > 0
       ? { expensive: createWorkLimiter(limits.maxExpensiveQueries, () => refused('expensive_cap')) }
       : {}),
-    ...(options.rowCacheBytes > 0 ? { rowCache: createApiRowCache(db, options.rowCacheBytes, ctx.metrics) } : {}),
+    ...(options.rowCacheBytes > 0
+      ? { rowCache: createApiRowCache(db, options.rowCacheBytes, ctx.metrics) }
+      : {}),
   };
   const deps: RouteDeps = {
     options,

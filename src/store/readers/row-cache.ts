@@ -58,22 +58,19 @@ export function createRowCache(options: {
   now?: () => number;
 }): RowCache {
   const now = options.now ?? Date.now;
-  // One map for the three tables so they share the budget; Map order is the LRU order.
-  const entries = new Map<number, Buffer>();
-  let held = 0;
+  // One store for the three tables (keys carry the table), so they share the budget.
+  const rowsOf = createGenerations(options.maxBytes);
+  const seenBefore = createDoorkeeper(Math.max(1024, Math.floor(options.maxBytes / 1024)));
   /** Bumped on every drop: a fetch that started before it must not fill the new generation. */
   let generation = 0;
   let known: StoreIdentity | undefined;
   let checkedAt = -Infinity;
   let checking: Promise<void> | undefined;
-  // A row larger than this would evict a large part of the cache for one entry.
-  const maxRow = options.maxBytes / 16;
 
   /** Forgets every row, and every fetch still running (it may have read the old store). */
   const drop = () => {
-    if (entries.size > 0) options.observer?.dropped();
-    entries.clear();
-    held = 0;
+    if (rowsOf.bytes() > 0) options.observer?.dropped();
+    rowsOf.clear();
     generation += 1;
   };
 
@@ -101,31 +98,12 @@ export function createRowCache(options: {
     return checking;
   };
 
-  const put = (key: number, data: Buffer) => {
-    if (data.length > maxRow) return;
-    entries.set(key, data);
-    held += data.length + ENTRY_OVERHEAD;
-    for (const [oldest, row] of entries) {
-      if (held <= options.maxBytes) break;
-      entries.delete(oldest);
-      held -= row.length + ENTRY_OVERHEAD;
-    }
-  };
-
   return {
     async rows(table, sequences, fetch) {
       await confirm();
       const tableIndex = TABLE_INDEX[table];
       const keyOf = (sequence: number) => sequence * 4 + tableIndex;
-      const found = sequences.map((sequence) => {
-        const key = keyOf(sequence);
-        const row = entries.get(key);
-        if (row !== undefined) {
-          entries.delete(key); // most recently used goes last
-          entries.set(key, row);
-        }
-        return row;
-      });
+      const found = sequences.map((sequence) => rowsOf.get(keyOf(sequence)));
       const missing = sequences.filter((_, i) => found[i] === undefined);
       options.observer?.looked(table, sequences.length - missing.length, missing.length);
       if (missing.length === 0) return found as Buffer[];
@@ -137,11 +115,78 @@ export function createRowCache(options: {
         if (cached !== undefined) return cached;
         const row = fetched.get(sequence);
         if (row === undefined) throw rowsChanged(table, sequence);
-        if (generation === fillGeneration) put(keyOf(sequence), row);
+        const key = keyOf(sequence);
+        if (generation === fillGeneration && seenBefore(key)) rowsOf.put(key, row);
         return row;
       });
     },
-    bytes: () => held,
+    bytes: () => rowsOf.bytes(),
+  };
+}
+
+/**
+ * Least-recently-used in two generations (O(1), no ordering to maintain): rows enter the young
+ * map; a hit in the old one moves the row to the young one; once the young map holds half the
+ * budget it becomes the old one and the old one is dropped whole. Rows used within the last half
+ * budget of fills are always held. (A Map kept in LRU order and evicted from its front is
+ * O(deleted entries) per eviction in V8: its iteration walks the deleted slots.)
+ */
+function createGenerations(maxBytes: number) {
+  let young = new Map<number, Buffer>();
+  let old = new Map<number, Buffer>();
+  let youngBytes = 0;
+  let oldBytes = 0;
+  const size = (row: Buffer) => row.length + ENTRY_OVERHEAD;
+  const put = (key: number, row: Buffer) => {
+    // A row larger than this would evict a large part of the cache for one entry.
+    if (size(row) > maxBytes / 16) return;
+    young.set(key, row);
+    youngBytes += size(row);
+    if (youngBytes < maxBytes / 2) return;
+    old = young;
+    oldBytes = youngBytes;
+    young = new Map();
+    youngBytes = 0;
+  };
+  return {
+    get(key: number): Buffer | undefined {
+      const row = young.get(key);
+      if (row !== undefined) return row;
+      const aged = old.get(key);
+      if (aged === undefined) return undefined;
+      old.delete(key);
+      oldBytes -= size(aged);
+      put(key, aged);
+      return aged;
+    },
+    put,
+    bytes: () => youngBytes + oldBytes,
+    clear() {
+      young = new Map();
+      old = new Map();
+      youngBytes = 0;
+      oldBytes = 0;
+    },
+  };
+}
+
+/**
+ * Admission: a row is held from its second fetch on. Held rows are memory that outlives the page
+ * (V8 external memory, collected only by full mark-compacts), so a load of pages read once — a
+ * crawler walking deep history — would churn the cache and pay those collections for nothing; a
+ * page asked twice is worth keeping. Remembers up to 2 × `maxKeys` keys (two generations of Sets).
+ */
+function createDoorkeeper(maxKeys: number): (key: number) => boolean {
+  let recent = new Set<number>();
+  let older = new Set<number>();
+  return (key) => {
+    if (recent.has(key) || older.has(key)) return true;
+    recent.add(key);
+    if (recent.size >= maxKeys) {
+      older = recent;
+      recent = new Set();
+    }
+    return false;
   };
 }
 

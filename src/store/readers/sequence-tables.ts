@@ -70,7 +70,11 @@ type PageRows = Omit<JsonPage, 'total'>;
 async function storedPage(ctx: ReaderContext, statement: PageStatement, limit: number): Promise<PageRows> {
   const { rows } = await queryStoredJson<SeqRow>(ctx, statement.sql('rows'), statement.params);
   const page = takePage(rows, limit);
-  return { items: page.rows.map((r) => r.data), lastValue: page.rows.at(-1)?.sequence, hasMore: page.hasMore };
+  return {
+    items: page.rows.map((r) => r.data),
+    lastValue: page.rows.at(-1)?.sequence,
+    hasMore: page.hasMore,
+  };
 }
 
 /**
