@@ -130,7 +130,7 @@ describe.each(testDbFactories())('row cache on $name', (factory) => {
     const h = await createHarness(factory, { vm: 'move', blocks: 400 });
     try {
       const off = await h.appWith({ API_ROW_CACHE_MB: '0' });
-      const first = '/indexer/tx/v1/txs?pagination.limit=200';
+      const first = '/indexer/tx/v1/txs?pagination.limit=20';
       const expected = await raw(off, first);
       // Rows are held from their second fetch on (row-cache.ts, admission).
       for (let i = 0; i < 2; i += 1) expect((await raw(h.app, first)).equals(expected)).toBe(true);
