@@ -39,7 +39,7 @@ export interface RowCache {
    * The rows of `sequences` in that order: from memory, the rest from `fetch` (which must return
    * each asked sequence once). A sequence `fetch` does not return fails with `db_rows_changed`.
    */
-  rows(table: RowTable, sequences: readonly number[], fetch: RowFetch): Promise<Buffer[]>;
+  rows(table: RowTable, sequences: readonly number[], fetch: RowFetch): Promise<JsonText[]>;
   /** Bytes held (rows plus a per-entry estimate). */
   bytes(): number;
 }
@@ -108,15 +108,15 @@ export function createRowCache(options: {
       options.observer?.looked(table, sequences.length - missing.length, missing.length);
       if (missing.length === 0) return found as Buffer[];
       const fillGeneration = generation;
-      const fetched = new Map<number, Buffer>();
-      for (const row of await fetch(missing)) fetched.set(Number(row.sequence), ownedCopy(row.data));
+      const fetched = new Map<number, JsonText>();
+      for (const row of await fetch(missing)) fetched.set(Number(row.sequence), row.data);
       return sequences.map((sequence, i) => {
         const cached = found[i];
         if (cached !== undefined) return cached;
         const row = fetched.get(sequence);
         if (row === undefined) throw rowsChanged(table, sequence);
         const key = keyOf(sequence);
-        if (generation === fillGeneration && seenBefore(key)) rowsOf.put(key, row);
+        if (generation === fillGeneration && seenBefore(key)) rowsOf.put(key, ownedCopy(row));
         return row;
       });
     },
