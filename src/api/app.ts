@@ -13,6 +13,7 @@ import { createDictReader } from '../store/readers/dicts.js';
 import { createEvmTxReader } from '../store/readers/evm-txs.js';
 import { createEvmInternalTxReader } from '../store/readers/evm-internal-txs.js';
 import { createRichListReader } from '../store/readers/rich-list.js';
+import { createRowCache, readStoreIdentity, type RowCache } from '../store/readers/row-cache.js';
 import { createStreamReader } from '../store/readers/stream.js';
 import { createHealthReader } from '../store/readers/health.js';
 import { createNftCollectionReader } from '../store/readers/nft-collections.js';
@@ -30,7 +31,12 @@ import {
   installRequestEdge,
   installServerEdge,
 } from './http-edge.js';
-import { installHttpMetrics, installReplicaLagMetric, refusalCounter } from './http-metrics.js';
+import {
+  installHttpMetrics,
+  installReplicaLagMetric,
+  refusalCounter,
+  rowCacheMetrics,
+} from './http-metrics.js';
 import type { ApiOptions } from './options.js';
 import { parseQueryString } from './params.js';
 import { installRateLimit } from './rate-limit.js';
@@ -70,6 +76,22 @@ export interface ApiContext {
 
 /** Free page memory kept for reuse: enough for the pages of ~50 concurrent requests. */
 const BODY_POOL_BYTES = 64 * 1024 * 1024;
+
+/**
+ * How often the row cache re-reads the store's identity before serving rows it holds: the list
+ * routes' response-cache TTL, so a reset is seen no later than a cached answer would expire.
+ */
+const ROW_CACHE_CHECK_MS = 1000;
+
+function createApiRowCache(db: Db, maxBytes: number, metrics: Registry): RowCache {
+  const cache: RowCache = createRowCache({
+    maxBytes,
+    identity: () => readStoreIdentity(db),
+    checkEveryMs: ROW_CACHE_CHECK_MS,
+    observer: rowCacheMetrics(metrics, () => cache.bytes()),
+  });
+  return cache;
+}
 
 /** Builds the read API (routes, schemas, OpenAPI, cache, CORS, compression); the caller listens. */
 export async function createApiApp(ctx: ApiContext): Promise<FastifyInstance> {
@@ -179,6 +201,9 @@ export async function createApiApp(ctx: ApiContext): Promise<FastifyInstance> {
     maxOffset: limits.maxOffset,
     ...(limits.maxExpensiveQueries > 0
       ? { expensive: createWorkLimiter(limits.maxExpensiveQueries, () => refused('expensive_cap')) }
+      : {}),
+    ...(options.rowCacheBytes > 0
+      ? { rowCache: createApiRowCache(db, options.rowCacheBytes, ctx.metrics) }
       : {}),
   };
   const deps: RouteDeps = {

@@ -37,9 +37,13 @@ export class HttpError extends AppError {
   }
 }
 
-/** The database cannot serve this process right now (down, slow, or refusing its credentials). */
+/**
+ * The database cannot serve this process right now (down, slow, or refusing its credentials), or
+ * was reset between a page's two statements (`db_rows_changed`, the row cache's read).
+ */
 const DATABASE_AWAY = new Set([
   'db_unavailable',
+  'db_rows_changed',
   'db_statement_timeout',
   'db_auth_failed',
   'db_missing',

@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
 import type { HealthReader } from '../store/readers/health.js';
+import type { RowCacheObserver } from '../store/readers/row-cache.js';
 
 /** Request count and latency per route template and status class, on the process registry. */
 export function installHttpMetrics(app: FastifyInstance, registry: Registry): void {
@@ -63,4 +64,43 @@ export function installReplicaLagMetric(registry: Registry, health: HealthReader
       this.set(lag ?? 0);
     },
   });
+}
+
+/**
+ * The stored-row cache (API_ROW_CACHE_MB): rows found and fetched per table, drops on a store
+ * identity change, and the bytes held (read at each scrape).
+ */
+export function rowCacheMetrics(registry: Registry, bytes: () => number): RowCacheObserver {
+  const lookups =
+    (registry.getSingleMetric('rollup_indexer_api_row_cache_rows_total') as Counter<string> | undefined) ??
+    new Counter({
+      name: 'rollup_indexer_api_row_cache_rows_total',
+      help: 'Stored rows a list page asked the row cache for, by table and result (hit, miss)',
+      labelNames: ['table', 'result'],
+      registers: [registry],
+    });
+  const drops =
+    (registry.getSingleMetric('rollup_indexer_api_row_cache_drops_total') as Counter | undefined) ??
+    new Counter({
+      name: 'rollup_indexer_api_row_cache_drops_total',
+      help: 'Times the row cache dropped every row: the store was reset, re-ingested or migrated',
+      registers: [registry],
+    });
+  if (!registry.getSingleMetric('rollup_indexer_api_row_cache_bytes')) {
+    new Gauge({
+      name: 'rollup_indexer_api_row_cache_bytes',
+      help: 'Bytes the row cache holds (rows and a per-row estimate of their overhead)',
+      registers: [registry],
+      collect() {
+        this.set(bytes());
+      },
+    });
+  }
+  return {
+    looked(table, hits, misses) {
+      if (hits > 0) lookups.inc({ table, result: 'hit' }, hits);
+      if (misses > 0) lookups.inc({ table, result: 'miss' }, misses);
+    },
+    dropped: () => drops.inc(),
+  };
 }

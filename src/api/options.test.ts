@@ -33,6 +33,15 @@ describe('loadApiOptions', () => {
     );
   });
 
+  it('sizes the row cache in MiB (128 by default, 0 = off)', () => {
+    const env = { CHAIN_ID: 'x', VM_TYPE: 'move' };
+    expect(loadApiOptions(env).rowCacheBytes).toBe(128 * 1024 * 1024);
+    expect(loadApiOptions({ ...env, API_ROW_CACHE_MB: '0' }).rowCacheBytes).toBe(0);
+    expect(loadApiOptions({ ...env, API_ROW_CACHE_MB: '512' }).rowCacheBytes).toBe(512 * 1024 * 1024);
+    expect(() => loadApiOptions({ ...env, API_ROW_CACHE_MB: '1.5' })).toThrow(/API_ROW_CACHE_MB/);
+    expect(() => loadApiOptions({ ...env, API_ROW_CACHE_MB: '100000' })).toThrow(/API_ROW_CACHE_MB/);
+  });
+
   it('names the bad variable', () => {
     expect(() => loadApiOptions({ CHAIN_ID: 'x', VM_TYPE: 'cosmos' })).toThrow(/VM_TYPE/);
     expect(() => loadApiOptions({ CHAIN_ID: 'x', VM_TYPE: 'evm', PORT: 'http' })).toThrow(/PORT/);

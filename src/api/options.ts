@@ -37,6 +37,8 @@ export interface ApiOptions {
   cache: boolean;
   /** Memory budget of the response cache. */
   cacheMaxBytes: number;
+  /** Memory budget of the stored-row cache behind the tx list pages (API_ROW_CACHE_MB); 0 = off. */
+  rowCacheBytes: number;
   cors: CorsOptions;
   /** Budget for `pagination.total` counts; past it the total is "-1". */
   countTimeoutMs: number;
@@ -112,6 +114,7 @@ const envSchema = z.object({
     .default('init'),
   API_CACHE: boolText.default(true),
   API_CACHE_MAX_BYTES: intText(0, 68_719_476_736).default(64 * 1024 * 1024),
+  API_ROW_CACHE_MB: intText(0, 65_536).default(128),
   // On by default (spec/api.md decision 9): explorers and wallets call the API from the browser,
   // and a read-only API of public chain data with no cookies has nothing to protect by origin.
   CORS_ENABLED: boolText.default(true),
@@ -204,6 +207,7 @@ export function loadApiOptions(
     accountPrefix: e.ACCOUNT_ADDRESS_PREFIX,
     cache: e.API_CACHE,
     cacheMaxBytes: e.API_CACHE_MAX_BYTES,
+    rowCacheBytes: e.API_ROW_CACHE_MB * 1024 * 1024,
     cors: {
       enabled: e.CORS_ENABLED,
       allowOrigins: e.CORS_ALLOW_ORIGINS.split(',')

@@ -1,5 +1,6 @@
 import { AppError } from '../../shared/errors.js';
 import type { Db } from '../db.js';
+import type { RowCache } from './row-cache.js';
 import { overloadedError, type WorkLimiter } from './work-limiter.js';
 
 /** What every reader needs: the (read-only) database and the time budget for totals. */
@@ -13,6 +14,8 @@ export interface ReaderContext {
   maxOffset?: number;
   /** Cap on concurrent exact counts and offset scans (API_MAX_EXPENSIVE_QUERIES); none when unset. */
   expensive?: WorkLimiter;
+  /** Stored JSON rows by sequence (API_ROW_CACHE_MB); list pages read only their sequences then. */
+  rowCache?: RowCache;
 }
 
 /**

@@ -9,6 +9,7 @@ import {
   type JsonText,
   type ReaderContext,
 } from './context.js';
+import type { RowCache } from './row-cache.js';
 
 /**
  * Shared reader for a table of rendered JSON rows keyed by a gapless `sequence`
@@ -37,26 +38,83 @@ interface SeqRow {
 }
 
 /**
+ * A page statement in two forms: `sql('rows')` selects `sequence, data` of the page's rows in page
+ * order (one statement), `sql('sequences')` only their `sequence`s (an index scan that never
+ * touches the stored JSON), for a reader with a row cache.
+ */
+interface PageStatement {
+  sql(select: 'rows' | 'sequences'): string;
+  params: unknown[];
+  offsetScan: boolean;
+}
+
+/**
  * One page of rows and, when `total` is given, its total, fetched concurrently. A statement that
  * scans an OFFSET runs under the expensive-query cap.
  */
 async function fetchPage(
   ctx: ReaderContext,
-  statement: { sql: string; params: unknown[]; offsetScan: boolean },
+  main: SequenceTables['main'],
+  statement: PageStatement,
   limit: number,
   total: (() => Promise<string>) | false,
 ): Promise<JsonPage> {
+  const cache = ctx.rowCache;
   const rowsQuery = runOffsetScan(ctx, statement.offsetScan, () =>
-    queryStoredJson<SeqRow>(ctx, statement.sql, statement.params),
+    cache ? cachedPage(ctx, cache, main, statement, limit) : storedPage(ctx, statement, limit),
   );
-  const [rows, count] = await Promise.all([rowsQuery, total ? total() : '0']);
-  const page = takePage(rows.rows, limit);
+  const [page, count] = await Promise.all([rowsQuery, total ? total() : '0']);
+  return { ...page, total: count };
+}
+
+type PageRows = Omit<JsonPage, 'total'>;
+
+async function storedPage(ctx: ReaderContext, statement: PageStatement, limit: number): Promise<PageRows> {
+  const { rows } = await queryStoredJson<SeqRow>(ctx, statement.sql('rows'), statement.params);
+  const page = takePage(rows, limit);
   return {
     items: page.rows.map((r) => r.data),
     lastValue: page.rows.at(-1)?.sequence,
     hasMore: page.hasMore,
-    total: count,
   };
+}
+
+/**
+ * The page's sequences first, then the rows: from the row cache, the rest in one primary-key
+ * read. Both statements go to the same database (a replica's own rows, never a mix).
+ */
+async function cachedPage(
+  ctx: ReaderContext,
+  cache: RowCache,
+  main: SequenceTables['main'],
+  statement: PageStatement,
+  limit: number,
+): Promise<PageRows> {
+  const { rows } = await ctx.db.query<{ sequence: number }>(statement.sql('sequences'), statement.params);
+  const page = takePage(rows, limit);
+  const sequences = page.rows.map((r) => Number(r.sequence));
+  const items = await cache.rows(main, sequences, async (missing) => {
+    const fetched = await queryStoredJson<SeqRow>(
+      ctx,
+      `SELECT sequence, data FROM ${main} WHERE sequence = ANY($1::bigint[])`,
+      [missing],
+    );
+    return fetched.rows;
+  });
+  return { items, lastValue: sequences.at(-1), hasMore: page.hasMore };
+}
+
+/** A page of the main table's rows through a subquery of edges that yields the page's sequences. */
+function joinedStatement(
+  main: SequenceTables['main'],
+  sequences: string,
+  desc: boolean,
+): PageStatement['sql'] {
+  return (select) =>
+    select === 'sequences'
+      ? sequences
+      : `SELECT t.sequence, t.data FROM (${sequences}) q JOIN ${main} t ON t.sequence = q.sequence ` +
+        `ORDER BY t.sequence ${desc ? 'DESC' : 'ASC'}`;
 }
 
 function msgTypeCondition(tables: SequenceTables, alias: string, params: unknown[], ids: readonly number[]) {
@@ -83,7 +141,13 @@ export async function listAll(
     });
     return fetchPage(
       ctx,
-      { sql: `SELECT sequence, data FROM ${tables.main} WHERE true${where}${tail}`, params, offsetScan },
+      tables.main,
+      {
+        sql: (select) =>
+          `SELECT ${select === 'rows' ? 'sequence, data' : 'sequence'} FROM ${tables.main} WHERE true${where}${tail}`,
+        params,
+        offsetScan,
+      },
       plan.limit,
       options.countTotal &&
         (() => plainCount(ctx, `SELECT COALESCE(MAX(sequence), 0) AS n FROM ${tables.main}`)),
@@ -142,15 +206,15 @@ async function listByTypeEdges(
     perType = ` LIMIT $${params.length}`;
   }
   const limits = limitSql(plan.limit, plan.offset, params);
-  const sql =
-    `SELECT t.sequence, t.data FROM (SELECT DISTINCT s.sequence FROM unnest($1::int[]) AS mt(id) ` +
+  const sequences =
+    `SELECT DISTINCT s.sequence FROM unnest($1::int[]) AS mt(id) ` +
     `CROSS JOIN LATERAL (SELECT sequence FROM ${scan.edges} WHERE msg_type_id = mt.id${scan.condition}${bound} ` +
-    `ORDER BY sequence ${dir}${perType}) s ORDER BY s.sequence ${dir}${limits}) q ` +
-    `JOIN ${main} t ON t.sequence = q.sequence ORDER BY t.sequence ${dir}`;
+    `ORDER BY sequence ${dir}${perType}) s ORDER BY s.sequence ${dir}${limits}`;
   const { countSql } = scan;
   return fetchPage(
     ctx,
-    { sql, params, offsetScan: plan.offset > 0 },
+    main,
+    { sql: joinedStatement(main, sequences, plan.desc), params, offsetScan: plan.offset > 0 },
     plan.limit,
     countSql !== false && (() => plainCount(ctx, countSql, filterParams)),
   );
@@ -186,13 +250,11 @@ export async function listByAccount(
   const filter = `a.account_id = $1${options.signerOnly ? ' AND a.signer' : ''}`;
   const params = [...filterParams];
   const { where, tail, offsetScan } = keysetSql(plan, 'a.sequence', params, { maxOffset: ctx.maxOffset });
-  const dir = plan.desc ? 'DESC' : 'ASC';
-  const sql =
-    `SELECT t.sequence, t.data FROM (SELECT a.sequence FROM ${tables.accounts} a WHERE ${filter}${where}${tail}) q ` +
-    `JOIN ${tables.main} t ON t.sequence = q.sequence ORDER BY t.sequence ${dir}`;
+  const sequences = `SELECT a.sequence FROM ${tables.accounts} a WHERE ${filter}${where}${tail}`;
   return fetchPage(
     ctx,
-    { sql, params, offsetScan },
+    tables.main,
+    { sql: joinedStatement(tables.main, sequences, plan.desc), params, offsetScan },
     plan.limit,
     options.countTotal && (() => accountTotal(ctx, tables, options)),
   );
@@ -251,8 +313,11 @@ async function listWhere(
   const keyset = keysetSql(plan, 't.sequence', params, { maxOffset: ctx.maxOffset });
   return fetchPage(
     ctx,
+    tables.main,
     {
-      sql: `SELECT t.sequence, t.data FROM ${tables.main} t WHERE ${filter}${keyset.where}${keyset.tail}`,
+      sql: (select) =>
+        `SELECT ${select === 'rows' ? 't.sequence, t.data' : 't.sequence'} FROM ${tables.main} t ` +
+        `WHERE ${filter}${keyset.where}${keyset.tail}`,
       params,
       offsetScan: keyset.offsetScan,
     },

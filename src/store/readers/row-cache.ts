@@ -1,0 +1,225 @@
+import { AppError } from '../../shared/errors.js';
+import type { Queryable } from '../db.js';
+import type { JsonText } from './context.js';
+
+/**
+ * The API's memory of stored JSON rows by `sequence` (issue 24). A committed row of `tx`, `evm_tx`
+ * or `evm_internal_tx` never changes: ingest only INSERTs them (src/store/writers: no UPDATE or
+ * DELETE of these tables; one transaction per batch with its checkpoint), so a list page can
+ * read just its sequences (an index scan) and fetch only the rows this process has not seen yet.
+ * Hot pages then cost PostgreSQL almost nothing and the API only copies bytes it holds.
+ *
+ * What can still change a row under a running API is not ingest: a database reset or re-ingest
+ * (another chain, or the same one rendered by another release) and a data migration (0009 rewrote
+ * `tx.data` in place). Each moves the store's identity — `chain_meta` (re-created on a reset), the
+ * latest applied migration, or the block checkpoint going backwards — which is read at most every
+ * `checkEveryMs`, before any row is served from memory: a cached row is served only while the
+ * identity it was read under was confirmed within that interval (the list routes' response cache
+ * already serves answers up to 1 s old). A change drops every row.
+ */
+
+export type RowTable = 'tx' | 'evm_tx' | 'evm_internal_tx';
+
+/** What moves when the stored rows may have been replaced (see above). */
+export interface StoreIdentity {
+  /** Chain and its `chain_meta` creation time, latest migration: any change drops the cache. */
+  key: string;
+  /** Block checkpoint height: going backwards drops the cache (a re-ingest from scratch). */
+  height: number;
+}
+
+export interface RowCacheObserver {
+  looked(table: RowTable, hits: number, misses: number): void;
+  /** Every cached row was dropped because the store's identity changed. */
+  dropped(): void;
+}
+
+export interface RowCache {
+  /**
+   * The rows of `sequences` in that order: from memory, the rest from `fetch` (which must return
+   * each asked sequence once). A sequence `fetch` does not return fails with `db_rows_changed`.
+   */
+  rows(table: RowTable, sequences: readonly number[], fetch: RowFetch): Promise<JsonText[]>;
+  /** Bytes held (rows plus a per-entry estimate). */
+  bytes(): number;
+}
+
+export type RowFetch = (missing: number[]) => Promise<{ sequence: number; data: JsonText }[]>;
+
+/** Map entry, Buffer object and its own backing store: a rough per-row overhead. */
+const ENTRY_OVERHEAD = 160;
+const TABLE_INDEX: Record<RowTable, number> = { tx: 0, evm_tx: 1, evm_internal_tx: 2 };
+
+export function createRowCache(options: {
+  maxBytes: number;
+  identity: () => Promise<StoreIdentity>;
+  checkEveryMs: number;
+  observer?: RowCacheObserver;
+  now?: () => number;
+}): RowCache {
+  const now = options.now ?? Date.now;
+  // One store for the three tables (keys carry the table), so they share the budget.
+  const rowsOf = createGenerations(options.maxBytes);
+  const seenBefore = createDoorkeeper(Math.max(1024, Math.floor(options.maxBytes / 1024)));
+  /** Bumped on every drop: a fetch that started before it must not fill the new generation. */
+  let generation = 0;
+  let known: StoreIdentity | undefined;
+  let checkedAt = -Infinity;
+  let checking: Promise<void> | undefined;
+
+  /** Forgets every row, and every fetch still running (it may have read the old store). */
+  const drop = () => {
+    if (rowsOf.bytes() > 0) options.observer?.dropped();
+    rowsOf.clear();
+    generation += 1;
+  };
+
+  /**
+   * `next` undefined: the identity could not be read. Rows are kept only while consecutive reads
+   * agree; after a failed read nothing held is trusted again, whatever the next read says.
+   */
+  const observe = (next: StoreIdentity | undefined) => {
+    const same =
+      next !== undefined && known !== undefined && next.key === known.key && next.height >= known.height;
+    if (!same) drop();
+    known = next;
+    checkedAt = now();
+  };
+
+  /** Confirms the identity once it is due: one short query, shared by concurrent callers. */
+  const confirm = (): Promise<void> | undefined => {
+    if (now() - checkedAt < options.checkEveryMs) return undefined;
+    checking ??= options
+      .identity()
+      .then(observe, () => observe(undefined))
+      .finally(() => {
+        checking = undefined;
+      });
+    return checking;
+  };
+
+  return {
+    async rows(table, sequences, fetch) {
+      await confirm();
+      const tableIndex = TABLE_INDEX[table];
+      const keyOf = (sequence: number) => sequence * 4 + tableIndex;
+      const found = sequences.map((sequence) => rowsOf.get(keyOf(sequence)));
+      const missing = sequences.filter((_, i) => found[i] === undefined);
+      options.observer?.looked(table, sequences.length - missing.length, missing.length);
+      if (missing.length === 0) return found as Buffer[];
+      const fillGeneration = generation;
+      const fetched = new Map<number, JsonText>();
+      for (const row of await fetch(missing)) fetched.set(Number(row.sequence), row.data);
+      return sequences.map((sequence, i) => {
+        const cached = found[i];
+        if (cached !== undefined) return cached;
+        const row = fetched.get(sequence);
+        if (row === undefined) throw rowsChanged(table, sequence);
+        const key = keyOf(sequence);
+        if (generation === fillGeneration && seenBefore(key)) rowsOf.put(key, ownedCopy(row));
+        return row;
+      });
+    },
+    bytes: () => rowsOf.bytes(),
+  };
+}
+
+/**
+ * Least-recently-used in two generations (O(1), no ordering to maintain): rows enter the young
+ * map; a hit in the old one moves the row to the young one; once the young map holds half the
+ * budget it becomes the old one and the old one is dropped whole. Rows used within the last half
+ * budget of fills are always held. (A Map kept in LRU order and evicted from its front is
+ * O(deleted entries) per eviction in V8: its iteration walks the deleted slots.)
+ */
+function createGenerations(maxBytes: number) {
+  let young = new Map<number, Buffer>();
+  let old = new Map<number, Buffer>();
+  let youngBytes = 0;
+  let oldBytes = 0;
+  const size = (row: Buffer) => row.length + ENTRY_OVERHEAD;
+  const put = (key: number, row: Buffer) => {
+    // A row larger than this would evict a large part of the cache for one entry.
+    if (size(row) > maxBytes / 16) return;
+    young.set(key, row);
+    youngBytes += size(row);
+    if (youngBytes < maxBytes / 2) return;
+    old = young;
+    oldBytes = youngBytes;
+    young = new Map();
+    youngBytes = 0;
+  };
+  return {
+    get(key: number): Buffer | undefined {
+      const row = young.get(key);
+      if (row !== undefined) return row;
+      const aged = old.get(key);
+      if (aged === undefined) return undefined;
+      old.delete(key);
+      oldBytes -= size(aged);
+      put(key, aged);
+      return aged;
+    },
+    put,
+    bytes: () => youngBytes + oldBytes,
+    clear() {
+      young = new Map();
+      old = new Map();
+      youngBytes = 0;
+      oldBytes = 0;
+    },
+  };
+}
+
+/**
+ * Admission: a row is held from its second fetch on. Held rows are memory that outlives the page
+ * (V8 external memory, collected only by full mark-compacts), so a load of pages read once — a
+ * crawler walking deep history — would churn the cache and pay those collections for nothing; a
+ * page asked twice is worth keeping. Remembers up to 2 × `maxKeys` keys (two generations of Sets).
+ */
+function createDoorkeeper(maxKeys: number): (key: number) => boolean {
+  let recent = new Set<number>();
+  let older = new Set<number>();
+  return (key) => {
+    if (recent.has(key) || older.has(key)) return true;
+    recent.add(key);
+    if (recent.size >= maxKeys) {
+      older = recent;
+      recent = new Set();
+    }
+    return false;
+  };
+}
+
+/**
+ * Memory only the cache references: a Buffer that is exactly its own backing store is kept (the
+ * driver's copy of a large row), anything else is copied — a view into a reused read buffer
+ * (pg-socket.ts) would change under the cache, a slice of Node's shared pool would pin the pool.
+ */
+export function ownedCopy(data: JsonText): Buffer {
+  if (typeof data === 'string') data = Buffer.from(data, 'utf8');
+  if (data.byteOffset === 0 && data.buffer.byteLength === data.length) return data;
+  const copy = Buffer.allocUnsafeSlow(data.length);
+  data.copy(copy);
+  return copy;
+}
+
+/**
+ * A page's sequences were read, but one of its rows was not there a statement later: the store was
+ * reset under the API. Retrying reads the new store.
+ */
+function rowsChanged(table: RowTable, sequence: number): AppError {
+  return new AppError('db_rows_changed', `row ${sequence} of ${table} vanished between two statements`, {
+    retryable: true,
+  });
+}
+
+/** The store's identity: one short statement (three primary-key or tiny-table reads). */
+export async function readStoreIdentity(db: Queryable): Promise<StoreIdentity> {
+  const { rows } = await db.query<{ chain: string | null; migration: string | null; height: unknown }>(
+    `SELECT (SELECT chain_id || ' ' || vm_type || ' ' || extract(epoch FROM created_at)::text FROM chain_meta) AS chain,
+            (SELECT max(name) FROM schema_migrations) AS migration,
+            (SELECT height FROM checkpoint WHERE stream = 'blocks') AS height`,
+  );
+  const row = rows[0];
+  return { key: `${row?.chain ?? ''}\u0000${row?.migration ?? ''}`, height: Number(row?.height ?? 0) };
+}
