@@ -3,6 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { createPostgresDb, type Db } from '../../src/store/db.js';
 import { createPgliteDb } from '../../src/store/pglite.js';
 import { migrate } from '../../src/store/migrate.js';
+import type { VmType } from '../../src/sim/types.js';
 
 export interface TestDbFactory {
   name: 'pglite' | 'postgres';
@@ -16,6 +17,18 @@ export function testDbFactories(): TestDbFactory[] {
   const url = process.env.TEST_DATABASE_URL;
   if (url) factories.push({ name: 'postgres', create: (options) => createPostgresTestDb(url, options) });
   return factories;
+}
+
+/**
+ * The VMs a heavy end-to-end suite (thousands of blocks, killed processes) runs on a store. What
+ * differs by VM (collectors, stages, node clients) runs the same SQL on either store, and what
+ * differs by store (driver, recovery of a killed data directory) does not depend on the VM. So
+ * with PostgreSQL in the run it takes all three and PGlite — 3-4x slower per block, most of these
+ * suites' CI time on all three — Move, the VM with every stage on; alone, PGlite takes all three.
+ */
+export function heavySuiteVms(store: string): readonly VmType[] {
+  const all: readonly VmType[] = ['move', 'wasm', 'evm'];
+  return store === 'pglite' && process.env.TEST_DATABASE_URL ? ['move'] : all;
 }
 
 /**

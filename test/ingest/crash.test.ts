@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { createSimulator } from '../../src/sim/simulator.js';
 import type { VmType } from '../../src/sim/types.js';
 import { crashTargets, followIndexer, seeded, type CrashStore } from '../helpers/crash.js';
+import { heavySuiteVms } from '../helpers/db.js';
 import {
   expectIngestMatchesTruth,
   expectNftMatchesTruth,
@@ -22,7 +23,7 @@ const PLAN: Record<VmType, { head: number; signals: NodeJS.Signals[] }> = {
 };
 
 describe.each(crashTargets())('crash safety on $name', (target) => {
-  it.each(['move', 'wasm', 'evm'] as const)(
+  it.each(heavySuiteVms(target.name))(
     '%s: SIGKILLs (and a SIGTERM) that each land mid-backfill leave no gap and no duplicate',
     { timeout: 600_000 },
     async (vm) => {

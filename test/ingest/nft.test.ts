@@ -1,5 +1,5 @@
 import { toBech32 } from '../../src/shared/address.js';
-import { testDbFactories } from '../helpers/db.js';
+import { heavySuiteVms, testDbFactories } from '../helpers/db.js';
 import { indexSimulator } from '../helpers/ingest.js';
 import { describe, expect, it } from 'vitest';
 import {
@@ -12,7 +12,7 @@ import {
 const HEAD = Number(process.env.NFT_TEST_HEAD ?? 2_000);
 
 describe.each(testDbFactories())('NFT ingest on $name', (factory) => {
-  for (const vm of ['move', 'wasm', 'evm'] as const) {
+  for (const vm of heavySuiteVms(factory.name)) {
     it(
       `indexes ${HEAD} ${vm} blocks: NFT tables equal the simulator's truth`,
       { timeout: 600_000 },
