@@ -1,13 +1,13 @@
+import { readFile } from 'node:fs/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Db } from '../../src/store/db.js';
-import { migrate, migrationNames } from '../../src/store/migrate.js';
 import { testDbFactories } from '../helpers/db.js';
 import { indexSimulator } from '../helpers/ingest.js';
 
 /**
  * Migration 0013 stores the JSON columns lz4-compressed where the server has lz4 (PostgreSQL
  * built with it) and changes nothing elsewhere (PGlite). An EVM chain is indexed through the real
- * pipeline up to a height, the migration applied, and the rest indexed: rows written before keep
+ * pipeline up to a height, the migration's statements applied, and the rest indexed: rows written before keep
  * pglz, rows written after take the column's method, and no table was rewritten.
  */
 const MIGRATION = '20261127_0013_json_lz4.sql';
@@ -44,8 +44,13 @@ describe.each(testDbFactories())('JSON column compression, migration 0013 ($name
   let dispose: () => Promise<void>;
   let nodesAtMigration: Awaited<ReturnType<typeof fileNodes>> = [];
   beforeAll(async () => {
-    const names = await migrationNames();
-    ({ db, dispose } = await factory.create({ upTo: names[names.indexOf(MIGRATION) - 1]! }));
+    // Today's schema (the writers need all of it) with the JSON columns put back to the server's
+    // default, as they were before 0013; at the stop, 0013's own statements run as the runner
+    // runs a file (one transaction).
+    ({ db, dispose } = await factory.create());
+    for (const table of ['tx', 'evm_tx', 'evm_internal_tx'])
+      await db.exec(`ALTER TABLE ${table} ALTER COLUMN data SET COMPRESSION default`);
+    const sql = await readFile(new URL(`../../migrations/${MIGRATION}`, import.meta.url), 'utf8');
     const indexed = await indexSimulator({
       db,
       vm: 'evm',
@@ -55,7 +60,7 @@ describe.each(testDbFactories())('JSON column compression, migration 0013 ($name
         heights: [STOP],
         at: async () => {
           nodesAtMigration = await fileNodes(db);
-          expect((await migrate(db, { upTo: MIGRATION })).applied).toEqual([MIGRATION]);
+          await db.exec(`BEGIN;\n${sql}\nCOMMIT;`);
         },
       },
     });
