@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
 import type { HealthReader } from '../store/readers/health.js';
 import type { RowCacheObserver } from '../store/readers/row-cache.js';
+import { registeredMetric } from '../shared/metrics.js';
 
 /** Request count and latency per route template and status class, on the process registry. */
 export function installHttpMetrics(app: FastifyInstance, registry: Registry): void {
@@ -37,14 +38,17 @@ export function installHttpMetrics(app: FastifyInstance, registry: Registry): vo
  */
 export function refusalCounter(registry: Registry): (reason: 'rate_limit' | 'expensive_cap') => void {
   const name = 'rollup_indexer_api_refused_total';
-  const counter =
-    (registry.getSingleMetric(name) as Counter<string> | undefined) ??
-    new Counter({
-      name,
-      help: 'Requests or queries refused by API_RATE_LIMIT or API_MAX_EXPENSIVE_QUERIES',
-      labelNames: ['reason'],
-      registers: [registry],
-    });
+  const counter = registeredMetric(
+    registry,
+    name,
+    () =>
+      new Counter({
+        name,
+        help: 'Requests or queries refused by API_RATE_LIMIT or API_MAX_EXPENSIVE_QUERIES',
+        labelNames: ['reason'],
+        registers: [registry],
+      }),
+  );
   return (reason) => counter.inc({ reason });
 }
 
@@ -71,31 +75,43 @@ export function installReplicaLagMetric(registry: Registry, health: HealthReader
  * identity change, and the bytes held (read at each scrape).
  */
 export function rowCacheMetrics(registry: Registry, bytes: () => number): RowCacheObserver {
-  const lookups =
-    (registry.getSingleMetric('rollup_indexer_api_row_cache_rows_total') as Counter<string> | undefined) ??
-    new Counter({
-      name: 'rollup_indexer_api_row_cache_rows_total',
-      help: 'Stored rows a list page asked the row cache for, by table and result (hit, miss)',
-      labelNames: ['table', 'result'],
-      registers: [registry],
-    });
-  const drops =
-    (registry.getSingleMetric('rollup_indexer_api_row_cache_drops_total') as Counter | undefined) ??
-    new Counter({
-      name: 'rollup_indexer_api_row_cache_drops_total',
-      help: 'Times the row cache dropped every row: the store was reset, re-ingested or migrated',
-      registers: [registry],
-    });
-  if (!registry.getSingleMetric('rollup_indexer_api_row_cache_bytes')) {
-    new Gauge({
-      name: 'rollup_indexer_api_row_cache_bytes',
-      help: 'Bytes the row cache holds (rows and a per-row estimate of their overhead)',
-      registers: [registry],
-      collect() {
-        this.set(bytes());
-      },
-    });
-  }
+  const rowsName = 'rollup_indexer_api_row_cache_rows_total';
+  const lookups = registeredMetric(
+    registry,
+    rowsName,
+    () =>
+      new Counter({
+        name: rowsName,
+        help: 'Stored rows a list page asked the row cache for, by table and result (hit, miss)',
+        labelNames: ['table', 'result'],
+        registers: [registry],
+      }),
+  );
+  const dropsName = 'rollup_indexer_api_row_cache_drops_total';
+  const drops = registeredMetric(
+    registry,
+    dropsName,
+    () =>
+      new Counter({
+        name: dropsName,
+        help: 'Times the row cache dropped every row: the store was reset, re-ingested or migrated',
+        registers: [registry],
+      }),
+  );
+  const bytesName = 'rollup_indexer_api_row_cache_bytes';
+  registeredMetric(
+    registry,
+    bytesName,
+    () =>
+      new Gauge({
+        name: bytesName,
+        help: 'Bytes the row cache holds (rows and a per-row estimate of their overhead)',
+        registers: [registry],
+        collect() {
+          this.set(bytes());
+        },
+      }),
+  );
   return {
     looked(table, hits, misses) {
       if (hits > 0) lookups.inc({ table, result: 'hit' }, hits);

@@ -10,3 +10,11 @@ export function createMetricsRegistry(
   if (options.defaultMetrics) collectDefaultMetrics({ register: registry, prefix: 'rollup_indexer_' });
   return registry;
 }
+
+/**
+ * The metric named `name` on the registry, made by `make` the first time: several apps (tests,
+ * `start` with its API and ingest) share one registry, and prom-client refuses a second register.
+ */
+export function registeredMetric<M>(registry: Registry, name: string, make: () => M): M {
+  return (registry.getSingleMetric(name) as M | undefined) ?? make();
+}

@@ -1,4 +1,5 @@
 import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
+import { registeredMetric } from '../../shared/metrics.js';
 import type { StreamRoute } from './hub.js';
 
 /** What /metrics shows of the live streams (spec/stream.md §3). */
@@ -13,8 +14,7 @@ export interface StreamMetrics {
 }
 
 export function createStreamMetrics(registry: Registry): StreamMetrics {
-  const metric = <M>(name: string, make: () => M): M =>
-    (registry.getSingleMetric(name) as M | undefined) ?? make();
+  const metric = <M>(name: string, make: () => M): M => registeredMetric(registry, name, make);
   const open = metric(
     'rollup_indexer_stream_subscribers',
     () =>
