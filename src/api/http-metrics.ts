@@ -6,24 +6,31 @@ import { registeredMetric } from '../shared/metrics.js';
 
 /** Request count and latency per route template and status class, on the process registry. */
 export function installHttpMetrics(app: FastifyInstance, registry: Registry): void {
-  const requests =
-    (registry.getSingleMetric('rollup_indexer_http_requests_total') as Counter<string> | undefined) ??
-    new Counter({
-      name: 'rollup_indexer_http_requests_total',
-      help: 'HTTP requests answered by the API',
-      labelNames: ['method', 'route', 'status_class'],
-      registers: [registry],
-    });
-  const duration =
-    (registry.getSingleMetric('rollup_indexer_http_request_duration_seconds') as
-      Histogram<string> | undefined) ??
-    new Histogram({
-      name: 'rollup_indexer_http_request_duration_seconds',
-      help: 'API request latency',
-      labelNames: ['method', 'route'],
-      buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
-      registers: [registry],
-    });
+  const requestsName = 'rollup_indexer_http_requests_total';
+  const requests = registeredMetric(
+    registry,
+    requestsName,
+    () =>
+      new Counter({
+        name: requestsName,
+        help: 'HTTP requests answered by the API',
+        labelNames: ['method', 'route', 'status_class'],
+        registers: [registry],
+      }),
+  );
+  const durationName = 'rollup_indexer_http_request_duration_seconds';
+  const duration = registeredMetric(
+    registry,
+    durationName,
+    () =>
+      new Histogram({
+        name: durationName,
+        help: 'API request latency',
+        labelNames: ['method', 'route'],
+        buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
+        registers: [registry],
+      }),
+  );
   app.addHook('onResponse', async (request, reply) => {
     const route = request.routeOptions.url ?? 'unmatched';
     const statusClass = `${Math.floor(reply.statusCode / 100)}xx`;
