@@ -1,6 +1,6 @@
 /**
  * How many rows a Move token's tx history has, read the old way (txs with NFT events: tx_nfts)
- * and the way api.md decision 10 asks (txs whose accounts include the NFT's object address:
+ * and the way docs/api.md §0.10 asks (txs whose accounts include the NFT's object address:
  * tx_accounts), summed over the live tokens and for a few of them (issue 19 item 3 figure).
  * The chain is the one test/api/nft-e2e.test.ts indexes (Move, 16 accounts, 0-3 txs per block).
  *   npx tsx bench/nft-history-rows.ts [--head 2000]

@@ -5,7 +5,7 @@
  * figures are collections per 1,000 pages (perf_hooks 'gc' entries) and CPU per page; the counts do
  * not depend on how loaded the host is. Run it against another checkout's code with --src.
  *
- *   npx tsx bench/pg-page-gc.ts --src /work/wt/main-ref --pages 2000
+ *   npx tsx bench/pg-page-gc.ts --src ../other-checkout --pages 2000
  */
 import { once } from 'node:events';
 import { createServer, type AddressInfo } from 'node:net';

@@ -146,7 +146,7 @@ export async function createApiApp(ctx: ApiContext): Promise<FastifyInstance> {
   for (const schema of SHARED_SCHEMAS) app.addSchema(schema);
   if (options.vmType === 'evm') for (const schema of EVM_SCHEMAS) app.addSchema(schema);
 
-  // The reference sends `application/json` without a charset (spec §1.4).
+  // The reference sends `application/json` without a charset (docs/api.md §1.4).
   app.addHook('onSend', async (_request, reply, payload) => {
     if (reply.getHeader('content-type') === 'application/json; charset=utf-8') {
       void reply.header('content-type', 'application/json');

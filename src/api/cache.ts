@@ -1,7 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 
 /**
- * In-process response cache (spec/api.md §1.6): key = method + raw URL (path as sent plus the
+ * In-process response cache (docs/api.md §1.6): key = method + raw URL (path as sent plus the
  * raw query string), TTL per route, only successful bodies stored, `X-Cache: hit|miss`.
  * A request `Cache-Control: no-store` bypasses it (no X-Cache); `no-cache` skips the look-up
  * but stores the fresh answer.

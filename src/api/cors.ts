@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import type { CorsOptions } from './options.js';
 
 /**
- * CORS exactly as spec/api.md §1.3 (the reference's middleware): wildcard or exact/`*.suffix`
+ * CORS exactly as docs/api.md §1.3 (the reference's middleware): wildcard or exact/`*.suffix`
  * origins, the allowed origin echoed lower-cased, disallowed origins served without CORS
  * headers, preflight (OPTIONS + Origin + Access-Control-Request-Method) answered 204.
  */

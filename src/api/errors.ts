@@ -3,7 +3,7 @@ import { AppError, InputError, NotFoundError } from '../shared/errors.js';
 import type { Logger } from '../shared/logger.js';
 
 /**
- * The JSON error model of spec/api.md (decision 1): `{code, message, details}` with gRPC codes
+ * The JSON error model of docs/api.md §0.1: `{code, message, details}` with gRPC codes
  * 3 invalid argument (400, 413, 431), 5 not found (404), 8 resource exhausted (429, the optional
  * rate limit), 12 unimplemented (404/405/501), 14 unavailable (503), 13 internal (500).
  * 5xx messages are generic (except the documented 503 causes); causes go to the log.

@@ -5,7 +5,7 @@ import { GrpcCode, type ErrorBody } from './errors.js';
 
 /**
  * The HTTP edge: answers that Node's parser or Fastify produce before (or instead of) routing,
- * brought under the JSON error model `{code,message,details}` (decision 1): malformed requests,
+ * brought under the JSON error model `{code,message,details}` (docs/api.md §0.1): malformed requests,
  * oversized headers, unknown methods, CONNECT, odd `Expect` values and the shutdown window.
  * Node never builds a request object for these, so they are written as raw HTTP/1.1 answers.
  */

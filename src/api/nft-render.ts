@@ -8,7 +8,7 @@ import {
 import type { CollectionRow } from '../store/readers/nft-collections.js';
 import type { TokenRow } from '../store/readers/nft-tokens.js';
 
-/** NFT objects of spec/api.md §5.6–5.7 in their field order, and the keys of the NFT lists. */
+/** NFT objects of docs/api.md §5.6–5.7 in their field order, and the keys of the NFT lists. */
 
 /** Go's RFC3339Nano of a microsecond time: trailing zeros of the fraction dropped, 'Z'. */
 export function rfc3339Nano(ts: string): string {
@@ -53,11 +53,11 @@ export function tokenCursor(row: TokenRow, spansCollections: boolean): Record<st
 }
 
 /**
- * Keys of the offset-default NFT lists (§2.3 builder B with decision 3): a JSON cursor when the
+ * Keys of the offset-default NFT lists (docs/api.md §2.3 builder B with docs/api.md §0.3): a JSON cursor when the
  * client sent one; otherwise base64 integer offsets like the reference, until the next offset
  * would pass the deepest offset the server scans (API_MAX_OFFSET): from there the next key is the
  * last row's cursor, a key look-up at any depth, so every key handed out is honoured.
- * `offsetOnly` (by_name) always answers integer keys: it ignores JSON cursors (§7 item 24).
+ * `offsetOnly` (by_name) always answers integer keys: it ignores JSON cursors (docs/api.md §4.6.3).
  */
 export function nftPagination(
   page: PageRequest,

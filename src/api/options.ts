@@ -12,7 +12,7 @@ import { InputError } from '../shared/errors.js';
 
 export type { VmType } from '../shared/config.js';
 
-/** CORS settings of spec/api.md §1.3; defaults per its decision 9 (on, `*`, read-only methods). */
+/** CORS settings of docs/api.md §1.3; defaults per docs/api.md §0.9 (on, `*`, read-only methods). */
 export interface CorsOptions {
   enabled: boolean;
   /** Trimmed, lower-cased; `*` or `*.example.com` patterns allowed. */
@@ -68,7 +68,7 @@ export interface ApiLimits {
   maxExpensiveQueries: number;
 }
 
-/** Live streams (spec/stream.md). */
+/** Live streams (docs/stream.md). */
 export interface StreamOptions {
   /** Stored items a resume may replay; a resume point further back is refused (410). */
   maxReplay: number;
@@ -115,7 +115,7 @@ const envSchema = z.object({
   API_CACHE: boolText.default(true),
   API_CACHE_MAX_BYTES: intText(0, 68_719_476_736).default(64 * 1024 * 1024),
   API_ROW_CACHE_MB: intText(0, 65_536).default(128),
-  // On by default (spec/api.md decision 9): explorers and wallets call the API from the browser,
+  // On by default (docs/api.md §0.9): explorers and wallets call the API from the browser,
   // and a read-only API of public chain data with no cookies has nothing to protect by origin.
   CORS_ENABLED: boolText.default(true),
   CORS_ALLOW_ORIGINS: z.string().default('*'),

@@ -2,7 +2,7 @@ import { accountBytesFromString, tryAccountBytes } from '../shared/address.js';
 import { InputError } from '../shared/errors.js';
 import { atoi } from '../store/pagination.js';
 
-/** Path and filter parameters of spec/api.md §2.5, §2.6, §2.8–§2.10, with the reference's error texts. */
+/** Path and filter parameters of docs/api.md §2.5, §2.6, §2.8–§2.10, with the reference's error texts. */
 
 /** Height: base-10 int64 (`+7`, `007` fine), at least 1. Returned as a decimal string. */
 export function parseHeight(raw: string): string {
@@ -22,7 +22,7 @@ export function parseHeight(raw: string): string {
   return value.toString();
 }
 
-/** Account: bech32 with the chain prefix or hex, normalised to 20/32 bytes (§2.6). */
+/** Account: bech32 with the chain prefix or hex, normalised to 20/32 bytes (docs/api.md §2.6). */
 export function parseAccount(raw: string, prefix: string): Uint8Array {
   try {
     return accountBytesFromString(raw, prefix);
@@ -45,7 +45,7 @@ export function parseTxHash(raw: string): Uint8Array {
 }
 
 /**
- * `msgs` (decision 2): repeated and comma-separated values, any mix; a leading '/' ignored;
+ * `msgs` (docs/api.md §0.2): repeated and comma-separated values, any mix; a leading '/' ignored;
  * blanks dropped. undefined = no filter was asked for.
  */
 export function parseMsgTypes(values: readonly string[] | undefined): string[] | undefined {
@@ -57,12 +57,12 @@ export function parseMsgTypes(values: readonly string[] | undefined): string[] |
   return names.length > 0 ? [...new Set(names)] : undefined;
 }
 
-/** `is_signer`: true only for the exact lower-case string "true" (§2.10). */
+/** `is_signer`: true only for the exact lower-case string "true" (docs/api.md §2.10). */
 export const parseIsSigner = (raw: string | undefined): boolean => raw === 'true';
 
 /**
  * Query string → object: `msgs` keeps every value (array); every other parameter keeps its
- * first value (§2.1). Values are decoded (`%XX`, `+` → space); names are case-sensitive.
+ * first value (docs/api.md §2.1). Values are decoded (`%XX`, `+` → space); names are case-sensitive.
  */
 export function parseQueryString(text: string): Record<string, string | string[]> {
   const out = Object.create(null) as Record<string, string | string[]>;
@@ -79,7 +79,7 @@ export function parseQueryString(text: string): Record<string, string | string[]
 }
 
 /**
- * Collection address (§2.7): the account routine's bytes, compared raw with the stored
+ * Collection address (docs/api.md §2.7): the account routine's bytes, compared raw with the stored
  * collection address. The reference's error texts are kept inside a message that names the
  * parameter: Go's hex error for a non-hex digit, "invalid address format" past 64 digits.
  */
@@ -110,7 +110,7 @@ function goRune(ch: string): string {
 
 export type NftOrderBy = 'token_id' | 'height';
 
-/** `order_by` of the token lists: trimmed, lower-cased, empty = token_id (§4.6.5). */
+/** `order_by` of the token lists: trimmed, lower-cased, empty = token_id (docs/api.md §4.6.5). */
 export function parseNftOrderBy(raw: string | undefined): NftOrderBy {
   const value = (raw ?? '').trim().toLowerCase();
   if (value === '' || value === 'token_id') return 'token_id';

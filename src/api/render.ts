@@ -4,7 +4,7 @@ import type { JsonText } from '../store/readers/context.js';
 
 /**
  * A list page as its parts: stored JSON (tx, receipt, fee list) is spliced in as is, so key order
- * and big numbers stay exactly as ingest rendered them (spec §5.2 TS notes). The route layer
+ * and big numbers stay exactly as ingest rendered them (docs/api.md §5.2). The route layer
  * assembles it (jsonRoute), into memory it can reuse.
  */
 export interface JsonList {
@@ -39,7 +39,7 @@ export function joinJson(
   return body;
 }
 
-/** Field order and string-typed numbers of spec §5.1; only the free-text fields need escaping. */
+/** Field order and string-typed numbers of docs/api.md §4.2; only the free-text fields need escaping. */
 export function renderBlock(row: BlockRow, chainId: string): string {
   return (
     `{"chain_id":${JSON.stringify(chainId)},"height":"${row.height}","hash":"${row.hash}",` +

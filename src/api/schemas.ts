@@ -2,7 +2,7 @@ import { Type, type TSchema } from '@sinclair/typebox';
 
 /**
  * TypeBox schemas shared by route validation and the OpenAPI document. `$id`s are the
- * reference's definition names (spec/api.md §4.8); routes refer to them with `ref(...)`.
+ * reference's definition names (docs/api.md §4.8); routes refer to them with `ref(...)`.
  * Nullable fields use OpenAPI 3.0 `nullable`, which Ajv also understands.
  */
 
@@ -79,7 +79,7 @@ export const BlocksResponse = Type.Object(
 );
 export const BlockResponse = Type.Object({ block: ref('block.Block') }, { $id: 'block.BlockResponse' });
 
-// value and attributes are always present ("" / []), as in the node's REST answer (decision 8).
+// value and attributes are always present ("" / []), as in the node's REST answer (docs/api.md §0.8).
 const Attribute = Type.Object({
   key: Type.String(),
   index: Type.Optional(Type.Boolean({ description: 'present only when true' })),
@@ -270,7 +270,7 @@ export function ref(id: string): TSchema {
   return Type.Unsafe({ $ref: `${id}#` });
 }
 
-// Query strings: every value is text (the parsers of §2 decide what it means, and bad
+// Query strings: every value is text (the parsers of docs/api.md §2 decide what it means, and bad
 // numbers fall back to defaults rather than failing validation).
 const paginationProperties = {
   'pagination.key': Type.Optional(Type.String({ description: 'base64 key from a previous page' })),

@@ -30,13 +30,13 @@ export interface TxJsonInput {
 /** What ingest needs from the decode layer, per tx; pure and synchronous. */
 export interface TxDecoder {
   decode(txBase64: string): DecodedTx;
-  /** Accounts of a tx (bech32, distinct, signer included) per spec/indexer.md §6.2. */
+  /** Accounts of a tx (bech32, distinct, signer included) per docs/ingest.md §6.2. */
   accounts(events: readonly AbciEvent[], signer: string): string[];
-  /** The API's Tx JSON object (spec/api.md §5.2) as text. */
+  /** The API's Tx JSON object (docs/api.md §5.2) as text. */
   renderTxJson(input: TxJsonInput): string;
   /** A REST tx object (fallback path) rendered exactly as restTxJson is. */
   renderRestTxJson(restTx: unknown): string;
-  /** Accounts of an EVM receipt per spec/indexer.md §6.3 (bech32). Throws on a bad address. */
+  /** Accounts of an EVM receipt per docs/ingest.md §6.3 (bech32). Throws on a bad address. */
   evmReceiptAccounts(receipt: EvmReceipt): string[];
   sumFees(fees: readonly Coin[][]): Coin[];
 }

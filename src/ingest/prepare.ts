@@ -28,7 +28,7 @@ export interface PrepareContext {
   nft?: NftCollector;
 }
 
-/** A bounded memo of §6.1 bytes per bech32 string: a chain's active accounts repeat constantly. */
+/** A bounded memo of docs/ingest.md §6.1 bytes per bech32 string: a chain's active accounts repeat constantly. */
 export function createAccountBytesMemo(prefix: string, limit = 100_000): (bech32: string) => Uint8Array {
   return boundedMemo((text) => Buffer.from(accountBytesFromString(text, prefix)), limit);
 }
@@ -114,7 +114,7 @@ function evmTxRow(height: number, receipt: EvmReceipt, ctx: PrepareContext): Evm
 
 /**
  * Txs holding a message type the local registry does not know take their JSON and message
- * types from REST, joined on the base64 signatures (spec/indexer.md §3.4).
+ * types from REST, joined on the base64 signatures (docs/ingest.md §3.4).
  */
 async function applyRestFallback(raw: RawBlock, decoded: DecodedTx[], ctx: PrepareContext): Promise<void> {
   const restTxs = await ctx.rest.txsOfBlock(raw.height, raw.txs.length);

@@ -86,7 +86,7 @@ const faMetadata = z.object({
 const metadataDenom = z.object({ denom: z.string().min(1) });
 
 /**
- * The address of an account as `/cosmos/auth/v1beta1/accounts` lists it (indexer.md §3.1: "either
+ * The address of an account as `/cosmos/auth/v1beta1/accounts` lists it (docs/node-data.md §1.3: "either
  * `address` or `base_account.address`"): a BaseAccount has it at the top; a ModuleAccount and the
  * minievm ContractAccount / ShorthandAccount and Move ObjectAccount / TableAccount under
  * `base_account`; a vesting account under `base_vesting_account.base_account`.
@@ -126,7 +126,7 @@ export function createBankState(
 
   /**
    * Every item of a paginated list: by `next_key` while the node hands one out; when it stops
-   * early (next_key null while `total` says more, node-data.md §1.3), by offset from the count so
+   * early (next_key null while `total` says more, docs/node-data.md §1.3), by offset from the count so
    * far. cosmos-sdk counts `total` only when asked (`count_total`) and only on an offset page, so
    * the first page asks for it. A node that hands out a key twice, or more items than its total,
    * would page forever: that stops with an error naming the path.
@@ -298,7 +298,7 @@ export function createBankState(
       return found === undefined ? undefined : parse(metadataDenom, found, path).denom;
     },
     async fungibleAssetMetadata(metadata) {
-      // Without a height, as the reference reads it (indexer.md §3.1): metadata does not change.
+      // Without a height, as the reference reads it (docs/node-data.md §1.3): metadata does not change.
       const path =
         `/initia/move/v1/accounts/${encodeURIComponent(metadata)}/resources/by_struct_tag` +
         `?struct_tag=${encodeURIComponent('0x1::fungible_asset::Metadata')}`;

@@ -2,7 +2,7 @@ import { AppError } from '../shared/errors.js';
 import type { AbciEvent, RawBlock, TxResult } from './types.js';
 
 /**
- * Validation of CometBFT 0.38 `/block` and `/block_results` results (node-data.md §1.1–1.2).
+ * Validation of CometBFT 0.38 `/block` and `/block_results` results (docs/node-data.md §1.1–1.2).
  * omitempty fields default; anything the indexer relies on that is missing or mistyped stops the
  * pipeline with a message naming the height and the field (a malformed block is never half-written).
  */

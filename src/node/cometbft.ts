@@ -10,7 +10,7 @@ interface JsonRpcReply {
   error?: { code?: number; message?: string; data?: string };
 }
 
-/** "Not produced yet" per node-data.md §1.2: a future height, or block_results saved late. */
+/** "Not produced yet" per docs/node-data.md §1.2: a future height, or block_results saved late. */
 const NOT_YET_RE = /current blockchain height \d+|could not find results for height/;
 const PRUNED_RE = /is not available, lowest height is (\d+)/;
 

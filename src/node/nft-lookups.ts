@@ -4,7 +4,7 @@ import { restErrorAnswer, type RestClient } from './rest.js';
 import { INGEST_RETRY, withRetry, type RetryPolicy } from './retry.js';
 
 /**
- * The node state NFT collection needs (indexer.md §7.1–7.3), read at a block height through the
+ * The node state NFT collection needs (docs/ingest.md §7.1–7.3), read at a block height through the
  * REST surface (same transport: retry, rotation, concurrency cap). Two kinds of failure:
  * - a deterministic answer about the contract (a Wasm contract rejecting the query, an EVM call
  *   reverting, an ABI answer that does not decode) is decided once: the same query at the same
@@ -24,7 +24,7 @@ export interface NftLookups {
   moveCollection(addr: string, height: number): Promise<{ name: string; creator: string } | undefined>;
   /**
    * cw721/sg721 `contract_info` name and the contract's instantiator; undefined when the contract
-   * rejects the query (indexer.md §7.3 blacklist: any contract-side query error, not only the
+   * rejects the query (docs/ingest.md §7.3 blacklist: any contract-side query error, not only the
    * reference's `<crate>::msg::QueryMsg: unknown variant`). A contract whose name cannot be read
    * otherwise (404, or an answer without `name`) gives name "": the reference stores whatever name
    * the answer holds, and skipping it would drop tokens a careful reader can see.
@@ -37,7 +37,7 @@ export interface NftLookups {
   wasmTokenUri(contract: string, tokenId: string, height: number): Promise<string>;
   /**
    * ERC721 `name()`; "" when it reverts or its answer is not an ABI string. ERC721's metadata
-   * extension is optional (§7.2 counts such contracts too), so an unreadable name is a collection
+   * extension is optional (docs/ingest.md §7.2 counts such contracts too), so an unreadable name is a collection
    * named "" — as on Wasm — rather than a reason to drop its tokens.
    */
   evmName(contract: string, height: number): Promise<string>;

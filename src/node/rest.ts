@@ -16,7 +16,7 @@ export interface RestClient {
   getJson(path: string, options?: RestOptions): Promise<unknown>;
   /** POST a JSON body and read a JSON answer (minievm call); same errors as getJson. */
   postJson(path: string, body: unknown, options?: RestOptions): Promise<unknown>;
-  /** Every REST tx of a block, paging until `expected` txs arrived (node-data.md §1.3). */
+  /** Every REST tx of a block, paging until `expected` txs arrived (docs/node-data.md §1.3). */
   txsOfBlock(height: number, expected: number): Promise<RestTx[]>;
   /** Moniker of an opchild validator, undefined when the node does not know it. */
   validatorMoniker(operatorAddress: string): Promise<string | undefined>;

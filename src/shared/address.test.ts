@@ -3,7 +3,7 @@ import { accountBytesFromString, normaliseAccount, toBech32, tryNormaliseAccount
 
 const hex = (b: Uint8Array) => Buffer.from(b).toString('hex');
 
-describe('accountBytesFromString (spec/indexer.md §6.1)', () => {
+describe('accountBytesFromString (docs/ingest.md §6.1)', () => {
   it('decodes bech32 with the configured prefix', () => {
     const addr = 'init17w0adeg64ky0daxwd2ugyuneellmjgnxdtmpqz';
     expect(hex(accountBytesFromString(addr, 'init'))).toBe('f39fd6e51aad88f6f4ce6ab8827279cfffb92266');

@@ -6,7 +6,7 @@ const BECH32_LIMIT = 1023;
 const HEX_RE = /^[0-9a-f]*$/;
 
 /**
- * Normalise any address text to its account bytes (spec/indexer.md §6.1, must match exactly):
+ * Normalise any address text to its account bytes (docs/ingest.md §6.1, must match exactly):
  * bech32 with the configured prefix and a 20/32-byte payload, else hex with all leading '0'
  * characters dropped and left-padded to 20 bytes (≤ 40 digits) or 32 bytes (≤ 64 digits).
  * A 32-byte value with 12 leading zero bytes therefore collapses to 20 bytes, on purpose.

@@ -1,5 +1,5 @@
 /**
- * How API processes learn that the indexer committed (spec/stream.md §4). A feed only wakes its
+ * How API processes learn that the indexer committed (docs/stream.md §4). A feed only wakes its
  * listener; the listener then reads the committed checkpoint itself, so a lost or coalesced
  * wake-up never loses data, it only delays it until the next one.
  */

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { nftNameKey } from './nft-name.js';
 
 /**
- * The by_name key as spec/api.md §4.6.3 states it: drop every run of characters that are not
+ * The by_name key as docs/api.md §4.6.3 states it: drop every run of characters that are not
  * Unicode letters, marks or digits, then lower-case. Each expected key is written out by hand.
  * Names come from the chain in any script, so the stored keys depend on all of it; queries reach
  * the function only as ASCII path segments (see test/api/nft-name-table.ts for the route).

@@ -89,7 +89,7 @@ export interface SimulatorUrls {
   jsonRpc?: string;
 }
 
-/** One tx as ingest must see it. Accounts are bech32 (prefix `init`), normalised per indexer.md §6.1. */
+/** One tx as ingest must see it. Accounts are bech32 (prefix `init`), normalised per docs/ingest.md §6.1. */
 export interface TxTruth {
   /** Upper-case hex sha256 of the raw tx bytes. */
   hash: string;

@@ -1,7 +1,7 @@
 import { InputError } from '../shared/errors.js';
 
 /**
- * Pagination of the read API (spec/api.md §2.1–§2.3 with decision 3): parsing of the
+ * Pagination of the read API (docs/api.md §2.1–§2.3 with docs/api.md §0.3): parsing of the
  * `pagination.*` query parameters, the keyset/offset plan a reader executes, and the
  * `{previous_key, next_key, total}` object built from the rows it found.
  */
@@ -161,14 +161,14 @@ export interface PaginationJson {
 export const encodeKey = (text: string): string => Buffer.from(text, 'utf8').toString('base64');
 
 /**
- * `previous_key` of the offset builder (§2.3 A): the offset one page back, only when a whole page
+ * `previous_key` of the offset builder (docs/api.md §2.3 A): the offset one page back, only when a whole page
  * fits before this one (`offset=50&limit=100` has none, as in the reference).
  */
 export const previousOffsetKey = (page: { offset: number; limit: number }): string | null =>
   page.offset > 0 && page.offset >= page.limit ? encodeKey(String(page.offset - page.limit)) : null;
 
 /**
- * Builder (B) of §2.3 with decision 3: cursor keys on cursor routes, integer keys in offset
+ * Builder (B) of docs/api.md §2.3 with docs/api.md §0.3: cursor keys on cursor routes, integer keys in offset
  * mode, and next_key only when another row exists after this page.
  */
 export function buildPagination(

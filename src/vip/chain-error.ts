@@ -25,7 +25,7 @@ export class ChainError extends AppError {
   }
 }
 
-/** Move abort codes of vip_score (scoring.md §1.2), decimal → constant name. */
+/** Move abort codes of vip_score (docs/vip-contracts.md §1.2), decimal → constant name. */
 export const MOVE_ABORTS: Record<number, string> = {
   65537: 'EUNAUTHORIZED',
   327681: 'EUNAUTHORIZED(publisher)',

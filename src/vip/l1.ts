@@ -1,6 +1,6 @@
 import { AppError, InputError } from '../shared/errors.js';
 
-/** L1 VIP package addresses and REST endpoints (scoring.md §3). */
+/** L1 VIP package addresses and REST endpoints (docs/vip-contracts.md §3). */
 export const L1_NETWORKS = {
   mainnet: {
     chainId: 'interwoven-1',

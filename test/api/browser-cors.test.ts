@@ -41,7 +41,7 @@ async function callFromPage({
 
 /**
  * A browser page on another origin calls the API of a default install (`start` on the embedded
- * database, no CORS_* variables), as Celatone and the wallet do (spec/api.md decision 9); with
+ * database, no CORS_* variables), as Celatone and the wallet do (docs/api.md §0.9); with
  * CORS_ENABLED=false the browser itself must refuse the answers.
  */
 describe.runIf(needs(browserBinary))('a browser on another origin', { timeout: 180_000 }, () => {

@@ -85,7 +85,7 @@ describe.each(
         block: Json;
       };
       expect(block).toStrictEqual(expected);
-      expect(Object.keys(block), 'block keys in the order of api.md §4.2').toEqual(BLOCK_KEYS);
+      expect(Object.keys(block), 'block keys in the order of docs/api.md §4.2').toEqual(BLOCK_KEYS);
     }
   });
 
@@ -138,7 +138,7 @@ describe.each(
       const res = await h.get(`/indexer/tx/v1/txs/${truth.hash.toLowerCase()}`);
       const tx = (res.json as { tx: Json }).tx;
       expect(tx, truth.hash).toStrictEqual(nodeTxs.get(truth.hash));
-      expect(Object.keys(tx), 'tx keys in the order of api.md §5.2').toEqual(TX_KEYS);
+      expect(Object.keys(tx), 'tx keys in the order of docs/api.md §5.2').toEqual(TX_KEYS);
     }
   });
 

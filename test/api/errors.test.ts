@@ -7,7 +7,7 @@ const b64 = (text: string) => Buffer.from(text).toString('base64');
 const TXS = '/indexer/tx/v1/txs';
 const ACCOUNT = '/indexer/tx/v1/txs/by_account';
 
-/** spec/api.md §10: bad input of every kind answers the right status and JSON body. */
+/** docs/api.md §10: bad input of every kind answers the right status and JSON body. */
 describe.each(testDbFactories())('read API input matrix on $name', (factory) => {
   let h: Harness;
   beforeAll(async () => {
@@ -117,7 +117,7 @@ describe.each(testDbFactories())('read API input matrix on $name', (factory) => 
     expect((await pagination(`${TXS}?pagination.limit=${n - 1}`)).next_key).toBe(b64('{"sequence":2}'));
   });
 
-  it('parses accounts per §2.6', async () => {
+  it('parses accounts per docs/api.md §2.6', async () => {
     const bad = ['cosmos1abc', 'initvaloper1abc', '0X12', `0x${'1'.repeat(65)}`, 'zz', `${'g'.repeat(40)}`];
     for (const account of bad) {
       await expectError(
@@ -152,7 +152,7 @@ describe.each(testDbFactories())('read API input matrix on $name', (factory) => 
     expect((padded.json as { txs: unknown[] }).txs.length).toBe(1);
   });
 
-  it('parses hashes and heights per §2.5 and §2.8', async () => {
+  it('parses hashes and heights per docs/api.md §2.5 and §2.8', async () => {
     await expectError(`${TXS}/zz`, 400, 3, 'invalid hash format');
     await expectError(`${TXS}/by_account`, 400, 3, 'invalid hash format');
     await expectError(`${TXS}/by_height`, 400, 3, 'invalid hash format');
@@ -170,7 +170,7 @@ describe.each(testDbFactories())('read API input matrix on $name', (factory) => 
       await expectError(`${TXS}/by_height/${raw}?pagination.limit=0`, 400, 3, message);
     }
     await expectError('/indexer/block/v1/blocks/99999999', 404, 5, '[NOT_FOUND] block not found');
-    // Path parameters are not percent-decoded (§1.2).
+    // Path parameters are not percent-decoded (docs/api.md §1.2).
     await expectError(
       `${TXS}/by_height/%31`,
       400,
@@ -227,7 +227,7 @@ describe.each(testDbFactories())('read API input matrix on $name', (factory) => 
         details: [],
       });
     }
-    // The rich list is served on every VM (decision 4); nothing indexed here holds uinit.
+    // The rich list is served on every VM (docs/api.md §0.4); nothing indexed here holds uinit.
     expect((await h.get('/indexer/richlist/v1/uinit')).json).toEqual({
       holders: [],
       pagination: { previous_key: null, next_key: null, total: '0' },

@@ -51,7 +51,7 @@ interface Answer {
 function judge(method: string, url: string, answer: Answer, check: (url: string, json: unknown) => void) {
   const where = `${method} ${url.slice(0, 300)} → ${answer.status} ${answer.body.slice(0, 300)}`;
   const path = url.split('?', 1)[0] ?? '';
-  // The one redirect: /swagger → /swagger/index.html (spec §4.8).
+  // The one redirect: /swagger → /swagger/index.html (docs/api.md §4.8).
   if (answer.status === 301 && /^\/swagger\/?$/i.test(path)) return;
   expect(ALLOWED.has(answer.status), where).toBe(true);
   if (method === 'HEAD') {

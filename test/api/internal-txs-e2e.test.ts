@@ -108,7 +108,7 @@ describe.each(testDbFactories())('EVM internal tx routes on $name', (factory) =>
     await expectError(`${BASE}/0x${'ab'.repeat(32)}`, 404, 'transaction not found');
     await expectError(`${BASE}/0x`, 404, 'transaction not found');
     await expectError(`${BASE}/zz`, 400, 'invalid hash format');
-    // Pagination is checked before the hash (spec §4.10).
+    // Pagination is checked before the hash (docs/api.md §4.10).
     await expectError(`${BASE}/zz?pagination.limit=0`, 400, 'pagination.limit must be between 1 and 1000');
     await expectError(
       `${BASE}/by_height/abc`,

@@ -87,7 +87,7 @@ describe.each(testDbFactories())('request limits on $name', (factory) => {
     expect((await list(app, `${TXS}?pagination.offset=9007199254740991`)).txs).toEqual([]);
     expect((await list(app, `${BLOCKS}?pagination.offset=9007199254740991`)).blocks).toEqual([]);
     await expect400(h.app, `${scans[0]}pagination.offset=10001`, limitText(10001, 10000));
-    // Input errors still come first, in the spec's order (§4.10).
+    // Input errors still come first, in the spec's order (docs/api.md §4.10).
     await expect400(
       app,
       `${TXS}/by_height/0?pagination.offset=99`,

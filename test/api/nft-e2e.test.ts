@@ -216,7 +216,7 @@ describe.each(
 
   /**
    * A token's history from the simulator's own plan and truth, oldest first: the txs whose NFT
-   * operation names it and, on Move only (api.md decision 10), the txs that name its object
+   * operation names it and, on Move only (docs/api.md §0.10), the txs that name its object
    * without an NFT event (marketplace offers, TxTruth.nftMentions).
    */
   function expectedHistories(): Map<string, string[]> {

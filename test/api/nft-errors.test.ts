@@ -11,7 +11,7 @@ const badAddr = (raw: string, reason: string) =>
   `[INVALID_VALUE] invalid value for collection_addr: ${raw} (${reason})`;
 const ORDER = "invalid order_by value 'name', must be one of: token_id, height";
 
-/** spec/api.md §4.10: which 400 wins on each NFT route, 404s, and no 500 for any input. */
+/** docs/api.md §4.10: which 400 wins on each NFT route, 404s, and no 500 for any input. */
 describe.each(testDbFactories())('NFT routes reject bad input on $name', (factory) => {
   let h: Harness;
   let seed: NftSeed;

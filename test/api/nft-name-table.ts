@@ -1,6 +1,6 @@
 /**
- * `/indexer/nft/v1/collections/by_name/{name}` written out from the spec (api.md §4.6.3, copied
- * here in words): the raw path segment (never percent-decoded, §1.2) and each collection's name
+ * `/indexer/nft/v1/collections/by_name/{name}` written out from the spec (docs/api.md §4.6.3, copied
+ * here in words): the raw path segment (never percent-decoded, docs/api.md §1.2) and each collection's name
  * and origin name lose every run of characters that are not Unicode letters, marks or digits, then
  * are lower-cased; a collection matches when either of its keys contains the query's key, and an
  * empty query key matches every collection.

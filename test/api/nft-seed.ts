@@ -7,7 +7,7 @@ import { seedAccountTypeSets, type SeedChain } from './seed.js';
 /**
  * NFT rows for the seeded API suite, written straight into the NFT schema
  * (migrations/20261124_0003_nft.sql) the way ingest documents them, with the JSON the API must
- * answer for each (spec/api.md §5.6–5.7, field order included). Built to hit the edge cases:
+ * answer for each (docs/api.md §5.6–5.7, field order included). Built to hit the edge cases:
  * collections sharing a height, token ids that sort differently as text and as numbers, equal
  * (token_id, height) in different collections, a collection row missing under live tokens, a
  * creator with no dictionary row, an origin name, Unicode names, a burned and a re-minted token.

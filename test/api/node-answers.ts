@@ -4,14 +4,14 @@ import type { SimulatorUrls } from '../../src/sim/types.js';
 
 /**
  * What the block and tx routes must answer, built from the node's own answers (the simulator's
- * CometBFT RPC and Cosmos REST) and the route contract of spec/api.md §4.2 and §5.2 — never from
+ * CometBFT RPC and Cosmos REST) and the route contract of docs/api.md §4.2 and §5.2 — never from
  * the indexer's rows. Every place the API differs from the node on purpose is a named, commented
  * normalisation below; nothing is left out by comparing subsets.
  */
 
 export type Json = Record<string, unknown>;
 
-/** api.md §4.2 block object, in order. */
+/** docs/api.md §4.2 block object, in order. */
 export const BLOCK_KEYS = [
   'chain_id',
   'height',
@@ -25,7 +25,7 @@ export const BLOCK_KEYS = [
   'proposer',
 ];
 
-/** api.md §5.2 Tx object, in order. */
+/** docs/api.md §5.2 Tx object, in order. */
 export const TX_KEYS = [
   'txhash',
   'height',
@@ -61,7 +61,7 @@ function nanos(time: string): bigint {
   return BigInt(seconds) * 1_000_000n + BigInt(fraction.padEnd(9, '0'));
 }
 
-/** Fee coins summed per denom, sorted by denom, zero sums left out (api.md §4.2 total_fee). */
+/** Fee coins summed per denom, sorted by denom, zero sums left out (docs/api.md §4.2 total_fee). */
 function sumFees(
   fees: Array<Array<{ denom: string; amount: string }>>,
 ): Array<{ denom: string; amount: string }> {
@@ -81,7 +81,7 @@ export interface NodeBlock {
 }
 
 /**
- * The block route's JSON for `height` (api.md §4.2): header fields from `/block`, gas sums from
+ * The block route's JSON for `height` (docs/api.md §4.2): header fields from `/block`, gas sums from
  * `/block_results`, block_time from the previous header, total_fee from the txs' REST form, and
  * the proposer: its consensus address (checked to be in `/validators`) rendered as a valoper, then
  * that validator's moniker and operator address from REST opchild.
@@ -136,20 +136,20 @@ export async function nodeBlock(urls: SimulatorUrls, height: number, prefix = 'i
     // Milliseconds since the previous header, truncated like Go's Duration.Milliseconds; "0" first.
     block_time:
       previous === undefined ? '0' : ((nanos(header.time) - nanos(previous)) / 1_000_000n).toString(),
-    // The route renders whole seconds on purpose (api.md §4.2).
+    // The route renders whole seconds on purpose (docs/api.md §4.2).
     timestamp: header.time.replace(/\.\d+Z$/, 'Z'),
     gas_used: sum('gas_used'),
     gas_wanted: sum('gas_wanted'),
     tx_count: String(rawTxs.length),
     total_fee: sumFees(fees),
-    // identity is always "" (api.md §4.2; the node has none to give).
+    // identity is always "" (docs/api.md §4.2; the node has none to give).
     proposer: { moniker: validator.moniker, identity: '', operator_address: validator.operator_address },
   };
   return { json, txHashes };
 }
 
 /**
- * The tx route's JSON (api.md §5.2): the node's REST `tx_response` for `hash`, whole, with the
+ * The tx route's JSON (docs/api.md §5.2): the node's REST `tx_response` for `hash`, whole, with the
  * API's documented differences applied.
  */
 export async function nodeTx(urls: SimulatorUrls, hash: string): Promise<Json> {
@@ -162,8 +162,8 @@ export async function nodeTx(urls: SimulatorUrls, hash: string): Promise<Json> {
 }
 
 /**
- * api.md §5.2 keeps one omit-empty habit of the reference's events: `index` is left out when
- * false. `value` ("" when empty, decision 8) and `attributes` (`[]` when none) are kept as REST
+ * docs/api.md §5.2 keeps one omit-empty habit of the reference's events: `index` is left out when
+ * false. `value` ("" when empty, docs/api.md §0.8) and `attributes` (`[]` when none) are kept as REST
  * writes them (docs/api.md, "Where this API differs from the reference").
  */
 function apiEvent(event: { type: string; attributes?: Json[] }): Json {

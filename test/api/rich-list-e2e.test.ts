@@ -108,7 +108,7 @@ describe.each(
     expect(page2.holders.map((x) => x.amount)).toEqual(truth.slice(3, 6).map((x) => x.amount));
   });
 
-  it('hands out previous_key as the offset one page back (spec §2.3 A), none after a cursor key', async () => {
+  it('hands out previous_key as the offset one page back (docs/api.md §2.3 A), none after a cursor key', async () => {
     const denom = indexed.sim.truth.denoms()[0]!;
     type Page = {
       holders: HolderTruth[];

@@ -13,7 +13,7 @@ import { MSG_TYPES, type SeedChain, type SeedTx } from './seed.js';
 /** The fee every seeded tx pays: 1000 + sequence mod 10 uinit (seed.ts). */
 const feeOf = (tx: SeedTx) => 1000 + (tx.sequence % 10);
 
-/** RFC 3339 in UTC with the fraction's trailing zeros (and a bare dot) dropped (spec §5). */
+/** RFC 3339 in UTC with the fraction's trailing zeros (and a bare dot) dropped (docs/api.md §1.4). */
 function rfc3339(ms: number): string {
   const [whole, fraction = ''] = new Date(ms).toISOString().slice(0, -1).split('.');
   const kept = fraction.replace(/0+$/, '');

@@ -114,7 +114,7 @@ function expectRowsAreTruth(sim: Simulator, rows: string[][]) {
 /**
  * Real browsers on `start` (embedded database, live simulated Move chain): the live page at `/`,
  * and a page on another origin whose own EventSources survive an API process restart on the same
- * port by reconnecting with Last-Event-ID, with nothing lost or repeated (spec/stream.md §5).
+ * port by reconnecting with Last-Event-ID, with nothing lost or repeated (docs/stream.md §5).
  */
 describe.runIf(needs(browserBinary))('browsers following the live streams', { timeout: 120_000 }, () => {
   const liveStart = useLiveStart({

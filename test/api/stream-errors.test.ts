@@ -5,7 +5,7 @@ import { createHarness, type Harness } from './harness.js';
 const STREAM = '/indexer/stream/v1';
 
 /**
- * spec/stream.md §1–§3: a stream request with bad input, a resume point past the replay bound or
+ * docs/stream.md §1–§3: a stream request with bad input, a resume point past the replay bound or
  * no room left gets the error JSON before anything is streamed.
  */
 describe.each(testDbFactories())('stream routes refuse before opening, on $name', (factory) => {

@@ -118,7 +118,7 @@ describe.each(testDbFactories())('API document, health and outages on $name', (f
       '/indexer/tx/v1/evm-internal-txs/{tx_hash}',
     ];
     expect(internalPaths(doc.paths).sort()).toEqual(INTERNAL_PATHS);
-    // An EVM chain with INTERNAL_TX=false still lists them (spec/api.md §4.8), and answers code 12.
+    // An EVM chain with INTERNAL_TX=false still lists them (docs/api.md §4.8), and answers code 12.
     const off = await h.appWith({ INTERNAL_TX: 'false' });
     const offDoc = JSON.parse((await off.inject({ url: '/swagger/doc.json' })).body) as {
       paths: object;

@@ -5,8 +5,8 @@ import type { Simulator } from '../../src/sim/types.js';
 /**
  * The EVM truth is the simulator's own JSON-RPC answers, asked the way a wallet would (a block's
  * tx hashes from eth_getBlockByNumber, each receipt from eth_getTransactionReceipt), not the
- * eth_getBlockReceipts batch ingest reads, and rendered here from the spec (api.md §5.3,
- * indexer.md §6.1/§6.3) rather than by the collector.
+ * eth_getBlockReceipts batch ingest reads, and rendered here from the spec (docs/api.md §5.3,
+ * docs/ingest.md §6.1/§6.3) rather than by the collector.
  */
 
 interface Receipt {
@@ -73,14 +73,14 @@ async function rpcBatch(
 
 const hex = (n: number) => '0x' + n.toString(16);
 
-/** indexer.md §6.1 for hex text: strip 0x and every leading zero, then pad to 20 or 32 bytes. */
+/** docs/ingest.md §6.1 for hex text: strip 0x and every leading zero, then pad to 20 or 32 bytes. */
 function accountHex(text: string): string {
   const digits = text.replace(/^0x/, '').replace(/^0+/, '').toLowerCase();
   if (digits.length > 64) throw new Error(`not an account: ${text}`);
   return digits.padStart(digits.length <= 40 ? 40 : 64, '0');
 }
 
-/** indexer.md §6.3: from, to, contractAddress, each log's address and its zero-padded topics 1..n. */
+/** docs/ingest.md §6.3: from, to, contractAddress, each log's address and its zero-padded topics 1..n. */
 function receiptAccounts(r: Receipt): string[] {
   const found = [r.from, r.to ?? '', r.contractAddress ?? ''].filter((a) => a !== '');
   for (const log of r.logs ?? []) {
@@ -102,7 +102,7 @@ const LOG_KEYS = [
   'removed',
 ];
 
-/** api.md §5.3: exactly these keys in this order; `to: null` (contract creation) becomes "". */
+/** docs/api.md §5.3: exactly these keys in this order; `to: null` (contract creation) becomes "". */
 function receiptText(r: Receipt): string {
   return JSON.stringify({
     blockHash: r.blockHash,

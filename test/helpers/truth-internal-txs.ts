@@ -23,7 +23,7 @@ export interface InternalTxJson {
   gasUsed: string;
 }
 
-/** Every call frame of heights 2..head in stream order, as the API renders it (spec/api.md §5.4). */
+/** Every call frame of heights 2..head in stream order, as the API renders it (docs/api.md §5.4). */
 export function internalTxTruth(sim: Simulator, head: number): InternalTxJson[] {
   return internalTxFrames(sim, head).map((f) => f.json);
 }

@@ -21,7 +21,7 @@ export async function storedDenom(db: Db, bankDenom: string): Promise<string> {
 /**
  * The accounts (bech32) the rich list leaves out on Move and Wasm: the module accounts with the
  * `minter` or `burner` permission in the simulator's own `/cosmos/auth/v1beta1/module_accounts`
- * answer (spec/indexer.md §8.3); none on EVM. Asked over HTTP like ingest does, with a short
+ * answer (docs/ingest.md §8.3); none on EVM. Asked over HTTP like ingest does, with a short
  * backoff through the fault-injecting simulators.
  */
 export async function excludedModuleAccounts(sim: Simulator): Promise<Set<string>> {

@@ -14,7 +14,7 @@ interface RestTxResponse {
 
 /**
  * Every stored tx JSON equals the node's own REST answer (`/cosmos/tx/v1beta1/txs/{hash}`
- * `tx_response`) after exactly these documented differences (spec/api.md §5.2, decision 8):
+ * `tx_response`) after exactly these documented differences (docs/api.md §5.2, §0.8):
  * - the stored `tx` has no `"@type"` wrapper key (the reference stores the bare Tx);
  * - an attribute's `index` is left out when false (the reference's shape; clients treat it as
  *   optional) — every other field, `value: ""` and `attributes: []` included, is as REST has it;

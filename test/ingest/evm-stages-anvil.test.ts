@@ -99,7 +99,7 @@ describe.each(testDbFactories())('The internal-tx stage against anvil on $name',
   });
 });
 
-/** anvil's traces of heights 2..head, flattened pre-order into the API's JSON (spec/api.md §5.4). */
+/** anvil's traces of heights 2..head, flattened pre-order into the API's JSON (docs/api.md §5.4). */
 async function anvilFrames(anvil: AnvilHandle, head: number) {
   const even = (hex = '0x') => '0x' + (hex.length % 2 ? '0' : '') + hex.slice(2).toLowerCase();
   const out: Array<

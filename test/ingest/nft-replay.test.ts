@@ -72,7 +72,7 @@ describe.each(testDbFactories())('NFTs of the real recorded samples, replayed, o
     // 0xe7dd…3b5c, who owns the new object (CreateEvent owner; no TransferEvent in the tx).
     // protocols/ibc/move/receive-nft-move.json (remote token): CreateCollectionEvent 0xfa4e…010c named
     // ibc/0A1F…09E2 by 0x1, MintEvent token 6089 object 0x5eab…bf73, TransferEvent 0x1 → 0x3e1b…4db9.
-    // Its packet's source port is wasm.init1…, not nft-transfer, so no origin name (§7.4). The burn
+    // Its packet's source port is wasm.init1…, not nft-transfer, so no origin name (docs/ingest.md §7.4). The burn
     // sample burns an object minted before the replay: nothing to delete.
     expect(rows.map(readable)).toEqual([
       {
@@ -144,7 +144,7 @@ describe.each(testDbFactories())('NFTs of the real recorded samples, replayed, o
         // protocols/ibc/nft-wasm.json (mockIbcNftReceiveWasm): is_redemption=true, nft_contract
         // init16yza…law; its classData gives name "Saint Seiya Bronze Saints" and contract_info.creator
         // init1dw49…q06; the cw721 wasm event transfer_nft token_id 4 → recipient init1dw49…q06.
-        // A transfer places a token minted before the recording with uri "" (§7.3), although the
+        // A transfer places a token minted before the recording with uri "" (docs/ingest.md §7.3), although the
         // packet's tokenUris names …/saint_seiya/4.json. The l2 class name (wasm.init1wug8…/channel-1/…)
         // is no collection's name, so no origin name.
         collection: saints,
@@ -170,12 +170,12 @@ describe.each(testDbFactories())('NFTs of the real recorded samples, replayed, o
     expect(rows.map(readable)).toEqual([
       {
         // contract_created 0x8376…d27f, then erc721_created class_id ibc/28B1…4448: minievm deploys
-        // its ERC721 with name = class id; creator = the signer of the first tx touching it (§7.2),
+        // its ERC721 with name = class id; creator = the signer of the first tx touching it (docs/ingest.md §7.2),
         // the relayer init1weel…v00 (tx fee_payer).
         collection: '0x83769beeb7e5405ef0b7dc3c66c43e3a51a6d27f',
         name: 'ibc/28B13B47C4342699063DDD3E07B7BBCEEDB1CBFBFE2C70296C69A7AA91A14448',
         creator: 'init1weelg7lg98xqv90ntmc8j3pgrd5lyy9yzk9v00',
-        // recv_packet nft-transfer → nft-transfer/channel-1, classData name "Jennie" (§7.4).
+        // recv_packet nft-transfer → nft-transfer/channel-1, classData name "Jennie" (docs/ingest.md §7.4).
         origin_name: 'Jennie',
         nft_count: 1,
         // Transfer log from the zero topic, token id topic 0x6b86…5b4b (= erc721_minted token_id).
@@ -253,13 +253,13 @@ describe('NFT events of the real recorded samples', () => {
         ],
       });
       // Neither recording shows a mint, so neither shows a uri: the writer places a transferred
-      // token it has not seen with uri "" (§7.2 upsert; covered by the NFT writer tests).
+      // token it has not seen with uri "" (docs/ingest.md §7.2 upsert; covered by the NFT writer tests).
     } finally {
       await sim.close();
     }
   });
 
-  it('origin names of the real IBC NFT receipts (§7.4)', () => {
+  it('origin names of the real IBC NFT receipts (docs/ingest.md §7.4)', () => {
     const recv = (file: string) => {
       const text = readFileSync(path.join(REAL_SAMPLES, file), 'utf8');
       const events: RawBlock['finalizeBlockEvents'] = [];

@@ -5,7 +5,7 @@ import { loadRealTxSamples, REAL_SAMPLES } from '../fixtures/decode/samples.js';
 import { testDbFactories } from '../helpers/db.js';
 import { indexSimulator } from '../helpers/ingest.js';
 
-/** Accounts/types/signer per sample, worked out independently from spec/indexer.md §6 (decode tests own the file). */
+/** Accounts/types/signer per sample, worked out independently from docs/ingest.md §6 (decode tests own the file). */
 const expected = JSON.parse(readFileSync('test/fixtures/decode/expected-accounts.json', 'utf8')) as Record<
   string,
   { accounts: string[]; msgTypes: string[]; signer: string }

@@ -65,7 +65,7 @@ function lookups(urls: SimulatorUrls): Lookups {
 describe.each<VmType>(['move', 'wasm', 'evm'])(
   'NFT ground truth follows from the emitted events (%s)',
   (vm) => {
-    it('a §7 re-reading of the events reproduces truth.nftCollections / nftTokens', async () => {
+    it('a docs/ingest.md §7 re-reading of the events reproduces truth.nftCollections / nftTokens', async () => {
       const { sim, urls } = await start({ vm, head: HEAD, txsPerBlock: '3', seed: 21, fastSignatures: true });
       const state: MiniNftState = { collections: new Map(), tokens: new Map(), firstSeen: new Map() };
       const look = lookups(urls);

@@ -20,7 +20,7 @@ describe('contracts/VipScore.json', () => {
     expect(JSON.parse(JSON.stringify(fresh))).toEqual(committed);
   });
 
-  it('has exactly the selectors, errors and events of the Initia ABI (scoring.md §1.1)', async () => {
+  it('has exactly the selectors, errors and events of the Initia ABI (docs/vip-contracts.md §1.1)', async () => {
     const { abi } = JSON.parse(await readFile(artifactPath, 'utf8')) as {
       abi: (AbiFunction | AbiEvent | AbiError | { type: 'constructor'; inputs: { type: string }[] })[];
     };

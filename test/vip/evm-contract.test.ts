@@ -82,7 +82,7 @@ async function read<T>(address: Hex, functionName: string, args: readonly unknow
   } as never)) as T;
 }
 
-describe('VipScore on anvil (scoring.md §1.1, §A)', () => {
+describe('VipScore on anvil (docs/vip-contracts.md §1.1, §6)', () => {
   it('constructor: ZeroStage for 0; sender allowed; init stage created with CreateStage', async () => {
     const { pub, wallet } = clients();
     await expect(wallet.deployContract({ abi: VIP_SCORE_ABI, bytecode, args: [0n] })).rejects.toSatisfy(
@@ -146,7 +146,7 @@ describe('VipScore on anvil (scoring.md §1.1, §A)', () => {
     // Private scoreLength lives at keccak(stage, 4).
     const slot = keccak256(encodeAbiParameters([{ type: 'uint256' }, { type: 'uint256' }], [5n, 4n]));
     expect(BigInt((await clients().pub.getStorageAt({ address: c, slot })) ?? 0)).toBe(2n);
-    // §A raw slots: stages[5] packs stage@0, totalScore@8, isFinalized@16 (0x32…05);
+    // docs/vip-contracts.md §6 raw slots: stages[5] packs stage@0, totalScore@8, isFinalized@16 (0x32…05);
     // scores[5][A] packs isIndexed@0, amount@1 (0x1e01).
     const word = async (s: Hex) => BigInt((await clients().pub.getStorageAt({ address: c, slot: s })) ?? 0);
     const stageSlot = keccak256(encodeAbiParameters([{ type: 'uint256' }, { type: 'uint256' }], [5n, 1n]));
@@ -181,7 +181,7 @@ describe('VipScore on anvil (scoring.md §1.1, §A)', () => {
     const over = await send(c, 'increaseScore', [1n, B, 1n]);
     expect(over).toMatchObject({ ok: false, error: 'Panic', message: 'contract reverted: Panic(17)' });
     expect(await read(c, 'stages', [1n])).toEqual([1n, MAX, false]);
-    // updateScores goes through an unchecked int128 → uint64 cast (scoring.md §1.1): it succeeds
+    // updateScores goes through an unchecked int128 → uint64 cast (docs/vip-contracts.md §1.1): it succeeds
     // and the total wraps, which is why the CLI refuses such a file before signing.
     const wrapped = await send(c, 'updateScores', [1n, [B], [2n]]);
     expect(wrapped.ok && wrapped.logs[0]).toMatchObject({ args: { score: 2n, totalScore: 1n } });

@@ -88,7 +88,7 @@ describe('Cosmos signing matches initia.js 1.1.0 byte for byte', () => {
   });
 });
 
-describe('keys and BCS golden vectors (scoring.md §5.3, §5.5)', () => {
+describe('keys and BCS golden vectors (docs/vip-contracts.md §5.3, §5.5)', () => {
   it('raw key 0x11…11 → init1r8n7…k8h; secp256k1 derivation differs (coin type 118)', () => {
     const k = privateKeyFromSecret(`0x${'11'.repeat(32)}`, 'eth_secp256k1', 0);
     const pub = createLocalSigner(k, 'eth_secp256k1');

@@ -6,7 +6,7 @@ import { renderBlock, renderList } from '../render.js';
 import { HeightParams, PaginationQuery, errorResponses, ref } from '../schemas.js';
 import { jsonRoute, type RouteDeps } from './define.js';
 
-/** Block routes (spec §4.2). */
+/** Block routes (docs/api.md §4.2). */
 export function registerBlockRoutes(app: FastifyInstance, deps: RouteDeps): void {
   const { blocks } = deps.readers;
   const chainId = deps.options.chainId;

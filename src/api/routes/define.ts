@@ -44,7 +44,7 @@ export type Params = Readonly<Record<string, string>>;
 
 export interface JsonRoute {
   url: string;
-  /** Response cache TTL in seconds (spec §1.1); undefined = never cached. */
+  /** Response cache TTL in seconds (docs/api.md §1.1); undefined = never cached. */
   ttlSeconds?: number;
   schema: FastifySchema;
   /** Runs before the parameters are validated: a route this configuration does not serve throws here. */
@@ -98,7 +98,7 @@ export function registerOtherMethods(app: FastifyInstance, url: string): void {
 }
 
 /**
- * Path parameters as sent, NOT percent-decoded (spec §1.2, like the reference's router):
+ * Path parameters as sent, NOT percent-decoded (docs/api.md §1.2, like the reference's router):
  * `/txs/by_height/%31` is the height text "%31", not 1. Read by segment position.
  */
 function rawParamReader(template: string): (request: FastifyRequest) => Params {

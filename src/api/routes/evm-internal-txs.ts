@@ -9,8 +9,8 @@ import { EVM_UNAVAILABLE, routeUnavailable } from './unavailable.js';
 import { renderTxPage } from './txs.js';
 
 /**
- * EVM internal tx routes (spec §4.5), registered on EVM rollups. Without INTERNAL_TX they answer
- * the code-12 error, yet stay in the OpenAPI document as the reference's do (spec §4.8).
+ * EVM internal tx routes (docs/api.md §4.5), registered on EVM rollups. Without INTERNAL_TX they answer
+ * the code-12 error, yet stay in the OpenAPI document as the reference's do (docs/api.md §4.8).
  */
 export function registerEvmInternalTxRoutes(app: FastifyInstance, deps: RouteDeps): void {
   const { evmInternalTxs: reader, dicts } = deps.readers;
@@ -78,7 +78,7 @@ export function registerEvmInternalTxRoutes(app: FastifyInstance, deps: RouteDep
     ttlSeconds: 10,
     schema: { ...schema('Internal transactions of one EVM transaction'), params: HashParams },
     async handler({ query, params }) {
-      // Pagination is checked before the hash (spec §4.10).
+      // Pagination is checked before the hash (docs/api.md §4.10).
       const page = parsePagination(query, 'sequence');
       const hash = parseTxHash(params.tx_hash ?? '');
       if (hash.length === 0 || !(await reader.isTraced(hash))) {

@@ -13,7 +13,7 @@ import {
 import { jsonRoute, type RouteDeps } from './define.js';
 import { renderAccountTxPage, renderTxByHash, renderTxPage } from './txs.js';
 
-/** EVM tx routes (spec §4.4); registered on EVM rollups only (see unavailable.ts otherwise). */
+/** EVM tx routes (docs/api.md §4.4); registered on EVM rollups only (see unavailable.ts otherwise). */
 export function registerEvmTxRoutes(app: FastifyInstance, deps: RouteDeps): void {
   const { evmTxs, dicts } = deps.readers;
   const prefix = deps.options.accountPrefix;

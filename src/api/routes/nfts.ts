@@ -35,7 +35,7 @@ const safeInt = (v: unknown): v is number => typeof v === 'number' && Number.isS
 
 /**
  * The account_dict form of a Move object address: ingest stores every account it greps from the
- * events after §2.6 normalisation (leading zero bytes dropped to 20 bytes where they fit), so
+ * events after docs/api.md §2.6 normalisation (leading zero bytes dropped to 20 bytes where they fit), so
  * the raw 32 bytes are normalised the same way before the look-up.
  */
 function objectAccountBytes(objectAddr: Uint8Array): Uint8Array {
@@ -71,7 +71,7 @@ export function planTokens(page: PageRequest, orderBy: NftOrderBy): TokenPlan {
   return base;
 }
 
-/** NFT routes (spec §4.6); only a token's tx history differs by VM (decision 10). */
+/** NFT routes (docs/api.md §4.6); only a token's tx history differs by VM (docs/api.md §0.10). */
 export function registerNftRoutes(app: FastifyInstance, deps: RouteDeps): void {
   const { nftCollections, nftTokens, dicts, txs } = deps.readers;
   const onMove = deps.options.vmType === 'move';
@@ -168,7 +168,7 @@ export function registerNftRoutes(app: FastifyInstance, deps: RouteDeps): void {
     },
     async handler({ query, params }) {
       const page = parsePagination(query, 'offset');
-      // The raw path segment, not percent-decoded (§4.6.3): `%20` normalises to "20".
+      // The raw path segment, not percent-decoded (docs/api.md §4.6.3): `%20` normalises to "20".
       const plan = { limit: page.limit, offset: page.offset, desc: page.reverse };
       return renderCollections(page, await nftCollections.byName(plan, nftNameKey(params.name ?? '')), true);
     },
@@ -251,12 +251,12 @@ export function registerNftRoutes(app: FastifyInstance, deps: RouteDeps): void {
     async handler({ query, params }) {
       const collection = parseCollectionAddr(params.collection_addr ?? '', prefix);
       const page = parsePagination(query, 'sequence');
-      // The raw path segment, not percent-decoded (§7 item 10).
+      // The raw path segment, not percent-decoded (docs/api.md §1.2).
       const token = await nftTokens.liveToken(collection, params.token_id ?? '');
       if (token === undefined) return renderTxPage(page, EMPTY_PAGE);
       const plan = planKeyset(page, 'sequence');
       if (!onMove) return renderTxPage(page, await nftTokens.txs(plan, token.nftId, page.countTotal));
-      // Decision 10: on Move the history is the object's account history, so marketplace
+      // docs/api.md §0.10: on Move the history is the object's account history, so marketplace
       // listings and offers that name the object without moving it belong to it too.
       const objectId = token.objectAddr && (await dicts.accountId(objectAccountBytes(token.objectAddr)));
       if (!objectId) return renderTxPage(page, EMPTY_PAGE);

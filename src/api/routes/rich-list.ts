@@ -11,7 +11,7 @@ import { jsonRoute, type RouteDeps } from './define.js';
 const DENOM_RE = /^[a-z0-9][a-z0-9/:._-]{0,127}$/;
 
 /**
- * The denom path segment (spec §4.7): `%2F` stands for `/` (the segment is not percent-decoded
+ * The denom path segment (docs/api.md §4.7): `%2F` stands for `/` (the segment is not percent-decoded
  * otherwise), and case does not matter. The stored denom is lower-case (EVM: the ERC20 contract).
  */
 export function parseDenom(raw: string): string {
@@ -32,7 +32,7 @@ function holderPlan(page: PageRequest): HolderPlan {
   return plan;
 }
 
-/** GET /indexer/richlist/v1/{denom} (spec §4.7 with decision 4): on every VM. */
+/** GET /indexer/richlist/v1/{denom} (docs/api.md §4.7 with docs/api.md §0.4): on every VM. */
 export function registerRichListRoutes(app: FastifyInstance, deps: RouteDeps): void {
   const { richList } = deps.readers;
   const evm = deps.options.vmType === 'evm';
@@ -65,7 +65,7 @@ export function registerRichListRoutes(app: FastifyInstance, deps: RouteDeps): v
           `{"account":"${evm ? '0x' + Buffer.from(r.account).toString('hex') : bech32(r.account)}",` +
           `"amount":"${r.amount}"}`,
       );
-      // §4.7 answers with builder (A): the offset one page back. A page after a cursor has no
+      // docs/api.md §4.7 answers with builder (A): the offset one page back. A page after a cursor has no
       // offset to step back from, so it has none (as builder B's cursor pages).
       const previousKey = plan.after ? null : previousOffsetKey(plan);
       return renderList('holders', holders, {

@@ -3,7 +3,7 @@ import { HttpError, GrpcCode } from '../errors.js';
 import { errorResponses, ref } from '../schemas.js';
 import { jsonRoute, type RouteDeps } from './define.js';
 
-/** GET /status (spec §4.1): build info, chain id, the newest indexed height and each stage's height. */
+/** GET /status (docs/api.md §4.1): build info, chain id, the newest indexed height and each stage's height. */
 export function registerStatusRoutes(app: FastifyInstance, deps: RouteDeps): void {
   jsonRoute(app, deps, {
     url: '/status',

@@ -90,7 +90,7 @@ function accountFilter(query: Query, prefix: string, signerOnly: boolean): Strea
   return { accountHex: Buffer.from(parseAccount(query.account, prefix)).toString('hex'), signerOnly };
 }
 
-/** The live streams of spec/stream.md: SSE, resumable, validated like the list routes. */
+/** The live streams of docs/stream.md: SSE, resumable, validated like the list routes. */
 export function registerStreamRoutes(app: FastifyInstance, deps: StreamDeps): void {
   const served = deps.options.vmType === 'evm' ? SPECS : SPECS.filter((s) => s.route !== 'evm-txs');
   app.addHook('preClose', () => deps.hub.close());
@@ -198,7 +198,7 @@ async function replayUntilLive(deps: StreamDeps, route: StreamRoute, sub: Subscr
   }
 }
 
-/** 410 before the stream opens: name the REST route to page and where to resume (spec §2). */
+/** 410 before the stream opens: name the REST route to page and where to resume (docs/stream.md §2). */
 function refuseReplay(spec: StreamSpec, query: Query, delivered: number, maxReplay: number): HttpError {
   const rest = restRouteOf(spec, query);
   return new HttpError(

@@ -7,7 +7,7 @@ import { NotFoundError } from '../../shared/errors.js';
 /**
  * /swagger/doc.json (the OpenAPI 3 document built from the route schemas) and an interactive
  * reference at /swagger/index.html whose assets come from the installed swagger-ui bundle,
- * so it works offline. /swagger redirects there (spec §4.8).
+ * so it works offline. /swagger redirects there (docs/api.md §4.8).
  */
 export function registerSwaggerRoutes(app: FastifyInstance): void {
   const assets = loadSwaggerUiAssets();

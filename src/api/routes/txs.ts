@@ -16,7 +16,7 @@ import {
 } from '../schemas.js';
 import { jsonRoute, type Query, type RouteDeps } from './define.js';
 
-/** Resolves `msgs` to ids: undefined = no filter, [] = nothing can match (decision 2). */
+/** Resolves `msgs` to ids: undefined = no filter, [] = nothing can match (docs/api.md §0.2). */
 export async function msgTypeFilter(dicts: DictReader, query: Query): Promise<number[] | undefined> {
   const names = parseMsgTypes(query.msgs);
   return names === undefined ? undefined : dicts.msgTypeIds(names);
@@ -63,7 +63,7 @@ export async function renderTxByHash(
   return `{"tx":${data}}`;
 }
 
-/** Cosmos tx routes (spec §4.3), with the decisions' msgs and pagination rules. */
+/** Cosmos tx routes (docs/api.md §4.3), with the msgs and pagination rules of docs/api.md §0.2–§0.3. */
 export function registerTxRoutes(app: FastifyInstance, deps: RouteDeps): void {
   const { txs, dicts } = deps.readers;
   const prefix = deps.options.accountPrefix;

@@ -29,7 +29,7 @@ export function unavailableFamilies(options: ApiOptions): UnavailableFamily[] {
   const evm = options.vmType === 'evm';
   const families: UnavailableFamily[] = [
     // On EVM without INTERNAL_TX the reference answers the same text ("evm" even on an EVM chain),
-    // and still lists the routes in its document (spec/api.md §4.8).
+    // and still lists the routes in its document (docs/api.md §4.8).
     ...(options.internalTx
       ? []
       : [

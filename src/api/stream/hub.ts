@@ -20,7 +20,7 @@ const CHUNK = 500;
 const PACE_MAX_MS = 500;
 
 /**
- * One per API process (spec/stream.md §4): on each wake-up it reads the committed checkpoint,
+ * One per API process (docs/stream.md §4): on each wake-up it reads the committed checkpoint,
  * reads every new block and tx once, and matches them against every subscriber's filter in
  * memory — subscribers are indexed by account, so a tx costs its own accounts, not the number of
  * subscribers. Batches and registrations run one at a time, so a subscriber registered between

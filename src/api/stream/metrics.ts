@@ -2,7 +2,7 @@ import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
 import { registeredMetric } from '../../shared/metrics.js';
 import type { StreamRoute } from './hub.js';
 
-/** What /metrics shows of the live streams (spec/stream.md §3). */
+/** What /metrics shows of the live streams (docs/stream.md §3). */
 export interface StreamMetrics {
   opened(route: StreamRoute): void;
   closed(route: StreamRoute): void;

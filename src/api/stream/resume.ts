@@ -5,7 +5,7 @@ import type { ReplayFilter, StreamReader, TxFamily } from '../../store/readers/s
 import type { StreamRoute } from './hub.js';
 import { blockEvents, txEvents, type StreamEvent, type StreamFilter } from './subscriber.js';
 
-/** Where a client asked to start (spec/stream.md §2); the header wins, then the query. */
+/** Where a client asked to start (docs/stream.md §2); the header wins, then the query. */
 export type ResumePoint =
   { kind: 'live' } | { kind: 'after'; id: number } | { kind: 'fromHeight'; height: number };
 

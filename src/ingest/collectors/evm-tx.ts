@@ -14,7 +14,7 @@ const LOG_KEYS = [
 ] as const;
 
 /**
- * The API's EvmTx object (spec/api.md §5.3): exactly 14 receipt keys in this order, values as the
+ * The API's EvmTx object (docs/api.md §5.3): exactly 14 receipt keys in this order, values as the
  * node sent them; `to: null` (contract creation) becomes "", other receipt fields are dropped.
  */
 export function renderEvmTxJson(receipt: EvmReceipt): string {
@@ -38,7 +38,7 @@ export function renderEvmTxJson(receipt: EvmReceipt): string {
     transactionIndex: r.transactionIndex,
     type: r.type,
   });
-  // The indexer's NUL rule (spec/indexer.md §3.4); stringify leaves only the escaped `\u0000` form.
+  // The indexer's NUL rule (docs/ingest.md §3.4); stringify leaves only the escaped `\u0000` form.
   return sanitiseNul(json);
 }
 

@@ -23,7 +23,7 @@ const call = (type: string, from: string, to: string, calls?: TxTrace['result'][
 });
 
 describe('flattenBlockTraces', () => {
-  it("numbers frames depth-first as spec/indexer.md §8.2's example", () => {
+  it("numbers frames depth-first as docs/ingest.md §8.2's example", () => {
     const trace: TxTrace = {
       txHash: HASH,
       result: call('CALL', A, B, [
@@ -76,7 +76,7 @@ describe('flattenBlockTraces', () => {
     );
     expect(rows).toHaveLength(1);
     expect(rows[0]!.accounts).toHaveLength(1);
-    // The failure is kept beside the JSON, which keeps spec/api.md §5.4's keys only.
+    // The failure is kept beside the JSON, which keeps docs/api.md §5.4's keys only.
     expect(rows[0]).toMatchObject({ error: 'execution reverted', revertReason: 'too low' });
     expect(JSON.parse(rows[0]!.data)).not.toHaveProperty('error');
     // A tx-level error (tracer timeout) is a failed trace, not "no frames": retryable, naming both.

@@ -2,7 +2,7 @@ import { AppError } from '../../shared/errors.js';
 import { accountBytesFromString } from '../../shared/address.js';
 import type { CallFrame, TxTrace } from '../../node/evm.js';
 
-/** One call frame as stored: the API's JSON (spec/api.md §5.4) and the accounts it touches. */
+/** One call frame as stored: the API's JSON (docs/api.md §5.4) and the accounts it touches. */
 export interface InternalTxRow {
   height: number;
   /** The EVM tx hash (32 bytes). */
@@ -21,12 +21,12 @@ export interface InternalTxRow {
 /**
  * Flattens one block's traces into rows in the order the stage numbers them: txs in block order,
  * each call tree depth-first pre-order (top frame index 0, parent -1), which is the reference's
- * numbering (spec/indexer.md §8.2: a child is numbered after its previous sibling's subtree).
+ * numbering (docs/ingest.md §8.2: a child is numbered after its previous sibling's subtree).
  * A frame that reverted is kept. A tx the node cannot trace by design (a Cosmos tx that is not an
- * EVM tx; heights below 2) has no entry at all (spec/node-data.md §1.4), so an entry carrying a
+ * EVM tx; heights below 2) has no entry at all (docs/node-data.md §1.4), so an entry carrying a
  * tx-level `error` (tracer timeout, busy node) is a failed trace: it fails the height, retryably,
- * naming the height and tx. The reference skips such a tx (spec/indexer.md §11 #42); we never skip
- * (spec/indexer.md decision 3).
+ * naming the height and tx. The reference skips such a tx (docs/ingest.md §8.2); we never skip
+ * (docs/ingest.md §0.3).
  */
 export function flattenBlockTraces(
   height: number,
@@ -76,7 +76,7 @@ function frameRow(
   const to = frameAccount(frame.to, at);
   const accounts = [from, to].filter((a): a is Uint8Array => a !== undefined);
   if (from && to && Buffer.compare(from, to) === 0) accounts.pop();
-  // Key order and forms of spec/api.md §5.4; the top frame's output is not recorded.
+  // Key order and forms of docs/api.md §5.4; the top frame's output is not recorded.
   const data = JSON.stringify({
     height: at.height,
     hash: at.txHash,
@@ -102,7 +102,7 @@ function frameRow(
   };
 }
 
-/** §6.1 normalisation; an address that does not normalise fails the whole height (§6.4). */
+/** docs/ingest.md §6.1 normalisation; an address that does not normalise fails the whole height (docs/ingest.md §6.4). */
 function frameAccount(
   address: string | undefined,
   at: { height: number; txHash: string; prefix: string },

@@ -8,7 +8,7 @@ import { collectEvmNfts } from './nft-evm.js';
 import { collectMoveNfts } from './nft-move.js';
 import { collectWasmNfts } from './nft-wasm.js';
 
-/** The NFT collector of the chain's VM (exactly one per chain, §7.0). */
+/** The NFT collector of the chain's VM (exactly one per chain, docs/ingest.md §7.0). */
 export type NftCollector = (raw: RawBlock) => Promise<NftBlockRows>;
 
 export function createNftCollector(ctx: {

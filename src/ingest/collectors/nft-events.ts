@@ -3,7 +3,7 @@ import type { NftLookups } from '../../node/nft-lookups.js';
 import type { AbciEvent, RawBlock } from '../../node/types.js';
 import type { Logger } from '../../shared/logger.js';
 
-/** One ABCI event of a block with its attributes as a map (the last value of a key wins, §7.0). */
+/** One ABCI event of a block with its attributes as a map (the last value of a key wins, docs/ingest.md §7.0). */
 export interface BlockEvent {
   type: string;
   attrs: Map<string, string>;
@@ -16,8 +16,8 @@ export interface BlockEvent {
 const modeOf = (e: AbciEvent): string | undefined => e.attributes.find((a) => a.key === 'mode')?.value;
 
 /**
- * A block's events in chain order (§7.0): PreBlock and BeginBlock, then every tx in order, then
- * EndBlock. The `mode` attribute may sit anywhere in a finalize-block event (indexer decision 5).
+ * A block's events in chain order (docs/ingest.md §7.0): PreBlock and BeginBlock, then every tx in order, then
+ * EndBlock. The `mode` attribute may sit anywhere in a finalize-block event (docs/ingest.md §0.5).
  */
 export function blockEvents(raw: RawBlock): BlockEvent[] {
   const toEvent = (e: AbciEvent, txIndex: number | null): BlockEvent => ({
@@ -38,7 +38,7 @@ export function blockEvents(raw: RawBlock): BlockEvent[] {
 const CHANNEL_RE = /^channel-\d+$/;
 
 /**
- * The L2 collection name an IBC nft-transfer receipt creates (§7.4). Wasm names the class by its
+ * The L2 collection name an IBC nft-transfer receipt creates (docs/ingest.md §7.4). Wasm names the class by its
  * full path; Move and EVM by `ibc/` + upper-case hex SHA-256 of the full path when the path holds
  * at least one (port, channel-N) pair, else by the base class id.
  */
@@ -93,7 +93,7 @@ function readClassPair(packetData: string): { classId: string; l1Name: string } 
   }
 }
 
-/** NUL characters never reach the database (PostgreSQL text rejects them; §7.1 strips them). */
+/** NUL characters never reach the database (PostgreSQL text rejects them; docs/ingest.md §7.0 strips them). */
 export const stripNul = (s: string): string => s.replaceAll('\u0000', '');
 
 /** A Move address (short or full hex, with 0x) as 32 bytes. */

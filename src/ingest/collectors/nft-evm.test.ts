@@ -48,7 +48,7 @@ const show = (c: NftChange): string =>
   `${c.kind} ${'tokenId' in c.ref ? c.ref.tokenId : ''}${c.kind === 'mint' || c.kind === 'transfer' ? ' ' + hex(c.owner) : ''}${c.kind === 'mint' ? ' ' + c.uri : ''} @${c.txIndex}`;
 
 describe('EVM NFT collector', () => {
-  it('an ERC721 whose name() reverts is still a collection, named "", with all its transfers (§7.2; as on Wasm)', async () => {
+  it('an ERC721 whose name() reverts is still a collection, named "", with all its transfers (docs/ingest.md §7.2; as on Wasm)', async () => {
     const rest = minievm((contract, input) =>
       contract === PLAIN || input !== NAME_SELECTOR
         ? input === NAME_SELECTOR

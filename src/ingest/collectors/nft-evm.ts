@@ -24,7 +24,7 @@ interface Erc721Transfer {
 }
 
 /**
- * ERC721 Transfer logs (4 topics, empty data) of the block's `evm` events, in order (§7.2). A log
+ * ERC721 Transfer logs (4 topics, empty data) of the block's `evm` events, in order (docs/ingest.md §7.2). A log
  * with the Transfer shape but a topic that is no 32-byte word is skipped with a warning.
  */
 function erc721Transfers(
@@ -67,7 +67,7 @@ function erc721Transfers(
 }
 
 /**
- * ERC721 NFTs of one block (§7.2): mint = transfer from zero, burn = transfer to zero. Each
+ * ERC721 NFTs of one block (docs/ingest.md §7.2): mint = transfer from zero, burn = transfer to zero. Each
  * collection touched is asked for `name()` (cached) and each minted token for `tokenURI` at the
  * block height. A contract whose `name()` reverts (ERC721 without the optional metadata extension)
  * is still a collection, named "" as on Wasm: the reference's blacklist would drop tokens that exist.
@@ -127,5 +127,5 @@ export async function collectEvmNfts(raw: RawBlock, ctx: NftCollectContext): Pro
   return { collections, changes, originNames: originNames('evm', events) };
 }
 
-/** A 32-byte topic holding an address, as account bytes (§6.1: 12 leading zero bytes collapse). */
+/** A 32-byte topic holding an address, as account bytes (docs/ingest.md §6.1: 12 leading zero bytes collapse). */
 const owner = (topic: string, prefix: string): Uint8Array => accountBytesFromString(topic, prefix);

@@ -33,7 +33,7 @@ const MUTATION = '0x1::nft::MutationEvent';
 const TAGS = new Set([CREATE, MINT, BURN, TRANSFER, MUTATION]);
 
 /**
- * Move NFTs of one block (indexer.md §7.1). Token id and uri come from the `0x1::nft::Nft`
+ * Move NFTs of one block (docs/ingest.md §7.1). Token id and uri come from the `0x1::nft::Nft`
  * resource at the block height; a minted token is owned by its collection's creator until a
  * TransferEvent says otherwise. A mint into a collection this block did not create also yields
  * the collection from its `0x1::collection::Collection` resource (insert-if-absent), so a start

@@ -94,7 +94,7 @@ describe('Wasm NFT collector: unreadable owners never stop ingest', () => {
   });
 });
 
-describe('Wasm NFT collector: which contracts are asked (§7.3)', () => {
+describe('Wasm NFT collector: which contracts are asked (docs/ingest.md §7.3)', () => {
   it('cw20 mint / burn / transfer events (no token_id, no minter) are never queried', async () => {
     const lookups = tableLookups({ wasm: COLLECTIONS });
     const raw = blockOf(5, [

@@ -25,7 +25,7 @@ const isUriChange = (e: BlockEvent): boolean =>
   e.type === SG721_UPDATE_EVENT || URI_ACTIONS.has(e.attrs.get('action') ?? '');
 
 /**
- * Which contracts are asked whether they are collections (§7.3): a mint-like event (`minter` plus
+ * Which contracts are asked whether they are collections (docs/ingest.md §7.3): a mint-like event (`minter` plus
  * `creator` or `owner`: cw721's mint, sg721's instantiate), as the reference does, and — so a
  * collection first touched after the start height is still found — any cw721 token action or URI
  * change that names a `token_id`. cw20 `mint`/`burn`/`transfer` name none and are never queried.
@@ -37,11 +37,11 @@ function isCandidate(e: BlockEvent): boolean {
 }
 
 /**
- * cw721 / sg721 NFTs of one block (indexer.md §7.3). Candidate contracts (isCandidate) are asked
+ * cw721 / sg721 NFTs of one block (docs/ingest.md §7.3). Candidate contracts (isCandidate) are asked
  * for their `contract_info` name and instantiator (cached per contract; contracts that reject the
  * query are not collections). A mint or URI change whose event carries no `token_uri` (cw721-base
  * mints, cw721 ≥ 0.19 `update_nft_info`, a cleared sg721 uri) takes the uri from the contract's
- * `nft_info` at the block height; the reference stores "" for such mints (§7.3).
+ * `nft_info` at the block height; the reference stores "" for such mints (docs/ingest.md §7.3).
  * An owner or recipient that is no account address is chain data we cannot store (owners are
  * account ids): that event's change is skipped with a warning instead of halting ingest.
  */

@@ -23,7 +23,7 @@ export function parseCoins(text: string): Array<{ denom: string; amount: bigint 
 
 /**
  * Wasm (and any x/bank chain): `coinbase` credits the minter, `burn` debits the burner, `transfer`
- * moves from sender to recipient (spec/indexer.md §8.3). Accounts that do not normalise are left
+ * moves from sender to recipient (docs/ingest.md §8.3). Accounts that do not normalise are left
  * out; module accounts are not (the rich-list stage leaves those out).
  */
 export function bankDeltas(events: readonly AbciEvent[], prefix: string): AssetDelta[] {
@@ -50,7 +50,7 @@ const FA = '0x1::fungible_asset::';
 
 /**
  * Move: a fungible-asset WithdrawEvent / DepositEvent followed by its owner event debits / credits
- * the owner (spec/indexer.md §8.3); the asset is the metadata address.
+ * the owner (docs/ingest.md §8.3); the asset is the metadata address.
  */
 export function fungibleAssetDeltas(events: readonly AbciEvent[], prefix: string): AssetDelta[] {
   const out: AssetDelta[] = [];

@@ -17,7 +17,7 @@ interface EvmLog {
 }
 
 /**
- * EVM: every ERC20 Transfer log found in a `log` attribute of any event (spec/indexer.md §8.3),
+ * EVM: every ERC20 Transfer log found in a `log` attribute of any event (docs/ingest.md §8.3),
  * keyed by the lower-cased contract. ERC721 Transfers carry a fourth topic and are not counted.
  */
 export function erc20Deltas(events: readonly AbciEvent[]): BalanceDelta[] {

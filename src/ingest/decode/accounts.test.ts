@@ -20,7 +20,7 @@ const ev = (type: string, ...attrs: [string, string][]): AbciEvent => ({
   attributes: attrs.map(([key, value]) => ({ key, value, index: true })),
 });
 
-describe('extractAccounts (spec/indexer.md §6.2)', () => {
+describe('extractAccounts (docs/ingest.md §6.2)', () => {
   it('takes whole init1 / 0x pieces of comma-separated values, untrimmed, and adds the signer last', () => {
     const events = [
       ev('transfer', ['recipient', OTHER], ['amount', '5uinit']),
@@ -127,7 +127,7 @@ describe('primaryStoresCreated', () => {
   });
 });
 
-describe('extractEvmReceiptAccounts (§6.3)', () => {
+describe('extractEvmReceiptAccounts (docs/ingest.md §6.3)', () => {
   const padded = `0x000000000000000000000000${'cd'.repeat(20)}`;
   it('takes from, to, contractAddress, log addresses and padded topics', () => {
     const receipt = {

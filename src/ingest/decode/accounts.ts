@@ -21,28 +21,28 @@ export class AccountExtractionError extends AppError {
   }
 }
 
-// QUIRK kept from rollytics (spec/indexer.md §6.2): the bech32 prefix is hard-coded to `init`.
+// QUIRK kept from rollytics (docs/ingest.md §6.2): the bech32 prefix is hard-coded to `init`.
 const INIT_BECH32_RE = /^init1(?:[a-z0-9]{38}|[a-z0-9]{58})$/;
 const HEX_PIECE_RE = /^0x[a-fA-F0-9]{1,64}$/;
 const MOVE_HEX_RE = /0x[a-fA-F0-9]{1,64}/g;
 const PADDED_TOPIC_PREFIX = '0x000000000000000000000000';
 
 export interface ExtractAccountsOptions {
-  /** Account bech32 prefix for normalisation (§6.1). */
+  /** Account bech32 prefix for normalisation (docs/ingest.md §6.1). */
   readonly prefix: string;
   /**
    * FA store owners known to the caller, keyed by `faStoreKey(store_addr)`. rollytics means to
    * add the owner of every fungible-asset store a tx touches but its lookup never matches
-   * (spec §6.2 BUG); passing this map implements the intended lookup (a superset). Omit it to
+   * (docs/ingest.md §6.2); passing this map implements the intended lookup (a superset). Omit it to
    * reproduce rollytics' effective behaviour exactly.
    */
   readonly storeOwners?: ReadonlyMap<string, string>;
-  /** A memoised §6.1 normaliser (createAccountNormaliser) to reuse across txs; optional. */
+  /** A memoised docs/ingest.md §6.1 normaliser (createAccountNormaliser) to reuse across txs; optional. */
   readonly normalise?: (candidate: string) => string | undefined;
 }
 
 /**
- * §6.1 normalisation to bech32 with a bounded memo: the same addresses recur in every event
+ * docs/ingest.md §6.1 normalisation to bech32 with a bounded memo: the same addresses recur in every event
  * of a tx and across txs, and bech32 decode + encode dominates extraction otherwise.
  */
 export function createAccountNormaliser(
@@ -52,7 +52,7 @@ export function createAccountNormaliser(
   return boundedMemo((candidate) => tryNormaliseAccount(candidate, prefix), limit);
 }
 
-/** Cheap length/prefix tests before the anchored regexes of §6.2. */
+/** Cheap length/prefix tests before the anchored regexes of docs/ingest.md §6.2. */
 function isAddressPiece(piece: string): boolean {
   const len = piece.length;
   if (len === 43 || len === 63) {
@@ -73,7 +73,7 @@ export function faStoreKey(storeAddr: string): string {
 }
 
 /**
- * Accounts involved in one tx (spec/indexer.md §6.2, GrepAddressesFromTx), as distinct bech32
+ * Accounts involved in one tx (docs/ingest.md §6.2, GrepAddressesFromTx), as distinct bech32
  * strings in first-occurrence order, the signer last unless already present. Candidates that do
  * not normalise are skipped; a malformed EVM log or FA event JSON throws.
  */
@@ -156,7 +156,7 @@ export interface PrimaryStoreCreated {
   readonly ownerAddr: string;
 }
 
-/** `0x1::primary_fungible_store::PrimaryStoreCreatedEvent` rows of a block (spec §5.2 step 1). */
+/** `0x1::primary_fungible_store::PrimaryStoreCreatedEvent` rows of a block (docs/ingest.md §5.2). */
 export function primaryStoresCreated(events: readonly AbciEvent[]): PrimaryStoreCreated[] {
   const out: PrimaryStoreCreated[] = [];
   events.forEach((event, eventIndex) => {
@@ -206,7 +206,7 @@ function evmLogCandidates(value: string, eventIndex: number): string[] {
   return out;
 }
 
-/** The fields of an EVM receipt that §6.3 reads. */
+/** The fields of an EVM receipt that docs/ingest.md §6.3 reads. */
 export interface EvmReceiptLike {
   readonly from?: string | null;
   readonly to?: string | null;
@@ -216,7 +216,7 @@ export interface EvmReceiptLike {
 }
 
 /**
- * Accounts of an EVM receipt (spec §6.3): from, to, contractAddress, log addresses and padded
+ * Accounts of an EVM receipt (docs/ingest.md §6.3): from, to, contractAddress, log addresses and padded
  * topics k ≥ 1. Unlike the Cosmos path, any address that does not normalise throws.
  */
 export function extractEvmReceiptAccounts(receipt: EvmReceiptLike, prefix: string): string[] {

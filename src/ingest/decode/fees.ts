@@ -4,7 +4,7 @@ import type { Coin } from './tx.js';
 const INT_RE = /^-?\d+$/;
 
 /**
- * SDK `Coins.Add` over many fee lists (the block's total fee, spec §5.1): amounts of the same
+ * SDK `Coins.Add` over many fee lists (the block's total fee, docs/ingest.md §5.1): amounts of the same
  * denom are summed exactly, zero results are dropped, and the result is sorted by denom
  * (bytewise, as Go sorts strings).
  */

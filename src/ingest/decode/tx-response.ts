@@ -3,7 +3,7 @@ import type { AbciEvent } from './accounts.js';
 import { goString, jsonbText } from './json-text.js';
 
 /**
- * The per-tx JSON the API serves for a Cosmos tx (spec/api.md §5.2, spec/indexer.md §3.4),
+ * The per-tx JSON the API serves for a Cosmos tx (docs/api.md §5.2, docs/ingest.md §3.4),
  * assembled as text from pre-rendered pieces so the API can send it without re-serialising:
  *
  *   {"txhash","height","codespace","code","data","raw_log","logs","info","gas_wanted",
@@ -65,7 +65,7 @@ export function renderTxResponseJson(parts: TxResponseParts): string {
  * key order, with `index` only when true (as the reference writes it; clients treat it as
  * optional). Unlike the reference's omit-empty encoder, `value` and `attributes` are always
  * written (`""`, `[]`), as the node's REST answer does: Celatone's schema requires both and
- * rejects the whole page otherwise (spec/api.md decision 8; e.g. IBC transfers with an empty memo).
+ * rejects the whole page otherwise (docs/api.md §0.8; e.g. IBC transfers with an empty memo).
  */
 export function renderEventsJson(events: readonly AbciEvent[]): string {
   const fast = eventsJsonPlain(events);
@@ -116,7 +116,7 @@ function base64ToUpperHex(data: string): string {
 /**
  * sdk.ParseABCILogs: the legacy JSON log array, else [] (the usual case on SDK 0.50). The SDK
  * wrote that array with omit-empty tags (no `log`, `type` or `value` when empty); each entry is
- * completed to the node's REST shape so legacy events follow decision 8 too.
+ * completed to the node's REST shape so legacy events follow docs/api.md §0.8 too.
  */
 function legacyLogsJson(rawLog: string): string {
   if (!rawLog.startsWith('[')) return '[]';

@@ -14,7 +14,7 @@ const decoder = createTxDecoder({ registry, prefix: 'init' });
 
 /**
  * Expected signer, message types and account set per real sample. They were produced by a
- * separate Python implementation of spec/indexer.md §6.1–§6.2 (not this code), with the signer
+ * separate Python implementation of docs/ingest.md §6.1–§6.2 (not this code), with the signer
  * taken from the ante handler's `tx.acc_seq` event rather than from the public key, then
  * spot-checked by hand (e.g. bank-evm: call.contract/evm log address 0xE1Ff… → init1u8lh…,
  * padded Transfer topics → sender and fee collector, `call.ret` "0x" skipped).
@@ -119,7 +119,7 @@ describe('renderTxResponseJson on real samples', () => {
         timestamp: response.timestamp,
         // The REST answer's events with one documented transformation: a false `index` is
         // left out (as the reference writes it). `value` ("" included) and `attributes` stay,
-        // as REST writes them (spec/api.md decision 8); `?? ''` / `?? []` only restate that.
+        // as REST writes them (docs/api.md §0.8); `?? ''` / `?? []` only restate that.
         events: response.events.map((e) => ({
           type: e.type,
           attributes: (e.attributes ?? []).map((a) => ({

@@ -32,7 +32,7 @@ export interface DecodedTx {
   readonly unknownFields: string[];
   /** Signer bech32 (undefined only when signerSource is 'none'). */
   readonly signer: string | undefined;
-  /** 'fee_payer' / 'none' flag a tx without signer_infos[0].public_key (spec §3.4). */
+  /** 'fee_payer' / 'none' flag a tx without signer_infos[0].public_key (docs/ingest.md §3.4). */
   readonly signerSource: SignerSource;
   /** auth_info.fee.amount. */
   readonly fee: Coin[];

@@ -12,7 +12,7 @@ const TRACES_PER_REQUEST = 4;
 const TRACE_ATTEMPTS = 10;
 
 /**
- * EVM internal txs (spec/indexer.md §8.2): every height holding EVM txs is traced with the
+ * EVM internal txs (docs/ingest.md §8.2): every height holding EVM txs is traced with the
  * callTracer, and its frames are stored under the stream's own gapless sequence. Heights without
  * EVM txs, and those below 2 (the node cannot trace genesis), have nothing to trace.
  */

@@ -29,7 +29,7 @@ export interface RunnableStage {
  */
 const KEPT_BALANCE_CHANGES = 200_000;
 
-/** The stages this chain and configuration enable (spec/indexer.md §8.1), in a fixed order. */
+/** The stages this chain and configuration enable (docs/ingest.md §8.1), in a fixed order. */
 export function createStages(ctx: {
   chain: ChainMeta;
   options: { internalTx: boolean | undefined; richList: boolean };

@@ -47,7 +47,7 @@ export interface BalanceSource {
   ): Promise<Array<Array<{ denom: string; amount: bigint }>>>;
   /**
    * Accounts (hex) that are never holders: on Move and Wasm the module accounts with the `minter`
-   * or `burner` permission (spec/indexer.md §8.3), none on EVM. Read from the node once and kept;
+   * or `burner` permission (docs/ingest.md §8.3), none on EVM. Read from the node once and kept;
    * `reread` asks again, so a module account a chain upgrade adds is learnt too. The stage leaves
    * them out; `deltas` and `snapshot` still list them.
    */
@@ -169,7 +169,7 @@ export function createEvmBalanceSource(ctx: {
       return { rows, aliases: [...aliases].map(([alias, denom]) => ({ alias, denom })), whole: [] };
     },
     supplyAt: async (contract, height) => (await ctx.evm.erc20SuppliesAt([contract], height))[0],
-    // The reference keeps module accounts on EVM (spec/indexer.md §8.3: "Module accounts are not excluded").
+    // The reference keeps module accounts on EVM (docs/ingest.md §8.3: module accounts are holders there).
     excluded: async () => NO_ACCOUNT,
   };
 }
@@ -200,7 +200,7 @@ export function createBankBalanceSource(ctx: {
     for (const form of new Set([`move/${full}`, `move/${full.replace(/^0+/, '')}`])) {
       if (form !== stored) aliases.push({ alias: form, denom: stored });
     }
-    // The reference stores an asset with 0 decimals and a symbol under lower(symbol) (§8.3 Move):
+    // The reference stores an asset with 0 decimals and a symbol under lower(symbol) (docs/ingest.md §8.3 Move):
     // the weakest alias, since any asset may pick any symbol.
     const fa = await ctx.bank.fungibleAssetMetadata(metadata);
     if (fa?.decimals === 0 && fa.symbol !== '' && fa.symbol.toLowerCase() !== stored) {
@@ -288,8 +288,8 @@ function totalsOf(coins: readonly { denom: string; amount: bigint }[]): Map<stri
 }
 
 /**
- * The minter/burner module accounts (spec/indexer.md §8.3: "the REST module accounts with the
- * `minter` or `burner` permission"), as account hex. The list changes only when a chain upgrade
+ * The minter/burner module accounts (docs/ingest.md §8.3: the module accounts with the
+ * `minter` or `burner` permission), as account hex. The list changes only when a chain upgrade
  * adds a module, so it is read once and again only when asked; a failed read is not kept.
  */
 function createModuleAccountSet(bank: BankState, prefix: string) {

@@ -29,7 +29,7 @@ interface RichListBatch {
 }
 
 /**
- * Balances per denom (spec/indexer.md §8.3, exact rather than drifting): a snapshot of every
+ * Balances per denom (docs/ingest.md §8.3, exact rather than drifting): a snapshot of every
  * account at the first indexed height, then each block's events. A balance the events touch for the
  * first time, and one they would drive below zero, is read from the node at the batch's last height
  * instead, so what is stored is the node's state whatever the events leave out; except a first

@@ -9,7 +9,7 @@ import { WireWriter } from './wire.js';
 
 /**
  * Account address (20 bytes) of a tx signer's public key, per the Cosmos SDK / Initia rules
- * (spec/indexer.md §3.4): secp256k1, ethsecp256k1, ed25519, and multisig (LegacyAminoPubKey)
+ * (docs/ingest.md §3.4): secp256k1, ethsecp256k1, ed25519, and multisig (LegacyAminoPubKey)
  * whose members are secp256k1 or ed25519 keys. Other types (secp256r1, multisig with
  * ethsecp256k1 members) raise `unsupported_pubkey`.
  */

@@ -3,7 +3,7 @@ import { pick } from './prng.js';
 
 /**
  * Closed-form marketplace offers: txs that name a live NFT without minting, moving, changing or
- * burning it (api.md decision 10 puts them in the token's history on Move). The VM decides which
+ * burning it (docs/api.md §0.10 puts them in the token's history on Move). The VM decides which
  * of its txs are offers; this picks the token, uniformly among the regular slots minted before
  * the tx, stepping down past a burnt one. No NFT operation happens at an offer's g, so "live
  * before g" is "live after g".

@@ -2,7 +2,7 @@ import { InputError } from '../../shared/errors.js';
 import { pick, Stream } from './prng.js';
 
 /**
- * Closed-form tx schedule (node-data.md §4.2): the number of txs in a block depends only on
+ * Closed-form tx schedule (docs/node-data.md §4.2): the number of txs in a block depends only on
  * (seed, height mod PERIOD), so a prefix table over one period gives the global index of a
  * block's first tx in O(1) and any height can be generated without its predecessors.
  */

@@ -2,7 +2,7 @@ import { tryNormaliseAccount } from '../../shared/address.js';
 import type { SimEvent } from '../chain/events.js';
 
 /**
- * The accounts an indexer must extract from a tx's events (spec/indexer.md §6.2), written
+ * The accounts an indexer must extract from a tx's events (docs/ingest.md §6.2), written
  * independently of ingest's extractor so that the ground truth checks it rather than echoes it.
  * The FA store-owner look-up is not applied: owners appear through the owner events' data.
  */
@@ -13,7 +13,7 @@ const PADDED_TOPIC = '0x000000000000000000000000';
 
 export type Normaliser = (candidate: string) => string | undefined;
 
-/** §6.1 normalisation with a memo: the same stores, metadata and users recur constantly. */
+/** docs/ingest.md §6.1 normalisation with a memo: the same stores, metadata and users recur constantly. */
 export function createNormaliser(prefix: string): Normaliser {
   const memo = new Map<string, string | null>();
   return (candidate) => {

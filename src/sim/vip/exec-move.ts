@@ -102,7 +102,7 @@ export function executeMove(
       throw vmFailure(`VM aborted: location=${location}, code=${err.code}`);
     }
     if (err instanceof MoveArithmeticError) {
-      // Initia's wording (shared/chain-samples real-tx-decoder common/failed.json). A real node
+      // Initia's wording (test/fixtures/chain-samples/real-tx-decoder/common/failed.json). A real node
       // also appends `, function=<index>, code_offset=<pc>`: bytecode positions the model,
       // which runs no bytecode, cannot know, so they are left out rather than invented.
       throw vmFailure(
@@ -116,7 +116,7 @@ export function executeMove(
 /**
  * Errors raised while the Move VM runs a message are not registered SDK errors in x/move, so
  * the node reports them as code 1 in the `undefined` codespace (as in the real failed tx of
- * shared/chain-samples real-tx-decoder common/failed.json).
+ * test/fixtures/chain-samples/real-tx-decoder/common/failed.json).
  */
 function vmFailure(log: string): TxReject {
   return new TxReject(1, log, 'undefined');

@@ -54,7 +54,7 @@ function parseMsg(bytes: Uint8Array): Record<string, unknown> {
 
 const U64_MAX = (1n << 64n) - 1n;
 
-/** ExecuteMsg variants of the contract (scoring.md §1.3). */
+/** ExecuteMsg variants of the contract (docs/vip-contracts.md §1.3). */
 const EXECUTE_VARIANTS = [
   'update_scores',
   'update_score',

@@ -1,6 +1,6 @@
 /**
  * The L1 side the VIP tool reads: `<pkg>::vip::ModuleStore`, whose `stage` advances with time
- * (spec/scoring.md §3). Only the fields the tool reads are modelled faithfully.
+ * (docs/vip-contracts.md §3). Only the fields the tool reads are modelled faithfully.
  */
 export interface L1VipOptions {
   /** `0x` + 64 hex package address. */

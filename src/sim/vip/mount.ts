@@ -2,7 +2,7 @@ import type { SimExtension, VmType } from '../types.js';
 import { createVipChain, type VipChain } from './chain.js';
 import { createVipExtension } from './extension.js';
 
-/** Testnet VIP package address (spec/scoring.md §3), used by the L1 mode by default. */
+/** Testnet VIP package address (docs/vip-contracts.md §3), used by the L1 mode by default. */
 export const TESTNET_VIP_PACKAGE = '0xe55cc823efb411bed5eed25aca5277229a54c62ab3769005f86cc44bc0c0e5ab';
 
 export interface VipSimOptions {

@@ -14,7 +14,7 @@ const abort = (fn: () => unknown) => {
   return 'none';
 };
 
-describe('MoveVipScore (scoring.md §1.2)', () => {
+describe('MoveVipScore (docs/vip-contracts.md §1.2)', () => {
   it('publisher-only deployer admin; set_init_stage checks zero before permission, then once only', () => {
     const m = new MoveVipScore(P);
     expect(abort(() => m.addDeployer(D, D, true))).toBe(MOVE_CODES.EUNAUTHORIZED_PUBLISHER);

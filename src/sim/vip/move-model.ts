@@ -1,5 +1,5 @@
 /**
- * TypeScript model of Initia's `vip_score::vip_score` Move module (spec/scoring.md §1.2): same
+ * TypeScript model of Initia's `vip_score::vip_score` Move module (docs/vip-contracts.md §1.2): same
  * checks in the same order, same abort codes. Addresses are `0x` + 64 lower-case hex.
  */
 

@@ -12,7 +12,7 @@ const err = (fn: () => unknown) => {
   return 'none';
 };
 
-describe('WasmVipScore (scoring.md §1.3)', () => {
+describe('WasmVipScore (docs/vip-contracts.md §1.3)', () => {
   it('instantiate: zero stage refused; sender is not added to the allow list', () => {
     expect(err(() => new WasmVipScore({ allow_list: [], init_stage: 0n }))).toBe('Stage can not be zero');
     const c = new WasmVipScore({ allow_list: [], init_stage: 1n });

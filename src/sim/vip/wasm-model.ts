@@ -1,5 +1,5 @@
 /**
- * TypeScript model of Initia's CosmWasm `vip_score` contract (spec/scoring.md §1.3), including
+ * TypeScript model of Initia's CosmWasm `vip_score` contract (docs/vip-contracts.md §1.3), including
  * the re-finalize reset of stage+1, string (unvalidated) addresses and u64 wrap-around.
  */
 

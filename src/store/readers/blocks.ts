@@ -1,7 +1,7 @@
 import { keysetSql, takePage, type KeysetPlan } from '../pagination.js';
 import { ridingTotal, runOffsetScan, type ReaderContext } from './context.js';
 
-/** One block row with everything the Block object of spec/api.md §4.2 needs, pre-formatted by SQL. */
+/** One block row with everything the Block object of docs/api.md §4.2 needs, pre-formatted by SQL. */
 export interface BlockRow {
   height: number;
   /** Upper-case hex, no 0x. */
@@ -22,7 +22,7 @@ export interface BlockRow {
 export interface BlockPage {
   rows: BlockRow[];
   hasMore: boolean;
-  /** Latest height (spec §2.4: the blocks total is the head, not a count). */
+  /** Latest height (docs/api.md §2.4: the blocks total is the head, not a count). */
   total: string;
 }
 

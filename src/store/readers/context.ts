@@ -6,7 +6,7 @@ import { overloadedError, type WorkLimiter } from './work-limiter.js';
 /** What every reader needs: the (read-only) database and the time budget for totals. */
 export interface ReaderContext {
   db: Db;
-  /** Statement timeout for `pagination.total` counts; past it the total is "-1" (spec §1.8). */
+  /** Statement timeout for `pagination.total` counts; past it the total is "-1" (docs/api.md §1.8). */
   countTimeoutMs: number;
   /** Shares identical counts between concurrent requests (and for a short TTL when set). */
   totals?: TotalsCache;

@@ -3,7 +3,7 @@ import { canBeStored } from '../text-params.js';
 
 /**
  * Dictionary look-ups (account bytes → id, message type → id). Only hits are cached, like the
- * reference (§1.7): an account or type that appears later is found on the next request.
+ * reference (docs/api.md §1.7): an account or type that appears later is found on the next request.
  */
 export interface DictReader {
   accountId(account: Uint8Array): Promise<number | undefined>;

@@ -8,7 +8,7 @@ import {
   listByHeight,
 } from './sequence-tables.js';
 
-/** EVM internal txs (`evm_internal_tx.data` is the 12-key JSON of spec/api.md §5.4). */
+/** EVM internal txs (`evm_internal_tx.data` is the 12-key JSON of docs/api.md §5.4). */
 export interface EvmInternalTxReader {
   list(plan: KeysetPlan, o: { countTotal: boolean }): Promise<JsonPage>;
   byAccount(plan: KeysetPlan, o: { accountId: number; countTotal: boolean }): Promise<JsonPage>;

@@ -2,7 +2,7 @@ import type { KeysetPlan } from '../pagination.js';
 import type { JsonPage, ReaderContext } from './context.js';
 import { EVM_TX_TABLES, findByHash, listAll, listByAccount, listByHeight } from './sequence-tables.js';
 
-/** EVM receipts (`evm_tx.data` is the 14-key receipt JSON of spec/api.md §5.3). */
+/** EVM receipts (`evm_tx.data` is the 14-key receipt JSON of docs/api.md §5.3). */
 export interface EvmTxReader {
   list(plan: KeysetPlan, o: { countTotal: boolean }): Promise<JsonPage>;
   byAccount(

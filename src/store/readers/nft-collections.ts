@@ -2,7 +2,7 @@ import { checkOffset, limitSql } from '../pagination.js';
 import { countWithTimeout, plainCount, ridingTotal, runOffsetScan, type ReaderContext } from './context.js';
 
 /**
- * NFT collections (migrations/20261124_0003_nft.sql, spec/api.md §4.6.1–4.6.4). Every list is
+ * NFT collections (migrations/20261124_0003_nft.sql, docs/api.md §4.6.1–4.6.4). Every list is
  * ordered by (height, addr): the address makes the order total, so offset pages and the
  * `{"height":N,"object_addr":"0x…"}` cursors this reader hands out never skip or repeat a row.
  */

@@ -81,7 +81,7 @@ async function seed(db: Db): Promise<number> {
   return ownerId;
 }
 
-/** The API object of spec §5.7 built from plain values, as the JS renderer used to. */
+/** The API object of docs/api.md §5.7 built from plain values, as the JS renderer used to. */
 function expectedJson(t: Token, collectionName: string, originName: string, owner: string): string {
   return JSON.stringify({
     collection_addr: `0x${t.collection.toString('hex')}`,

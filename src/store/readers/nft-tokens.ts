@@ -11,7 +11,7 @@ import {
 } from './context.js';
 
 /**
- * Live NFTs and a token's tx history (migrations/20261124_0003_nft.sql, spec/api.md §4.6.5–4.6.7).
+ * Live NFTs and a token's tx history (migrations/20261124_0003_nft.sql, docs/api.md §4.6.5–4.6.7).
  * Token lists are ordered (token_id, height) or (height, token_id), both the same direction, then
  * by collection address when the list spans collections, so the order is total and every keyset
  * cursor handed out resumes exactly after its row. token_id is C-collated text (byte order).

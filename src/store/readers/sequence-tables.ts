@@ -29,7 +29,7 @@ export interface SequenceTables {
   msgTypeSets?: { chain: 'tx_msg_type_sets'; accounts: 'tx_account_msg_type_sets' };
 }
 
-/** undefined = no filter; [] = a filter nothing can match (decision 2). */
+/** undefined = no filter; [] = a filter nothing can match (docs/api.md §0.2). */
 export type MsgTypeFilter = readonly number[] | undefined;
 
 interface SeqRow {

@@ -1,7 +1,7 @@
 import type { ReaderContext } from './context.js';
 
 /**
- * Short reads behind the live streams (spec/stream.md): where the block stream's checkpoint is,
+ * Short reads behind the live streams (docs/stream.md): where the block stream's checkpoint is,
  * and the rows committed in a range of heights or sequences. Every statement is bounded by its
  * range and a row limit, so a stream never holds a long statement.
  */

@@ -9,7 +9,7 @@ import {
   type MsgTypeFilter,
 } from './sequence-tables.js';
 
-/** Cosmos txs (`tx.data` is the complete Tx JSON of spec/api.md §5.2). */
+/** Cosmos txs (`tx.data` is the complete Tx JSON of docs/api.md §5.2). */
 export interface TxReader {
   list(plan: KeysetPlan, o: { msgTypeIds: MsgTypeFilter; countTotal: boolean }): Promise<JsonPage>;
   byAccount(

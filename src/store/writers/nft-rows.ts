@@ -15,7 +15,7 @@ export interface NftCollectionRow {
   /** Creator account bytes, or null when unknown. */
   creator: Uint8Array | null;
   /**
-   * EVM (§7.2): the creator is the signer of the earliest stored tx touching the contract, and the
+   * EVM (docs/ingest.md §7.2): the creator is the signer of the earliest stored tx touching the contract, and the
    * height/timestamp are that tx's; the writer resolves it (falls back to the fields above).
    */
   creatorFromFirstTx?: boolean;
@@ -53,6 +53,6 @@ export interface NftBlockRows {
   collections: NftCollectionRow[];
   /** Every change of the block in event order (a later change to the same token wins). */
   changes: NftChange[];
-  /** IBC nft-transfer receipts (§7.4): origin_name = l1Name on existing collections named l2Name. */
+  /** IBC nft-transfer receipts (docs/ingest.md §7.4): origin_name = l1Name on existing collections named l2Name. */
   originNames: Array<{ l2Name: string; l1Name: string }>;
 }

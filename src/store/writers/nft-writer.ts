@@ -143,7 +143,7 @@ async function knownCollections(tx: Queryable, blocks: readonly NftBlockInput[])
   return new Set(rows.map((r) => hexKey(r.addr)));
 }
 
-/** nft_dict ids of every (collection, token id) the batch names (§5.3), created when new. */
+/** nft_dict ids of every (collection, token id) the batch names (docs/ingest.md §5.3), created when new. */
 async function internKeys(
   tx: Queryable,
   blocks: readonly NftBlockInput[],
@@ -271,7 +271,7 @@ function applyChange(
   } else if (ch.kind === 'transfer') {
     if (cur?.live) Object.assign(cur, { ownerId: accountId(ch.owner), ...at });
     else if ('collection' in ch.ref) {
-      // EVM / Wasm: a transfer of a token minted before indexing began still places it (§7.2).
+      // EVM / Wasm: a transfer of a token minted before indexing began still places it (docs/ingest.md §7.2).
       state.set(id, {
         id,
         collection: asBuffer(ch.ref.collection),

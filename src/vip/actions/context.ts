@@ -15,5 +15,5 @@ export interface ActionContext {
   limits: { maxTxGas: bigint; maxTxBytes: number; gasAdjustment: number; maxBatch?: number };
 }
 
-/** Approximate encoded bytes per score entry per VM (scoring.md §5.6), to respect max_tx_bytes. */
+/** Approximate encoded bytes per score entry per VM (docs/vip-contracts.md §5.6), to respect max_tx_bytes. */
 export const BYTES_PER_ENTRY = { evm: 64, move: 42, wasm: 80 } as const;

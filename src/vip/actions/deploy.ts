@@ -38,7 +38,7 @@ export interface DeployRecord {
   deployedAt: string;
 }
 
-/** Deploys, checks the result on chain, writes the record (decision 5). */
+/** Deploys, checks the result on chain, writes the record (docs/vip-contracts.md §0.5). */
 export async function deploy(ctx: ActionContext, input: DeployInput): Promise<Record<string, unknown>> {
   if (input.initStage === 0n) throw new InputError('invalid_stage', 'the init stage must be ≥ 1');
   const { backend } = ctx;
@@ -147,7 +147,7 @@ async function deployDryRun(ctx: ActionContext, input: DeployInput, sender: stri
 }
 
 /**
- * The L1 governance call a mainnet whitelist proposal carries (scoring.md §2.4). Operator-owned
+ * The L1 governance call a mainnet whitelist proposal carries (docs/vip-contracts.md §2.4). Operator-owned
  * values the tool cannot know are left as named placeholders.
  */
 export function proposalMessage(record: DeployRecord): Record<string, unknown> {

@@ -74,7 +74,7 @@ export async function updateScores(
   return verifyTotals(ctx, input.stage, scores.entries, scores.total, progress);
 }
 
-/** What each contract does when a stage total passes u64::MAX (scoring.md §1.1–§1.4). */
+/** What each contract does when a stage total passes u64::MAX (docs/vip-contracts.md §1.1–§1.4). */
 const ON_OVERFLOW = {
   evm: 'updateScores would wrap the total silently (unchecked int128 cast)',
   move: 'the Move VM would abort the batch with ARITHMETIC_ERROR',

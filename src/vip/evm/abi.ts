@@ -1,6 +1,6 @@
 import { parseAbi } from 'viem';
 
-/** Human-readable ABI of VipScore (scoring.md §1.1); identical to contracts/VipScore.json's ABI. */
+/** Human-readable ABI of VipScore (docs/vip-contracts.md §1.1); identical to contracts/VipScore.json's ABI. */
 export const VIP_SCORE_ABI = parseAbi([
   'constructor(uint64 initStage_)',
   'function updateScores(uint64 stage, address[] addrs, uint64[] amounts)',

@@ -1,6 +1,6 @@
 import { uleb128 } from '../../shared/bcs.js';
 
-/** The few BCS encodings the vip_score entry and view functions take (scoring.md §5.3). */
+/** The few BCS encodings the vip_score entry and view functions take (docs/vip-contracts.md §5.3). */
 
 export function bcsU64(value: bigint): Uint8Array {
   const out = new Uint8Array(8);

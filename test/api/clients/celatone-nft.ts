@@ -150,7 +150,7 @@ export function celatoneNftTests(chain: () => ClientChain): void {
     );
   });
 
-  // Known mismatch (issue 19 report): the path segment is not percent-decoded (spec §4.6.3,
+  // Known mismatch (issue 19 report): the path segment is not percent-decoded (docs/api.md §4.6.3,
   // kept from the reference), so a name with a space, sent through encodeURI, matches nothing.
   it.fails('collection search: a whole name with spaces, encodeURI as sent, finds it', async () => {
     const { h, collections } = chain();
@@ -169,7 +169,7 @@ export function celatoneNftTests(chain: () => ClientChain): void {
   });
 
   // Known mismatch (issue 19 report): Celatone's NFT schemas require token `owner_addr` and
-  // `nft.description`, collection `description` and `uri`; spec §5.6/§5.7 (the reference) has
+  // `nft.description`, collection `description` and `uri`; docs/api.md §5.6/§5.7 (the reference) has
   // `owner` and none of the others, so Celatone drops every NFT page.
   it.fails("Celatone's full token and collection schemas accept the answers", async () => {
     const { h, collections, tokens, vm } = chain();

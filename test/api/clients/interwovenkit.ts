@@ -122,7 +122,7 @@ export function interwovenkitTests(chain: () => ClientChain): void {
 }
 
 /**
- * Both clients run in the browser and call the indexer from another origin (spec decision 9):
+ * Both clients run in the browser and call the indexer from another origin (docs/api.md §0.9):
  * a GET carries Access-Control-Allow-Origin, and a preflight is answered.
  */
 export function browserTests(chain: () => ClientChain): void {

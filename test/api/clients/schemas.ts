@@ -133,7 +133,7 @@ export const celatoneAvgBlockTime = z.object({ avg_block_time: z.number().nonneg
 
 /**
  * src/lib/services/types/nft.ts zNftSequencer as the explorer has it: `owner_addr` (an older
- * rollytics name; spec §5.7 says `owner`) and `nft.description` (never in rollytics) are required.
+ * rollytics name; docs/api.md §5.7 says `owner`) and `nft.description` (never in rollytics) are required.
  */
 export const celatoneToken = z.object({
   collection_addr: z.string(),
@@ -147,7 +147,7 @@ export const celatoneTokens = z.object({ pagination, tokens: z.array(celatoneTok
 
 /**
  * src/lib/services/types/nft-collection.ts zCollectionSequencer: `description` and `uri` are
- * required (spec §5.6 has neither).
+ * required (docs/api.md §5.6 has neither).
  */
 export const celatoneCollection = z.object({
   collection: z.object({
@@ -165,7 +165,7 @@ export const celatoneCollections = z.object({ collections: z.array(celatoneColle
 export const celatoneCollectionByAddr = z.object({ collection: celatoneCollection });
 
 /**
- * The token and collection fields Celatone reads that spec §5.6/§5.7 also define: the walks
+ * The token and collection fields Celatone reads that docs/api.md §5.6/§5.7 also define: the walks
  * check these against the simulator; the full schemas above are checked on their own.
  */
 export const celatoneTokenShared = z.object({

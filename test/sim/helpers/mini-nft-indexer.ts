@@ -3,7 +3,7 @@ import { accountBytesFromString, normaliseAccount } from '../../../src/shared/ad
 import type { Ev } from './events.js';
 
 /**
- * A deliberately small re-reading of spec/indexer.md §7 (NFT collection per VM, nft-pair), used
+ * A deliberately small re-reading of docs/ingest.md §7 (NFT collection per VM, nft-pair), used
  * to check that the simulator's ground truth follows from the events it emits.
  */
 export interface MiniNftState {

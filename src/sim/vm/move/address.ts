@@ -1,7 +1,7 @@
 import { hash } from 'node:crypto';
 
 /**
- * Move object address derivations, verified against real events (node-data.md §1.5):
+ * Move object address derivations, verified against real events (docs/node-data.md §1.5):
  * named objects use scheme 0xFE, primary stores use 0xFC over two padded addresses.
  */
 
