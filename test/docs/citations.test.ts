@@ -1,0 +1,73 @@
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { citationProblems, listTextFiles, REPO_ROOT, repoDocSections, sectionNumbers } from './citations.js';
+
+const sections = (doc: string) =>
+  ({ 'api.md': new Set(['1', '1.2', '4.6.3']) })[doc as 'api.md'] as Set<string> | undefined;
+
+describe('citation checker', () => {
+  it('reads section numbers from headings', () => {
+    expect([
+      ...sectionNumbers('# Title\n## 4. Routes\n### 4.6 NFTs\n#### 4.6.3 `by_name`\ntext §9\n'),
+    ]).toEqual(['4', '4.6', '4.6.3']);
+  });
+
+  it('accepts existing sections, ranges after one document, and RFC sections', () => {
+    const text = '// docs/api.md §1.2 and §4.6.3; docs/api.md §1–§1.2 (RFC 9110 §9.1)';
+    expect(citationProblems(text, sections)).toEqual([]);
+  });
+
+  it.each([
+    ['// spec/api.md §1.2', 'cites an upstream spec file'],
+    ['// ../shared/spec/scoring.md', 'cites a shared/ checkout'],
+    ['// per decision 8', 'cites "decision N" of a document outside the repository'],
+    ['//   npx tsx bench/x.ts --src /work/wt/main', "cites a machine's absolute path"],
+    ['// docs/api.md §7', 'docs/api.md has no §7'],
+    ['// docs/nope.md', 'docs/nope.md does not exist'],
+    ['// the key of §4.6.3', '§4.6.3 names no docs/ file'],
+  ])('reports %s', (text, reason) => {
+    expect(citationProblems(text, sections).map((p) => p.reason)).toContain(reason);
+  });
+
+  it('inside docs/, reads a bare § as the file itself and `Y.md §N` as a sibling', () => {
+    expect(citationProblems('see §4.6.3 and [api.md §1.2](api.md#12)', sections, 'api.md')).toEqual([]);
+    expect(citationProblems('see §9', sections, 'api.md').map((p) => p.reason)).toEqual([
+      'docs/api.md has no §9',
+    ]);
+  });
+});
+
+/** The checker and its own planted examples. */
+const CHECKER_FILES = [
+  path.join('test', 'docs', 'citations.ts'),
+  path.join('test', 'docs', 'citations.test.ts'),
+];
+
+describe('citations in src/, test/ and bench/', () => {
+  it('name only docs/ sections that exist, and nothing outside the repository', () => {
+    const docSections = repoDocSections();
+    const problems = listTextFiles(['src', 'test', 'bench'])
+      .filter((file) => !file.startsWith(path.join('test', 'fixtures')) && !CHECKER_FILES.includes(file))
+      .flatMap((file) =>
+        citationProblems(readFileSync(path.join(REPO_ROOT, file), 'utf8'), docSections).map(
+          (p) => `${file}:${p.line}: ${p.reason} — ${p.text}`,
+        ),
+      );
+    expect(problems).toEqual([]);
+  });
+});
+
+describe('citations inside docs/', () => {
+  it('name only sections that exist, and nothing outside the repository', () => {
+    const docSections = repoDocSections();
+    const problems = listTextFiles(['docs']).flatMap((file) =>
+      citationProblems(
+        readFileSync(path.join(REPO_ROOT, file), 'utf8'),
+        docSections,
+        path.basename(file),
+      ).map((p) => `${file}:${p.line}: ${p.reason} — ${p.text}`),
+    );
+    expect(problems).toEqual([]);
+  });
+});
