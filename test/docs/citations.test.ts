@@ -1,7 +1,15 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { citationProblems, listTextFiles, REPO_ROOT, repoDocSections, sectionNumbers } from './citations.js';
+import {
+  anchorsOf,
+  brokenDocLinks,
+  citationProblems,
+  listTextFiles,
+  REPO_ROOT,
+  repoDocSections,
+  sectionNumbers,
+} from './citations.js';
 
 const sections = (doc: string) =>
   ({ 'api.md': new Set(['1', '1.2', '4.6.3']) })[doc as 'api.md'] as Set<string> | undefined;
@@ -69,5 +77,40 @@ describe('citations inside docs/', () => {
       ).map((p) => `${file}:${p.line}: ${p.reason} — ${p.text}`),
     );
     expect(problems).toEqual([]);
+  });
+});
+
+describe('links between docs/ files', () => {
+  it('reads anchors as GitHub makes them', () => {
+    const text =
+      '## 4.6.7 `/indexer/nft/v1/txs/{collection_addr}/{token_id}`\n### 0.2 `msgs` takes both forms\n<a id="x"></a>';
+    expect([...anchorsOf(text)]).toEqual([
+      '467-indexernftv1txscollection_addrtoken_id',
+      '02-msgs-takes-both-forms',
+      'x',
+    ]);
+    expect(
+      brokenDocLinks('[a](#x) [b](other.md#y) [c](#z)', 'self.md', (doc) =>
+        doc === 'self.md' ? text : '## Y',
+      ),
+    ).toEqual(['self.md#z']);
+  });
+
+  it('point at anchors that exist', () => {
+    const readDoc = (doc: string): string | undefined => {
+      try {
+        return readFileSync(path.join(REPO_ROOT, 'docs', doc), 'utf8');
+      } catch {
+        return undefined;
+      }
+    };
+    const broken = listTextFiles(['docs'])
+      .filter((file) => file.endsWith('.md'))
+      .flatMap((file) =>
+        brokenDocLinks(readDoc(path.basename(file))!, path.basename(file), readDoc).map(
+          (b) => `${file}: ${b}`,
+        ),
+      );
+    expect(broken).toEqual([]);
   });
 });

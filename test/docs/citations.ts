@@ -115,3 +115,35 @@ export function repoDocSections(): (doc: string) => Set<string> | undefined {
     return cache.get(doc);
   };
 }
+
+/** GitHub's anchor of a heading: lower-cased, punctuation but `-` and `_` dropped, spaces → `-`. */
+export function headingAnchor(heading: string): string {
+  return heading
+    .trim()
+    .toLowerCase()
+    .replace(/[^\p{L}\p{N}\s_-]/gu, '')
+    .replace(/\s/g, '-');
+}
+
+/** Every anchor a markdown document offers: its headings' and explicit `<a id="…">` ones. */
+export function anchorsOf(markdown: string): Set<string> {
+  const anchors = new Set<string>();
+  for (const match of markdown.matchAll(/^#{1,6}\s+(.+)$/gm)) anchors.add(headingAnchor(match[1]!));
+  for (const match of markdown.matchAll(/<a id="([^"]+)"/g)) anchors.add(match[1]!);
+  return anchors;
+}
+
+/** Links between docs (`(api.md#13-cors)`, `(#configuration)`) whose anchor the target lacks. */
+export function brokenDocLinks(
+  markdown: string,
+  self: string,
+  readDoc: (doc: string) => string | undefined,
+): string[] {
+  const broken: string[] = [];
+  for (const match of markdown.matchAll(/\]\(([a-z0-9-]*\.md)?#([^)\s]+)\)/g)) {
+    const doc = match[1] ?? self;
+    const text = readDoc(doc);
+    if (text === undefined || !anchorsOf(text).has(match[2]!)) broken.push(`${doc}#${match[2]}`);
+  }
+  return broken;
+}
