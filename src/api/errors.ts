@@ -1,5 +1,5 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { AppError, InputError, NotFoundError } from '../shared/errors.js';
+import { AppError, InputError, NotFoundError, type ErrorCode } from '../shared/errors.js';
 import type { Logger } from '../shared/logger.js';
 
 /**
@@ -29,7 +29,7 @@ export interface ErrorBody {
 export class HttpError extends AppError {
   readonly status: number;
   readonly grpcCode: number;
-  constructor(status: number, grpcCode: number, message: string, code = 'http_error') {
+  constructor(status: number, grpcCode: number, message: string, code: ErrorCode = 'http_error') {
     super(code, message);
     this.name = 'HttpError';
     this.status = status;

@@ -1,4 +1,4 @@
-import { AppError } from '../shared/errors.js';
+import { AppError, type ErrorCode } from '../shared/errors.js';
 import type { NodeMetrics, NodeMetricsSink } from '../node/metrics.js';
 import type { AssetDelta } from './collectors/rich-list-bank.js';
 import type { PreparedBlock } from './prepare.js';
@@ -27,7 +27,7 @@ export interface WireError {
   name: string;
   message: string;
   stack: string | undefined;
-  app: { code: string; retryable: boolean; details: Record<string, unknown> } | undefined;
+  app: { code: ErrorCode; retryable: boolean; details: Record<string, unknown> } | undefined;
 }
 
 export type TakenBalanceChanges = { height: number; items: AssetDelta[] }[];

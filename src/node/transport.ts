@@ -1,5 +1,5 @@
 import { Pool, errors as undiciErrors } from 'undici';
-import { AppError } from '../shared/errors.js';
+import { AppError, type ErrorCode } from '../shared/errors.js';
 import { redactUrl } from '../shared/config.js';
 import type { NodeMetricsSink, NodePurpose } from './metrics.js';
 
@@ -84,7 +84,7 @@ export function createTransport(options: TransportOptions): Transport {
     return endpoints.reduce((a, b) => (a.unhealthyUntil <= b.unhealthyUntil ? a : b));
   };
 
-  const fail = (ep: Endpoint, code: string, message: string, cause?: unknown): never => {
+  const fail = (ep: Endpoint, code: ErrorCode, message: string, cause?: unknown): never => {
     ep.consecutiveFailures++;
     if (ep.consecutiveFailures >= UNHEALTHY_AFTER_FAILURES) ep.unhealthyUntil = Date.now() + UNHEALTHY_FOR_MS;
     options.metrics?.errors.inc({ surface: options.name, kind: code });

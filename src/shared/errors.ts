@@ -1,14 +1,19 @@
+import type { ErrorCode } from './error-codes.js';
+
+export type { ErrorCode } from './error-codes.js';
+
 /**
- * One error model for every part: a stable string code, a short message, an optional cause,
- * and whether retrying the same operation may succeed.
+ * One error model for every part: a stable code from the registry (`error-codes.ts`, listed in
+ * docs/api.md §12), a short message, an optional cause, and whether retrying the same operation
+ * may succeed.
  */
 export class AppError extends Error {
-  readonly code: string;
+  readonly code: ErrorCode;
   readonly retryable: boolean;
   readonly details: Record<string, unknown>;
 
   constructor(
-    code: string,
+    code: ErrorCode,
     message: string,
     options: { cause?: unknown; retryable?: boolean; details?: Record<string, unknown> } = {},
   ) {
@@ -22,7 +27,7 @@ export class AppError extends Error {
 
 /** Bad input from a user: CLI flag, env var, HTTP parameter, file. Never retryable. */
 export class InputError extends AppError {
-  constructor(code: string, message: string, details: Record<string, unknown> = {}) {
+  constructor(code: ErrorCode, message: string, details: Record<string, unknown> = {}) {
     super(code, message, { details });
     this.name = 'InputError';
   }
@@ -30,7 +35,7 @@ export class InputError extends AppError {
 
 /** A required record does not exist. */
 export class NotFoundError extends AppError {
-  constructor(code: string, message: string) {
+  constructor(code: ErrorCode, message: string) {
     super(code, message);
     this.name = 'NotFoundError';
   }

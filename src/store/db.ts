@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import pg from 'pg';
-import { AppError } from '../shared/errors.js';
+import { AppError, type ErrorCode } from '../shared/errors.js';
 import { BytesClient, bytesQueryTypes } from './pg-bytes.js';
 
 /** Anything that runs parameterised SQL: the pool itself or one transaction. */
@@ -231,7 +231,7 @@ export function mapPostgresError(err: unknown, target = 'the database'): AppErro
 
 function connectionError(code: unknown, target: string, cause: unknown): AppError | undefined {
   if (typeof code !== 'string') return undefined;
-  const fatal = (c: string, message: string) => new AppError(c, message, { cause });
+  const fatal = (c: ErrorCode, message: string) => new AppError(c, message, { cause });
   const retry = (reason: string) =>
     new AppError('db_unavailable', `database unavailable (${target}): ${reason}`, { cause, retryable: true });
   if (code === '28P01')

@@ -39,7 +39,7 @@ export async function excludedModuleAccounts(sim: Simulator): Promise<Set<string
         };
       } catch (err) {
         // Every failure here is the simulator's injected fault (or a slow answer): asked again.
-        throw new AppError('sim_fault', `module_accounts: ${errorMessage(err)}`, {
+        throw new AppError('node_error', `module_accounts: ${errorMessage(err)}`, {
           retryable: true,
           cause: err,
         });

@@ -30,7 +30,7 @@ function minievm(
   answer: (contract: string, input: string) => { response: string; error: string },
 ): RestClient {
   const no = async (): Promise<never> => {
-    throw new AppError('test', 'unexpected REST call');
+    throw new AppError('internal', 'unexpected REST call');
   };
   return {
     getJson: no,

@@ -23,7 +23,7 @@ function recordingStage(
       for (const h of heights) {
         const n = (attempts.get(h) ?? 0) + 1;
         attempts.set(h, n);
-        if (failAt(h, n)) throw new AppError('node_unavailable', `node down at ${h}`, { retryable: true });
+        if (failAt(h, n)) throw new AppError('node_unreachable', `node down at ${h}`, { retryable: true });
       }
       fetched.push(heights);
       return heights;
