@@ -156,7 +156,7 @@ export interface PrimaryStoreCreated {
   readonly ownerAddr: string;
 }
 
-/** `0x1::primary_fungible_store::PrimaryStoreCreatedEvent` rows of a block (docs/ingest.md §5.2). */
+/** `0x1::primary_fungible_store::PrimaryStoreCreatedEvent` rows of a block (docs/ingest.md §6.2). */
 export function primaryStoresCreated(events: readonly AbciEvent[]): PrimaryStoreCreated[] {
   const out: PrimaryStoreCreated[] = [];
   events.forEach((event, eventIndex) => {
