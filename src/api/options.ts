@@ -9,6 +9,7 @@ import {
   type VmType,
 } from '../shared/config.js';
 import { InputError } from '../shared/errors.js';
+import { packageVersion } from '../shared/version.js';
 
 export type { VmType } from '../shared/config.js';
 
@@ -139,7 +140,7 @@ const envSchema = z.object({
   API_STREAM_MAX_SUBSCRIBERS: intText(0, 1_000_000).default(10_000),
   API_STREAM_MAX_BUFFER_BYTES: intText(65_536, 1_073_741_824).default(1_048_576),
   API_STREAM_POLL_MS: intText(10, 60_000).default(250),
-  APP_VERSION: z.string().default('v0.1.0'),
+  APP_VERSION: z.string().default(`v${packageVersion()}`),
   GIT_COMMIT: z.string().default('unknown'),
 });
 
