@@ -1,6 +1,7 @@
 import { Command, Option } from 'commander';
 import { databaseTarget } from '../../shared/config.js';
-import { AppError, InputError } from '../../shared/errors.js';
+import { InputError } from '../../shared/errors.js';
+import { nodeModuleAccounts } from '../../vip/scores/module-accounts.js';
 import { computeScores, type ScoresContext } from '../../vip/scores/compute.js';
 import { diffScoresFiles } from '../../vip/scores/diff.js';
 import { explainAddress } from '../../vip/scores/explain.js';
@@ -39,26 +40,6 @@ function windowSpec(raw: Raw): WindowSpec {
     raw.vipPackage as string | undefined,
   );
   return { l1: { rest: l1.rest, vipPackage: l1.vipPackage } };
-}
-
-/** Module accounts the node lists (`/cosmos/auth/v1beta1/module_accounts`), any address field. */
-async function nodeModuleAccounts(rest: string): Promise<string[]> {
-  const url = `${rest.replace(/\/+$/, '')}/cosmos/auth/v1beta1/module_accounts`;
-  const res = await fetch(url, { signal: AbortSignal.timeout(10_000) }).catch((err: Error) => {
-    throw new AppError('node_unreachable', `module accounts from ${rest}: ${err.message}`, {
-      retryable: true,
-    });
-  });
-  const body = (await res.json().catch(() => ({}))) as { accounts?: Record<string, unknown>[] };
-  if (res.status !== 200 || !Array.isArray(body.accounts)) {
-    throw new AppError('node_error', `module accounts from ${rest}: HTTP ${res.status}`);
-  }
-  return body.accounts
-    .map(
-      (a) =>
-        (a.base_account as { address?: string } | undefined)?.address ?? (a.address as string | undefined),
-    )
-    .filter((a): a is string => typeof a === 'string');
 }
 
 async function withScores<T>(raw: Raw, fn: (ctx: ScoresContext) => Promise<T>): Promise<T> {

@@ -1,3 +1,4 @@
+import { createTransport, type TransportResponse } from '../../node/transport.js';
 import { AppError } from '../../shared/errors.js';
 import type { TxResult } from '../types.js';
 
@@ -23,21 +24,37 @@ export function parseJsonBigSafe(text: string): unknown {
   return JSON.parse(text.replace(/([:[,]\s*)(-?\d{16,})(?=\s*[,\]}])/g, '$1"$2"'));
 }
 
+/** Requests in flight at once: the tool sends one tx at a time and polls for it. */
+const MAX_CONCURRENT_REQUESTS = 4;
+
+/** A JSON body (big integers kept exact), or the text itself when it is not JSON. */
+function parseJsonOrText(text: string): unknown {
+  try {
+    return parseJsonBigSafe(text);
+  } catch {
+    return text;
+  }
+}
+
 export function createCosmosRest(options: RestOptions): CosmosRest {
-  const base = options.baseUrl.replace(/\/+$/, '');
+  const transport = createTransport({
+    name: 'REST',
+    endpoints: [options.baseUrl],
+    timeoutMs: options.timeoutMs,
+    maxConcurrent: MAX_CONCURRENT_REQUESTS,
+  });
 
   async function request(
-    method: string,
+    method: 'GET' | 'POST',
     path: string,
     body?: unknown,
   ): Promise<{ status: number; body: unknown }> {
-    let res: Response;
+    let res: TransportResponse;
     try {
-      res = await fetch(base + path, {
+      res = await transport.request({
         method,
-        headers: body === undefined ? {} : { 'content-type': 'application/json' },
+        path,
         ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-        signal: AbortSignal.timeout(options.timeoutMs),
       });
     } catch (err) {
       throw new AppError('node_unreachable', `${method} ${path}: ${(err as Error).message}`, {
@@ -45,17 +62,11 @@ export function createCosmosRest(options: RestOptions): CosmosRest {
         cause: err,
       });
     }
-    const text = await res.text();
-    let parsed: unknown = text;
-    try {
-      parsed = parseJsonBigSafe(text);
-    } catch {
-      // non-JSON body; keep the text
-    }
+    const parsed = parseJsonOrText(res.text);
     // gRPC-gateway maps contract/VM errors to 5xx with a JSON {code, message}: that is an answer.
     const isGatewayError = typeof parsed === 'object' && parsed !== null && 'message' in parsed;
     if (res.status >= 500 && !isGatewayError) {
-      throw new AppError('node_error', `${method} ${path}: HTTP ${res.status} ${text.slice(0, 200)}`, {
+      throw new AppError('node_error', `${method} ${path}: HTTP ${res.status} ${res.text.slice(0, 200)}`, {
         retryable: true,
       });
     }
