@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyServerFactory } from 'fastify';
-import { loadApiDatabaseOptions, loadApiOptions, loadEdgeLimits } from '../api/options.js';
+import { withChainIdentity } from '../api/options.js';
 import { createInProcessFeed, type CommitFeed } from '../shared/commit-feed.js';
-import type { Env, IngestOptions, NodeEndpoints } from '../shared/config.js';
+import type { IngestOptions, NodeEndpoints } from '../shared/config.js';
 import { createLogger, type Logger } from '../shared/logger.js';
 import { createMetricsRegistry, type Registry } from '../shared/metrics.js';
 import { createIngestMetrics } from '../ingest/metrics.js';
@@ -15,12 +15,11 @@ import { openDatabase, shutdownSignal } from './context.js';
 import { openHttpPort, type HttpPort } from './http-port.js';
 import { createIngestState, type IngestState } from './ingest-state.js';
 import { createProgressBar } from './progress.js';
+import type { IngestProcessConfig, ServedApiConfig } from './process-config.js';
 
 export interface IngestProcessOptions {
-  ingest: Readonly<IngestOptions>;
-  env: Env;
-  /** Serve the read API on ingest.port (start/demo) or only /health, /ready + /metrics (indexer). */
-  withApi: boolean;
+  /** With `api`, the read API on ingest.port (start, demo); without, /health, /ready + /metrics only. */
+  config: Readonly<IngestProcessConfig>;
   logger?: Logger;
   /** The HTTP port is open (health, readiness, metrics); the API joins it later. */
   onListening?: (url: string) => void;
@@ -40,7 +39,7 @@ export interface IngestProcessOptions {
  * (signal, --until).
  */
 export async function runIngestProcess(opts: IngestProcessOptions): Promise<number> {
-  const { ingest } = opts;
+  const { ingest, api: apiConfig } = opts.config;
   const logger = opts.logger ?? createLogger({ level: ingest.logLevel, format: ingest.logFormat });
   const signal = shutdownSignal(logger);
   const registry = createMetricsRegistry();
@@ -51,7 +50,7 @@ export async function runIngestProcess(opts: IngestProcessOptions): Promise<numb
     host: ingest.host,
     registry,
     state,
-    limits: loadEdgeLimits(opts.env),
+    limits: opts.config.edge,
   });
   opts.onListening?.(port.url);
   let db: Db | undefined;
@@ -61,7 +60,7 @@ export async function runIngestProcess(opts: IngestProcessOptions): Promise<numb
   let height = 0;
   // Streams learn of commits from the pipeline itself, unless the API reads a replica, which has
   // a commit only once it replayed it (then the API polls the replica's own checkpoint).
-  const commits = opts.withApi && !opts.env.DATABASE_READ_URL ? createInProcessFeed() : undefined;
+  const commits = apiConfig && !apiConfig.readsReplica ? createInProcessFeed() : undefined;
   try {
     state.enter('database', 'opening the database');
     db = await openDatabase(ingest.database);
@@ -79,9 +78,9 @@ export async function runIngestProcess(opts: IngestProcessOptions): Promise<numb
       signal,
       onNodeRetry: (err) => state.trouble(`node unreachable: ${err.message}`),
     });
-    if (opts.withApi) {
-      apiDb = await openApiDatabase(db, opts.env, ingest);
-      api = await serveApi({ port, db: apiDb, env: opts.env, ingest, logger, registry, state, commits });
+    if (apiConfig) {
+      apiDb = await openApiDatabase(db, apiConfig, ingest);
+      api = await serveApi({ port, db: apiDb, config: apiConfig, logger, registry, state, commits });
       opts.onApiListening?.(port.url);
     }
     await runService(
@@ -129,7 +128,7 @@ async function runService(
   signal: AbortSignal,
   state: IngestState,
 ): Promise<void> {
-  const { ingest } = opts;
+  const { ingest } = opts.config;
   const bar = ingest.progress ? createProgressBar() : undefined;
   state.enter('ingesting', 'ingesting');
   state.progress({ height: service.height(), nodeHeight: service.height() });
@@ -150,33 +149,29 @@ async function runService(
 }
 
 /** PGlite is shared in-process; PostgreSQL gets its own read-only pool (or a replica). */
-async function openApiDatabase(db: Db, env: Env, ingest: Readonly<IngestOptions>): Promise<Db> {
+async function openApiDatabase(db: Db, api: ServedApiConfig, ingest: Readonly<IngestOptions>): Promise<Db> {
   if (ingest.database.kind === 'pglite') return db;
-  const url = env.DATABASE_READ_URL || ingest.database.url;
-  const { maxConnections, statementTimeoutMs } = loadApiDatabaseOptions(env);
-  return openDatabase(
-    { kind: 'postgres', url },
-    { readOnly: true, statementTimeoutMs, maxConnections, preparedStatements: true, textAsBytes: true },
-  );
+  const { target, maxConnections, statementTimeoutMs } = api.database;
+  return openDatabase(target, {
+    readOnly: true,
+    statementTimeoutMs,
+    maxConnections,
+    preparedStatements: true,
+    textAsBytes: true,
+  });
 }
 
 /** Builds the API on the already-open port: from here on it answers every route. */
 async function serveApi(ctx: {
   port: HttpPort;
   db: Db;
-  env: Env;
-  ingest: Readonly<IngestOptions>;
+  config: ServedApiConfig;
   logger: Logger;
   registry: Registry;
   state: IngestState;
   commits: CommitFeed | undefined;
 }): Promise<FastifyInstance> {
-  const meta = await readChainMeta(ctx.db);
-  const options = loadApiOptions(
-    { ...ctx.env, PORT: String(ctx.ingest.port), HOST: ctx.ingest.host },
-    {},
-    meta,
-  );
+  const options = withChainIdentity(ctx.config.settings, await readChainMeta(ctx.db));
   const serverFactory: FastifyServerFactory = (handler) => {
     ctx.port.adopt(handler);
     return ctx.port.server;

@@ -78,6 +78,28 @@ const intIn = (name: string, min: number, max: number) =>
       return n;
     });
 
+/** LOG_LEVEL and LOG_FORMAT, read the same way by every process kind. */
+const logEnvShape = {
+  LOG_LEVEL: z
+    .enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], {
+      message: 'LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent',
+    })
+    .optional(),
+  LOG_FORMAT: z.enum(['json', 'pretty'], { message: 'LOG_FORMAT must be json or pretty' }).optional(),
+};
+const logEnvSchema = z.object(logEnvShape);
+
+export type LogLevel = IngestOptions['logLevel'];
+
+/** Log settings of a process that takes no other config from the environment (api, vip). */
+export function loadLogOptions(env: Env): Readonly<{ logLevel: LogLevel; logFormat: LogFormat }> {
+  const e = parseEnv(logEnvSchema, {
+    LOG_LEVEL: env.LOG_LEVEL || undefined,
+    LOG_FORMAT: env.LOG_FORMAT || undefined,
+  });
+  return Object.freeze({ logLevel: e.LOG_LEVEL ?? 'info', logFormat: e.LOG_FORMAT ?? defaultLogFormat() });
+}
+
 const ingestEnvSchema = z.object({
   CHAIN_ID: z.string().min(1).optional(),
   VM_TYPE: z.enum(['move', 'wasm', 'evm'], { message: 'VM_TYPE must be one of move, wasm, evm' }).optional(),
@@ -96,12 +118,7 @@ const ingestEnvSchema = z.object({
     .string()
     .regex(/^[a-z][a-z0-9]*$/, 'ACCOUNT_ADDRESS_PREFIX must be a lower-case bech32 prefix')
     .optional(),
-  LOG_LEVEL: z
-    .enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], {
-      message: 'LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent',
-    })
-    .optional(),
-  LOG_FORMAT: z.enum(['json', 'pretty'], { message: 'LOG_FORMAT must be json or pretty' }).optional(),
+  ...logEnvShape,
   NFT_INDEXING: z.enum(['true', 'false'], { message: 'NFT_INDEXING must be true or false' }).optional(),
   INTERNAL_TX: z.enum(['true', 'false'], { message: 'INTERNAL_TX must be true or false' }).optional(),
   RICH_LIST: z.enum(['true', 'false'], { message: 'RICH_LIST must be true or false' }).optional(),
@@ -179,6 +196,15 @@ export function databaseTarget(
     return { kind: 'postgres', url };
   }
   return { kind: 'pglite', dataDir: dataDir ?? './data' };
+}
+
+/** Freezes a config and every object in it: options are read-only from the edge on. */
+export function deepFreeze<T>(value: T): Readonly<T> {
+  if (value !== null && typeof value === 'object') {
+    for (const inner of Object.values(value)) deepFreeze(inner);
+    Object.freeze(value);
+  }
+  return value;
 }
 
 /** A URL safe to log: credentials replaced. */

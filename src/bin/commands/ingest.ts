@@ -1,10 +1,12 @@
 import { rm } from 'node:fs/promises';
 import type { Command } from 'commander';
-import { loadIngestOptions, type Env } from '../../shared/config.js';
+import { loadEdgeLimits } from '../../api/options.js';
+import { deepFreeze, loadIngestOptions, type Env } from '../../shared/config.js';
 import { createLogger, defaultLogFormat } from '../../shared/logger.js';
 import type { Simulator, VmType } from '../../sim/types.js';
 import { InputError } from '../../shared/errors.js';
 import { runIngestProcess } from '../ingest-process.js';
+import { loadIndexerConfig, loadStartConfig, servedApiConfig } from '../process-config.js';
 import { registerMigrate } from './migrate.js';
 
 interface NodeFlags {
@@ -57,36 +59,39 @@ function withNodeOptions(cmd: Command): Command {
     .option('--log-format <format>', 'json | pretty (env LOG_FORMAT)');
 }
 
+/** `start` and `indexer`: the same ingest process, the first with the read API on its port. */
+const INGEST_COMMANDS = [
+  {
+    name: 'start',
+    description: 'Index the rollup and serve the read API in one process',
+    portHelp: 'API port (env PORT, default 8080)',
+    loadConfig: loadStartConfig,
+  },
+  {
+    name: 'indexer',
+    description: 'Index the rollup only (serves /health and /metrics on --port)',
+    portHelp: 'health and metrics port (env PORT, default 8080)',
+    loadConfig: loadIndexerConfig,
+  },
+] as const;
+
 export function registerIngestCommands(program: Command): void {
-  withNodeOptions(program.command('start'))
-    .description('Index the rollup and serve the read API in one process')
-    .option('--port <port>', 'API port (env PORT, default 8080)')
-    .option('--host <host>', 'listen address (env HOST, default 0.0.0.0)')
-    .action(async (flags: NodeFlags) => {
-      const ingest = loadIngestOptions(process.env, flagsAsEnv(flags));
-      await runIngestProcess({
-        ingest,
-        env: process.env,
-        withApi: true,
-        onListening: (url) => console.error(`listening on ${url} (/health, /ready, /metrics)`),
-        onApiListening: (url) => console.error(`API listening on ${url}`),
+  for (const command of INGEST_COMMANDS) {
+    withNodeOptions(program.command(command.name))
+      .description(command.description)
+      .option('--port <port>', command.portHelp)
+      .option('--host <host>', 'listen address (env HOST, default 0.0.0.0)')
+      .action(async (flags: NodeFlags) => {
+        const config = command.loadConfig(process.env, flagsAsEnv(flags));
+        await runIngestProcess({
+          config,
+          onListening: (url) => console.error(`listening on ${url} (/health, /ready, /metrics)`),
+          ...(config.api
+            ? { onApiListening: (url: string) => console.error(`API listening on ${url}`) }
+            : {}),
+        });
       });
-    });
-
-  withNodeOptions(program.command('indexer'))
-    .description('Index the rollup only (serves /health and /metrics on --port)')
-    .option('--port <port>', 'health and metrics port (env PORT, default 8080)')
-    .option('--host <host>', 'listen address (env HOST, default 0.0.0.0)')
-    .action(async (flags: NodeFlags) => {
-      const ingest = loadIngestOptions(process.env, flagsAsEnv(flags));
-      await runIngestProcess({
-        ingest,
-        env: process.env,
-        withApi: false,
-        onListening: (url) => console.error(`listening on ${url} (/health, /ready, /metrics)`),
-      });
-    });
-
+  }
   registerMigrate(program);
   registerDemo(program);
 }
@@ -115,14 +120,12 @@ function registerDemo(program: Command): void {
     .option('--until <h>', 'stop once height h is committed')
     .option('--reset', 'delete the demo data directory first and start over')
     .action(async (flags: DemoFlags) => {
-      const { vm, backlog, blockTimeMs, dataDir, ingest } = demoOptions(flags);
+      const { vm, backlog, blockTimeMs, dataDir, config } = demoOptions(flags);
       if (flags.reset) await rm(dataDir, { recursive: true, force: true });
       let sim: Simulator | undefined;
       try {
         const height = await runIngestProcess({
-          ingest: { ...ingest, progress: true },
-          env: {},
-          withApi: true,
+          config,
           logger: createLogger({ level: 'warn', format: defaultLogFormat() }),
           onApiListening: (api) => printDemoHelp(api),
           // The chain has at least what is already indexed, so a second run resumes at once.
@@ -184,7 +187,13 @@ function demoOptions(flags: DemoFlags) {
       LOG_LEVEL: 'warn',
     },
   );
-  return { vm, backlog, blockTimeMs, dataDir, ingest };
+  // The demo's API and port take nothing from the environment: its defaults, and its own port.
+  const config = deepFreeze({
+    ingest: { ...ingest, progress: true },
+    edge: loadEdgeLimits({}),
+    api: servedApiConfig({}, ingest),
+  });
+  return { vm, backlog, blockTimeMs, dataDir, config };
 }
 
 function printDemoHelp(api: string): void {
