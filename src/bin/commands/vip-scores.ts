@@ -2,6 +2,7 @@ import { Command, Option } from 'commander';
 import { databaseTarget } from '../../shared/config.js';
 import { InputError } from '../../shared/errors.js';
 import { nodeModuleAccounts } from '../../vip/scores/module-accounts.js';
+import { parseStage } from '../../vip/options.js';
 import { computeScores, type ScoresContext } from '../../vip/scores/compute.js';
 import { diffScoresFiles } from '../../vip/scores/diff.js';
 import { explainAddress } from '../../vip/scores/explain.js';
@@ -12,17 +13,6 @@ import { resolveL1 } from '../../vip/l1.js';
 import { openDatabase } from '../context.js';
 
 type Raw = Record<string, unknown>;
-
-function parseStage(value: unknown): bigint {
-  const text = String(value ?? '');
-  if (!/^\d+$/.test(text) || BigInt(text) === 0n || BigInt(text) >= 1n << 64n) {
-    throw new InputError(
-      'invalid_stage',
-      `--stage must be a whole number between 1 and 2^64-1, got "${text}"`,
-    );
-  }
-  return BigInt(text);
-}
 
 function windowSpec(raw: Raw): WindowSpec {
   if (raw.from !== undefined || raw.to !== undefined) {
@@ -92,7 +82,7 @@ export function registerVipScores(vip: Command, out: (r: unknown) => void): void
       const raw = this.optsWithGlobals<Raw>();
       const rules = await loadRulesFile(String(raw.rules));
       const result = await withScores(raw, (ctx) =>
-        computeScores(ctx, { stage: parseStage(raw.stage), rules, window: windowSpec(raw) }),
+        computeScores(ctx, { stage: parseStage(raw.stage, '--stage'), rules, window: windowSpec(raw) }),
       );
       await writeScoresFiles(String(raw.out), result);
       out(result.meta);
@@ -104,7 +94,7 @@ export function registerVipScores(vip: Command, out: (r: unknown) => void): void
       const rules = await loadRulesFile(String(raw.rules));
       const explained = await withScores(raw, async (ctx) => {
         const result = await computeScores(ctx, {
-          stage: parseStage(raw.stage),
+          stage: parseStage(raw.stage, '--stage'),
           rules,
           window: windowSpec(raw),
         });
