@@ -183,6 +183,24 @@ export function parseEnv<S extends z.ZodType>(schema: S, values: Env): z.output<
   throw new InputError('invalid_config', `invalid configuration: ${problems.join('; ')}`, { problems });
 }
 
+/**
+ * A flag's problem inside a schema: its message names the flag; `code` is the error code the
+ * whole parse fails with when this is the first problem (default invalid_option).
+ */
+export function flagProblem(ctx: z.RefinementCtx, message: string, code = 'invalid_option'): typeof z.NEVER {
+  ctx.addIssue({ code: 'custom', message, params: { code } });
+  return z.NEVER;
+}
+
+/** Parses CLI flags with a schema; every problem goes into one typed error, each naming its flag. */
+export function parseFlags<S extends z.ZodType>(schema: S, values: unknown): z.output<S> {
+  const parsed = schema.safeParse(values);
+  if (parsed.success) return parsed.data;
+  const problems = parsed.error.issues.map((issue) => issue.message);
+  const first = parsed.error.issues[0] as { params?: { code?: string } } | undefined;
+  throw new InputError(first?.params?.code ?? 'invalid_option', problems.join('; '), { problems });
+}
+
 /** `variable` names the setting in the error (e.g. "DATABASE_READ_URL / DATABASE_URL" for the API). */
 export function databaseTarget(
   url: string | undefined,

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { flagProblem, parseFlags } from '../shared/config.js';
 import { InputError } from '../shared/errors.js';
 import { VIP_OPTION_DEFAULTS as DEFAULTS, type VipOptions } from './setup.js';
 import type { VmType } from './types.js';
@@ -12,18 +13,6 @@ import type { VmType } from './types.js';
 export type VipFlags = Readonly<Record<string, unknown>>;
 type Env = Readonly<Record<string, string | undefined>>;
 
-/** The error code a problem is reported with (the first problem's, when there are several). */
-type ProblemCode = 'invalid_vm' | 'invalid_option';
-
-function problem(
-  ctx: z.RefinementCtx,
-  message: string,
-  code: ProblemCode = 'invalid_option',
-): typeof z.NEVER {
-  ctx.addIssue({ code: 'custom', message, params: { code } });
-  return z.NEVER;
-}
-
 const text = (value: unknown) => String(value);
 
 /** A whole number (digits only), or the default when the flag is absent. */
@@ -34,7 +23,7 @@ const wholeNumber = (flag: string, fallback?: number) =>
     .transform((value, ctx) => {
       if (value === undefined) return fallback;
       if (!/^\d+$/.test(text(value)))
-        return problem(ctx, `${flag} expects a whole number, got "${text(value)}"`);
+        return flagProblem(ctx, `${flag} expects a whole number, got "${text(value)}"`);
       return Number(value);
     });
 
@@ -45,13 +34,13 @@ const positiveNumber = (flag: string, fallback: number) =>
     .transform((value, ctx) => {
       const n = value === undefined ? fallback : Number(value);
       if (!Number.isFinite(n) || n <= 0)
-        return problem(ctx, `${flag} expects a positive number, got "${text(value)}"`);
+        return flagProblem(ctx, `${flag} expects a positive number, got "${text(value)}"`);
       return n;
     });
 
 const positiveWholeNumber = (flag: string) =>
   wholeNumber(flag).transform((n, ctx) =>
-    n === 0 ? problem(ctx, `${flag} expects a positive number, got "0"`) : n,
+    n === 0 ? flagProblem(ctx, `${flag} expects a positive number, got "0"`) : n,
   );
 
 const httpUrl = (flag: string) =>
@@ -60,7 +49,7 @@ const httpUrl = (flag: string) =>
     .optional()
     .transform((value, ctx) => {
       if (value === undefined || /^https?:\/\/\S+$/.test(value)) return value;
-      return problem(ctx, `${flag} must be an http(s) URL, got "${value.slice(0, 80)}"`);
+      return flagProblem(ctx, `${flag} must be an http(s) URL, got "${value.slice(0, 80)}"`);
     });
 
 /** A setting given as text; an empty variable counts as unset. */
@@ -75,7 +64,7 @@ const vipFlagsSchema = z.object({
     .optional()
     .transform((value, ctx): VmType => {
       if (value === 'evm' || value === 'move' || value === 'wasm') return value;
-      return problem(ctx, '--vm evm|move|wasm is required', 'invalid_vm');
+      return flagProblem(ctx, '--vm evm|move|wasm is required', 'invalid_vm');
     }),
   rest: httpUrl('--rest (or VIP_REST_URL)'),
   jsonRpc: httpUrl('--json-rpc (or JSON_RPC_URL)'),
@@ -127,16 +116,9 @@ function withEnvFallbacks(flags: VipFlags, env: Env): Record<string, unknown> {
 
 /** `vip` flags + env → frozen VipOptions; unset optional settings are left out. */
 export function loadVipOptions(flags: VipFlags, env: Env): Readonly<VipOptions> {
-  const parsed = vipFlagsSchema.safeParse(withEnvFallbacks(flags, env));
-  if (!parsed.success) throw flagsError(parsed.error);
-  const definedOnly = Object.entries(parsed.data).filter(([, value]) => value !== undefined);
+  const parsed = parseFlags(vipFlagsSchema, withEnvFallbacks(flags, env));
+  const definedOnly = Object.entries(parsed).filter(([, value]) => value !== undefined);
   return Object.freeze(Object.fromEntries(definedOnly) as unknown as VipOptions);
-}
-
-function flagsError(error: z.ZodError): InputError {
-  const problems = error.issues.map((issue) => issue.message);
-  const first = error.issues[0] as { params?: { code?: ProblemCode } } | undefined;
-  return new InputError(first?.params?.code ?? 'invalid_option', problems.join('; '), { problems });
 }
 
 /** A VIP stage flag: 1..2^64-1 (the contracts' u64; stage 0 does not exist). */
