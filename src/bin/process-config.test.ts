@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import {
   loadApiProcessConfig,
+  loadDemoConfig,
   loadIndexerConfig,
   loadMigrateConfig,
   loadStartConfig,
@@ -99,5 +100,32 @@ describe('migrate config', () => {
     expect(() => loadMigrateConfig({}, { databaseUrl: 'mysql://x' })).toThrow(
       /DATABASE_URL must be a postgres/,
     );
+  });
+});
+
+describe('demo config', () => {
+  const flags = { vm: 'wasm', backlog: '600', blockTimeMs: '1000' };
+  it('PGlite in ./demo-data/<vm> on 127.0.0.1; the API takes nothing else from the environment', () => {
+    const config = loadDemoConfig({ PORT: '9100', API_CACHE: 'false' }, flags);
+    expect(config.demo).toEqual({
+      vm: 'wasm',
+      backlog: 600,
+      blockTimeMs: 1000,
+      dataDir: './demo-data/wasm',
+      reset: false,
+    });
+    expect(config.ingest).toMatchObject({ port: 9100, host: '127.0.0.1', progress: true, vmType: 'wasm' });
+    expect(config.api?.settings).toMatchObject({ port: 9100, cache: true });
+  });
+
+  it('names the bad flag', () => {
+    expect(() => loadDemoConfig({}, { ...flags, vm: 'cosmos' })).toThrow(
+      '--vm must be move, wasm or evm, got "cosmos"',
+    );
+    expect(() => loadDemoConfig({}, { ...flags, backlog: '0' })).toThrow(
+      '--backlog must be an integer ≥ 1, got "0"',
+    );
+    expect(() => loadDemoConfig({}, { ...flags, blockTimeMs: '5' })).toThrow(/--block-time-ms must be/);
+    expect(() => loadDemoConfig({}, { ...flags, port: '99999' })).toThrow(/PORT must be an integer/);
   });
 });

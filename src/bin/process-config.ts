@@ -15,6 +15,7 @@ import {
   type Env,
   type IngestOptions,
   type LogLevel,
+  type VmType,
 } from '../shared/config.js';
 import { InputError } from '../shared/errors.js';
 import type { LogFormat } from '../shared/logger.js';
@@ -139,4 +140,67 @@ function readonlyPassword(env: Env, variable: string | undefined): string | unde
   const value = env[variable];
   if (!value) throw new InputError('missing_option', `environment variable ${variable} is empty or unset`);
   return value;
+}
+
+/** Flags of `demo` (commander fills the defaults of vm, backlog and block time). */
+export interface DemoFlags {
+  vm: string;
+  dataDir?: string;
+  port?: string;
+  host?: string;
+  backlog: string;
+  blockTimeMs: string;
+  until?: string;
+  reset?: boolean;
+}
+
+/** `demo`: a simulated rollup, ingest and the API on PGlite; the simulator's settings beside. */
+export interface DemoConfig extends IngestProcessConfig {
+  demo: {
+    vm: VmType;
+    /** Blocks the simulated chain has at start. */
+    backlog: number;
+    blockTimeMs: number;
+    dataDir: string;
+    /** Delete the data directory first. */
+    reset: boolean;
+  };
+}
+
+/** Every flag is checked before anything starts, so a bad one exits at once with nothing left running. */
+export function loadDemoConfig(env: Env, flags: DemoFlags): Readonly<DemoConfig> {
+  if (!['move', 'wasm', 'evm'].includes(flags.vm))
+    throw new InputError('invalid_vm', `--vm must be move, wasm or evm, got "${flags.vm}"`);
+  const vm = flags.vm as VmType;
+  const backlog = Number(flags.backlog);
+  if (!Number.isSafeInteger(backlog) || backlog < 1)
+    throw new InputError('invalid_backlog', `--backlog must be an integer ≥ 1, got "${flags.backlog}"`);
+  const blockTimeMs = Number(flags.blockTimeMs);
+  if (!Number.isSafeInteger(blockTimeMs) || blockTimeMs < 10)
+    throw new InputError(
+      'invalid_block_time',
+      `--block-time-ms must be an integer ≥ 10, got "${flags.blockTimeMs}"`,
+    );
+  const dataDir = flags.dataDir ?? env.DATA_DIR ?? `./demo-data/${vm}`;
+  const ingest = loadIngestOptions(
+    {},
+    {
+      // Placeholders: the simulator's URLs are known once it listens.
+      RPC_URL: 'http://127.0.0.1:1',
+      REST_URL: 'http://127.0.0.1:1',
+      VM_TYPE: vm,
+      DATA_DIR: dataDir,
+      PORT: flags.port ?? env.PORT,
+      HOST: flags.host ?? env.HOST ?? '127.0.0.1',
+      UNTIL_HEIGHT: flags.until,
+      LOG_LEVEL: 'warn',
+    },
+  );
+  // The demo's API and port take nothing else from the environment: their defaults, its port.
+  return deepFreeze({
+    ingest: { ...ingest, progress: true },
+    edge: loadEdgeLimits({}),
+    api: servedApiConfig({}, ingest),
+    demo: { vm, backlog, blockTimeMs, dataDir, reset: flags.reset === true },
+  });
 }

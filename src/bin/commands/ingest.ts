@@ -1,12 +1,16 @@
 import { rm } from 'node:fs/promises';
 import type { Command } from 'commander';
-import { loadEdgeLimits } from '../../api/options.js';
-import { deepFreeze, loadIngestOptions, type Env } from '../../shared/config.js';
+import type { Env, NodeEndpoints } from '../../shared/config.js';
 import { createLogger, defaultLogFormat } from '../../shared/logger.js';
-import type { Simulator, VmType } from '../../sim/types.js';
-import { InputError } from '../../shared/errors.js';
+import type { Simulator } from '../../sim/types.js';
 import { runIngestProcess } from '../ingest-process.js';
-import { loadIndexerConfig, loadStartConfig, servedApiConfig } from '../process-config.js';
+import {
+  loadDemoConfig,
+  loadIndexerConfig,
+  loadStartConfig,
+  type DemoConfig,
+  type DemoFlags,
+} from '../process-config.js';
 import { registerMigrate } from './migrate.js';
 
 interface NodeFlags {
@@ -96,17 +100,6 @@ export function registerIngestCommands(program: Command): void {
   registerDemo(program);
 }
 
-interface DemoFlags {
-  vm: string;
-  dataDir?: string;
-  port?: string;
-  host?: string;
-  backlog: string;
-  blockTimeMs: string;
-  until?: string;
-  reset?: boolean;
-}
-
 function registerDemo(program: Command): void {
   program
     .command('demo')
@@ -120,80 +113,51 @@ function registerDemo(program: Command): void {
     .option('--until <h>', 'stop once height h is committed')
     .option('--reset', 'delete the demo data directory first and start over')
     .action(async (flags: DemoFlags) => {
-      const { vm, backlog, blockTimeMs, dataDir, config } = demoOptions(flags);
-      if (flags.reset) await rm(dataDir, { recursive: true, force: true });
-      let sim: Simulator | undefined;
+      const config = loadDemoConfig(process.env, flags);
+      const { dataDir } = config.demo;
+      if (config.demo.reset) await rm(dataDir, { recursive: true, force: true });
+      const node = simulatedNode(config.demo);
       try {
         const height = await runIngestProcess({
           config,
           logger: createLogger({ level: 'warn', format: defaultLogFormat() }),
           onApiListening: (api) => printDemoHelp(api),
-          // The chain has at least what is already indexed, so a second run resumes at once.
-          resolveEndpoints: async (indexed) => {
-            const head = Math.max(backlog, indexed);
-            // Loaded here: only the demo needs the simulator (see cli.ts).
-            const { createSimulator } = await import('../../sim/simulator.js');
-            sim = createSimulator({
-              vm,
-              head,
-              live: true,
-              blockTimeMs,
-              txsPerBlock: '0-12',
-              rpcPort: 0,
-              restPort: 0,
-              jsonRpcPort: 0,
-            });
-            const urls = await sim.listen();
-            console.error(
-              `simulated ${vm} rollup from height ${head}: rpc ${urls.rpc}  rest ${urls.rest}${urls.jsonRpc ? `  json-rpc ${urls.jsonRpc}` : ''}`,
-            );
-            return { rpc: [urls.rpc], rest: [urls.rest], jsonRpc: urls.jsonRpc ? [urls.jsonRpc] : [] };
-          },
+          resolveEndpoints: node.start,
         });
         console.error(`stopped at height ${height}; the index is kept in ${dataDir}`);
       } finally {
-        await sim?.close();
+        await node.close();
       }
     });
 }
 
-/** Every flag is checked before anything starts, so a bad one exits at once with nothing left running. */
-function demoOptions(flags: DemoFlags) {
-  if (!['move', 'wasm', 'evm'].includes(flags.vm))
-    throw new InputError('invalid_vm', `--vm must be move, wasm or evm, got "${flags.vm}"`);
-  const vm = flags.vm as VmType;
-  const backlog = Number(flags.backlog);
-  if (!Number.isSafeInteger(backlog) || backlog < 1)
-    throw new InputError('invalid_backlog', `--backlog must be an integer ≥ 1, got "${flags.backlog}"`);
-  const blockTimeMs = Number(flags.blockTimeMs);
-  if (!Number.isSafeInteger(blockTimeMs) || blockTimeMs < 10)
-    throw new InputError(
-      'invalid_block_time',
-      `--block-time-ms must be an integer ≥ 10, got "${flags.blockTimeMs}"`,
+/**
+ * The demo's simulated rollup, started once the indexed height is known: the chain has at least
+ * what is already indexed, so a second run resumes at once.
+ */
+function simulatedNode(demo: DemoConfig['demo']) {
+  let sim: Simulator | undefined;
+  const start = async (indexed: number): Promise<NodeEndpoints> => {
+    const head = Math.max(demo.backlog, indexed);
+    // Loaded here: only the demo needs the simulator (see cli.ts).
+    const { createSimulator } = await import('../../sim/simulator.js');
+    sim = createSimulator({
+      vm: demo.vm,
+      head,
+      live: true,
+      blockTimeMs: demo.blockTimeMs,
+      txsPerBlock: '0-12',
+      rpcPort: 0,
+      restPort: 0,
+      jsonRpcPort: 0,
+    });
+    const urls = await sim.listen();
+    console.error(
+      `simulated ${demo.vm} rollup from height ${head}: rpc ${urls.rpc}  rest ${urls.rest}${urls.jsonRpc ? `  json-rpc ${urls.jsonRpc}` : ''}`,
     );
-  const env = process.env;
-  const dataDir = flags.dataDir ?? env.DATA_DIR ?? `./demo-data/${vm}`;
-  const ingest = loadIngestOptions(
-    {},
-    {
-      // Placeholders: the simulator's URLs are known once it listens.
-      RPC_URL: 'http://127.0.0.1:1',
-      REST_URL: 'http://127.0.0.1:1',
-      VM_TYPE: vm,
-      DATA_DIR: dataDir,
-      PORT: flags.port ?? env.PORT,
-      HOST: flags.host ?? env.HOST ?? '127.0.0.1',
-      UNTIL_HEIGHT: flags.until,
-      LOG_LEVEL: 'warn',
-    },
-  );
-  // The demo's API and port take nothing from the environment: its defaults, and its own port.
-  const config = deepFreeze({
-    ingest: { ...ingest, progress: true },
-    edge: loadEdgeLimits({}),
-    api: servedApiConfig({}, ingest),
-  });
-  return { vm, backlog, blockTimeMs, dataDir, config };
+    return { rpc: [urls.rpc], rest: [urls.rest], jsonRpc: urls.jsonRpc ? [urls.jsonRpc] : [] };
+  };
+  return { start, close: async () => sim?.close() };
 }
 
 function printDemoHelp(api: string): void {
