@@ -85,7 +85,7 @@ export function registerVip(program: Command, deps: VipDeps = defaultDeps()): vo
   registerDeploy(vip, deps, actions);
   registerAdminCommands(vip, actions);
   registerStageCommands(vip, actions);
-  registerVipScores(vip, (r) => deps.out(r as Output));
+  registerVipScores(vip, (r) => deps.out(r as Output), deps.env);
 }
 
 /** The options every `vip` sub-command shares (see loadVipOptions for how they are read). */
