@@ -1,10 +1,5 @@
-import {
-  DEFAULT_MAX_OFFSET,
-  encodeKey,
-  previousOffsetKey,
-  type PageRequest,
-  type PaginationJson,
-} from '../store/pagination.js';
+import { encodeKey, previousOffsetKey, type PageRequest, type PaginationJson } from './pagination.js';
+import { DEFAULT_MAX_OFFSET } from '../store/pagination.js';
 import type { CollectionRow } from '../store/readers/nft-collections.js';
 import type { TokenRow } from '../store/readers/nft-tokens.js';
 

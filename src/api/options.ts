@@ -9,6 +9,7 @@ import {
   type VmType,
 } from '../shared/config.js';
 import { InputError } from '../shared/errors.js';
+import { packageVersion } from '../shared/version.js';
 
 export type { VmType } from '../shared/config.js';
 
@@ -139,7 +140,7 @@ const envSchema = z.object({
   API_STREAM_MAX_SUBSCRIBERS: intText(0, 1_000_000).default(10_000),
   API_STREAM_MAX_BUFFER_BYTES: intText(65_536, 1_073_741_824).default(1_048_576),
   API_STREAM_POLL_MS: intText(10, 60_000).default(250),
-  APP_VERSION: z.string().default('v0.1.0'),
+  APP_VERSION: z.string().default(`v${packageVersion()}`),
   GIT_COMMIT: z.string().default('unknown'),
 });
 
@@ -170,6 +171,14 @@ function setVariables(schema: z.ZodObject, values: Env): Env {
   );
 }
 
+/** ApiOptions before the chain is known: CHAIN_ID / VM_TYPE may wait for what ingest recorded. */
+export interface ApiSettings extends Omit<ApiOptions, 'chainId' | 'vmType' | 'internalTx'> {
+  chainId: string | undefined;
+  vmType: VmType | undefined;
+  /** INTERNAL_TX as given (undefined = the VM's default). */
+  internalTx: boolean | undefined;
+}
+
 /**
  * Env (+ flags) → frozen ApiOptions. CHAIN_ID / VM_TYPE may come from `chainMeta` (what ingest
  * recorded) when neither env nor flags give them. Errors name the variable.
@@ -177,70 +186,115 @@ function setVariables(schema: z.ZodObject, values: Env): Env {
 export function loadApiOptions(
   env: Readonly<Record<string, string | undefined>>,
   flags: ApiFlags = {},
-  chainMeta?: { chainId: string; vmType: string },
+  chainMeta?: { chainId: string; vmType: VmType },
 ): ApiOptions {
-  const merged: Record<string, string | undefined> = { ...env };
-  if (flags.port !== undefined) merged.PORT = flags.port;
-  if (flags.host !== undefined) merged.HOST = flags.host;
-  if (flags.chainId !== undefined) merged.CHAIN_ID = flags.chainId;
-  if (flags.vmType !== undefined) merged.VM_TYPE = flags.vmType;
-  if (flags.cache !== undefined) merged.API_CACHE = String(flags.cache);
-  if (merged.CHAIN_ID === undefined && chainMeta) merged.CHAIN_ID = chainMeta.chainId;
-  if (merged.VM_TYPE === undefined && chainMeta) merged.VM_TYPE = chainMeta.vmType;
-  const e = parseEnv(envSchema, setVariables(envSchema, merged));
-  if (e.CHAIN_ID === undefined) {
-    throw new InputError(
-      'invalid_config',
-      'CHAIN_ID is required (or index a chain first so chain_meta records it)',
-    );
-  }
-  if (e.VM_TYPE === undefined) {
-    throw new InputError('invalid_config', 'VM_TYPE is required: move, wasm or evm');
-  }
-  if (e.INTERNAL_TX === true) checkInternalTx(e.VM_TYPE);
+  return withChainIdentity(loadApiSettings(env, flags), chainMeta);
+}
+
+/**
+ * Env (+ flags) → frozen ApiSettings, checked at start before any database or node is reached;
+ * the chain identity is settled later by withChainIdentity. Errors name the variable.
+ */
+export function loadApiSettings(
+  env: Readonly<Record<string, string | undefined>>,
+  flags: ApiFlags = {},
+): Readonly<ApiSettings> {
+  const e = parseEnv(envSchema, setVariables(envSchema, { ...env, ...flagsAsEnv(flags) }));
+  if (e.INTERNAL_TX === true && e.VM_TYPE !== undefined) checkInternalTx(e.VM_TYPE);
   return Object.freeze({
     port: e.PORT,
     host: e.HOST,
     chainId: e.CHAIN_ID,
     vmType: e.VM_TYPE,
-    internalTx: e.VM_TYPE === 'evm' && e.INTERNAL_TX !== false,
+    internalTx: e.INTERNAL_TX,
     accountPrefix: e.ACCOUNT_ADDRESS_PREFIX,
     cache: e.API_CACHE,
     cacheMaxBytes: e.API_CACHE_MAX_BYTES,
     rowCacheBytes: e.API_ROW_CACHE_MB * 1024 * 1024,
-    cors: {
-      enabled: e.CORS_ENABLED,
-      allowOrigins: e.CORS_ALLOW_ORIGINS.split(',')
-        .map((o) => o.trim().toLowerCase())
-        .filter(Boolean),
-      allowMethods: e.CORS_ALLOW_METHODS,
-      allowHeaders: e.CORS_ALLOW_HEADERS.replace(/\s+/g, ''),
-      allowCredentials: e.CORS_ALLOW_CREDENTIALS,
-      exposeHeaders: e.CORS_EXPOSE_HEADERS,
-      maxAge: e.CORS_MAX_AGE,
-    },
+    cors: Object.freeze(corsOptions(e)),
     countTimeoutMs: e.API_COUNT_TIMEOUT_MS,
     readyMaxLagSeconds: e.READY_MAX_LAG_SECONDS,
-    limits: {
-      maxOffset: e.API_MAX_OFFSET,
-      maxHeaderBytes: e.API_MAX_HEADER_BYTES,
-      maxBodyBytes: e.API_MAX_BODY_BYTES,
-      requestTimeoutMs: e.API_REQUEST_TIMEOUT_MS,
-      rateLimitPerSecond: e.API_RATE_LIMIT,
-      rateLimitBurst: Math.max(1, e.API_RATE_LIMIT_BURST ?? 2 * e.API_RATE_LIMIT),
-      maxExpensiveQueries: e.API_MAX_EXPENSIVE_QUERIES,
-    },
-    streams: {
-      maxReplay: e.API_STREAM_MAX_REPLAY,
-      heartbeatMs: e.API_STREAM_HEARTBEAT_MS,
-      retryMs: e.API_STREAM_RETRY_MS,
-      maxSubscribers: e.API_STREAM_MAX_SUBSCRIBERS,
-      maxBufferBytes: e.API_STREAM_MAX_BUFFER_BYTES,
-      pollMs: e.API_STREAM_POLL_MS,
-    },
+    limits: Object.freeze(apiLimits(e)),
+    streams: Object.freeze(streamOptions(e)),
     version: e.APP_VERSION,
     commit: e.GIT_COMMIT,
   });
+}
+
+/** The settings with the chain identity: given, else what ingest recorded, else an error naming it. */
+export function withChainIdentity(
+  settings: Readonly<ApiSettings>,
+  chainMeta?: { chainId: string; vmType: VmType },
+): ApiOptions {
+  const chainId = settings.chainId ?? chainMeta?.chainId;
+  const vmType = settings.vmType ?? chainMeta?.vmType;
+  if (chainId === undefined || chainId === '') {
+    throw new InputError(
+      'invalid_config',
+      'CHAIN_ID is required (or index a chain first so chain_meta records it)',
+    );
+  }
+  if (vmType === undefined) {
+    throw new InputError('invalid_config', 'VM_TYPE is required: move, wasm or evm');
+  }
+  if (settings.internalTx === true) checkInternalTx(vmType);
+  return Object.freeze({
+    ...settings,
+    chainId,
+    vmType,
+    internalTx: vmType === 'evm' && settings.internalTx !== false,
+  });
+}
+
+/** Flags override the variable of the same meaning. */
+function flagsAsEnv(flags: ApiFlags): Env {
+  const asEnv: Env = {
+    PORT: flags.port,
+    HOST: flags.host,
+    CHAIN_ID: flags.chainId,
+    VM_TYPE: flags.vmType,
+    API_CACHE: flags.cache === undefined ? undefined : String(flags.cache),
+  };
+  return Object.fromEntries(Object.entries(asEnv).filter(([, value]) => value !== undefined));
+}
+
+type ApiEnv = z.output<typeof envSchema>;
+
+function corsOptions(e: ApiEnv): CorsOptions {
+  return {
+    enabled: e.CORS_ENABLED,
+    allowOrigins: e.CORS_ALLOW_ORIGINS.split(',')
+      .map((o) => o.trim().toLowerCase())
+      .filter(Boolean),
+    allowMethods: e.CORS_ALLOW_METHODS,
+    allowHeaders: e.CORS_ALLOW_HEADERS.replace(/\s+/g, ''),
+    allowCredentials: e.CORS_ALLOW_CREDENTIALS,
+    exposeHeaders: e.CORS_EXPOSE_HEADERS,
+    maxAge: e.CORS_MAX_AGE,
+  };
+}
+
+function apiLimits(e: ApiEnv): ApiLimits {
+  return {
+    maxOffset: e.API_MAX_OFFSET,
+    maxHeaderBytes: e.API_MAX_HEADER_BYTES,
+    maxBodyBytes: e.API_MAX_BODY_BYTES,
+    requestTimeoutMs: e.API_REQUEST_TIMEOUT_MS,
+    rateLimitPerSecond: e.API_RATE_LIMIT,
+    rateLimitBurst: Math.max(1, e.API_RATE_LIMIT_BURST ?? 2 * e.API_RATE_LIMIT),
+    maxExpensiveQueries: e.API_MAX_EXPENSIVE_QUERIES,
+  };
+}
+
+function streamOptions(e: ApiEnv): StreamOptions {
+  return {
+    maxReplay: e.API_STREAM_MAX_REPLAY,
+    heartbeatMs: e.API_STREAM_HEARTBEAT_MS,
+    retryMs: e.API_STREAM_RETRY_MS,
+    maxSubscribers: e.API_STREAM_MAX_SUBSCRIBERS,
+    maxBufferBytes: e.API_STREAM_MAX_BUFFER_BYTES,
+    pollMs: e.API_STREAM_POLL_MS,
+  };
 }
 
 /** How an API process reaches its database: a read replica first, else the primary, else PGlite. */

@@ -1,6 +1,6 @@
 import { accountBytesFromString, tryAccountBytes } from '../shared/address.js';
 import { InputError } from '../shared/errors.js';
-import { atoi } from '../store/pagination.js';
+import { atoi } from './pagination.js';
 
 /** Path and filter parameters of docs/api.md §2.5, §2.6, §2.8–§2.10, with the reference's error texts. */
 

@@ -1,4 +1,4 @@
-import type { PaginationJson } from '../store/pagination.js';
+import type { PaginationJson } from './pagination.js';
 import type { BlockRow } from '../store/readers/blocks.js';
 import type { JsonText } from '../store/readers/context.js';
 

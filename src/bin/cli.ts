@@ -1,5 +1,6 @@
 #!/usr/bin/env node
 import { Command } from 'commander';
+import { packageVersion } from '../shared/version.js';
 import { runCli } from './run.js';
 
 /**
@@ -25,7 +26,7 @@ const familyOf: Record<string, keyof typeof families> = {
 
 const program = new Command('rollup-indexer')
   .description('Indexer, read API, VIP operator and simulator for Initia rollups')
-  .version('0.1.0');
+  .version(packageVersion());
 
 // A known command registers its family alone; anything else (help, a typo) registers them all so
 // commander can list and suggest every command.

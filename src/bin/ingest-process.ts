@@ -1,10 +1,10 @@
 import type { FastifyInstance, FastifyServerFactory } from 'fastify';
-import { loadApiDatabaseOptions, loadApiOptions, loadEdgeLimits } from '../api/options.js';
+import { withChainIdentity } from '../api/options.js';
 import { createInProcessFeed, type CommitFeed } from '../shared/commit-feed.js';
-import type { Env, IngestOptions, NodeEndpoints } from '../shared/config.js';
+import type { IngestOptions, NodeEndpoints } from '../shared/config.js';
 import { createLogger, type Logger } from '../shared/logger.js';
 import { createMetricsRegistry, type Registry } from '../shared/metrics.js';
-import { createIngestMetrics } from '../ingest/metrics.js';
+import { createIngestMetrics, type IngestMetrics } from '../ingest/metrics.js';
 import { createIngestService, type IngestService } from '../ingest/service.js';
 import type { Progress } from '../ingest/pipeline.js';
 import { readChainMeta, readIndexedHeight } from '../store/readers/chain-meta.js';
@@ -15,12 +15,11 @@ import { openDatabase, shutdownSignal } from './context.js';
 import { openHttpPort, type HttpPort } from './http-port.js';
 import { createIngestState, type IngestState } from './ingest-state.js';
 import { createProgressBar } from './progress.js';
+import type { IngestProcessConfig, ServedApiConfig } from './process-config.js';
 
 export interface IngestProcessOptions {
-  ingest: Readonly<IngestOptions>;
-  env: Env;
-  /** Serve the read API on ingest.port (start/demo) or only /health, /ready + /metrics (indexer). */
-  withApi: boolean;
+  /** With `api`, the read API on ingest.port (start, demo); without, /health, /ready + /metrics only. */
+  config: Readonly<IngestProcessConfig>;
   logger?: Logger;
   /** The HTTP port is open (health, readiness, metrics); the API joins it later. */
   onListening?: (url: string) => void;
@@ -40,70 +39,100 @@ export interface IngestProcessOptions {
  * (signal, --until).
  */
 export async function runIngestProcess(opts: IngestProcessOptions): Promise<number> {
-  const { ingest } = opts;
+  const { ingest, api: apiConfig } = opts.config;
   const logger = opts.logger ?? createLogger({ level: ingest.logLevel, format: ingest.logFormat });
-  const signal = shutdownSignal(logger);
   const registry = createMetricsRegistry();
-  const metrics = createIngestMetrics(registry);
-  const state = createIngestState();
+  const ctx: ProcessContext = {
+    logger,
+    signal: shutdownSignal(logger),
+    registry,
+    metrics: createIngestMetrics(registry),
+    state: createIngestState(),
+  };
   const port = await openHttpPort({
     port: ingest.port,
     host: ingest.host,
     registry,
-    state,
-    limits: loadEdgeLimits(opts.env),
+    state: ctx.state,
+    limits: opts.config.edge,
   });
   opts.onListening?.(port.url);
-  let db: Db | undefined;
-  let apiDb: Db | undefined;
-  let service: IngestService | undefined;
-  let api: FastifyInstance | undefined;
-  let height = 0;
+  const opened: OpenedParts = { height: 0 };
   // Streams learn of commits from the pipeline itself, unless the API reads a replica, which has
   // a commit only once it replayed it (then the API polls the replica's own checkpoint).
-  const commits = opts.withApi && !opts.env.DATABASE_READ_URL ? createInProcessFeed() : undefined;
+  const commits = apiConfig && !apiConfig.readsReplica ? createInProcessFeed() : undefined;
   try {
-    state.enter('database', 'opening the database');
-    db = await openDatabase(ingest.database);
-    await migrateWhenReachable(db, logger, state, signal);
-    height = await readIndexedHeight(db);
-    metrics.height.set(height);
-    state.enter('node', 'waiting for the node');
-    const endpoints = opts.resolveEndpoints ? await opts.resolveEndpoints(height) : ingest.endpoints;
-    service = await createIngestService({
-      options: { ...ingest, endpoints },
-      logger,
-      db,
-      registry,
-      metrics,
-      signal,
-      onNodeRetry: (err) => state.trouble(`node unreachable: ${err.message}`),
-    });
-    if (opts.withApi) {
-      apiDb = await openApiDatabase(db, opts.env, ingest);
-      api = await serveApi({ port, db: apiDb, env: opts.env, ingest, logger, registry, state, commits });
+    const { db, service } = await startIngestService(opts, ctx, opened);
+    if (apiConfig) {
+      opened.apiDb = await openApiDatabase(db, apiConfig, ingest);
+      opened.api = await serveApi({ ...ctx, port, db: opened.apiDb, config: apiConfig, commits });
       opts.onApiListening?.(port.url);
     }
-    await runService(
-      service,
-      { ...opts, onCommit: (p) => (opts.onCommit?.(p), commits?.committed()) },
-      signal,
-      state,
-    );
+    const onCommit = (p: Progress) => (opts.onCommit?.(p), commits?.committed());
+    await runService(service, { ...opts, onCommit }, ctx.signal, ctx.state);
   } catch (err) {
     // A signal during start-up (waiting for the node) is a stop, not a failure.
-    if (!signal.aborted) throw err;
+    if (!ctx.signal.aborted) throw err;
   } finally {
-    state.enter('stopping', 'shutting down');
-    // Ends the open streams (each gets a last event saying to resume), so the port can close.
-    await api?.close();
-    await port.close();
-    if (apiDb && apiDb !== db) await apiDb.close();
-    await db?.close();
-    height = service?.height() ?? height;
-    logger.info({ height }, `stopped at height ${height}`);
+    await stopProcess(ctx, port, opened);
   }
-  return height;
+  return opened.height;
+}
+
+/** What every step of the process shares. */
+interface ProcessContext {
+  logger: Logger;
+  /** Fired by the first SIGINT/SIGTERM. */
+  signal: AbortSignal;
+  registry: Registry;
+  metrics: IngestMetrics;
+  state: IngestState;
+}
+
+/** What the process opened so far (closed in reverse when it stops), and the height it reached. */
+interface OpenedParts {
+  db?: Db;
+  apiDb?: Db;
+  service?: IngestService;
+  api?: FastifyInstance;
+  height: number;
+}
+
+/** The database (migrated once reachable), then the node (waited for), then the ingest service. */
+async function startIngestService(
+  opts: IngestProcessOptions,
+  ctx: ProcessContext,
+  opened: OpenedParts,
+): Promise<{ db: Db; service: IngestService }> {
+  const { ingest } = opts.config;
+  ctx.state.enter('database', 'opening the database');
+  const db = (opened.db = await openDatabase(ingest.database));
+  await migrateWhenReachable(db, ctx.logger, ctx.state, ctx.signal);
+  opened.height = await readIndexedHeight(db);
+  ctx.metrics.height.set(opened.height);
+  ctx.state.enter('node', 'waiting for the node');
+  const endpoints = opts.resolveEndpoints ? await opts.resolveEndpoints(opened.height) : ingest.endpoints;
+  opened.service = await createIngestService({
+    options: { ...ingest, endpoints },
+    logger: ctx.logger,
+    db,
+    registry: ctx.registry,
+    metrics: ctx.metrics,
+    signal: ctx.signal,
+    onNodeRetry: (err) => ctx.state.trouble(`node unreachable: ${err.message}`),
+  });
+  return { db, service: opened.service };
+}
+
+async function stopProcess(ctx: ProcessContext, port: HttpPort, opened: OpenedParts): Promise<void> {
+  ctx.state.enter('stopping', 'shutting down');
+  // Ends the open streams (each gets a last event saying to resume), so the port can close.
+  await opened.api?.close();
+  await port.close();
+  if (opened.apiDb && opened.apiDb !== opened.db) await opened.apiDb.close();
+  await opened.db?.close();
+  opened.height = opened.service?.height() ?? opened.height;
+  ctx.logger.info({ height: opened.height }, `stopped at height ${opened.height}`);
 }
 
 /**
@@ -129,7 +158,7 @@ async function runService(
   signal: AbortSignal,
   state: IngestState,
 ): Promise<void> {
-  const { ingest } = opts;
+  const { ingest } = opts.config;
   const bar = ingest.progress ? createProgressBar() : undefined;
   state.enter('ingesting', 'ingesting');
   state.progress({ height: service.height(), nodeHeight: service.height() });
@@ -150,33 +179,28 @@ async function runService(
 }
 
 /** PGlite is shared in-process; PostgreSQL gets its own read-only pool (or a replica). */
-async function openApiDatabase(db: Db, env: Env, ingest: Readonly<IngestOptions>): Promise<Db> {
+async function openApiDatabase(db: Db, api: ServedApiConfig, ingest: Readonly<IngestOptions>): Promise<Db> {
   if (ingest.database.kind === 'pglite') return db;
-  const url = env.DATABASE_READ_URL || ingest.database.url;
-  const { maxConnections, statementTimeoutMs } = loadApiDatabaseOptions(env);
-  return openDatabase(
-    { kind: 'postgres', url },
-    { readOnly: true, statementTimeoutMs, maxConnections, preparedStatements: true, textAsBytes: true },
-  );
+  const { target, maxConnections, statementTimeoutMs } = api.database;
+  return openDatabase(target, {
+    readOnly: true,
+    statementTimeoutMs,
+    maxConnections,
+    preparedStatements: true,
+    textAsBytes: true,
+  });
 }
 
 /** Builds the API on the already-open port: from here on it answers every route. */
-async function serveApi(ctx: {
-  port: HttpPort;
-  db: Db;
-  env: Env;
-  ingest: Readonly<IngestOptions>;
-  logger: Logger;
-  registry: Registry;
-  state: IngestState;
-  commits: CommitFeed | undefined;
-}): Promise<FastifyInstance> {
-  const meta = await readChainMeta(ctx.db);
-  const options = loadApiOptions(
-    { ...ctx.env, PORT: String(ctx.ingest.port), HOST: ctx.ingest.host },
-    {},
-    meta,
-  );
+async function serveApi(
+  ctx: ProcessContext & {
+    port: HttpPort;
+    db: Db;
+    config: ServedApiConfig;
+    commits: CommitFeed | undefined;
+  },
+): Promise<FastifyInstance> {
+  const options = withChainIdentity(ctx.config.settings, await readChainMeta(ctx.db));
   const serverFactory: FastifyServerFactory = (handler) => {
     ctx.port.adopt(handler);
     return ctx.port.server;

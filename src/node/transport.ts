@@ -135,6 +135,38 @@ export function createTransport(options: TransportOptions): Transport {
   };
 }
 
+/**
+ * One request to one base URL on a transport of its own, closed afterwards: for the one-shot
+ * reads of the CLI (a rollup's abci_info, the L1 VIP stage, a node's module accounts).
+ */
+export async function requestOnce(
+  target: { name: string; baseUrl: string; timeoutMs: number },
+  req: TransportRequest,
+): Promise<TransportResponse> {
+  const transport = createTransport({
+    name: target.name,
+    endpoints: [target.baseUrl],
+    timeoutMs: target.timeoutMs,
+    maxConcurrent: 1,
+  });
+  try {
+    return await transport.request(req);
+  } finally {
+    await transport.close();
+  }
+}
+
+/**
+ * A one-shot read that failed, as `node_unreachable` (retryable): the transport's own message
+ * already names the surface and the redacted URL; any other failure gets them added.
+ */
+export function unreachable(surface: string, url: string, err: unknown): AppError {
+  const message = err instanceof AppError ? err.message : `${surface} ${redactUrl(url)}: ${errorText(err)}`;
+  return new AppError('node_unreachable', message, { retryable: true, cause: err });
+}
+
+const errorText = (err: unknown) => (err instanceof Error ? err.message : String(err));
+
 function countRequest(options: TransportOptions, req: TransportRequest): void {
   const m = options.metrics;
   if (!m) return;

@@ -78,6 +78,28 @@ const intIn = (name: string, min: number, max: number) =>
       return n;
     });
 
+/** LOG_LEVEL and LOG_FORMAT, read the same way by every process kind. */
+const logEnvShape = {
+  LOG_LEVEL: z
+    .enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], {
+      message: 'LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent',
+    })
+    .optional(),
+  LOG_FORMAT: z.enum(['json', 'pretty'], { message: 'LOG_FORMAT must be json or pretty' }).optional(),
+};
+const logEnvSchema = z.object(logEnvShape);
+
+export type LogLevel = IngestOptions['logLevel'];
+
+/** Log settings of a process that takes no other config from the environment (api, vip). */
+export function loadLogOptions(env: Env): Readonly<{ logLevel: LogLevel; logFormat: LogFormat }> {
+  const e = parseEnv(logEnvSchema, {
+    LOG_LEVEL: env.LOG_LEVEL || undefined,
+    LOG_FORMAT: env.LOG_FORMAT || undefined,
+  });
+  return Object.freeze({ logLevel: e.LOG_LEVEL ?? 'info', logFormat: e.LOG_FORMAT ?? defaultLogFormat() });
+}
+
 const ingestEnvSchema = z.object({
   CHAIN_ID: z.string().min(1).optional(),
   VM_TYPE: z.enum(['move', 'wasm', 'evm'], { message: 'VM_TYPE must be one of move, wasm, evm' }).optional(),
@@ -96,12 +118,7 @@ const ingestEnvSchema = z.object({
     .string()
     .regex(/^[a-z][a-z0-9]*$/, 'ACCOUNT_ADDRESS_PREFIX must be a lower-case bech32 prefix')
     .optional(),
-  LOG_LEVEL: z
-    .enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], {
-      message: 'LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent',
-    })
-    .optional(),
-  LOG_FORMAT: z.enum(['json', 'pretty'], { message: 'LOG_FORMAT must be json or pretty' }).optional(),
+  ...logEnvShape,
   NFT_INDEXING: z.enum(['true', 'false'], { message: 'NFT_INDEXING must be true or false' }).optional(),
   INTERNAL_TX: z.enum(['true', 'false'], { message: 'INTERNAL_TX must be true or false' }).optional(),
   RICH_LIST: z.enum(['true', 'false'], { message: 'RICH_LIST must be true or false' }).optional(),
@@ -166,6 +183,24 @@ export function parseEnv<S extends z.ZodType>(schema: S, values: Env): z.output<
   throw new InputError('invalid_config', `invalid configuration: ${problems.join('; ')}`, { problems });
 }
 
+/**
+ * A flag's problem inside a schema: its message names the flag; `code` is the error code the
+ * whole parse fails with when this is the first problem (default invalid_option).
+ */
+export function flagProblem(ctx: z.RefinementCtx, message: string, code = 'invalid_option'): typeof z.NEVER {
+  ctx.addIssue({ code: 'custom', message, params: { code } });
+  return z.NEVER;
+}
+
+/** Parses CLI flags with a schema; every problem goes into one typed error, each naming its flag. */
+export function parseFlags<S extends z.ZodType>(schema: S, values: unknown): z.output<S> {
+  const parsed = schema.safeParse(values);
+  if (parsed.success) return parsed.data;
+  const problems = parsed.error.issues.map((issue) => issue.message);
+  const first = parsed.error.issues[0] as { params?: { code?: string } } | undefined;
+  throw new InputError(first?.params?.code ?? 'invalid_option', problems.join('; '), { problems });
+}
+
 /** `variable` names the setting in the error (e.g. "DATABASE_READ_URL / DATABASE_URL" for the API). */
 export function databaseTarget(
   url: string | undefined,
@@ -179,6 +214,15 @@ export function databaseTarget(
     return { kind: 'postgres', url };
   }
   return { kind: 'pglite', dataDir: dataDir ?? './data' };
+}
+
+/** Freezes a config and every object in it: options are read-only from the edge on. */
+export function deepFreeze<T>(value: T): Readonly<T> {
+  if (value !== null && typeof value === 'object') {
+    for (const inner of Object.values(value)) deepFreeze(inner);
+    Object.freeze(value);
+  }
+  return value;
 }
 
 /** A URL safe to log: credentials replaced. */

@@ -1,19 +1,8 @@
 import { InputError } from '../shared/errors.js';
-import type { VmType } from '../shared/config.js';
 import type { Queryable } from './db.js';
+import { readChainMeta, type ChainMeta } from './readers/chain-meta.js';
 
-export interface ChainMeta {
-  chainId: string;
-  vmType: VmType;
-}
-
-export async function readChainMeta(db: Queryable): Promise<ChainMeta | undefined> {
-  const { rows } = await db.query<{ chain_id: string; vm_type: VmType }>(
-    'SELECT chain_id, vm_type FROM chain_meta',
-  );
-  const row = rows[0];
-  return row ? { chainId: row.chain_id, vmType: row.vm_type } : undefined;
-}
+export type { ChainMeta } from './readers/chain-meta.js';
 
 /** Records the chain on first use; refuses a database that already holds another chain. */
 export async function ensureChainMeta(db: Queryable, meta: ChainMeta): Promise<void> {

@@ -1,3 +1,4 @@
+import { requestOnce, unreachable } from '../node/transport.js';
 import { AppError } from '../shared/errors.js';
 
 export interface AbciInfo {
@@ -6,19 +7,25 @@ export interface AbciInfo {
   lastBlockHeight: string;
 }
 
+type AbciInfoBody = {
+  result?: { response?: { data?: string; version?: string; last_block_height?: string } };
+};
+
 /** Rollup version from CometBFT `abci_info` (strict JSON-RPC POST to the RPC root). */
 export async function readAbciInfo(rpcUrl: string, timeoutMs = 10_000): Promise<AbciInfo> {
-  let body: { result?: { response?: { data?: string; version?: string; last_block_height?: string } } };
+  let body: AbciInfoBody;
   try {
-    const res = await fetch(rpcUrl.replace(/\/+$/, '') + '/', {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'abci_info', params: {} }),
-      signal: AbortSignal.timeout(timeoutMs),
-    });
-    body = (await res.json()) as typeof body;
+    const res = await requestOnce(
+      { name: 'RPC', baseUrl: rpcUrl, timeoutMs },
+      {
+        method: 'POST',
+        path: '/',
+        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'abci_info', params: {} }),
+      },
+    );
+    body = JSON.parse(res.text) as AbciInfoBody;
   } catch (err) {
-    throw new AppError('node_unreachable', `RPC ${rpcUrl}: ${(err as Error).message}`, { retryable: true });
+    throw unreachable('RPC', rpcUrl, err);
   }
   const r = body.result?.response;
   if (!r?.version) throw new AppError('bad_response', 'abci_info answered without a version');

@@ -1,3 +1,4 @@
+import { requestOnce, unreachable, type TransportResponse } from '../node/transport.js';
 import { AppError, InputError } from '../shared/errors.js';
 
 /** L1 VIP package addresses and REST endpoints (docs/vip-contracts.md §3). */
@@ -23,16 +24,14 @@ export interface L1Stage {
 /** Reads `data.stage` of `<pkg>::vip::ModuleStore`; falls back to the first 8 bytes of raw_bytes. */
 export async function readL1Stage(restUrl: string, vipPackage: string, timeoutMs = 10_000): Promise<L1Stage> {
   const tag = encodeURIComponent(`${vipPackage}::vip::ModuleStore`);
-  const url = `${restUrl.replace(/\/+$/, '')}/initia/move/v1/accounts/${vipPackage}/resources/by_struct_tag?struct_tag=${tag}`;
-  let res: Response;
+  const path = `/initia/move/v1/accounts/${vipPackage}/resources/by_struct_tag?struct_tag=${tag}`;
+  let res: TransportResponse;
   try {
-    res = await fetch(url, { signal: AbortSignal.timeout(timeoutMs) });
+    res = await requestOnce({ name: 'L1 REST', baseUrl: restUrl, timeoutMs }, { method: 'GET', path });
   } catch (err) {
-    throw new AppError('node_unreachable', `L1 REST ${restUrl}: ${(err as Error).message}`, {
-      retryable: true,
-    });
+    throw unreachable('L1 REST', restUrl, err);
   }
-  const body = (await res.json().catch(() => ({}))) as {
+  const body = parseJsonOr(res.text, {}) as {
     resource?: { move_resource?: string; raw_bytes?: string };
   };
   if (res.status !== 200 || !body.resource) {
@@ -65,4 +64,12 @@ export function resolveL1(network: string | undefined, restUrl: string | undefin
   }
   const n = L1_NETWORKS[network];
   return { rest: n.rest, vipPackage: pkg ?? n.vipPackage };
+}
+
+function parseJsonOr(text: string, fallback: unknown): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return fallback;
+  }
 }

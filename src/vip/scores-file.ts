@@ -81,15 +81,46 @@ export async function loadScores(
   const bytes = await readFile(path).catch(() => {
     throw new InputError('missing_file', `cannot read scores file ${path}`);
   });
-  const text = bytes.toString('utf8');
-  const isJson = /^\s*[[{]/.test(text);
-  let rows: RawRow[];
+  const { byAddr, order, problems } = mergeRows(readRows(path, bytes.toString('utf8')), normalise, policy);
+  const duplicates = [...byAddr]
+    .filter(([, v]) => v.count > 1)
+    .map(([addr, v]) => ({ addr, count: v.count }));
+  if (policy === 'reject' && duplicates.length > 0) {
+    problems.push(
+      `${duplicates.length} duplicate address(es), e.g. ${duplicates[0]?.addr}; use --duplicates sum|last to merge`,
+    );
+  }
+  if (problems.length > 0) {
+    throw new InputError(
+      'invalid_scores',
+      `${problems.length} problem(s) in ${path}: ${problems.slice(0, 5).join('; ')}`,
+      {
+        problems: problems.slice(0, 100),
+      },
+    );
+  }
+  if (order.length === 0) throw new InputError('invalid_scores', `${path} has no score rows`);
+  const entries = order.map((addr) => ({ addr, amount: byAddr.get(addr)?.amount ?? 0n }));
+  return {
+    entries,
+    total: entries.reduce((n, e) => n + e.amount, 0n),
+    fileHash: createHash('sha256').update(bytes).digest('hex'),
+    duplicates,
+  };
+}
+
+/** The file's rows, JSON or CSV by its first character. */
+function readRows(path: string, text: string): RawRow[] {
   try {
-    rows = isJson ? parseJson(text) : parseCsv(text);
+    return /^\s*[[{]/.test(text) ? parseJson(text) : parseCsv(text);
   } catch (err) {
     if (err instanceof InputError) throw err;
     throw new InputError('invalid_scores', `cannot parse ${path}: ${(err as Error).message}`);
   }
+}
+
+/** Rows by normalised address in first-seen order (duplicates merged by the policy), and each bad row. */
+function mergeRows(rows: RawRow[], normalise: (addr: string) => string, policy: DuplicatePolicy) {
   const problems: string[] = [];
   const byAddr = new Map<string, { amount: bigint; count: number }>();
   const order: string[] = [];
@@ -120,29 +151,5 @@ export async function loadScores(
       }
     }
   }
-  const duplicates = [...byAddr]
-    .filter(([, v]) => v.count > 1)
-    .map(([addr, v]) => ({ addr, count: v.count }));
-  if (policy === 'reject' && duplicates.length > 0) {
-    problems.push(
-      `${duplicates.length} duplicate address(es), e.g. ${duplicates[0]?.addr}; use --duplicates sum|last to merge`,
-    );
-  }
-  if (problems.length > 0) {
-    throw new InputError(
-      'invalid_scores',
-      `${problems.length} problem(s) in ${path}: ${problems.slice(0, 5).join('; ')}`,
-      {
-        problems: problems.slice(0, 100),
-      },
-    );
-  }
-  if (order.length === 0) throw new InputError('invalid_scores', `${path} has no score rows`);
-  const entries = order.map((addr) => ({ addr, amount: byAddr.get(addr)?.amount ?? 0n }));
-  return {
-    entries,
-    total: entries.reduce((n, e) => n + e.amount, 0n),
-    fileHash: createHash('sha256').update(bytes).digest('hex'),
-    duplicates,
-  };
+  return { byAddr, order, problems };
 }

@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { NotFoundError } from '../../shared/errors.js';
-import { buildPagination, parsePagination, planKeyset } from '../../store/pagination.js';
+import { buildPagination, parsePagination, planKeyset } from '../pagination.js';
 import { parseHeight } from '../params.js';
 import { renderBlock, renderList } from '../render.js';
 import { HeightParams, PaginationQuery, errorResponses, ref } from '../schemas.js';

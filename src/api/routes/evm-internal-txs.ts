@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import { parsePagination, planKeyset, type PageRequest } from '../../store/pagination.js';
+import { parsePagination, planKeyset, type PageRequest } from '../pagination.js';
 import { EMPTY_PAGE, type JsonPage } from '../../store/readers/context.js';
 import { NotFoundError } from '../../shared/errors.js';
 import { parseAccount, parseHeight, parseTxHash } from '../params.js';

@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import { parsePagination, planKeyset } from '../../store/pagination.js';
+import { parsePagination, planKeyset } from '../pagination.js';
 import { parseHeight, parseIsSigner } from '../params.js';
 import {
   AccountParams,

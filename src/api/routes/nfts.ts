@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { accountBytesFromString } from '../../shared/address.js';
 import { nftNameKey } from '../../shared/nft-name.js';
 import { NotFoundError } from '../../shared/errors.js';
-import { parsePagination, planKeyset, type PageRequest } from '../../store/pagination.js';
+import { parsePagination, planKeyset, type PageRequest } from '../pagination.js';
 import { EMPTY_PAGE } from '../../store/readers/context.js';
 import type { CollectionPage, CollectionPlan } from '../../store/readers/nft-collections.js';
 import type { TokenFilter, TokenPlan } from '../../store/readers/nft-tokens.js';

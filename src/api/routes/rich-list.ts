@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { InputError } from '../../shared/errors.js';
-import { encodeKey, parsePagination, previousOffsetKey, type PageRequest } from '../../store/pagination.js';
+import { encodeKey, parsePagination, previousOffsetKey, type PageRequest } from '../pagination.js';
 import type { HolderPlan } from '../../store/readers/rich-list.js';
 import { accountTextMemo } from '../account-text.js';
 import { renderList } from '../render.js';

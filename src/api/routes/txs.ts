@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { NotFoundError } from '../../shared/errors.js';
-import { buildPagination, parsePagination, planKeyset, type PageRequest } from '../../store/pagination.js';
+import { buildPagination, parsePagination, planKeyset, type PageRequest } from '../pagination.js';
 import { EMPTY_PAGE, type JsonPage } from '../../store/readers/context.js';
 import type { DictReader } from '../../store/readers/dicts.js';
 import { parseAccount, parseHeight, parseIsSigner, parseMsgTypes, parseTxHash } from '../params.js';

@@ -1,6 +1,6 @@
 import { InputError } from '../../shared/errors.js';
 import type { BlockReader } from '../../store/readers/blocks.js';
-import { atoi } from '../../store/pagination.js';
+import { atoi } from '../pagination.js';
 import type { ReplayFilter, StreamReader, TxFamily } from '../../store/readers/stream.js';
 import type { StreamRoute } from './hub.js';
 import { blockEvents, txEvents, type StreamEvent, type StreamFilter } from './subscriber.js';

@@ -1,22 +1,15 @@
 import type { Command } from 'commander';
 import { createApiApp } from '../../api/app.js';
-import { loadApiDatabaseOptions, loadApiOptions, type ApiDatabaseOptions } from '../../api/options.js';
-import { redactUrl } from '../../shared/config.js';
+import { withChainIdentity, type ApiDatabaseOptions, type ApiFlags } from '../../api/options.js';
+import { redactUrl, type DatabaseTarget } from '../../shared/config.js';
 import { AppError } from '../../shared/errors.js';
-import { createLogger, defaultLogFormat, type LogFormat, type Logger } from '../../shared/logger.js';
+import { createLogger, type Logger } from '../../shared/logger.js';
 import { createMetricsRegistry } from '../../shared/metrics.js';
 import type { Db } from '../../store/db.js';
 import { createCommitListener } from '../../store/commit-listener.js';
 import { openDatabase } from '../context.js';
+import { loadApiProcessConfig, type ApiProcessConfig } from '../process-config.js';
 import { readChainMeta } from '../../store/readers/chain-meta.js';
-
-interface ApiCommandFlags {
-  port?: string;
-  host?: string;
-  chainId?: string;
-  vmType?: string;
-  cache?: boolean;
-}
 
 /** PGlite: one process owns the directory, so this only works while no indexer runs on it. */
 function openReadDb(db: ApiDatabaseOptions): Promise<Db> {
@@ -60,34 +53,19 @@ export function registerApi(program: Command): void {
     .option('--chain-id <id>', 'chain id (env CHAIN_ID; default: what ingest recorded)')
     .option('--vm-type <vm>', 'move | wasm | evm (env VM_TYPE; default: what ingest recorded)')
     .option('--no-cache', 'disable the in-process response cache (env API_CACHE=false)')
-    .action(async (flags: ApiCommandFlags) => {
-      const env = process.env;
-      const logger = createLogger({
-        level: (env.LOG_LEVEL as 'info' | undefined) ?? 'info',
-        format: (env.LOG_FORMAT as LogFormat | undefined) ?? defaultLogFormat(),
-        name: 'api',
-      });
-      const dbOptions = loadApiDatabaseOptions(env);
-      const db = await openReadDb(dbOptions);
-      const identityGiven = Boolean((flags.chainId ?? env.CHAIN_ID) && (flags.vmType ?? env.VM_TYPE));
-      const meta = await chainMetaAtStart(db, identityGiven, logger);
-      const options = loadApiOptions(
-        env,
-        {
-          ...(flags.port !== undefined ? { port: flags.port } : {}),
-          ...(flags.host !== undefined ? { host: flags.host } : {}),
-          ...(flags.chainId !== undefined ? { chainId: flags.chainId } : {}),
-          ...(flags.vmType !== undefined ? { vmType: flags.vmType } : {}),
-          ...(flags.cache === false ? { cache: false } : {}),
-        },
-        meta,
-      );
+    .action(async (flags: ApiFlags) => {
+      const config = loadApiProcessConfig(process.env, apiFlags(flags));
+      const logger = createLogger({ level: config.logLevel, format: config.logFormat, name: 'api' });
+      const db = await openReadDb(config.database);
+      const { settings } = config;
+      const identityGiven = Boolean(settings.chainId && settings.vmType);
+      const options = withChainIdentity(settings, await chainMetaAtStart(db, identityGiven, logger));
       const app = await createApiApp({
         options,
         db,
         logger,
         metrics: createMetricsRegistry(),
-        ...commitFeedFor(env, dbOptions, logger),
+        ...commitFeedFor(config, logger),
       });
       const address = await app.listen({ port: options.port, host: options.host });
       logger.info(
@@ -95,8 +73,7 @@ export function registerApi(program: Command): void {
           address,
           chainId: options.chainId,
           vmType: options.vmType,
-          database:
-            dbOptions.target.kind === 'postgres' ? redactUrl(dbOptions.target.url) : dbOptions.target.dataDir,
+          database: describeTarget(config.database.target),
           cache: options.cache,
         },
         'api listening',
@@ -116,7 +93,17 @@ export function registerApi(program: Command): void {
  * Streams on the primary LISTEN for the writer's NOTIFY; on a replica (DATABASE_READ_URL) no
  * notification arrives, so the API follows the replica's own replayed checkpoint (the default poll).
  */
-function commitFeedFor(env: NodeJS.ProcessEnv, db: ApiDatabaseOptions, logger: Logger) {
-  if (env.DATABASE_READ_URL || db.target.kind !== 'postgres') return {};
-  return { commitFeed: createCommitListener({ url: db.target.url, logger }) };
+function commitFeedFor(config: ApiProcessConfig, logger: Logger) {
+  const { target } = config.database;
+  if (config.readsReplica || target.kind !== 'postgres') return {};
+  return { commitFeed: createCommitListener({ url: target.url, logger }) };
 }
+
+/** `--no-cache` turns the cache off; without it API_CACHE decides (commander says `cache: true`). */
+function apiFlags(flags: ApiFlags): ApiFlags {
+  const { cache, ...rest } = flags;
+  return cache === false ? { ...rest, cache } : rest;
+}
+
+const describeTarget = (target: DatabaseTarget) =>
+  target.kind === 'postgres' ? redactUrl(target.url) : target.dataDir;

@@ -1,10 +1,16 @@
 import { rm } from 'node:fs/promises';
 import type { Command } from 'commander';
-import { loadIngestOptions, type Env } from '../../shared/config.js';
+import type { Env, NodeEndpoints } from '../../shared/config.js';
 import { createLogger, defaultLogFormat } from '../../shared/logger.js';
-import type { Simulator, VmType } from '../../sim/types.js';
-import { InputError } from '../../shared/errors.js';
+import type { Simulator } from '../../sim/types.js';
 import { runIngestProcess } from '../ingest-process.js';
+import {
+  loadDemoConfig,
+  loadIndexerConfig,
+  loadStartConfig,
+  type DemoConfig,
+  type DemoFlags,
+} from '../process-config.js';
 import { registerMigrate } from './migrate.js';
 
 interface NodeFlags {
@@ -57,49 +63,41 @@ function withNodeOptions(cmd: Command): Command {
     .option('--log-format <format>', 'json | pretty (env LOG_FORMAT)');
 }
 
+/** `start` and `indexer`: the same ingest process, the first with the read API on its port. */
+const INGEST_COMMANDS = [
+  {
+    name: 'start',
+    description: 'Index the rollup and serve the read API in one process',
+    portHelp: 'API port (env PORT, default 8080)',
+    loadConfig: loadStartConfig,
+  },
+  {
+    name: 'indexer',
+    description: 'Index the rollup only (serves /health and /metrics on --port)',
+    portHelp: 'health and metrics port (env PORT, default 8080)',
+    loadConfig: loadIndexerConfig,
+  },
+] as const;
+
 export function registerIngestCommands(program: Command): void {
-  withNodeOptions(program.command('start'))
-    .description('Index the rollup and serve the read API in one process')
-    .option('--port <port>', 'API port (env PORT, default 8080)')
-    .option('--host <host>', 'listen address (env HOST, default 0.0.0.0)')
-    .action(async (flags: NodeFlags) => {
-      const ingest = loadIngestOptions(process.env, flagsAsEnv(flags));
-      await runIngestProcess({
-        ingest,
-        env: process.env,
-        withApi: true,
-        onListening: (url) => console.error(`listening on ${url} (/health, /ready, /metrics)`),
-        onApiListening: (url) => console.error(`API listening on ${url}`),
+  for (const command of INGEST_COMMANDS) {
+    withNodeOptions(program.command(command.name))
+      .description(command.description)
+      .option('--port <port>', command.portHelp)
+      .option('--host <host>', 'listen address (env HOST, default 0.0.0.0)')
+      .action(async (flags: NodeFlags) => {
+        const config = command.loadConfig(process.env, flagsAsEnv(flags));
+        await runIngestProcess({
+          config,
+          onListening: (url) => console.error(`listening on ${url} (/health, /ready, /metrics)`),
+          ...(config.api
+            ? { onApiListening: (url: string) => console.error(`API listening on ${url}`) }
+            : {}),
+        });
       });
-    });
-
-  withNodeOptions(program.command('indexer'))
-    .description('Index the rollup only (serves /health and /metrics on --port)')
-    .option('--port <port>', 'health and metrics port (env PORT, default 8080)')
-    .option('--host <host>', 'listen address (env HOST, default 0.0.0.0)')
-    .action(async (flags: NodeFlags) => {
-      const ingest = loadIngestOptions(process.env, flagsAsEnv(flags));
-      await runIngestProcess({
-        ingest,
-        env: process.env,
-        withApi: false,
-        onListening: (url) => console.error(`listening on ${url} (/health, /ready, /metrics)`),
-      });
-    });
-
+  }
   registerMigrate(program);
   registerDemo(program);
-}
-
-interface DemoFlags {
-  vm: string;
-  dataDir?: string;
-  port?: string;
-  host?: string;
-  backlog: string;
-  blockTimeMs: string;
-  until?: string;
-  reset?: boolean;
 }
 
 function registerDemo(program: Command): void {
@@ -115,76 +113,51 @@ function registerDemo(program: Command): void {
     .option('--until <h>', 'stop once height h is committed')
     .option('--reset', 'delete the demo data directory first and start over')
     .action(async (flags: DemoFlags) => {
-      const { vm, backlog, blockTimeMs, dataDir, ingest } = demoOptions(flags);
-      if (flags.reset) await rm(dataDir, { recursive: true, force: true });
-      let sim: Simulator | undefined;
+      const config = loadDemoConfig(process.env, flags);
+      const { dataDir } = config.demo;
+      if (config.demo.reset) await rm(dataDir, { recursive: true, force: true });
+      const node = simulatedNode(config.demo);
       try {
         const height = await runIngestProcess({
-          ingest: { ...ingest, progress: true },
-          env: {},
-          withApi: true,
+          config,
           logger: createLogger({ level: 'warn', format: defaultLogFormat() }),
           onApiListening: (api) => printDemoHelp(api),
-          // The chain has at least what is already indexed, so a second run resumes at once.
-          resolveEndpoints: async (indexed) => {
-            const head = Math.max(backlog, indexed);
-            // Loaded here: only the demo needs the simulator (see cli.ts).
-            const { createSimulator } = await import('../../sim/simulator.js');
-            sim = createSimulator({
-              vm,
-              head,
-              live: true,
-              blockTimeMs,
-              txsPerBlock: '0-12',
-              rpcPort: 0,
-              restPort: 0,
-              jsonRpcPort: 0,
-            });
-            const urls = await sim.listen();
-            console.error(
-              `simulated ${vm} rollup from height ${head}: rpc ${urls.rpc}  rest ${urls.rest}${urls.jsonRpc ? `  json-rpc ${urls.jsonRpc}` : ''}`,
-            );
-            return { rpc: [urls.rpc], rest: [urls.rest], jsonRpc: urls.jsonRpc ? [urls.jsonRpc] : [] };
-          },
+          resolveEndpoints: node.start,
         });
         console.error(`stopped at height ${height}; the index is kept in ${dataDir}`);
       } finally {
-        await sim?.close();
+        await node.close();
       }
     });
 }
 
-/** Every flag is checked before anything starts, so a bad one exits at once with nothing left running. */
-function demoOptions(flags: DemoFlags) {
-  if (!['move', 'wasm', 'evm'].includes(flags.vm))
-    throw new InputError('invalid_vm', `--vm must be move, wasm or evm, got "${flags.vm}"`);
-  const vm = flags.vm as VmType;
-  const backlog = Number(flags.backlog);
-  if (!Number.isSafeInteger(backlog) || backlog < 1)
-    throw new InputError('invalid_backlog', `--backlog must be an integer ≥ 1, got "${flags.backlog}"`);
-  const blockTimeMs = Number(flags.blockTimeMs);
-  if (!Number.isSafeInteger(blockTimeMs) || blockTimeMs < 10)
-    throw new InputError(
-      'invalid_block_time',
-      `--block-time-ms must be an integer ≥ 10, got "${flags.blockTimeMs}"`,
+/**
+ * The demo's simulated rollup, started once the indexed height is known: the chain has at least
+ * what is already indexed, so a second run resumes at once.
+ */
+function simulatedNode(demo: DemoConfig['demo']) {
+  let sim: Simulator | undefined;
+  const start = async (indexed: number): Promise<NodeEndpoints> => {
+    const head = Math.max(demo.backlog, indexed);
+    // Loaded here: only the demo needs the simulator (see cli.ts).
+    const { createSimulator } = await import('../../sim/simulator.js');
+    sim = createSimulator({
+      vm: demo.vm,
+      head,
+      live: true,
+      blockTimeMs: demo.blockTimeMs,
+      txsPerBlock: '0-12',
+      rpcPort: 0,
+      restPort: 0,
+      jsonRpcPort: 0,
+    });
+    const urls = await sim.listen();
+    console.error(
+      `simulated ${demo.vm} rollup from height ${head}: rpc ${urls.rpc}  rest ${urls.rest}${urls.jsonRpc ? `  json-rpc ${urls.jsonRpc}` : ''}`,
     );
-  const env = process.env;
-  const dataDir = flags.dataDir ?? env.DATA_DIR ?? `./demo-data/${vm}`;
-  const ingest = loadIngestOptions(
-    {},
-    {
-      // Placeholders: the simulator's URLs are known once it listens.
-      RPC_URL: 'http://127.0.0.1:1',
-      REST_URL: 'http://127.0.0.1:1',
-      VM_TYPE: vm,
-      DATA_DIR: dataDir,
-      PORT: flags.port ?? env.PORT,
-      HOST: flags.host ?? env.HOST ?? '127.0.0.1',
-      UNTIL_HEIGHT: flags.until,
-      LOG_LEVEL: 'warn',
-    },
-  );
-  return { vm, backlog, blockTimeMs, dataDir, ingest };
+    return { rpc: [urls.rpc], rest: [urls.rest], jsonRpc: urls.jsonRpc ? [urls.jsonRpc] : [] };
+  };
+  return { start, close: async () => sim?.close() };
 }
 
 function printDemoHelp(api: string): void {

@@ -1,25 +1,9 @@
 import type { Command } from 'commander';
-import { databaseTarget } from '../../shared/config.js';
-import { InputError } from '../../shared/errors.js';
+import type { DatabaseTarget } from '../../shared/config.js';
 import { migrate } from '../../store/migrate.js';
 import { createReadOnlyRole, readOnlyRoleSql } from '../../store/readonly-role.js';
 import { openDatabase } from '../context.js';
-
-interface MigrateFlags {
-  databaseUrl?: string;
-  dataDir?: string;
-  createReadonlyRole?: string;
-  readonlyPasswordEnv?: string;
-  printReadonlySql?: string;
-  to?: string;
-}
-
-function readonlyPassword(variable: string | undefined): string | undefined {
-  if (variable === undefined) return undefined;
-  const value = process.env[variable];
-  if (!value) throw new InputError('missing_option', `environment variable ${variable} is empty or unset`);
-  return value;
-}
+import { loadMigrateConfig, type MigrateFlags } from '../process-config.js';
 
 /** `rollup-indexer migrate`: pending migrations, and optionally the API's read-only role. */
 export function registerMigrate(program: Command): void {
@@ -33,30 +17,28 @@ export function registerMigrate(program: Command): void {
     .option('--readonly-password-env <NAME>', "environment variable holding that role's password")
     .option('--print-readonly-sql <role>', 'print the SQL that creates the read-only role, and exit')
     .action(async (flags: MigrateFlags) => {
-      const target = databaseTarget(
-        flags.databaseUrl ?? process.env.DATABASE_URL ?? process.env.DB_DSN,
-        flags.dataDir ?? process.env.DATA_DIR,
-      );
-      if (flags.printReadonlySql !== undefined) {
-        const database =
-          target.kind === 'postgres' ? new URL(target.url).pathname.slice(1) || 'postgres' : 'postgres';
-        console.log(readOnlyRoleSql(flags.printReadonlySql, decodeURIComponent(database)));
+      const config = loadMigrateConfig(process.env, flags);
+      if (config.kind === 'print-readonly-sql') {
+        console.log(readOnlyRoleSql(config.role, databaseName(config.database)));
         return;
       }
-      const role = flags.createReadonlyRole;
-      if (role !== undefined && target.kind !== 'postgres')
-        throw new InputError('invalid_option', '--create-readonly-role needs a PostgreSQL DATABASE_URL');
-      const password = readonlyPassword(flags.readonlyPasswordEnv);
-      const db = await openDatabase(target);
+      const db = await openDatabase(config.database);
       try {
-        const { applied } = await migrate(db, flags.to === undefined ? {} : { upTo: flags.to });
+        const { applied } = await migrate(db, config.upTo === undefined ? {} : { upTo: config.upTo });
         console.log(applied.length ? `applied ${applied.join(', ')}` : 'database is up to date');
+        const role = config.readonlyRole;
         if (role !== undefined) {
-          await createReadOnlyRole(db, role, password);
-          console.log(`read-only role ${role} can read every table (also those later migrations add)`);
+          await createReadOnlyRole(db, role.name, role.password);
+          console.log(`read-only role ${role.name} can read every table (also those later migrations add)`);
         }
       } finally {
         await db.close();
       }
     });
+}
+
+/** The database the role is granted on: the URL's, else PostgreSQL's default. */
+function databaseName(target: DatabaseTarget): string {
+  const name = target.kind === 'postgres' ? new URL(target.url).pathname.slice(1) || 'postgres' : 'postgres';
+  return decodeURIComponent(name);
 }

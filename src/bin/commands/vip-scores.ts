@@ -1,27 +1,18 @@
 import { Command, Option } from 'commander';
-import { databaseTarget } from '../../shared/config.js';
-import { AppError, InputError } from '../../shared/errors.js';
+import { databaseTarget, deepFreeze, type DatabaseTarget, type Env } from '../../shared/config.js';
+import { InputError } from '../../shared/errors.js';
+import { nodeModuleAccounts } from '../../vip/scores/module-accounts.js';
+import { parseStage } from '../../vip/options.js';
 import { computeScores, type ScoresContext } from '../../vip/scores/compute.js';
 import { diffScoresFiles } from '../../vip/scores/diff.js';
 import { explainAddress } from '../../vip/scores/explain.js';
 import { writeScoresFiles } from '../../vip/scores/output.js';
-import { loadRulesFile } from '../../vip/scores/rules.js';
+import { loadRulesFile, type LoadedRules } from '../../vip/scores/rules.js';
 import type { WindowSpec } from '../../vip/scores/window.js';
 import { resolveL1 } from '../../vip/l1.js';
 import { openDatabase } from '../context.js';
 
 type Raw = Record<string, unknown>;
-
-function parseStage(value: unknown): bigint {
-  const text = String(value ?? '');
-  if (!/^\d+$/.test(text) || BigInt(text) === 0n || BigInt(text) >= 1n << 64n) {
-    throw new InputError(
-      'invalid_stage',
-      `--stage must be a whole number between 1 and 2^64-1, got "${text}"`,
-    );
-  }
-  return BigInt(text);
-}
 
 function windowSpec(raw: Raw): WindowSpec {
   if (raw.from !== undefined || raw.to !== undefined) {
@@ -41,49 +32,51 @@ function windowSpec(raw: Raw): WindowSpec {
   return { l1: { rest: l1.rest, vipPackage: l1.vipPackage } };
 }
 
-/** Module accounts the node lists (`/cosmos/auth/v1beta1/module_accounts`), any address field. */
-async function nodeModuleAccounts(rest: string): Promise<string[]> {
-  const url = `${rest.replace(/\/+$/, '')}/cosmos/auth/v1beta1/module_accounts`;
-  const res = await fetch(url, { signal: AbortSignal.timeout(10_000) }).catch((err: Error) => {
-    throw new AppError('node_unreachable', `module accounts from ${rest}: ${err.message}`, {
-      retryable: true,
-    });
-  });
-  const body = (await res.json().catch(() => ({}))) as { accounts?: Record<string, unknown>[] };
-  if (res.status !== 200 || !Array.isArray(body.accounts)) {
-    throw new AppError('node_error', `module accounts from ${rest}: HTTP ${res.status}`);
-  }
-  return body.accounts
-    .map(
-      (a) =>
-        (a.base_account as { address?: string } | undefined)?.address ?? (a.address as string | undefined),
-    )
-    .filter((a): a is string => typeof a === 'string');
+/** What `scores compute` and `scores explain` take from flags and env, parsed once at start. */
+interface ScoresConfig {
+  stage: bigint;
+  rulesPath: string;
+  window: WindowSpec;
+  database: DatabaseTarget;
+  prefix: string;
+  operator: string | undefined;
+  /** The REST node whose module accounts are excluded too (--node-module-accounts). */
+  moduleAccountsFrom: string | undefined;
 }
 
-async function withScores<T>(raw: Raw, fn: (ctx: ScoresContext) => Promise<T>): Promise<T> {
-  const target = databaseTarget(
-    (raw.databaseUrl as string | undefined) ?? process.env.DATABASE_URL ?? process.env.DB_DSN,
-    (raw.dataDir as string | undefined) ?? process.env.DATA_DIR,
-  );
-  const db = await openDatabase(target, { readOnly: true, applicationName: 'vip-scores' });
+function loadScoresConfig(raw: Raw, env: Env): Readonly<ScoresConfig> {
+  const rest = (raw.rest as string | undefined) ?? env.VIP_REST_URL;
+  if (raw.nodeModuleAccounts === true && !rest)
+    throw new InputError('missing_option', '--node-module-accounts needs --rest URL');
+  return deepFreeze({
+    stage: parseStage(raw.stage, '--stage'),
+    rulesPath: String(raw.rules),
+    window: windowSpec(raw),
+    database: databaseTarget(
+      (raw.databaseUrl as string | undefined) ?? env.DATABASE_URL ?? env.DB_DSN,
+      (raw.dataDir as string | undefined) ?? env.DATA_DIR,
+    ),
+    prefix: String(raw.prefix ?? 'init'),
+    operator: raw.operator ? String(raw.operator) : undefined,
+    moduleAccountsFrom: raw.nodeModuleAccounts === true ? rest : undefined,
+  });
+}
+
+/** Scores of the configured stage and window, computed on the index (opened read-only). */
+async function computeFromIndex(config: ScoresConfig, rules: LoadedRules) {
+  const db = await openDatabase(config.database, { readOnly: true, applicationName: 'vip-scores' });
   try {
-    const rest = (raw.rest as string | undefined) ?? process.env.VIP_REST_URL;
-    const extra = raw.nodeModuleAccounts === true ? await nodeModuleAccounts(requireRest(rest)) : undefined;
-    return await fn({
+    const extra = config.moduleAccountsFrom ? await nodeModuleAccounts(config.moduleAccountsFrom) : undefined;
+    const ctx: ScoresContext = {
       db,
-      prefix: String(raw.prefix ?? 'init'),
-      ...(raw.operator ? { operatorAddress: String(raw.operator) } : {}),
+      prefix: config.prefix,
+      ...(config.operator ? { operatorAddress: config.operator } : {}),
       ...(extra ? { extraModuleAccounts: extra } : {}),
-    });
+    };
+    return await computeScores(ctx, { stage: config.stage, rules, window: config.window });
   } finally {
     await db.close();
   }
-}
-
-function requireRest(rest: string | undefined): string {
-  if (!rest) throw new InputError('missing_option', '--node-module-accounts needs --rest URL');
-  return rest;
 }
 
 function windowOptions(cmd: Command): Command {
@@ -102,34 +95,25 @@ function windowOptions(cmd: Command): Command {
 }
 
 /** `rollup-indexer vip scores compute|explain|diff`. */
-export function registerVipScores(vip: Command, out: (r: unknown) => void): void {
+export function registerVipScores(vip: Command, out: (r: unknown) => void, env: Env): void {
   const scores = vip.command('scores').description('compute VIP scores from the index (docs/vip-scores.md)');
 
   windowOptions(scores.command('compute').description('write the scores file and its .meta.json'))
     .requiredOption('--out <file>', 'CSV to write (plus <file>.meta.json)')
     .action(async function (this: Command) {
       const raw = this.optsWithGlobals<Raw>();
-      const rules = await loadRulesFile(String(raw.rules));
-      const result = await withScores(raw, (ctx) =>
-        computeScores(ctx, { stage: parseStage(raw.stage), rules, window: windowSpec(raw) }),
-      );
+      const config = loadScoresConfig(raw, env);
+      const result = await computeFromIndex(config, await loadRulesFile(config.rulesPath));
       await writeScoresFiles(String(raw.out), result);
       out(result.meta);
     });
 
   windowOptions(scores.command('explain <address>').description("one address's per-metric breakdown")).action(
     async function (this: Command, address: string) {
-      const raw = this.optsWithGlobals<Raw>();
-      const rules = await loadRulesFile(String(raw.rules));
-      const explained = await withScores(raw, async (ctx) => {
-        const result = await computeScores(ctx, {
-          stage: parseStage(raw.stage),
-          rules,
-          window: windowSpec(raw),
-        });
-        return explainAddress(result, rules.rules, address, ctx.prefix ?? 'init');
-      });
-      out(explained);
+      const config = loadScoresConfig(this.optsWithGlobals<Raw>(), env);
+      const rules = await loadRulesFile(config.rulesPath);
+      const result = await computeFromIndex(config, rules);
+      out(explainAddress(result, rules.rules, address, config.prefix));
     },
   );
 

@@ -1,8 +1,9 @@
 import { readFile } from 'node:fs/promises';
 import { Command, Option } from 'commander';
 import { pino } from 'pino';
-import { createPublicClient, http } from 'viem';
-import { InputError } from '../../shared/errors.js';
+import { requestOnce, unreachable } from '../../node/transport.js';
+import { loadLogOptions } from '../../shared/config.js';
+import { AppError, InputError } from '../../shared/errors.js';
 import { readAbciInfo } from '../../vip/abci.js';
 import { runAdmin } from '../../vip/actions/admin.js';
 import { deploy } from '../../vip/actions/deploy.js';
@@ -13,6 +14,7 @@ import { readL1Stage, resolveL1 } from '../../vip/l1.js';
 import type { DuplicatePolicy } from '../../vip/scores-file.js';
 import { openLedgerUsb } from '../../vip/ledger-usb.js';
 import type { ApduTransport } from '../../vip/ledger.js';
+import { loadVipOptions, parseStage, type VipFlags } from '../../vip/options.js';
 import {
   actionContext,
   createBackend,
@@ -20,86 +22,33 @@ import {
   type VipDeps,
   type VipOptions,
 } from '../../vip/setup.js';
-import type { VipBackend, VmType } from '../../vip/types.js';
+import type { VipBackend } from '../../vip/types.js';
 import type { ActionContext } from '../../vip/actions/context.js';
 import { registerVipScores } from './vip-scores.js';
 
-type Raw = Record<string, unknown>;
+type Raw = VipFlags;
+type Output = Record<string, unknown>;
 
-function parseStage(value: unknown, flag: string): bigint {
-  const text = String(value ?? '');
-  if (!/^\d+$/.test(text) || BigInt(text) === 0n || BigInt(text) >= 1n << 64n) {
-    throw new InputError(
-      'invalid_stage',
-      `${flag} must be a whole number between 1 and 2^64-1, got "${text}"`,
-    );
-  }
-  return BigInt(text);
-}
-
-function intOpt(value: unknown, fallback: number, flag: string): number {
-  if (value === undefined) return fallback;
-  if (!/^\d+$/.test(String(value))) {
-    throw new InputError('invalid_option', `${flag} expects a whole number, got "${String(value)}"`);
-  }
-  return Number(value);
-}
-
-function positive(value: unknown, fallback: number, flag: string): number {
-  const n = value === undefined ? fallback : Number(value);
-  if (!Number.isFinite(n) || n <= 0)
-    throw new InputError('invalid_option', `${flag} expects a positive number, got "${String(value)}"`);
-  return n;
-}
-
-function vipOptions(raw: Raw, env: NodeJS.ProcessEnv): VipOptions {
-  const vm = String(raw.vm ?? env.VIP_VM ?? '') as VmType;
-  if (!['evm', 'move', 'wasm'].includes(vm))
-    throw new InputError('invalid_vm', '--vm evm|move|wasm is required');
-  const str = (k: string, e?: string) => (raw[k] as string | undefined) ?? (e ? env[e] : undefined);
-  const opt = <T>(k: string, v: T | undefined) => (v === undefined ? {} : { [k]: v });
-  return {
-    vm,
-    ...opt('rest', str('rest', 'VIP_REST_URL')),
-    ...opt('jsonRpc', str('jsonRpc', 'JSON_RPC_URL')),
-    ...opt('rpc', str('rpc', 'VIP_RPC_URL')),
-    ...opt('chainId', str('chainId', 'VIP_CHAIN_ID')),
-    ...opt('gasPrices', str('gasPrices', 'VIP_GAS_PRICES')),
-    ...opt('contract', str('contract', 'VIP_CONTRACT')),
-    ...opt('keyEnv', str('keyEnv')),
-    ...opt('keyFile', str('keyFile')),
-    gasAdjustment: positive(raw.gasAdjustment, DEFAULTS.gasAdjustment, '--gas-adjustment'),
-    keyIndex: intOpt(raw.keyIndex, DEFAULTS.keyIndex, '--key-index'),
-    keyType: (raw.keyType as VipOptions['keyType'] | undefined) ?? DEFAULTS.keyType,
-    ledger: raw.ledger === true,
-    ledgerConfirm: raw.ledgerConfirm === true,
-    dryRun: raw.dryRun === true,
-    prefix: String(raw.prefix ?? DEFAULTS.prefix),
-    ...opt(
-      'maxTxGas',
-      raw.maxTxGas === undefined ? undefined : BigInt(intOpt(raw.maxTxGas, 0, '--max-tx-gas')),
-    ),
-    maxTxBytes: intOpt(raw.maxTxBytes, DEFAULTS.maxTxBytes, '--max-tx-bytes'),
-    ...opt(
-      'maxBatch',
-      raw.maxBatch === undefined
-        ? undefined
-        : positive(intOpt(raw.maxBatch, 1, '--max-batch'), 1, '--max-batch'),
-    ),
-    confirmTimeoutMs: intOpt(raw.confirmTimeoutMs, DEFAULTS.confirmTimeoutMs, '--confirm-timeout-ms'),
-    pollMs: intOpt(raw.pollMs, DEFAULTS.pollMs, '--poll-ms'),
-  };
-}
-
+/** The chain id an EVM rollup's JSON-RPC reports (`eth_chainId`), for a deploy without --chain-id. */
 async function evmChainId(o: VipOptions): Promise<string> {
   if (o.vm !== 'evm' || !o.jsonRpc) throw new InputError('missing_option', '--chain-id is required');
-  return String(await createPublicClient({ transport: http(o.jsonRpc) }).getChainId());
+  const call = { jsonrpc: '2.0', id: 1, method: 'eth_chainId', params: [] };
+  const res = await requestOnce(
+    { name: 'JSON-RPC', baseUrl: o.jsonRpc, timeoutMs: 10_000 },
+    { method: 'POST', path: '', body: JSON.stringify(call) },
+  ).catch((err: unknown) => {
+    throw unreachable('JSON-RPC', o.jsonRpc ?? '', err);
+  });
+  const { result } = JSON.parse(res.text) as { result?: unknown };
+  if (typeof result !== 'string' || !/^0x[0-9a-f]+$/i.test(result))
+    throw new AppError('bad_response', `eth_chainId answered ${res.text.slice(0, 200)}`);
+  return BigInt(result).toString();
 }
 
 function defaultDeps(): VipDeps {
   const logger = pino(
     {
-      level: process.env.LOG_LEVEL ?? 'info',
+      level: loadLogOptions(process.env).logLevel,
       name: 'vip',
       redact: ['mnemonic', 'privateKey', 'key', '*.privateKey'],
     },
@@ -128,9 +77,20 @@ function ledgerSession(deps: VipDeps): { deps: VipDeps; close: () => Promise<voi
 
 /** `rollup-indexer vip <cmd>`; deps are injectable so tests run the real commands in-process. */
 export function registerVip(program: Command, deps: VipDeps = defaultDeps()): void {
-  const vip = program
-    .command('vip')
-    .description('VIP score contract operations (EVM, Move, Wasm)')
+  const vip = withVipOptions(
+    program.command('vip').description('VIP score contract operations (EVM, Move, Wasm)'),
+  );
+  const actions = vipActions(deps);
+  registerChainReads(vip, deps, actions);
+  registerDeploy(vip, deps, actions);
+  registerAdminCommands(vip, actions);
+  registerStageCommands(vip, actions);
+  registerVipScores(vip, (r) => deps.out(r as Output), deps.env);
+}
+
+/** The options every `vip` sub-command shares (see loadVipOptions for how they are read). */
+function withVipOptions(vip: Command): Command {
+  return vip
     .addOption(new Option('--vm <vm>', 'rollup VM').choices(['evm', 'move', 'wasm']))
     .option('--rest <url>', 'Cosmos REST endpoint (Move/Wasm)')
     .option('--json-rpc <url>', 'EVM JSON-RPC endpoint (or JSON_RPC_URL)')
@@ -160,30 +120,46 @@ export function registerVip(program: Command, deps: VipDeps = defaultDeps()): vo
       String(DEFAULTS.confirmTimeoutMs),
     )
     .option('--poll-ms <n>', 'tx lookup interval', String(DEFAULTS.pollMs));
+}
 
-  const run = (fn: (o: VipOptions, raw: Raw, deps: VipDeps) => Promise<Record<string, unknown>>) =>
+type BackendAction = (
+  ctx: ActionContext,
+  o: VipOptions,
+  raw: Raw,
+  bind: (c: string) => VipBackend,
+) => Promise<Output>;
+
+/** How a sub-command runs: options parsed once, a Ledger opened at most once, the result printed. */
+interface VipActions {
+  run(fn: (o: VipOptions, raw: Raw, deps: VipDeps, args: string[]) => Promise<Output>): () => Promise<void>;
+  /** The same, with the VM's backend (and a signer unless it only reads). */
+  withBackend(fn: BackendAction): () => Promise<void>;
+}
+
+function vipActions(deps: VipDeps): VipActions {
+  const run: VipActions['run'] = (fn) =>
     async function (this: Command) {
       const raw = this.optsWithGlobals<Raw>();
+      const o = loadVipOptions(raw, deps.env);
       const session = ledgerSession(deps);
       try {
-        deps.out(await fn(vipOptions(raw, deps.env), raw, session.deps));
+        deps.out(await fn(o, raw, session.deps, this.args));
       } finally {
         await session.close();
       }
     };
-  const withBackend = (
-    fn: (
-      ctx: ActionContext,
-      o: VipOptions,
-      raw: Raw,
-      bind: (c: string) => VipBackend,
-    ) => Promise<Record<string, unknown>>,
-  ) =>
-    run(async (o, raw, d) => {
-      const { backend, bind } = await createBackend(o, d);
-      return fn(actionContext(o, d, backend), o, raw, bind);
-    });
+  return {
+    run,
+    withBackend: (fn) =>
+      run(async (o, raw, d) => {
+        const { backend, bind } = await createBackend(o, d);
+        return fn(actionContext(o, d, backend), o, raw, bind);
+      }),
+  };
+}
 
+/** Reads that need no key: the L1 stage, the rollup version, the contract's status. */
+function registerChainReads(vip: Command, deps: VipDeps, actions: VipActions): void {
   vip
     .command('l1-stage')
     .description('current VIP stage on L1')
@@ -217,6 +193,18 @@ export function registerVip(program: Command, deps: VipDeps = defaultDeps()): vo
     });
 
   vip
+    .command('status')
+    .description('init stage, open stage, finalized stages, totals, writers (no key needed)')
+    .action(
+      actions.run(async (o, _raw, d) => {
+        const { backend } = await createBackend(o, d, { readOnly: true });
+        return readStatus({ backend });
+      }),
+    );
+}
+
+function registerDeploy(vip: Command, deps: VipDeps, actions: VipActions): void {
+  vip
     .command('deploy')
     .description('deploy the score contract and write the deploy record')
     .option('--init-stage <n>', 'initial stage (or INIT_STAGE)')
@@ -229,13 +217,11 @@ export function registerVip(program: Command, deps: VipDeps = defaultDeps()): vo
     .option('--record <path>', 'deploy record JSON path')
     .addOption(new Option('--network <net>').choices(['mainnet', 'testnet']))
     .action(
-      withBackend(async (ctx, o, raw, bind) => {
+      actions.withBackend(async (ctx, o, raw, bind) => {
         const initStage = parseStage(raw.initStage ?? deps.env.INIT_STAGE, '--init-stage');
         const rollupVersion = o.rpc ? (await readAbciInfo(o.rpc)).version : undefined;
-        const file = async (k: string) =>
-          raw[k] ? new Uint8Array(await readFile(String(raw[k]))) : undefined;
-        const moduleBytes = await file('module');
-        const wasmBytes = await file('wasm');
+        const moduleBytes = await readCodeFile(raw.module);
+        const wasmBytes = await readCodeFile(raw.wasm);
         return deploy(ctx, {
           vm: o.vm,
           chainId: o.chainId ?? (await evmChainId(o)),
@@ -253,36 +239,42 @@ export function registerVip(program: Command, deps: VipDeps = defaultDeps()): vo
         });
       }),
     );
+}
 
-  const addrCommand = (name: string, kind: 'allow' | 'disallow' | 'addDeployer', what: string) =>
+async function readCodeFile(file: unknown): Promise<Uint8Array | undefined> {
+  return file ? new Uint8Array(await readFile(String(file))) : undefined;
+}
+
+/** Who may write scores, who may deploy, and the initial stage. */
+function registerAdminCommands(vip: Command, actions: VipActions): void {
+  const addressCommand = (name: string, kind: 'allow' | 'disallow' | 'addDeployer', what: string) =>
     vip
       .command(`${name} <address>`)
       .description(what)
-      .action(async function (this: Command, address: string) {
-        const o = vipOptions(this.optsWithGlobals<Raw>(), deps.env);
-        const session = ledgerSession(deps);
-        try {
-          const { backend } = await createBackend(o, session.deps);
-          const ctx = actionContext(o, session.deps, backend);
-          deps.out(await runAdmin(ctx, { kind, addr: backend.normaliseAddress(address) }));
-        } finally {
-          await session.close();
-        }
-      });
-  addrCommand('allow', 'allow', 'add an address to the allow list (EVM/Wasm)');
-  addrCommand('disallow', 'disallow', 'remove an address from the allow list (EVM/Wasm)');
-  addrCommand('add-deployer', 'addDeployer', 'publisher adds a deployer (Move)');
+      .action(
+        actions.run(async (o, _raw, d, [address]) => {
+          const { backend } = await createBackend(o, d);
+          const ctx = actionContext(o, d, backend);
+          return runAdmin(ctx, { kind, addr: backend.normaliseAddress(address ?? '') });
+        }),
+      );
+  addressCommand('allow', 'allow', 'add an address to the allow list (EVM/Wasm)');
+  addressCommand('disallow', 'disallow', 'remove an address from the allow list (EVM/Wasm)');
+  addressCommand('add-deployer', 'addDeployer', 'publisher adds a deployer (Move)');
 
   vip
     .command('set-init-stage')
     .description('deployer sets the initial stage (Move)')
     .requiredOption('--stage <n>')
     .action(
-      withBackend((ctx, _o, raw) =>
+      actions.withBackend((ctx, _o, raw) =>
         runAdmin(ctx, { kind: 'setInitStage', stage: parseStage(raw.stage, '--stage') }),
       ),
     );
+}
 
+/** A stage's life: its scores written, then the stage finalized. */
+function registerStageCommands(vip: Command, actions: VipActions): void {
   vip
     .command('update-scores')
     .description('write a stage’s scores from a CSV/JSON file in simulated, confirmed, resumable batches')
@@ -291,7 +283,7 @@ export function registerVip(program: Command, deps: VipDeps = defaultDeps()): vo
     .addOption(new Option('--duplicates <policy>').choices(['reject', 'sum', 'last']).default('reject'))
     .option('--progress <file>', 'resume record (default .vip-progress/…)')
     .action(
-      withBackend((ctx, _o, raw) =>
+      actions.withBackend((ctx, _o, raw) =>
         updateScores(ctx, {
           stage: parseStage(raw.stage, '--stage'),
           scoresPath: String(raw.scores),
@@ -309,16 +301,8 @@ export function registerVip(program: Command, deps: VipDeps = defaultDeps()): vo
     .addOption(new Option('--network <net>', 'check against the L1 stage').choices(['mainnet', 'testnet']))
     .option('--l1-rest <url>', 'check against the L1 stage at this REST endpoint')
     .action(
-      withBackend(async (ctx, _o, raw) => {
-        let l1Stage: bigint | undefined;
-        if (raw.network || raw.l1Rest) {
-          const l1 = resolveL1(
-            raw.network as string | undefined,
-            raw.l1Rest as string | undefined,
-            undefined,
-          );
-          l1Stage = (await readL1Stage(l1.rest, l1.vipPackage)).stage;
-        }
+      actions.withBackend(async (ctx, _o, raw) => {
+        const l1Stage = await l1StageToCheck(raw);
         return finalizeStages(ctx, {
           stage: parseStage(raw.stage, '--stage'),
           ...(raw.through ? { through: parseStage(raw.through, '--through') } : {}),
@@ -326,16 +310,11 @@ export function registerVip(program: Command, deps: VipDeps = defaultDeps()): vo
         });
       }),
     );
+}
 
-  registerVipScores(vip, (r) => deps.out(r as Record<string, unknown>));
-
-  vip
-    .command('status')
-    .description('init stage, open stage, finalized stages, totals, writers (no key needed)')
-    .action(
-      run(async (o, _raw, d) => {
-        const { backend } = await createBackend(o, d, { readOnly: true });
-        return readStatus({ backend });
-      }),
-    );
+/** The L1's current stage when --network or --l1-rest asks for the check, else undefined. */
+async function l1StageToCheck(raw: Raw): Promise<bigint | undefined> {
+  if (!raw.network && !raw.l1Rest) return undefined;
+  const l1 = resolveL1(raw.network as string | undefined, raw.l1Rest as string | undefined, undefined);
+  return (await readL1Stage(l1.rest, l1.vipPackage)).stage;
 }

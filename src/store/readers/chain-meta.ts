@@ -1,8 +1,14 @@
-import type { Db } from '../db.js';
+import type { VmType } from '../../shared/config.js';
+import type { Db, Queryable } from '../db.js';
+
+export interface ChainMeta {
+  chainId: string;
+  vmType: VmType;
+}
 
 /** The chain identity ingest recorded (`chain_meta`), for an API started without CHAIN_ID/VM_TYPE. */
-export async function readChainMeta(db: Db): Promise<{ chainId: string; vmType: string } | undefined> {
-  const { rows } = await db.query<{ chain_id: string; vm_type: string }>(
+export async function readChainMeta(db: Queryable): Promise<ChainMeta | undefined> {
+  const { rows } = await db.query<{ chain_id: string; vm_type: ChainMeta['vmType'] }>(
     'SELECT chain_id, vm_type FROM chain_meta LIMIT 1',
   );
   const row = rows[0];

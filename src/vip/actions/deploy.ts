@@ -43,46 +43,9 @@ export async function deploy(ctx: ActionContext, input: DeployInput): Promise<Re
   if (input.initStage === 0n) throw new InputError('invalid_stage', 'the init stage must be ≥ 1');
   const { backend } = ctx;
   const sender = await backend.senderAddress();
-  const send = (op: Parameters<typeof sendOp>[1]) => sendOp(backend, op, { ...ctx.send, logger: ctx.logger });
   if (ctx.dryRun) return deployDryRun(ctx, input, sender);
-
-  let contractAddress: string;
-  let codeId: bigint | undefined;
-  const txs: TxResult[] = [];
-  if (input.vm === 'evm') {
-    const r = await send({ kind: 'deployEvm', initStage: input.initStage });
-    if (!r.contractAddress) throw new AppError('deploy_failed', `deploy tx ${r.hash} created no contract`);
-    contractAddress = r.contractAddress;
-    txs.push(r);
-  } else if (input.vm === 'move') {
-    if (!input.moduleBytes)
-      throw new InputError('missing_module', '--module PATH (compiled vip_score.mv) is required');
-    txs.push(await send({ kind: 'publishMove', modules: [input.moduleBytes] }));
-    const deployer = backend.normaliseAddress(input.deployer ?? sender);
-    txs.push(await send({ kind: 'addDeployer', addr: deployer }));
-    if (deployer === sender) txs.push(await send({ kind: 'setInitStage', stage: input.initStage }));
-    else ctx.logger.warn({ deployer }, 'the deployer must now call set-init-stage itself');
-    contractAddress = sender;
-  } else {
-    if (!input.wasmBytes) throw new InputError('missing_wasm', '--wasm PATH is required');
-    const stored = await send({ kind: 'storeWasm', wasm: input.wasmBytes });
-    if (stored.codeId === undefined)
-      throw new AppError('deploy_failed', `store tx ${stored.hash} gave no code_id`);
-    codeId = stored.codeId;
-    const allowList = (input.allowList ?? [sender]).map((a) => backend.normaliseAddress(a));
-    const inst = await send({
-      kind: 'instantiateWasm',
-      codeId,
-      initStage: input.initStage,
-      allowList,
-      label: input.label ?? 'vip_score',
-      admin: input.admin ?? sender,
-    });
-    if (!inst.contractAddress)
-      throw new AppError('deploy_failed', `instantiate tx ${inst.hash} gave no contract address`);
-    contractAddress = inst.contractAddress;
-    txs.push(stored, inst);
-  }
+  const steps = { evm: deployEvmContract, move: deployMoveModule, wasm: deployWasmContract }[input.vm];
+  const { contractAddress, codeId, txs } = await steps(ctx, input, sender);
   await checkDeployed(input, contractAddress);
   if (input.rollupVersion === undefined) {
     ctx.logger.warn(
@@ -109,6 +72,58 @@ export async function deploy(ctx: ActionContext, input: DeployInput): Promise<Re
     ...(input.network === 'mainnet' ? { proposal: proposalMessage(record) } : {}),
   };
 }
+
+/** The contract a deploy created, the Wasm code id, and its txs in order. */
+interface Deployed {
+  contractAddress: string;
+  codeId?: bigint;
+  txs: TxResult[];
+}
+
+type DeploySteps = (ctx: ActionContext, input: DeployInput, sender: string) => Promise<Deployed>;
+
+const sendWith = (ctx: ActionContext) => (op: Parameters<typeof sendOp>[1]) =>
+  sendOp(ctx.backend, op, { ...ctx.send, logger: ctx.logger });
+
+const deployEvmContract: DeploySteps = async (ctx, input) => {
+  const r = await sendWith(ctx)({ kind: 'deployEvm', initStage: input.initStage });
+  if (!r.contractAddress) throw new AppError('deploy_failed', `deploy tx ${r.hash} created no contract`);
+  return { contractAddress: r.contractAddress, txs: [r] };
+};
+
+/** Publish, add the deployer, and set the init stage when the deployer is the publisher. */
+const deployMoveModule: DeploySteps = async (ctx, input, sender) => {
+  if (!input.moduleBytes)
+    throw new InputError('missing_module', '--module PATH (compiled vip_score.mv) is required');
+  const send = sendWith(ctx);
+  const txs = [await send({ kind: 'publishMove', modules: [input.moduleBytes] })];
+  const deployer = ctx.backend.normaliseAddress(input.deployer ?? sender);
+  txs.push(await send({ kind: 'addDeployer', addr: deployer }));
+  if (deployer === sender) txs.push(await send({ kind: 'setInitStage', stage: input.initStage }));
+  else ctx.logger.warn({ deployer }, 'the deployer must now call set-init-stage itself');
+  return { contractAddress: sender, txs };
+};
+
+/** Store the code, then instantiate it with the allow list (default: the sender). */
+const deployWasmContract: DeploySteps = async (ctx, input, sender) => {
+  if (!input.wasmBytes) throw new InputError('missing_wasm', '--wasm PATH is required');
+  const send = sendWith(ctx);
+  const stored = await send({ kind: 'storeWasm', wasm: input.wasmBytes });
+  if (stored.codeId === undefined)
+    throw new AppError('deploy_failed', `store tx ${stored.hash} gave no code_id`);
+  const allowList = (input.allowList ?? [sender]).map((a) => ctx.backend.normaliseAddress(a));
+  const inst = await send({
+    kind: 'instantiateWasm',
+    codeId: stored.codeId,
+    initStage: input.initStage,
+    allowList,
+    label: input.label ?? 'vip_score',
+    admin: input.admin ?? sender,
+  });
+  if (!inst.contractAddress)
+    throw new AppError('deploy_failed', `instantiate tx ${inst.hash} gave no contract address`);
+  return { contractAddress: inst.contractAddress, codeId: stored.codeId, txs: [stored, inst] };
+};
 
 async function checkDeployed(input: DeployInput, contract: string): Promise<void> {
   const bound = input.bind(contract);

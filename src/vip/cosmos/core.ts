@@ -37,80 +37,25 @@ export function parseGasPrice(text: string): { amount: number; denom: string } {
 }
 
 export function createCosmosCore(options: CosmosCoreOptions): CosmosCore {
-  const price = parseGasPrice(options.gasPrice);
   // The signer's key never changes: derive its address once, not for every message, simulation
   // and signature of every batch.
   let senderText: string | undefined;
-  const sender = async () =>
-    (senderText ??= toBech32(
-      addressOfPublicKey(await options.signer.publicKey(), options.signer.algo),
-      options.prefix,
-    ));
-
-  async function draft(messages: Any[], gasLimit: bigint, fee: Coin[]): Promise<UnsignedCosmosTx> {
-    const address = await sender();
-    // Re-read number and sequence for every tx: a failed tx may still have consumed a sequence.
-    const acc = await options.rest.account(address);
-    if (!acc)
-      throw new AppError('account_not_found', `account ${address} does not exist on chain (fund it first)`);
-    return {
-      messages,
-      memo: '',
-      gasLimit,
-      fee,
-      chainId: options.chainId,
-      accountNumber: acc.accountNumber,
-      sequence: acc.sequence,
-      publicKey: await options.signer.publicKey(),
-      algo: options.signer.algo,
-      // Simulate with the same mode_info as the signed tx, so the gas estimate covers it.
-      signMode: options.signer.signMode,
-    };
-  }
-
-  async function simulate(messages: Any[]): Promise<bigint> {
-    const tx = await draft(messages, 0n, []);
-    try {
-      return (await options.rest.simulate(unsignedTxBytes(tx))).gasUsed;
-    } catch (err) {
-      if (err instanceof AppError && err.code === 'simulate_failed') {
-        const log = err.message;
-        const reason = decodeCosmosReason(log);
-        throw new ChainError(`simulation failed: ${log}`, {
-          ...(typeof err.details.chainCode === 'number' ? { chainCode: err.details.chainCode } : {}),
-          ...(reason === undefined ? {} : { reason }),
-          cause: err,
-        });
-      }
-      throw err;
-    }
-  }
-
+  const ctx: CoreContext = {
+    options,
+    price: parseGasPrice(options.gasPrice),
+    sender: async () =>
+      (senderText ??= toBech32(
+        addressOfPublicKey(await options.signer.publicKey(), options.signer.algo),
+        options.prefix,
+      )),
+  };
   return {
-    senderBech32: sender,
-    simulate,
-    async plan(messages, printable, gasMultiplier = 1) {
-      const gasUsed = await simulate(messages);
-      const gasLimit = BigInt(Math.ceil(Number(gasUsed) * options.gasAdjustment * gasMultiplier));
-      if (gasLimit > options.maxTxGas) {
-        throw new ChainError(`tx needs ${gasLimit} gas, above the limit ${options.maxTxGas}`, {
-          reason: 'gas_limit',
-        });
-      }
-      const fee: Coin[] = [
-        { denom: price.denom, amount: String(Math.ceil(Number(gasLimit) * price.amount)) },
-      ];
-      return {
-        messages: printable,
-        gasLimit,
-        gasEstimate: gasUsed,
-        fee: `${fee[0]?.amount}${price.denom}`,
-        request: { messages, fee },
-      };
-    },
+    senderBech32: ctx.sender,
+    simulate: (messages) => simulateMessages(ctx, messages),
+    plan: (messages, printable, gasMultiplier = 1) => planTx(ctx, messages, printable, gasMultiplier),
     async sign(planned) {
       const req = planned.request as { messages: Any[]; fee: Coin[] };
-      const tx = await draft(req.messages, planned.gasLimit, req.fee);
+      const tx = await draftTx(ctx, req.messages, planned.gasLimit, req.fee);
       const { raw, hash } = await signCosmosTx(tx, options.signer);
       return { hash, raw, planned };
     },
@@ -121,5 +66,82 @@ export function createCosmosCore(options: CosmosCoreOptions): CosmosCore {
       return { accepted: r.code === 0, code: r.code, log: r.log };
     },
     lookup: (hash) => options.rest.tx(hash),
+  };
+}
+
+/** What every step of the core uses: its options, the parsed gas price, the sender's address. */
+interface CoreContext {
+  options: CosmosCoreOptions;
+  price: { amount: number; denom: string };
+  sender: () => Promise<string>;
+}
+
+async function draftTx(
+  ctx: CoreContext,
+  messages: Any[],
+  gasLimit: bigint,
+  fee: Coin[],
+): Promise<UnsignedCosmosTx> {
+  const { options } = ctx;
+  const address = await ctx.sender();
+  // Re-read number and sequence for every tx: a failed tx may still have consumed a sequence.
+  const acc = await options.rest.account(address);
+  if (!acc)
+    throw new AppError('account_not_found', `account ${address} does not exist on chain (fund it first)`);
+  return {
+    messages,
+    memo: '',
+    gasLimit,
+    fee,
+    chainId: options.chainId,
+    accountNumber: acc.accountNumber,
+    sequence: acc.sequence,
+    publicKey: await options.signer.publicKey(),
+    algo: options.signer.algo,
+    // Simulate with the same mode_info as the signed tx, so the gas estimate covers it.
+    signMode: options.signer.signMode,
+  };
+}
+
+async function simulateMessages(ctx: CoreContext, messages: Any[]): Promise<bigint> {
+  const tx = await draftTx(ctx, messages, 0n, []);
+  try {
+    return (await ctx.options.rest.simulate(unsignedTxBytes(tx))).gasUsed;
+  } catch (err) {
+    if (err instanceof AppError && err.code === 'simulate_failed') {
+      const log = err.message;
+      const reason = decodeCosmosReason(log);
+      throw new ChainError(`simulation failed: ${log}`, {
+        ...(typeof err.details.chainCode === 'number' ? { chainCode: err.details.chainCode } : {}),
+        ...(reason === undefined ? {} : { reason }),
+        cause: err,
+      });
+    }
+    throw err;
+  }
+}
+
+/** Simulated gas × the adjustment, refused above the rollup's limit, and the fee at the gas price. */
+async function planTx(
+  ctx: CoreContext,
+  messages: Any[],
+  printable: unknown[],
+  gasMultiplier: number,
+): Promise<PlannedTx> {
+  const { options, price } = ctx;
+  const gasUsed = await simulateMessages(ctx, messages);
+  const gasLimit = BigInt(Math.ceil(Number(gasUsed) * options.gasAdjustment * gasMultiplier));
+  if (gasLimit > options.maxTxGas) {
+    throw new ChainError(`tx needs ${gasLimit} gas, above the limit ${options.maxTxGas}`, {
+      reason: 'gas_limit',
+    });
+  }
+  const fee: Coin[] = [{ denom: price.denom, amount: String(Math.ceil(Number(gasLimit) * price.amount)) }];
+  return {
+    messages: printable,
+    gasLimit,
+    gasEstimate: gasUsed,
+    fee: `${fee[0]?.amount}${price.denom}`,
+    request: { messages, fee },
   };
 }

@@ -1,4 +1,5 @@
 import { AppError } from '../../shared/errors.js';
+import { packageVersion } from '../../shared/version.js';
 import type { Db } from '../../store/db.js';
 import { readChainMeta, readIndexedHeight } from '../../store/readers/chain-meta.js';
 import { accountsById, txSequenceRange, type MetricRow } from '../../store/readers/vip-metrics.js';
@@ -11,7 +12,7 @@ import { renderMeta, renderScoresCsv, type ScoresMeta } from './output.js';
 import type { LoadedRules, Rules } from './rules.js';
 import { resolveWindow, type ScoreWindow, type WindowSpec } from './window.js';
 
-export const INDEXER_VERSION = '0.1.0';
+export const INDEXER_VERSION = packageVersion();
 
 export interface ScoresContext {
   db: Db;

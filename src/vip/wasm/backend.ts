@@ -39,142 +39,168 @@ export function wasmJson(value: unknown): string {
 const utf8 = (s: string) => new TextEncoder().encode(s);
 
 export function createWasmBackend(options: WasmBackendOptions): VipBackend {
-  const { core, rest, prefix } = options;
-  const contract = () => {
-    if (!options.contract)
-      throw new InputError('missing_contract', 'the contract address is required (--contract)');
-    return options.contract;
+  const { core, prefix } = options;
+  const ctx: WasmContext = {
+    core,
+    rest: options.rest,
+    contract: () => {
+      if (!options.contract)
+        throw new InputError('missing_contract', 'the contract address is required (--contract)');
+      return options.contract;
+    },
   };
-
-  async function execute(msg: unknown): Promise<{ any: Any; printable: unknown }> {
-    const sender = await core.senderBech32();
-    const json = wasmJson(msg);
-    const value = MsgExecuteContract.encode({
-      sender,
-      contract: contract(),
-      msg: utf8(json),
-      funds: [],
-    }).finish();
-    return {
-      any: { typeUrl: '/cosmwasm.wasm.v1.MsgExecuteContract', value },
-      printable: {
-        '@type': '/cosmwasm.wasm.v1.MsgExecuteContract',
-        sender,
-        contract: contract(),
-        msg: JSON.parse(json) as unknown,
-        funds: [],
-      },
-    };
-  }
-
-  async function message(op: VipOp): Promise<{ any: Any; printable: unknown }> {
-    switch (op.kind) {
-      case 'updateScores':
-        return execute({
-          update_scores: { stage: op.stage, scores: op.entries.map((e) => [e.addr, e.amount]) },
-        });
-      case 'finalize':
-        return execute({ finalize_stage: { stage: op.stage } });
-      case 'allow':
-        return execute({ add_allow_list: { addr: op.addr } });
-      case 'disallow':
-        return execute({ remove_allow_list: { addr: op.addr } });
-      case 'storeWasm': {
-        const sender = await core.senderBech32();
-        const value = MsgStoreCode.encode({ sender, wasmByteCode: op.wasm }).finish();
-        return {
-          any: { typeUrl: '/cosmwasm.wasm.v1.MsgStoreCode', value },
-          printable: {
-            '@type': '/cosmwasm.wasm.v1.MsgStoreCode',
-            sender,
-            wasm_byte_code: `<${op.wasm.length} bytes>`,
-          },
-        };
-      }
-      case 'instantiateWasm': {
-        const sender = await core.senderBech32();
-        const json = wasmJson({ allow_list: op.allowList, init_stage: op.initStage });
-        const value = MsgInstantiateContract.encode({
-          sender,
-          admin: op.admin,
-          codeId: op.codeId,
-          label: op.label,
-          msg: utf8(json),
-          funds: [],
-        }).finish();
-        return {
-          any: { typeUrl: '/cosmwasm.wasm.v1.MsgInstantiateContract', value },
-          printable: {
-            '@type': '/cosmwasm.wasm.v1.MsgInstantiateContract',
-            sender,
-            admin: op.admin,
-            code_id: op.codeId.toString(),
-            label: op.label,
-            msg: JSON.parse(json) as unknown,
-            funds: [],
-          },
-        };
-      }
-      default:
-        throw new InputError('unsupported_op', `${op.kind} is not a Wasm operation`);
-    }
-  }
-
-  async function smart(
-    query: unknown,
-  ): Promise<{ ok: true; data: unknown } | { ok: false; message: string }> {
-    const q = Buffer.from(wasmJson(query)).toString('base64');
-    const { status, body } = await rest.get(
-      `/cosmwasm/wasm/v1/contract/${contract()}/smart/${encodeURIComponent(q)}`,
-    );
-    if (status === 200) return { ok: true, data: (body as { data: unknown }).data };
-    return { ok: false, message: (body as { message?: string }).message ?? `HTTP ${status}` };
-  }
-
   return {
     vm: 'wasm',
     senderAddress: () => core.senderBech32(),
     normaliseAddress: (text) => normaliseWasmAddress(text, prefix),
-    async initStage() {
-      const key = encodeURIComponent(Buffer.from('init_stage').toString('base64'));
-      const { status, body } = await rest.get(`/cosmwasm/wasm/v1/contract/${contract()}/raw/${key}`);
-      const data = (body as { data?: string }).data;
-      if (status !== 200 || !data) return undefined;
-      return BigInt(Buffer.from(data, 'base64').toString('utf8'));
-    },
-    async stageInfo(stage): Promise<StageInfo | undefined> {
-      const r = await smart({ get_stage_info: { stage } });
-      if (!r.ok) {
-        if (/not found/i.test(r.message)) return undefined;
-        throw new AppError('query_failed', `get_stage_info: ${r.message}`, { retryable: true });
-      }
-      const d = r.data as { stage: number | string; total_score: number | string; is_finalized: boolean };
-      return { stage: BigInt(d.stage), totalScore: BigInt(d.total_score), isFinalized: d.is_finalized };
-    },
-    async score(stage, addr) {
-      const r = await smart({ get_score: { addr, stage } });
-      if (!r.ok) {
-        if (/not found/i.test(r.message)) return 0n;
-        throw new AppError('query_failed', `get_score: ${r.message}`);
-      }
-      return BigInt((r.data as { score: number | string }).score);
-    },
+    initStage: () => readInitStage(ctx),
+    stageInfo: (stage) => readStageInfo(ctx, stage),
+    score: (stage, addr) => readScore(ctx, stage, addr),
     writers: async () => undefined,
-    // No allow-list query exists; an empty update_scores is checked against the allow list only.
-    async isWriter(addr) {
-      if (addr !== (await core.senderBech32())) return undefined;
-      const { any } = await execute({ update_scores: { stage: 1n, scores: [] } });
-      return core.simulate([any]).then(
-        () => true,
-        () => false,
-      );
-    },
+    isWriter: (addr) => isAllowedWriter(ctx, addr),
     plan: async (op, tuning) => {
-      const { any, printable } = await message(op);
+      const { any, printable } = await wasmMessage(ctx, op);
       return core.plan([any], [printable], tuning?.gasMultiplier);
     },
     sign: (planned) => core.sign(planned),
     broadcast: (tx) => core.broadcast(tx),
     lookup: (hash) => core.lookup(hash),
   };
+}
+
+/** What every step of the Wasm backend uses: the Cosmos tx core, REST, the contract. */
+interface WasmContext {
+  core: WasmBackendOptions['core'];
+  rest: WasmBackendOptions['rest'];
+  /** The contract address; an error naming --contract when it is not set. */
+  contract: () => string;
+}
+
+type WasmMessage = { any: Any; printable: unknown };
+
+async function executeMessage(ctx: WasmContext, msg: unknown): Promise<WasmMessage> {
+  const sender = await ctx.core.senderBech32();
+  const json = wasmJson(msg);
+  const value = MsgExecuteContract.encode({
+    sender,
+    contract: ctx.contract(),
+    msg: utf8(json),
+    funds: [],
+  }).finish();
+  return {
+    any: { typeUrl: '/cosmwasm.wasm.v1.MsgExecuteContract', value },
+    printable: {
+      '@type': '/cosmwasm.wasm.v1.MsgExecuteContract',
+      sender,
+      contract: ctx.contract(),
+      msg: JSON.parse(json) as unknown,
+      funds: [],
+    },
+  };
+}
+
+async function wasmMessage(ctx: WasmContext, op: VipOp): Promise<WasmMessage> {
+  switch (op.kind) {
+    case 'updateScores':
+      return executeMessage(ctx, {
+        update_scores: { stage: op.stage, scores: op.entries.map((e) => [e.addr, e.amount]) },
+      });
+    case 'finalize':
+      return executeMessage(ctx, { finalize_stage: { stage: op.stage } });
+    case 'allow':
+      return executeMessage(ctx, { add_allow_list: { addr: op.addr } });
+    case 'disallow':
+      return executeMessage(ctx, { remove_allow_list: { addr: op.addr } });
+    case 'storeWasm':
+      return storeCodeMessage(await ctx.core.senderBech32(), op.wasm);
+    case 'instantiateWasm':
+      return instantiateMessage(await ctx.core.senderBech32(), op);
+    default:
+      throw new InputError('unsupported_op', `${op.kind} is not a Wasm operation`);
+  }
+}
+
+function storeCodeMessage(sender: string, wasm: Uint8Array): WasmMessage {
+  const value = MsgStoreCode.encode({ sender, wasmByteCode: wasm }).finish();
+  return {
+    any: { typeUrl: '/cosmwasm.wasm.v1.MsgStoreCode', value },
+    printable: {
+      '@type': '/cosmwasm.wasm.v1.MsgStoreCode',
+      sender,
+      wasm_byte_code: `<${wasm.length} bytes>`,
+    },
+  };
+}
+
+function instantiateMessage(sender: string, op: Extract<VipOp, { kind: 'instantiateWasm' }>): WasmMessage {
+  const json = wasmJson({ allow_list: op.allowList, init_stage: op.initStage });
+  const value = MsgInstantiateContract.encode({
+    sender,
+    admin: op.admin,
+    codeId: op.codeId,
+    label: op.label,
+    msg: utf8(json),
+    funds: [],
+  }).finish();
+  return {
+    any: { typeUrl: '/cosmwasm.wasm.v1.MsgInstantiateContract', value },
+    printable: {
+      '@type': '/cosmwasm.wasm.v1.MsgInstantiateContract',
+      sender,
+      admin: op.admin,
+      code_id: op.codeId.toString(),
+      label: op.label,
+      msg: JSON.parse(json) as unknown,
+      funds: [],
+    },
+  };
+}
+
+async function smartQuery(
+  ctx: WasmContext,
+  query: unknown,
+): Promise<{ ok: true; data: unknown } | { ok: false; message: string }> {
+  const q = Buffer.from(wasmJson(query)).toString('base64');
+  const { status, body } = await ctx.rest.get(
+    `/cosmwasm/wasm/v1/contract/${ctx.contract()}/smart/${encodeURIComponent(q)}`,
+  );
+  if (status === 200) return { ok: true, data: (body as { data: unknown }).data };
+  return { ok: false, message: (body as { message?: string }).message ?? `HTTP ${status}` };
+}
+
+async function readInitStage(ctx: WasmContext): Promise<bigint | undefined> {
+  const key = encodeURIComponent(Buffer.from('init_stage').toString('base64'));
+  const { status, body } = await ctx.rest.get(`/cosmwasm/wasm/v1/contract/${ctx.contract()}/raw/${key}`);
+  const data = (body as { data?: string }).data;
+  if (status !== 200 || !data) return undefined;
+  return BigInt(Buffer.from(data, 'base64').toString('utf8'));
+}
+
+async function readStageInfo(ctx: WasmContext, stage: bigint): Promise<StageInfo | undefined> {
+  const r = await smartQuery(ctx, { get_stage_info: { stage } });
+  if (!r.ok) {
+    if (/not found/i.test(r.message)) return undefined;
+    throw new AppError('query_failed', `get_stage_info: ${r.message}`, { retryable: true });
+  }
+  const d = r.data as { stage: number | string; total_score: number | string; is_finalized: boolean };
+  return { stage: BigInt(d.stage), totalScore: BigInt(d.total_score), isFinalized: d.is_finalized };
+}
+
+async function readScore(ctx: WasmContext, stage: bigint, addr: string): Promise<bigint> {
+  const r = await smartQuery(ctx, { get_score: { addr, stage } });
+  if (!r.ok) {
+    if (/not found/i.test(r.message)) return 0n;
+    throw new AppError('query_failed', `get_score: ${r.message}`);
+  }
+  return BigInt((r.data as { score: number | string }).score);
+}
+
+/** No allow-list query exists; an empty update_scores is checked against the allow list only. */
+async function isAllowedWriter(ctx: WasmContext, addr: string): Promise<boolean | undefined> {
+  if (addr !== (await ctx.core.senderBech32())) return undefined;
+  const { any } = await executeMessage(ctx, { update_scores: { stage: 1n, scores: [] } });
+  return ctx.core.simulate([any]).then(
+    () => true,
+    () => false,
+  );
 }
