@@ -153,14 +153,14 @@ export interface PaginationJson {
 export const encodeKey = (text: string): string => Buffer.from(text, 'utf8').toString('base64');
 
 /**
- * `previous_key` of the offset builder (§2.3 A): the offset one page back, only when a whole page
+ * `previous_key` of the offset builder (docs/api.md §2.3 A): the offset one page back, only when a whole page
  * fits before this one (`offset=50&limit=100` has none, as in the reference).
  */
 export const previousOffsetKey = (page: { offset: number; limit: number }): string | null =>
   page.offset > 0 && page.offset >= page.limit ? encodeKey(String(page.offset - page.limit)) : null;
 
 /**
- * Builder (B) of §2.3 with decision 3: cursor keys on cursor routes, integer keys in offset
+ * Builder (B) of docs/api.md §2.3 with docs/api.md §0.3: cursor keys on cursor routes, integer keys in offset
  * mode, and next_key only when another row exists after this page.
  */
 export function buildPagination(

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { availableParallelism } from 'node:os';
 import { InputError } from './errors.js';
+import type { ErrorCode } from './error-codes.js';
 import { defaultLogFormat, type LogFormat } from './logger.js';
 
 export type VmType = 'move' | 'wasm' | 'evm';
@@ -187,7 +188,11 @@ export function parseEnv<S extends z.ZodType>(schema: S, values: Env): z.output<
  * A flag's problem inside a schema: its message names the flag; `code` is the error code the
  * whole parse fails with when this is the first problem (default invalid_option).
  */
-export function flagProblem(ctx: z.RefinementCtx, message: string, code = 'invalid_option'): typeof z.NEVER {
+export function flagProblem(
+  ctx: z.RefinementCtx,
+  message: string,
+  code: ErrorCode = 'invalid_option',
+): typeof z.NEVER {
   ctx.addIssue({ code: 'custom', message, params: { code } });
   return z.NEVER;
 }
@@ -197,7 +202,7 @@ export function parseFlags<S extends z.ZodType>(schema: S, values: unknown): z.o
   const parsed = schema.safeParse(values);
   if (parsed.success) return parsed.data;
   const problems = parsed.error.issues.map((issue) => issue.message);
-  const first = parsed.error.issues[0] as { params?: { code?: string } } | undefined;
+  const first = parsed.error.issues[0] as { params?: { code?: ErrorCode } } | undefined;
   throw new InputError(first?.params?.code ?? 'invalid_option', problems.join('; '), { problems });
 }
 
