@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { AbciEvent } from '../../src/ingest/decode/accounts.js';
-import { jsonbText } from '../../src/ingest/decode/json-text.js';
-import { renderTxResponseJson, type TxResponseParts } from '../../src/ingest/decode/tx-response.js';
+import { jsonbText } from '../../src/wire/json-text.js';
+import { renderTxResponseJson, type TxResponseParts } from '../../src/wire/tx.js';
 import type { Db } from '../../src/store/db.js';
 import { migrate } from '../../src/store/migrate.js';
 import { createBlockWriter } from '../../src/store/writers/block-writer.js';
