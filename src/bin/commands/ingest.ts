@@ -6,6 +6,7 @@ import type { Simulator, VmType } from '../../sim/types.js';
 import { InputError } from '../../shared/errors.js';
 import { runIngestProcess } from '../ingest-process.js';
 import { registerMigrate } from './migrate.js';
+import { registerRerender } from './rerender.js';
 
 interface NodeFlags {
   rpcUrl?: string;
@@ -88,6 +89,7 @@ export function registerIngestCommands(program: Command): void {
     });
 
   registerMigrate(program);
+  registerRerender(program);
   registerDemo(program);
 }
 

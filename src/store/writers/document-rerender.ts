@@ -38,10 +38,19 @@ export const STORED_DOCUMENTS: readonly StoredDocument[] = [
   {
     table: 'evm_tx',
     version: EVM_TX_FORMAT_VERSION,
-    rerender: (text) => renderEvmTxJson(JSON.parse(text) as Record<string, unknown>),
+    rerender: rerenderEvmTx,
   },
   { table: 'evm_internal_tx', version: EVM_INTERNAL_TX_FORMAT_VERSION, rerender: rerenderInternalTx },
 ];
+
+/**
+ * The renderer writes JSON.stringify's text with every `\u0000` escape turned into `\uFFFD`
+ * (stringify never writes `\uFFFD` itself, it writes the character), so turning them back before
+ * parsing gives the value the renderer was given, and rendering it again gives the same text.
+ */
+function rerenderEvmTx(text: string): string {
+  return renderEvmTxJson(JSON.parse(text.replaceAll('\\uFFFD', '\\u0000')) as Record<string, unknown>);
+}
 
 function rerenderInternalTx(text: string): string {
   const d = JSON.parse(text) as Record<string, string | number>;
@@ -122,13 +131,13 @@ async function rerenderDocument(
   options: RerenderOptions,
 ): Promise<RerenderReport | undefined> {
   const format = await readFormat(db, document.table);
-  if (format.rerender_to === null && format.version >= document.version) return undefined;
   if (format.version > document.version || (format.rerender_to ?? 0) > document.version) {
     throw new AppError(
       'document_format_newer',
       `stored ${document.table} documents are in format ${format.rerender_to ?? format.version}, newer than this release's ${document.version}`,
     );
   }
+  if (format.rerender_to === null && format.version === document.version) return undefined;
   if (format.rerender_to !== document.version) {
     await db.query('UPDATE document_format SET rerender_to = $2, rerender_after = NULL WHERE document = $1', [
       document.table,
