@@ -1,8 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import type { Db } from '../../src/store/db.js';
 import { createBlockWriter } from '../../src/store/writers/block-writer.js';
+import { createInternalTxWriter } from '../../src/store/writers/internal-tx-writer.js';
 import { rerenderDocuments, type BatchProgress } from '../../src/store/writers/document-rerender.js';
 import type { EvmTxRow, TxRow } from '../../src/store/writers/rows.js';
+import { renderEvmInternalTxJson } from '../../src/wire/evm-internal-tx.js';
 import { renderEvmTxJson } from '../../src/wire/evm-tx.js';
 import { TX_FORMAT_VERSION } from '../../src/wire/tx.js';
 import { testDbFactories } from '../helpers/db.js';
@@ -61,6 +63,28 @@ async function plant(db: Db, cases: readonly OldFormatTxCase[], pick: 'old' | 'e
       },
     ]);
   }
+  await db.transaction((tx) => createInternalTxWriter().write(tx, internalTxRows(), 0));
+}
+
+/** Two frames of one EVM tx, the top one with its output not recorded. */
+function internalTxRows() {
+  const frame = { type: 'CALL', input: '0xA', output: '0x1', value: '0x0', gas: '0x5208', gasUsed: '0x0' };
+  return [0, 1].map((index) => ({
+    height: 1,
+    hash: Buffer.alloc(32, 7),
+    data: renderEvmInternalTxJson(frame, {
+      height: 1,
+      txHash: `0x${'07'.repeat(32)}`,
+      index,
+      parentIndex: index - 1,
+      fromHex: `0x${'01'.repeat(20)}`,
+      toHex: '',
+    }),
+    from: signer,
+    accounts: [signer],
+    error: undefined,
+    revertReason: undefined,
+  }));
 }
 
 async function storedTexts(db: Db, table: string): Promise<string[]> {
@@ -89,7 +113,9 @@ describe.each(testDbFactories())('re-render job on $name', (factory) => {
       // The planted rows are in format 1; the EVM txs are current but recorded as older, so the job
       // walks them too and must leave every one as it is.
       await old.db.query(`UPDATE document_format SET version = 1 WHERE document = 'tx'`);
-      await old.db.query(`UPDATE document_format SET version = 0 WHERE document = 'evm_tx'`);
+      await old.db.query(
+        `UPDATE document_format SET version = 0 WHERE document IN ('evm_tx', 'evm_internal_tx')`,
+      );
       const total = cases.length * COPIES;
 
       // First run, stopped after two batches.
@@ -129,8 +155,13 @@ describe.each(testDbFactories())('re-render job on $name', (factory) => {
         rowsRead: COPIES,
         rowsChanged: 0,
       });
-      expect(await storedTexts(old.db, 'tx')).toEqual(await storedTexts(fresh.db, 'tx'));
-      expect(await storedTexts(old.db, 'evm_tx')).toEqual(await storedTexts(fresh.db, 'evm_tx'));
+      expect(second.find((r) => r.table === 'evm_internal_tx')).toMatchObject({
+        finished: true,
+        rowsRead: 2,
+        rowsChanged: 0,
+      });
+      for (const table of ['tx', 'evm_tx', 'evm_internal_tx'])
+        expect(await storedTexts(old.db, table), table).toEqual(await storedTexts(fresh.db, table));
       expect(await formatOf(old.db, 'tx')).toEqual({
         version: TX_FORMAT_VERSION,
         rerender_to: null,
