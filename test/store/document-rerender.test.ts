@@ -1,4 +1,9 @@
+import type { FastifyInstance } from 'fastify';
 import { describe, expect, it } from 'vitest';
+import { createApiApp } from '../../src/api/app.js';
+import { loadApiOptions } from '../../src/api/options.js';
+import { silentLogger } from '../../src/shared/logger.js';
+import { createMetricsRegistry } from '../../src/shared/metrics.js';
 import type { Db } from '../../src/store/db.js';
 import { createBlockWriter } from '../../src/store/writers/block-writer.js';
 import { createInternalTxWriter } from '../../src/store/writers/internal-tx-writer.js';
@@ -87,6 +92,38 @@ function internalTxRows() {
   }));
 }
 
+const apiOf = (db: Db) =>
+  createApiApp({
+    options: loadApiOptions({ CHAIN_ID: 'rerender-1', VM_TYPE: 'evm', API_CACHE: 'false' }),
+    db,
+    logger: silentLogger(),
+    metrics: createMetricsRegistry({ defaultMetrics: false }),
+  });
+
+/** Every tx and EVM tx as the API answers them (one page each, oldest first). */
+async function answers(app: FastifyInstance): Promise<string[]> {
+  const urls = ['/indexer/tx/v1/txs', '/indexer/tx/v1/evm-txs'];
+  const bodies = [];
+  for (const url of urls) {
+    bodies.push(
+      (await app.inject({ method: 'GET', url: `${url}?pagination.limit=1000&pagination.reverse=false` }))
+        .body,
+    );
+  }
+  return bodies;
+}
+
+/** The live API's answers once its row cache has seen the store change (it re-checks every second). */
+async function answersOnceEqual(app: FastifyInstance, expected: string[]): Promise<string[]> {
+  const deadline = Date.now() + 15_000;
+  let seen = await answers(app);
+  while (JSON.stringify(seen) !== JSON.stringify(expected) && Date.now() < deadline) {
+    await new Promise((resolve) => setImmediate(resolve));
+    seen = await answers(app);
+  }
+  return seen;
+}
+
 async function storedTexts(db: Db, table: string): Promise<string[]> {
   const { rows } = await db.query<{ data: string }>(`SELECT data FROM ${table} ORDER BY sequence`);
   return rows.map((r) => r.data);
@@ -117,6 +154,12 @@ describe.each(testDbFactories())('re-render job on $name', (factory) => {
         `UPDATE document_format SET version = 0 WHERE document IN ('evm_tx', 'evm_internal_tx')`,
       );
       const total = cases.length * COPIES;
+      // A live API over the old rows, its row cache filled with them.
+      const live = await apiOf(old.db);
+      const reference = await apiOf(fresh.db);
+      const freshAnswers = await answers(reference);
+      // Twice: the row cache keeps a row from its second read on.
+      for (let read = 0; read < 2; read++) expect(await answers(live)).not.toEqual(freshAnswers);
 
       // First run, stopped after two batches.
       const stop = new AbortController();
@@ -167,6 +210,11 @@ describe.each(testDbFactories())('re-render job on $name', (factory) => {
         rerender_to: null,
         rerender_after: null,
       });
+
+      // The live API answers what it would over a fresh ingest, without a restart.
+      expect(await answersOnceEqual(live, freshAnswers)).toEqual(freshAnswers);
+      await live.close();
+      await reference.close();
 
       // Idempotent: nothing left to do, and forcing another pass changes no row.
       expect(await rerenderDocuments(old.db)).toEqual([]);
