@@ -85,7 +85,7 @@ export function renderEvmTxJson(r: EvmReceiptLike): string {
   document['logs'] = Array.isArray(r['logs'])
     ? r['logs'].map((log: Readonly<Record<string, unknown>>) => pick(log, EVM_LOG_KEY_ORDER))
     : null;
-  // The indexer's NUL rule (docs/ingest.md); stringify leaves only the escaped `\u0000` form.
+  // The NUL rule (docs/api.md); stringify leaves only the escaped `\u0000` form.
   return sanitiseNul(JSON.stringify(document));
 }
 

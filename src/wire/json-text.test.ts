@@ -14,7 +14,7 @@ describe('jsonbText (API form of stored JSON)', () => {
     expect(goString('<a&b>')).toBe('"\\u003ca\\u0026b\\u003e"');
     expect(goString('x\u2028y')).toBe('"x\\u2028y"');
     expect(goString('a\u0000b')).toBe('"a\uFFFDb"');
-    // The textual rewrite also hits a literal backslash-u0000 (spec §3.4 QUIRK).
+    // The textual rewrite also hits a literal backslash-u0000 (docs/api.md, the NUL rule).
     expect(goString('a\\u0000b')).toBe('"a\\\\uFFFDb"');
     expect(goString('tab\tquote"')).toBe('"tab\\tquote\\""');
   });

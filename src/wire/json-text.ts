@@ -1,7 +1,7 @@
 /**
- * JSON text exactly as the API sends stored blobs (spec/api.md §1.4, §5.2): PostgreSQL jsonb key
+ * JSON text exactly as the API sends stored blobs (docs/api.md): PostgreSQL jsonb key
  * order (shorter keys first, then by bytes), re-encoded by Go's encoding/json (compact; `<`, `>`,
- * `&`, U+2028, U+2029 escaped), with the indexer's NUL sanitisation (spec/indexer.md §3.4)
+ * `&`, U+2028, U+2029 escaped), with the indexer's NUL sanitisation (docs/api.md, the NUL rule)
  * applied to every string: U+0000 → U+FFFD and the text `\u0000` → `\uFFFD`.
  */
 

@@ -42,7 +42,7 @@ describe('renderTxResponseJson', () => {
 
   it('renders every attribute with key and value, an event without attributes with [], NUL sanitised', () => {
     // Expected text written by hand from the node's REST answer for these events (value "" and
-    // attributes [] present), in jsonb key order, with index only when true (spec/api.md §5.2).
+    // attributes [] present), in jsonb key order, with index only when true (docs/api.md).
     expect(
       renderEventsJson([
         {

@@ -10,7 +10,7 @@ import { loadRealTxSamples, type RealTxResponse } from '../fixtures/decode/sampl
  */
 
 /**
- * Events as the reference (and this indexer before decision 8) wrote them: Go's encoder with
+ * Events as the reference (and this indexer before format 2) wrote them: Go's encoder with
  * omit-empty tags (no `value` when empty, no `index` when false, no `attributes` when none) and
  * its HTML escapes. Written here from that description, not with the code under test.
  */
