@@ -10,7 +10,7 @@ import { Type, type TSchema } from '@sinclair/typebox';
 export const nullableString = (description?: string) =>
   Type.Unsafe<string | null>({ type: 'string', nullable: true, ...(description ? { description } : {}) });
 
-/** A reference to a registered schema; typed as `T` when the referenced schema is given. */
-export function ref<T extends TSchema>(id: string, _target?: T): T {
-  return Type.Unsafe({ $ref: `${id}#` }) as unknown as T;
+/** A reference to a registered schema by its `$id`. */
+export function ref(id: string): TSchema {
+  return Type.Unsafe({ $ref: `${id}#` });
 }
