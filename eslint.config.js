@@ -29,6 +29,24 @@ export default tseslint.config(
     },
     rules: { 'import-x/no-cycle': ['error', { ignoreExternal: true }] },
   },
+  {
+    // src/wire owns the documents the API serves; ingest, store, api and vip import it, so it may
+    // import only src/shared (and its own modules, in the one flat folder).
+    files: ['src/wire/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              regex: '^\\.\\./(?!shared/)|^\\.\\./\\.\\./',
+              message: 'src/wire imports only src/shared: see docs/architecture.md.',
+            },
+          ],
+        },
+      ],
+    },
+  },
   ...simLayers(),
 );
 

@@ -8,7 +8,7 @@
 import { createProtoRegistry } from '../src/shared/proto/registry.js';
 import { encodeTxFromRestJson } from '../src/shared/proto/tx.js';
 import { createAccountNormaliser, extractAccounts } from '../src/ingest/decode/accounts.js';
-import { renderEventsJson, renderTxResponseJson } from '../src/ingest/decode/tx-response.js';
+import { renderEventsJson, renderTxResponseJson } from '../src/wire/tx.js';
 import { createTxDecoder } from '../src/ingest/decode/tx.js';
 import { loadRealTxSamples, loadSignedTxs } from '../test/fixtures/decode/samples.js';
 

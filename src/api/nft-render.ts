@@ -1,43 +1,18 @@
 import { encodeKey, previousOffsetKey, type PageRequest, type PaginationJson } from './pagination.js';
 import { DEFAULT_MAX_OFFSET } from '../store/pagination.js';
-import type { CollectionRow } from '../store/readers/nft-collections.js';
-import type { TokenRow } from '../store/readers/nft-tokens.js';
+import type { NftCollectionValue } from '../wire/nft-collection.js';
+import type { NftTokenPieces } from '../wire/nft-token.js';
 
-/** NFT objects of docs/api.md §5.6–5.7 in their field order, and the keys of the NFT lists. */
-
-/** Go's RFC3339Nano of a microsecond time: trailing zeros of the fraction dropped, 'Z'. */
-export function rfc3339Nano(ts: string): string {
-  const dot = ts.indexOf('.');
-  if (dot < 0) return `${ts}Z`;
-  let end = ts.length;
-  while (end > dot + 1 && ts.charCodeAt(end - 1) === 48 /* '0' */) end--;
-  return `${ts.slice(0, end === dot + 1 ? dot : end)}Z`;
-}
-
-/** A JSON string of a stored hex address (hex needs no escaping): `"0x…"`, or `""`. */
-const hexAddr = (hex: string | null) => (hex ? `"0x${hex}"` : '""');
-
-export function renderCollection(row: CollectionRow, account: (bytes: Uint8Array | null) => string): string {
-  return (
-    `{"object_addr":${hexAddr(row.addr)},"collection":{` +
-    `"creator":${JSON.stringify(account(row.creator))},"name":${JSON.stringify(row.name)},` +
-    `"origin_name":${JSON.stringify(row.originName)},"nfts":{"handle":"","length":${row.nftCount}}},` +
-    `"height":${row.height},"timestamp":"${rfc3339Nano(row.ts)}"}`
-  );
-}
-
-export function renderToken(row: TokenRow, account: (bytes: Uint8Array | null) => string): string {
-  return row.head + account(row.owner) + row.tail;
-}
+/** The NFT lists' keys: the cursors of their rows and their pagination objects. */
 
 /** Cursor of a collection row: `{"height":N,"object_addr":"0x…"}` (keys sorted, compact). */
-export const collectionCursor = (row: CollectionRow) => ({
+export const collectionCursor = (row: NftCollectionValue) => ({
   height: row.height,
   object_addr: `0x${row.addr}`,
 });
 
 /** Cursor of a token row, read back from its JSON; the collection only when the list spans collections. */
-export function tokenCursor(row: TokenRow, spansCollections: boolean): Record<string, unknown> {
+export function tokenCursor(row: NftTokenPieces, spansCollections: boolean): Record<string, unknown> {
   const { collection_addr, height, nft } = JSON.parse(row.head + row.tail) as {
     collection_addr: string;
     height: number;

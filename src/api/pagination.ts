@@ -1,5 +1,6 @@
 import type { KeysetPlan } from '../store/pagination.js';
 import { InputError } from '../shared/errors.js';
+import type { Pagination } from '../wire/pagination.js';
 
 /**
  * HTTP pagination of the read API (docs/api.md): the `pagination.*` query parameters
@@ -24,7 +25,14 @@ export interface PageRequest {
   cursor?: Record<string, unknown>;
 }
 
-export type PaginationQuery = Readonly<Record<string, string | undefined>>;
+/** The `pagination.*` query parameters, as sent (every value text). */
+export interface PaginationQuery {
+  readonly 'pagination.key'?: string | undefined;
+  readonly 'pagination.offset'?: string | undefined;
+  readonly 'pagination.limit'?: string | undefined;
+  readonly 'pagination.count_total'?: string | undefined;
+  readonly 'pagination.reverse'?: string | undefined;
+}
 
 const ATOI_RE = /^[+-]?[0-9]+$/;
 const INT64_MAX = 9223372036854775807n;
@@ -143,11 +151,8 @@ export function planKeyset(page: PageRequest, column: 'sequence' | 'height'): Ke
   return { offset: page.offset, limit: page.limit, desc: page.reverse };
 }
 
-export interface PaginationJson {
-  previous_key: string | null;
-  next_key: string | null;
-  total: string;
-}
+/** The pagination object of a list answer (its schema and key order: src/wire/pagination.ts). */
+export type PaginationJson = Pagination;
 
 /** A pagination key: the base64 of its text (a decimal offset or a JSON cursor). */
 export const encodeKey = (text: string): string => Buffer.from(text, 'utf8').toString('base64');

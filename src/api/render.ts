@@ -1,6 +1,5 @@
-import type { PaginationJson } from './pagination.js';
-import type { BlockRow } from '../store/readers/blocks.js';
 import type { JsonText } from '../store/readers/context.js';
+import { listEnvelopeText, type Pagination } from '../wire/pagination.js';
 
 /**
  * A list page as its parts: stored JSON (tx, receipt, fee list) is spliced in as is, so key order
@@ -13,8 +12,8 @@ export interface JsonList {
   tail: string;
 }
 
-export function renderList(key: string, items: readonly JsonText[], pagination: PaginationJson): JsonList {
-  return { head: `{"${key}":[`, items, tail: `],"pagination":${JSON.stringify(pagination)}}` };
+export function renderList(key: string, items: readonly JsonText[], pagination: Pagination): JsonList {
+  return { ...listEnvelopeText(key, pagination), items };
 }
 
 /**
@@ -37,15 +36,4 @@ export function joinJson(
   });
   body.write(tail, offset);
   return body;
-}
-
-/** Field order and string-typed numbers of docs/api.md §4.2; only the free-text fields need escaping. */
-export function renderBlock(row: BlockRow, chainId: string): string {
-  return (
-    `{"chain_id":${JSON.stringify(chainId)},"height":"${row.height}","hash":"${row.hash}",` +
-    `"block_time":"${row.blockTimeMs}","timestamp":"${row.timestamp}","gas_used":"${row.gasUsed}",` +
-    `"gas_wanted":"${row.gasWanted}","tx_count":"${row.txCount}","total_fee":${row.totalFee},` +
-    `"proposer":{"moniker":${JSON.stringify(row.moniker)},"identity":"",` +
-    `"operator_address":${JSON.stringify(row.proposer)}}}`
-  );
 }

@@ -19,6 +19,7 @@ const familyOf: Record<string, keyof typeof families> = {
   indexer: 'ingest',
   demo: 'ingest',
   migrate: 'ingest',
+  'rerender-documents': 'ingest',
   api: 'api',
   sim: 'sim',
   vip: 'vip',

@@ -7,7 +7,7 @@ import type { RestClient, RestTx } from '../node/rest.js';
 import type { RawBlock } from '../node/types.js';
 import type { BlockRows, EvmTxRow, TxRow } from '../store/writers/rows.js';
 import type { DecodedTx, TxDecoder } from './decoder.js';
-import { renderEvmTxJson } from './collectors/evm-tx.js';
+import { renderEvmTxJson } from '../wire/evm-tx.js';
 import type { NftCollector } from './collectors/nft-collector.js';
 
 /** A block with every row ready except what depends on the previous block (block_time). */

@@ -2,9 +2,9 @@ import { AppError } from '../shared/errors.js';
 import { createProtoRegistry } from '../shared/proto/registry.js';
 import { createAccountNormaliser, extractAccounts, extractEvmReceiptAccounts } from './decode/accounts.js';
 import { sumFees } from './decode/fees.js';
-import { jsonbText } from './decode/json-text.js';
+import { jsonbText } from '../wire/json-text.js';
 import { createTxDecoder } from './decode/tx.js';
-import { renderTxResponseJson } from './decode/tx-response.js';
+import { renderTxResponseJson } from '../wire/tx.js';
 import type { TxDecoder } from './decoder.js';
 
 /** The decode layer behind the interface the pipeline uses (one registry per process). */

@@ -30,7 +30,8 @@ async function writableColumns(db: Queryable, table: string): Promise<string[]> 
 const ident = (name: string) => `"${name.replace(/"/g, '""')}"`;
 
 /**
- * Copies every row of each table `to` has (and `from` has too) into `to`, limited to the columns
+ * Copies every row of each table `to` has (and `from` has too) into `to`, in place of the rows it
+ * held (a migration's seed rows), limited to the columns
  * both have, except `skip` tables. Identity values are kept as they are (OVERRIDING SYSTEM VALUE),
  * and each sequence both have is set where `from`'s stands, so ids handed out later are the ones
  * `from` handed out. Rows travel as JSON text (keys `to` lacks are ignored), which keeps bytea,
@@ -47,6 +48,8 @@ export async function copyRows(
     await foreignKeys(to),
   );
   await to.transaction(async (tx) => {
+    // Rows a migration seeds (e.g. document_format's) are replaced by `from`'s, children first.
+    for (const table of [...tables].reverse()) await tx.query(`DELETE FROM ${ident(table)}`);
     for (const table of tables) {
       const have = new Set(await writableColumns(from, table));
       const columns = (await writableColumns(tx, table)).filter((c) => have.has(c)).map(ident);

@@ -1,8 +1,8 @@
 import { createHash } from 'node:crypto';
 import { toBech32 } from '../../src/shared/address.js';
 import type { VmType } from '../../src/shared/config.js';
-import { jsonbText } from '../../src/ingest/decode/json-text.js';
-import { renderTxResponseJson } from '../../src/ingest/decode/tx-response.js';
+import { jsonbText } from '../../src/wire/json-text.js';
+import { renderTxResponseJson } from '../../src/wire/tx.js';
 import { ensureChainMeta } from '../../src/store/chain-meta.js';
 import type { Db } from '../../src/store/db.js';
 import { createBlockWriter } from '../../src/store/writers/block-writer.js';

@@ -2,7 +2,8 @@ import type { FastifyInstance } from 'fastify';
 import { NotFoundError } from '../../shared/errors.js';
 import { buildPagination, parsePagination, planKeyset } from '../pagination.js';
 import { parseHeight } from '../params.js';
-import { renderBlock, renderList } from '../render.js';
+import { renderBlock } from '../../wire/block.js';
+import { renderList } from '../render.js';
 import { HeightParams, PaginationQuery, errorResponses, ref } from '../schemas.js';
 import { jsonRoute, type RouteDeps } from './define.js';
 
@@ -60,7 +61,7 @@ export function registerBlockRoutes(app: FastifyInstance, deps: RouteDeps): void
       response: { 200: ref('block.BlockResponse'), ...errorResponses },
     },
     async handler({ params }) {
-      const row = await blocks.byHeight(parseHeight(params.height ?? ''));
+      const row = await blocks.byHeight(parseHeight(params.height));
       if (!row) throw new NotFoundError('block_not_found', '[NOT_FOUND] block not found');
       return `{"block":${renderBlock(row, chainId)}}`;
     },

@@ -1,3 +1,4 @@
+import type { Static, TObject, TProperties } from '@sinclair/typebox';
 import type {
   FastifyInstance,
   FastifyReply,
@@ -42,17 +43,27 @@ export interface RouteDeps {
 export type Query = Readonly<Record<string, string | undefined>> & { msgs?: readonly string[] };
 export type Params = Readonly<Record<string, string>>;
 
-export interface JsonRoute {
+/** A route without path parameters or query string. */
+type NoFields = TObject<Record<never, never>>;
+
+/**
+ * A JSON route. Its `params` and `querystring` schemas (the ones OpenAPI publishes) type what the
+ * handler receives: the query string as the validator passed it, the path parameters by position.
+ */
+export interface JsonRoute<
+  P extends TObject<TProperties> = NoFields,
+  Q extends TObject<TProperties> = NoFields,
+> {
   url: string;
   /** Response cache TTL in seconds (docs/api.md §1.1); undefined = never cached. */
   ttlSeconds?: number;
-  schema: FastifySchema;
+  schema: Omit<FastifySchema, 'params' | 'querystring'> & { params?: P; querystring?: Q };
   /** Runs before the parameters are validated: a route this configuration does not serve throws here. */
   onRequest?: onRequestAsyncHookHandler;
   /** Produces the JSON body (text, bytes, or a list page's parts); throws typed errors for 4xx/5xx. */
   handler(input: {
-    query: Query;
-    params: Params;
+    query: Static<Q>;
+    params: Static<P>;
     request: FastifyRequest;
   }): Promise<string | Buffer | JsonList>;
 }
@@ -62,11 +73,16 @@ export interface JsonRoute {
  * every other method the server accepts (app.supportedMethods) answers 405 JSON on the same
  * path, like the reference, with `Allow: GET, HEAD`.
  */
-export function jsonRoute(app: FastifyInstance, deps: RouteDeps, route: JsonRoute): void {
-  const rawParams = rawParamReader(route.url);
+export function jsonRoute<
+  P extends TObject<TProperties> = NoFields,
+  Q extends TObject<TProperties> = NoFields,
+>(app: FastifyInstance, deps: RouteDeps, route: JsonRoute<P, Q>): void {
+  const rawParams = rawParamReader(route.url, route.schema.params);
   const options = { schema: route.schema, ...(route.onRequest ? { onRequest: route.onRequest } : {}) };
   app.get(route.url, options, async (request: FastifyRequest, reply: FastifyReply) => {
-    const input = { query: request.query as Query, params: rawParams(request), request };
+    // The validator has checked the query string against route.schema.querystring, and
+    // rawParamReader has checked at registration that the URL holds every schema parameter.
+    const input = { query: request.query as Static<Q>, params: rawParams(request) as Static<P>, request };
     const produce = async () => {
       const body = await route.handler(input);
       return typeof body === 'string' || Buffer.isBuffer(body) ? body : joinJson(body, deps.bodies.take);
@@ -99,12 +115,23 @@ export function registerOtherMethods(app: FastifyInstance, url: string): void {
 
 /**
  * Path parameters as sent, NOT percent-decoded (docs/api.md §1.2, like the reference's router):
- * `/txs/by_height/%31` is the height text "%31", not 1. Read by segment position.
+ * `/txs/by_height/%31` is the height text "%31", not 1. Read by segment position, so each one is
+ * a string; the URL's parameters must be exactly the schema's (checked here, once).
  */
-function rawParamReader(template: string): (request: FastifyRequest) => Params {
+function rawParamReader(
+  template: string,
+  schema: TObject<TProperties> | undefined,
+): (request: FastifyRequest) => Params {
   const positions = template
     .split('/')
     .flatMap((segment, index) => (segment.startsWith(':') ? [[segment.slice(1), index] as const] : []));
+  const urlNames = positions.map(([name]) => name).sort();
+  const schemaNames = Object.keys(schema?.properties ?? {}).sort();
+  if (urlNames.join('/') !== schemaNames.join('/')) {
+    throw new Error(
+      `route ${template}: path parameters ${urlNames.join(', ')} but schema ${schemaNames.join(', ')}`,
+    );
+  }
   if (positions.length === 0) return () => ({});
   return (request) => {
     const segments = (request.url.split('?', 1)[0] ?? '').split('/');

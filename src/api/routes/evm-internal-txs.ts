@@ -1,3 +1,4 @@
+import type { TObject, TProperties } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
 import { parsePagination, planKeyset, type PageRequest } from '../pagination.js';
 import { EMPTY_PAGE, type JsonPage } from '../../store/readers/context.js';
@@ -16,7 +17,7 @@ export function registerEvmInternalTxRoutes(app: FastifyInstance, deps: RouteDep
   const { evmInternalTxs: reader, dicts } = deps.readers;
   // Answered before validation: whatever the parameters, code 12 as on Move and Wasm.
   const unavailable = () => Promise.reject(routeUnavailable(404, EVM_UNAVAILABLE));
-  const route = (r: JsonRoute) =>
+  const route = <P extends TObject<TProperties>>(r: JsonRoute<P, typeof PaginationQuery>) =>
     jsonRoute(
       app,
       deps,
@@ -49,7 +50,7 @@ export function registerEvmInternalTxRoutes(app: FastifyInstance, deps: RouteDep
     ttlSeconds: 1,
     schema: { ...schema('EVM internal transactions from or to an account'), params: AccountParams },
     async handler({ query, params }) {
-      const account = parseAccount(params.account ?? '', deps.options.accountPrefix);
+      const account = parseAccount(params.account, deps.options.accountPrefix);
       const page = parsePagination(query, 'sequence');
       const accountId = await dicts.accountId(account);
       if (accountId === undefined) return renderInternalPage(page, EMPTY_PAGE);
@@ -66,7 +67,7 @@ export function registerEvmInternalTxRoutes(app: FastifyInstance, deps: RouteDep
     ttlSeconds: 1,
     schema: { ...schema('EVM internal transactions of one block'), params: HeightParams },
     async handler({ query, params }) {
-      const height = parseHeight(params.height ?? '');
+      const height = parseHeight(params.height);
       const page = parsePagination(query, 'sequence');
       const plan = planKeyset(page, 'sequence');
       return renderInternalPage(page, await reader.byHeight(plan, { height, countTotal: page.countTotal }));
@@ -80,7 +81,7 @@ export function registerEvmInternalTxRoutes(app: FastifyInstance, deps: RouteDep
     async handler({ query, params }) {
       // Pagination is checked before the hash (docs/api.md §4.10).
       const page = parsePagination(query, 'sequence');
-      const hash = parseTxHash(params.tx_hash ?? '');
+      const hash = parseTxHash(params.tx_hash);
       if (hash.length === 0 || !(await reader.isTraced(hash))) {
         throw new NotFoundError('tx_not_found', 'transaction not found');
       }

@@ -69,7 +69,7 @@ export function registerEvmTxRoutes(app: FastifyInstance, deps: RouteDeps): void
       response: listResponse,
     },
     async handler({ query, params }) {
-      const height = parseHeight(params.height ?? '');
+      const height = parseHeight(params.height);
       const page = parsePagination(query, 'sequence');
       const result = await evmTxs.byHeight(planKeyset(page, 'sequence'), {
         height,

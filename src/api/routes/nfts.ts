@@ -1,3 +1,4 @@
+import type { Static } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
 import { accountBytesFromString } from '../../shared/address.js';
 import { nftNameKey } from '../../shared/nft-name.js';
@@ -6,13 +7,9 @@ import { parsePagination, planKeyset, type PageRequest } from '../pagination.js'
 import { EMPTY_PAGE } from '../../store/readers/context.js';
 import type { CollectionPage, CollectionPlan } from '../../store/readers/nft-collections.js';
 import type { TokenFilter, TokenPlan } from '../../store/readers/nft-tokens.js';
-import {
-  collectionCursor,
-  nftPagination,
-  renderCollection,
-  renderToken,
-  tokenCursor,
-} from '../nft-render.js';
+import { renderCollection } from '../../wire/nft-collection.js';
+import { renderToken } from '../../wire/nft-token.js';
+import { collectionCursor, nftPagination, tokenCursor } from '../nft-render.js';
 import { accountTextMemo } from '../account-text.js';
 import { parseAccount, parseCollectionAddr, parseNftOrderBy, type NftOrderBy } from '../params.js';
 import { renderList } from '../render.js';
@@ -27,7 +24,7 @@ import {
   errorResponses,
   ref,
 } from '../schemas.js';
-import { jsonRoute, type Query, type RouteDeps } from './define.js';
+import { jsonRoute, type RouteDeps } from './define.js';
 import { renderTxPage } from './txs.js';
 
 const ADDR_RE = /^0x(?:[0-9a-f]{40}|[0-9a-f]{64})$/;
@@ -96,7 +93,11 @@ export function registerNftRoutes(app: FastifyInstance, deps: RouteDeps): void {
     );
   };
 
-  const renderTokens = async (query: Query, page: PageRequest, filter: TokenFilter) => {
+  const renderTokens = async (
+    query: Static<typeof TokensByCollectionQuery>,
+    page: PageRequest,
+    filter: TokenFilter,
+  ) => {
     const orderBy = parseNftOrderBy(query.order_by);
     const result = await nftTokens.list(planTokens(page, orderBy), filter, page.countTotal);
     const last = result.rows.at(-1);
@@ -145,7 +146,7 @@ export function registerNftRoutes(app: FastifyInstance, deps: RouteDeps): void {
       response: collectionsResponse,
     },
     async handler({ query, params }) {
-      const account = parseAccount(params.account ?? '', prefix);
+      const account = parseAccount(params.account, prefix);
       const page = parsePagination(query, 'offset');
       const ownerId = await dicts.accountId(account);
       const result =
@@ -170,7 +171,7 @@ export function registerNftRoutes(app: FastifyInstance, deps: RouteDeps): void {
       const page = parsePagination(query, 'offset');
       // The raw path segment, not percent-decoded (docs/api.md §4.6.3): `%20` normalises to "20".
       const plan = { limit: page.limit, offset: page.offset, desc: page.reverse };
-      return renderCollections(page, await nftCollections.byName(plan, nftNameKey(params.name ?? '')), true);
+      return renderCollections(page, await nftCollections.byName(plan, nftNameKey(params.name)), true);
     },
   });
 
@@ -184,7 +185,7 @@ export function registerNftRoutes(app: FastifyInstance, deps: RouteDeps): void {
       response: { 200: ref('nft.CollectionResponse'), ...errorResponses },
     },
     async handler({ params }) {
-      const addr = parseCollectionAddr(params.collection_addr ?? '', prefix);
+      const addr = parseCollectionAddr(params.collection_addr, prefix);
       const row = await nftCollections.byAddr(addr);
       if (!row) throw new NotFoundError('collection_not_found', 'nft collection not found');
       return `{"collection":${renderCollection(row, accountText)}}`;
@@ -202,7 +203,7 @@ export function registerNftRoutes(app: FastifyInstance, deps: RouteDeps): void {
       response: tokensResponse,
     },
     async handler({ query, params }) {
-      const account = parseAccount(params.account ?? '', prefix);
+      const account = parseAccount(params.account, prefix);
       const collection = query.collection_addr
         ? parseCollectionAddr(query.collection_addr, prefix)
         : undefined;
@@ -230,7 +231,7 @@ export function registerNftRoutes(app: FastifyInstance, deps: RouteDeps): void {
       response: tokensResponse,
     },
     async handler({ query, params }) {
-      const collection = parseCollectionAddr(params.collection_addr ?? '', prefix);
+      const collection = parseCollectionAddr(params.collection_addr, prefix);
       const tokenId = query.token_id ? query.token_id : undefined;
       const page = parsePagination(query, 'offset');
       return renderTokens(query, page, { collection, ...(tokenId !== undefined ? { tokenId } : {}) });
@@ -249,10 +250,10 @@ export function registerNftRoutes(app: FastifyInstance, deps: RouteDeps): void {
       response: { 200: ref('tx.TxsResponse'), ...errorResponses },
     },
     async handler({ query, params }) {
-      const collection = parseCollectionAddr(params.collection_addr ?? '', prefix);
+      const collection = parseCollectionAddr(params.collection_addr, prefix);
       const page = parsePagination(query, 'sequence');
       // The raw path segment, not percent-decoded (docs/api.md §1.2).
-      const token = await nftTokens.liveToken(collection, params.token_id ?? '');
+      const token = await nftTokens.liveToken(collection, params.token_id);
       if (token === undefined) return renderTxPage(page, EMPTY_PAGE);
       const plan = planKeyset(page, 'sequence');
       if (!onMove) return renderTxPage(page, await nftTokens.txs(plan, token.nftId, page.countTotal));

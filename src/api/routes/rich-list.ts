@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { InputError } from '../../shared/errors.js';
 import { encodeKey, parsePagination, previousOffsetKey, type PageRequest } from '../pagination.js';
 import type { HolderPlan } from '../../store/readers/rich-list.js';
+import { renderHolder } from '../../wire/rich-list-holder.js';
 import { accountTextMemo } from '../account-text.js';
 import { renderList } from '../render.js';
 import { Type } from '@sinclair/typebox';
@@ -48,7 +49,7 @@ export function registerRichListRoutes(app: FastifyInstance, deps: RouteDeps): v
       response: { 200: ref('richlist.TokenHoldersResponse'), ...errorResponses },
     },
     async handler({ query, params }) {
-      const denom = parseDenom(params.denom ?? '');
+      const denom = parseDenom(params.denom);
       const page = parsePagination(query, 'offset');
       const plan = holderPlan(page);
       const result = await richList.holders(denom, plan, { countTotal: page.countTotal });
@@ -59,11 +60,8 @@ export function registerRichListRoutes(app: FastifyInstance, deps: RouteDeps): v
         result.hasMore && last
           ? encodeKey(JSON.stringify({ amount: last.amount, account_id: last.accountId }))
           : null;
-      // Hex, bech32 and decimal text need no JSON escaping: the objects are written as text.
-      const holders = result.rows.map(
-        (r) =>
-          `{"account":"${evm ? '0x' + Buffer.from(r.account).toString('hex') : bech32(r.account)}",` +
-          `"amount":"${r.amount}"}`,
+      const holders = result.rows.map((r) =>
+        renderHolder(evm ? '0x' + Buffer.from(r.account).toString('hex') : bech32(r.account), r.amount),
       );
       // docs/api.md §4.7 answers with builder (A): the offset one page back. A page after a cursor has no
       // offset to step back from, so it has none (as builder B's cursor pages).

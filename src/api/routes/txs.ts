@@ -1,6 +1,13 @@
 import type { FastifyInstance } from 'fastify';
 import { NotFoundError } from '../../shared/errors.js';
-import { buildPagination, parsePagination, planKeyset, type PageRequest } from '../pagination.js';
+import type { Static } from '@sinclair/typebox';
+import {
+  buildPagination,
+  parsePagination,
+  planKeyset,
+  type PageRequest,
+  type PaginationQuery,
+} from '../pagination.js';
 import { EMPTY_PAGE, type JsonPage } from '../../store/readers/context.js';
 import type { DictReader } from '../../store/readers/dicts.js';
 import { parseAccount, parseHeight, parseIsSigner, parseMsgTypes, parseTxHash } from '../params.js';
@@ -14,10 +21,13 @@ import {
   errorResponses,
   ref,
 } from '../schemas.js';
-import { jsonRoute, type Query, type RouteDeps } from './define.js';
+import { jsonRoute, type RouteDeps } from './define.js';
 
 /** Resolves `msgs` to ids: undefined = no filter, [] = nothing can match (docs/api.md §0.2). */
-export async function msgTypeFilter(dicts: DictReader, query: Query): Promise<number[] | undefined> {
+export async function msgTypeFilter(
+  dicts: DictReader,
+  query: Static<typeof MsgsQuery>,
+): Promise<number[] | undefined> {
   const names = parseMsgTypes(query.msgs);
   return names === undefined ? undefined : dicts.msgTypeIds(names);
 }
@@ -40,11 +50,11 @@ export function renderTxPage(page: PageRequest, result: JsonPage, listKey = 'txs
 export async function renderAccountTxPage(
   dicts: DictReader,
   prefix: string,
-  rawAccount: string | undefined,
-  query: Query,
+  rawAccount: string,
+  query: PaginationQuery,
   list: (page: PageRequest, accountId: number) => Promise<JsonPage>,
 ): Promise<JsonList> {
-  const account = parseAccount(rawAccount ?? '', prefix);
+  const account = parseAccount(rawAccount, prefix);
   const page = parsePagination(query, 'sequence');
   const accountId = await dicts.accountId(account);
   if (accountId === undefined) return renderTxPage(page, EMPTY_PAGE);
@@ -53,11 +63,11 @@ export async function renderAccountTxPage(
 
 /** `{"tx":…}` for one stored tx by hash; an empty or unknown hash is a 404 with `notFound`. */
 export async function renderTxByHash(
-  rawHash: string | undefined,
+  rawHash: string,
   find: (hash: Uint8Array) => Promise<string | undefined>,
   notFound: string,
 ): Promise<string> {
-  const hash = parseTxHash(rawHash ?? '');
+  const hash = parseTxHash(rawHash);
   const data = hash.length === 0 ? undefined : await find(hash);
   if (data === undefined) throw new NotFoundError('tx_not_found', notFound);
   return `{"tx":${data}}`;
@@ -118,7 +128,7 @@ export function registerTxRoutes(app: FastifyInstance, deps: RouteDeps): void {
       response: listResponse,
     },
     async handler({ query, params }) {
-      const height = parseHeight(params.height ?? '');
+      const height = parseHeight(params.height);
       const page = parsePagination(query, 'sequence');
       const msgTypeIds = await msgTypeFilter(dicts, query);
       const result = await txs.byHeight(planKeyset(page, 'sequence'), {

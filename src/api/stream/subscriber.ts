@@ -1,7 +1,7 @@
 import type { ServerResponse } from 'node:http';
 import type { BlockRow } from '../../store/readers/blocks.js';
 import type { SequencedRow } from '../../store/readers/stream.js';
-import { renderBlock } from '../render.js';
+import { renderBlock } from '../../wire/block.js';
 
 /** What a subscriber asked for, resolved against the dictionaries as ids appear. */
 export interface StreamFilter {

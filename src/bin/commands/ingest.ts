@@ -12,6 +12,7 @@ import {
   type DemoFlags,
 } from '../process-config.js';
 import { registerMigrate } from './migrate.js';
+import { registerRerender } from './rerender.js';
 
 interface NodeFlags {
   rpcUrl?: string;
@@ -97,6 +98,7 @@ export function registerIngestCommands(program: Command): void {
       });
   }
   registerMigrate(program);
+  registerRerender(program);
   registerDemo(program);
 }
 

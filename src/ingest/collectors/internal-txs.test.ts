@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import type { TxTrace } from '../../node/evm.js';
 import { AppError } from '../../shared/errors.js';
-import { evenHex, flattenBlockTraces } from './internal-txs.js';
+import { evenHex } from '../../wire/evm-internal-tx.js';
+import { flattenBlockTraces } from './internal-txs.js';
 
 const A = '0x' + 'a1'.repeat(20);
 const B = '0x' + 'b2'.repeat(20);

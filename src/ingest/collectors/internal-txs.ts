@@ -1,22 +1,7 @@
 import { AppError } from '../../shared/errors.js';
 import { accountBytesFromString } from '../../shared/address.js';
 import type { CallFrame, TxTrace } from '../../node/evm.js';
-
-/** One call frame as stored: the API's JSON (docs/api.md §5.4) and the accounts it touches. */
-export interface InternalTxRow {
-  height: number;
-  /** The EVM tx hash (32 bytes). */
-  hash: Uint8Array;
-  /** The API's internal-tx JSON, ready to send. */
-  data: string;
-  /** Normalised bytes of `from` (absent when the frame has none). */
-  from: Uint8Array | undefined;
-  /** Distinct normalised accounts of {from, to}. */
-  accounts: Uint8Array[];
-  /** The frame's failure as the tracer reported it (stored beside the JSON, not in it). */
-  error: string | undefined;
-  revertReason: string | undefined;
-}
+import { renderEvmInternalTxJson, type EvmInternalTxRow } from '../../wire/evm-internal-tx.js';
 
 /**
  * Flattens one block's traces into rows in the order the stage numbers them: txs in block order,
@@ -32,8 +17,8 @@ export function flattenBlockTraces(
   height: number,
   traces: readonly TxTrace[],
   prefix: string,
-): InternalTxRow[] {
-  const rows: InternalTxRow[] = [];
+): EvmInternalTxRow[] {
+  const rows: EvmInternalTxRow[] = [];
   for (const trace of traces) {
     if (trace.error || !trace.result) throw untraced(height, trace);
     const hash = Buffer.from(trace.txHash.slice(2), 'hex');
@@ -71,25 +56,15 @@ function frameRow(
     parentIndex: number;
     prefix: string;
   },
-): InternalTxRow {
+): EvmInternalTxRow {
   const from = frameAccount(frame.from, at);
   const to = frameAccount(frame.to, at);
   const accounts = [from, to].filter((a): a is Uint8Array => a !== undefined);
   if (from && to && Buffer.compare(from, to) === 0) accounts.pop();
-  // Key order and forms of docs/api.md §5.4; the top frame's output is not recorded.
-  const data = JSON.stringify({
-    height: at.height,
-    hash: at.txHash,
-    parent_index: at.parentIndex,
-    index: at.index,
-    type: frame.type,
-    from: from ? hexOf(from) : '',
-    to: to ? hexOf(to) : '',
-    input: evenHex(frame.input),
-    output: at.index === 0 ? '0x' : evenHex(frame.output),
-    value: evenHex(frame.value),
-    gas: evenHex(frame.gas),
-    gasUsed: evenHex(frame.gasUsed),
+  const data = renderEvmInternalTxJson(frame, {
+    ...at,
+    fromHex: from ? hexOf(from) : '',
+    toHex: to ? hexOf(to) : '',
   });
   return {
     height: at.height,
@@ -120,9 +95,3 @@ function frameAccount(
 }
 
 const hexOf = (bytes: Uint8Array): string => '0x' + Buffer.from(bytes).toString('hex');
-
-/** The stored byte form of a tracer hex string: "0x" + even-length lower hex ("0x0" → "0x00"). */
-export function evenHex(value: string | undefined): string {
-  const digits = (value ?? '0x').slice(2).toLowerCase();
-  return '0x' + (digits.length % 2 === 1 ? '0' + digits : digits);
-}

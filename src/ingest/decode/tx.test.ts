@@ -6,7 +6,7 @@ import type { RealTxResponse } from '../../../test/fixtures/decode/samples.js';
 import { createProtoRegistry } from '../../shared/proto/registry.js';
 import { encodeTxFromRestJson } from '../../shared/proto/tx.js';
 import { extractAccounts } from './accounts.js';
-import { renderTxResponseJson } from './tx-response.js';
+import { renderTxResponseJson } from '../../wire/tx.js';
 import { TxDecodeError, createTxDecoder } from './tx.js';
 
 const registry = createProtoRegistry();

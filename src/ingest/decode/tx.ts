@@ -7,7 +7,7 @@ import type { MultisigKey } from '../../shared/proto/signer.js';
 import { MULTISIG_PUBKEY, createSignerCache, multisigAddress } from '../../shared/proto/signer.js';
 import type { RestTx } from '../../shared/proto/tx.js';
 import { renderRestTx } from '../../shared/proto/tx.js';
-import { jsonbText } from './json-text.js';
+import { jsonbText } from '../../wire/json-text.js';
 
 export interface Coin {
   denom: string;

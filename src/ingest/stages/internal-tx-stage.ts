@@ -3,7 +3,8 @@ import { INGEST_RETRY, withRetry } from '../../node/retry.js';
 import { AppError, isRetryable } from '../../shared/errors.js';
 import type { Db } from '../../store/db.js';
 import { createInternalTxWriter } from '../../store/writers/internal-tx-writer.js';
-import { flattenBlockTraces, type InternalTxRow } from '../collectors/internal-txs.js';
+import type { EvmInternalTxRow } from '../../wire/evm-internal-tx.js';
+import { flattenBlockTraces } from '../collectors/internal-txs.js';
 import type { Stage } from './stage.js';
 
 /** Heights per debug_traceBlockByNumber batch: traces are large, so batches stay small. */
@@ -22,7 +23,7 @@ export function createInternalTxStage(ctx: {
   accountPrefix: string;
   /** Attempts per debug_traceBlockByNumber request (default 10). */
   traceAttempts?: number;
-}): Stage<InternalTxRow[]> {
+}): Stage<EvmInternalTxRow[]> {
   const writer = createInternalTxWriter();
   const policy = { ...INGEST_RETRY, maxAttempts: ctx.traceAttempts ?? TRACE_ATTEMPTS };
   return {
@@ -36,7 +37,7 @@ export function createInternalTxStage(ctx: {
       // Once one request fails for good the batch is lost: the others stop retrying.
       const failed = new AbortController();
       const retrySignal = AbortSignal.any([signal, failed.signal]);
-      const requests: Promise<InternalTxRow[]>[] = [];
+      const requests: Promise<EvmInternalTxRow[]>[] = [];
       for (let i = 0; i < heights.length; i += TRACES_PER_REQUEST) {
         const group = heights.slice(i, i + TRACES_PER_REQUEST);
         // Each request is retried on its own, a tx the node failed to trace included: one flaky

@@ -1,23 +1,9 @@
+import type { BlockValue } from '../../wire/block.js';
 import { keysetSql, takePage, type KeysetPlan } from '../pagination.js';
 import { ridingTotal, runOffsetScan, type ReaderContext } from './context.js';
 
-/** One block row with everything the Block object of docs/api.md §4.2 needs, pre-formatted by SQL. */
-export interface BlockRow {
-  height: number;
-  /** Upper-case hex, no 0x. */
-  hash: string;
-  blockTimeMs: number;
-  /** RFC 3339, whole seconds, UTC 'Z'. */
-  timestamp: string;
-  gasUsed: number;
-  gasWanted: number;
-  txCount: number;
-  /** JSON array text `[{"denom","amount"}]`. */
-  totalFee: string;
-  proposer: string;
-  /** "" when no validator row exists for the proposer. */
-  moniker: string;
-}
+/** One block row, pre-formatted by SQL for its document (src/wire/block.ts). */
+export type BlockRow = BlockValue;
 
 export interface BlockPage {
   rows: BlockRow[];

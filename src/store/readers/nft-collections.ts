@@ -1,3 +1,4 @@
+import type { NftCollectionValue } from '../../wire/nft-collection.js';
 import { checkOffset, limitSql } from '../pagination.js';
 import { countWithTimeout, plainCount, ridingTotal, runOffsetScan, type ReaderContext } from './context.js';
 
@@ -6,18 +7,7 @@ import { countWithTimeout, plainCount, ridingTotal, runOffsetScan, type ReaderCo
  * ordered by (height, addr): the address makes the order total, so offset pages and the
  * `{"height":N,"object_addr":"0x…"}` cursors this reader hands out never skip or repeat a row.
  */
-export interface CollectionRow {
-  /** Lower-case hex, no 0x. */
-  addr: string;
-  height: number;
-  /** `YYYY-MM-DDTHH:MI:SS.US` (UTC, microseconds, no zone). */
-  ts: string;
-  name: string;
-  originName: string;
-  /** Creator account bytes; null when unknown or its dictionary row is missing (API: ""). */
-  creator: Buffer | null;
-  nftCount: number;
-}
+export type CollectionRow = NftCollectionValue;
 
 /** Where a collection page starts: after a keyset position, or at an offset. */
 export interface CollectionPlan {

@@ -1,7 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { testDbFactories } from '../../../test/helpers/db.js';
 import { accountTextMemo } from '../../api/account-text.js';
-import { renderToken, rfc3339Nano, tokenCursor } from '../../api/nft-render.js';
+import { tokenCursor } from '../../api/nft-render.js';
+import { rfc3339FromMicros } from '../../wire/nft-collection.js';
+import { renderToken } from '../../wire/nft-token.js';
 import type { Db } from '../db.js';
 import { createNftTokenReader } from './nft-tokens.js';
 
@@ -18,7 +20,7 @@ interface Token {
   objectAddr: Buffer | null;
   uri: string;
   height: number;
-  /** Stored `YYYY-MM-DDTHH:MI:SS.US` UTC, as rfc3339Nano takes it. */
+  /** Stored `YYYY-MM-DDTHH:MI:SS.US` UTC, as rfc3339FromMicros takes it. */
   ts: string;
 }
 
@@ -91,12 +93,12 @@ function expectedJson(t: Token, collectionName: string, originName: string, owne
     owner,
     nft: { token_id: t.tokenId, uri: t.uri },
     height: t.height,
-    timestamp: rfc3339Nano(t.ts),
+    timestamp: rfc3339FromMicros(t.ts),
   });
 }
 
 describe.each(testDbFactories())('token JSON rendered by the database ($name)', (factory) => {
-  it('is, byte for byte, what JSON.stringify and rfc3339Nano give, and follows updates', async () => {
+  it('is, byte for byte, what JSON.stringify and rfc3339FromMicros give, and follows updates', async () => {
     const { db, dispose } = await factory.create();
     try {
       const ownerId = await seed(db);

@@ -1,3 +1,4 @@
+import type { NftTokenPieces } from '../../wire/nft-token.js';
 import { checkOffset, keysetSql, limitSql, takePage, type KeysetPlan } from '../pagination.js';
 import {
   countWithTimeout,
@@ -23,14 +24,7 @@ export type TokenOrder = 'token_id' | 'height';
  * its JSON object is `head` + the owner's bech32 text + `tail`. The owner is the one part the
  * database cannot render: its text depends on the API's account prefix.
  */
-export interface TokenRow {
-  /** `{"collection_addr":…,"owner":"` */
-  head: string;
-  /** Owner account bytes; null when its dictionary row is missing (API: ""). */
-  owner: Buffer | null;
-  /** `","nft":{…},"height":…,"timestamp":"…"}` */
-  tail: string;
-}
+export type TokenRow = NftTokenPieces;
 
 export interface TokenFilter {
   ownerId?: number;

@@ -10,9 +10,10 @@ import type { JsonText } from './context.js';
  * Hot pages then cost PostgreSQL almost nothing and the API only copies bytes it holds.
  *
  * What can still change a row under a running API is not ingest: a database reset or re-ingest
- * (another chain, or the same one rendered by another release) and a data migration (0009 rewrote
- * `tx.data` in place). Each moves the store's identity — `chain_meta` (re-created on a reset), the
- * latest applied migration, or the block checkpoint going backwards — which is read at most every
+ * (another chain, or the same one rendered by another release), a data migration (0009 rewrote
+ * `tx.data` in place) and the re-render job. Each moves the store's identity — `chain_meta`
+ * (re-created on a reset), the latest applied migration, the documents' formats and re-render
+ * checkpoints, or the block checkpoint going backwards — which is read at most every
  * `checkEveryMs`, before any row is served from memory: a cached row is served only while the
  * identity it was read under was confirmed within that interval (the list routes' response cache
  * already serves answers up to 1 s old). A change drops every row.
@@ -213,13 +214,25 @@ function rowsChanged(table: RowTable, sequence: number): AppError {
   });
 }
 
-/** The store's identity: one short statement (three primary-key or tiny-table reads). */
+/**
+ * The store's identity: one short statement (four primary-key or tiny-table reads). The stored
+ * documents' formats are part of it: the re-render job (src/store/writers/document-rerender.ts)
+ * rewrites rows in place and moves its checkpoint with every batch it commits.
+ */
 export async function readStoreIdentity(db: Queryable): Promise<StoreIdentity> {
-  const { rows } = await db.query<{ chain: string | null; migration: string | null; height: unknown }>(
+  const { rows } = await db.query<{
+    chain: string | null;
+    migration: string | null;
+    formats: string | null;
+    height: unknown;
+  }>(
     `SELECT (SELECT chain_id || ' ' || vm_type || ' ' || extract(epoch FROM created_at)::text FROM chain_meta) AS chain,
             (SELECT max(name) FROM schema_migrations) AS migration,
+            (SELECT string_agg(concat_ws(':', document, version, rerender_to, rerender_after), ' ' ORDER BY document)
+               FROM document_format) AS formats,
             (SELECT height FROM checkpoint WHERE stream = 'blocks') AS height`,
   );
   const row = rows[0];
-  return { key: `${row?.chain ?? ''}\u0000${row?.migration ?? ''}`, height: Number(row?.height ?? 0) };
+  const key = [row?.chain ?? '', row?.migration ?? '', row?.formats ?? ''].join('\u0000');
+  return { key, height: Number(row?.height ?? 0) };
 }

@@ -1,3 +1,4 @@
+import { TX_FEE_AMOUNT_PATH, TX_MESSAGES_PATH, storedTxCodeSql, storedTxGasUsedSql } from '../../wire/tx.js';
 import type { Queryable } from '../db.js';
 
 /**
@@ -6,11 +7,8 @@ import type { Queryable } from '../db.js';
  * rows by primary key; nothing is streamed into Node but one (account, value) row per address.
  *
  * Facts that live only inside the stored tx JSON are read from it in SQL:
- *  - `code` and `gas_used` by position (strpos, no regex, no JSON parse: ~6x cheaper than either):
- *    tx.data's top-level keys are written in a fixed order (src/ingest/decode/tx-response.ts:
- *    txhash, height, codespace, code, data, raw_log, logs, info, gas_wanted, gas_used, tx, …) and
- *    everything before them is hex, digits, JSON-escaped strings or legacy logs with fixed keys,
- *    so the first `,"code":` and the first `,"gas_used":"` are those keys;
+ *  - `code` and `gas_used` by position, with the SQL the tx document's module gives
+ *    (src/wire/tx.ts: storedTxCodeSql, storedTxGasUsedSql, which say why a position is safe);
  *  - fees and messages by parsing the text as `json` (cheaper than jsonb, no re-serialisation),
  *    only for the metrics that need them and, for messages, only for txs holding the message type
  *    (tx_msg_types' primary key finds them). A position search is not safe there: the tx body,
@@ -18,8 +16,8 @@ import type { Queryable } from '../db.js';
  */
 
 /** The tx's result code (0 = success). */
-const CODE_SQL = `split_part(substr(t.data, strpos(t.data, ',"code":') + 8, 20), ',', 1)::bigint`;
-const GAS_USED_SQL = `split_part(substr(t.data, strpos(t.data, ',"gas_used":"') + 13, 24), '"', 1)::numeric`;
+const CODE_SQL = storedTxCodeSql('t.data');
+const GAS_USED_SQL = storedTxGasUsedSql('t.data');
 const IN_WINDOW = 't.sequence BETWEEN $1 AND $2';
 
 export interface MetricRow {
@@ -75,7 +73,7 @@ export function feesPaid(db: Queryable, w: SequenceRange, denom: string) {
     `SELECT t.signer_id AS account_id, sum((c.coin->>'amount')::numeric)::text AS value
        FROM tx t
       CROSS JOIN LATERAL json_array_elements(
-        coalesce(t.data::json #> '{tx,auth_info,fee,amount}', '[]'::json)) AS c(coin)
+        coalesce(t.data::json #> '${TX_FEE_AMOUNT_PATH}', '[]'::json)) AS c(coin)
       WHERE ${IN_WINDOW} AND c.coin->>'denom' = $3
       GROUP BY t.signer_id`,
     [w.lo, w.hi, denom],
@@ -97,7 +95,7 @@ export function msgTxs(db: Queryable, w: SequenceRange, types: readonly string[]
   const typeUrls = types.map((t) => `/${t}`);
   const messageTest = filter
     ? `AND EXISTS (SELECT 1 FROM json_array_elements(
-         coalesce(t.data::json #> '{tx,body,messages}', '[]'::json)) AS msg(m)
+         coalesce(t.data::json #> '${TX_MESSAGES_PATH}', '[]'::json)) AS msg(m)
          WHERE m->>'@type' = ANY($4::text[]) AND (${filter.sql}))`
     : '';
   return aggregate(

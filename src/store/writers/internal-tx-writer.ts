@@ -1,21 +1,11 @@
+import type { EvmInternalTxRow } from '../../wire/evm-internal-tx.js';
 import type { Queryable } from '../db.js';
 import { insertAccountEdges, type AccountEdges } from './account-edges.js';
 import { asBuffer, createAccountDictionary, hexKey, uniqueBytes } from './dictionary.js';
 
-/** A call frame ready to store (see ingest/collectors/internal-txs.ts). */
-export interface InternalTxInput {
-  height: number;
-  hash: Uint8Array;
-  data: string;
-  from: Uint8Array | undefined;
-  accounts: Uint8Array[];
-  error: string | undefined;
-  revertReason: string | undefined;
-}
-
 export interface InternalTxWriter {
   /** Stores the frames under the sequences after `fromSequence`; returns the last one. */
-  write(tx: Queryable, rows: readonly InternalTxInput[], fromSequence: number): Promise<number>;
+  write(tx: Queryable, rows: readonly EvmInternalTxRow[], fromSequence: number): Promise<number>;
   committed(): void;
   rolledBack(): void;
 }

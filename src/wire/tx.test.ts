@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { renderEventsJson, renderTxResponseJson, rfc3339Nano } from './tx-response.js';
+import { renderEventsJson, renderTxResponseJson, rfc3339Nano } from './tx.js';
 
 describe('renderTxResponseJson', () => {
   it('builds the API object from pieces, with defaults for omitted ExecTxResult fields', () => {
