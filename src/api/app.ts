@@ -38,6 +38,7 @@ import {
   rowCacheMetrics,
 } from './http-metrics.js';
 import type { ApiOptions } from './options.js';
+import { malformedParameterError } from './params.js';
 import { parseQueryString } from './params.js';
 import { installRateLimit } from './rate-limit.js';
 import { registerBlockRoutes } from './routes/blocks.js';
@@ -116,12 +117,14 @@ export async function createApiApp(ctx: ApiContext): Promise<FastifyInstance> {
     },
     exposeHeadRoutes: true,
     // Malformed URLs (bad percent-encoding) get the JSON error body too.
-    frameworkErrors: (error, _request, reply: FastifyReply) => {
+    frameworkErrors: (error, request, reply: FastifyReply) => {
+      const named = error.code === 'FST_ERR_BAD_URL' ? malformedParameterError(request.url) : undefined;
+      const message = named?.message ?? error.message;
       void reply
         .code(400)
         .header('content-type', 'application/json')
         // A Buffer keeps the bare `application/json` (onSend hooks do not run on this path).
-        .send(Buffer.from(JSON.stringify({ code: 3, message: error.message, details: [] })));
+        .send(Buffer.from(JSON.stringify({ code: 3, message, details: [] })));
     },
   });
   // Every method Node parses (but CONNECT, see http-edge.ts) is routable, so a known path answers
