@@ -168,6 +168,24 @@ function startHeartbeat(states: Map<StreamRoute, RouteState>, heartbeatMs: numbe
   return heartbeat;
 }
 
+/** What the commit feed calls: one follow-up queued at a time, however many commits arrive meanwhile. */
+function commitWaker(core: HubCore, serial: ReturnType<typeof createSerialQueue>): () => void {
+  let queued = false;
+  return () => {
+    if (queued) return;
+    queued = true;
+    void serial(async () => {
+      queued = false;
+      await followCommits(core);
+    }).catch((err: unknown) => {
+      core.ctx.logger.warn(
+        { err: (err as Error).message },
+        'stream could not read the new commits; next wake retries',
+      );
+    });
+  };
+}
+
 export function createStreamHub(ctx: StreamHubContext): StreamHub {
   const states = new Map<StreamRoute, RouteState>(
     ctx.routes.map((r) => [r, { delivered: 0, subs: createSubscriberIndex(), ...familyOf(r) }]),
@@ -183,23 +201,9 @@ export function createStreamHub(ctx: StreamHubContext): StreamHub {
     for (const [route, state] of states) state.delivered = positionOf(route, pos);
   });
 
-  let queued = false;
   let closed = false;
-  const wake = () => {
-    if (queued) return;
-    queued = true;
-    void serial(async () => {
-      queued = false;
-      await followCommits(core);
-    }).catch((err: unknown) => {
-      ctx.logger.warn(
-        { err: (err as Error).message },
-        'stream could not read the new commits; next wake retries',
-      );
-    });
-  };
   const heartbeat = startHeartbeat(states, ctx.heartbeatMs);
-  ctx.feed.start(wake);
+  ctx.feed.start(commitWaker(core, serial));
 
   return {
     async register(route, sub) {
