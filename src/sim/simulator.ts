@@ -290,6 +290,31 @@ function createSurfaceServers(
   };
 }
 
+/** The generated chain; every block it generates is indexed by tx hash and shown to the VM. */
+function createSimChain(
+  r: Resolved,
+  parts: { schedule: Schedule; vm: VmSetup; replay: Replay | undefined; txIndex: Map<string, number> },
+): Chain {
+  const { schedule, vm, replay, txIndex } = parts;
+  return createChain({
+    chainId: r.chainId,
+    seed: r.seed,
+    prefix: PREFIX,
+    blockTimeMs: r.blockTimeMs,
+    fastSignatures: r.fastSignatures,
+    schedule,
+    model: vm.model,
+    feeCollectorBech32: toBech32(FEE_COLLECTOR, PREFIX),
+    rewardsBech32: toBech32(rewardsAddress(r.seed), PREFIX),
+    ...(replay ? { txsAt: (h: number) => replay.txsAt(h) } : {}),
+    onGenerate(b) {
+      if (txIndex.size > 500_000) txIndex.clear();
+      for (const t of b.txs) txIndex.set(t.hash, b.height);
+      vm.onBlock?.(b);
+    },
+  });
+}
+
 export function createSimulator(options: SimulatorOptions): Simulator {
   const r = resolve(options);
   const logger = options.logger ?? createLogger({ level: 'warn', format: 'json', name: 'sim' });
@@ -316,23 +341,7 @@ export function createSimulator(options: SimulatorOptions): Simulator {
   };
   const vm = createVm(r, vmDeps, evmContracts, () => chainRef.current!, base);
   vmRef.current = vm;
-  const chain: Chain = createChain({
-    chainId: r.chainId,
-    seed: r.seed,
-    prefix: PREFIX,
-    blockTimeMs: r.blockTimeMs,
-    fastSignatures: r.fastSignatures,
-    schedule,
-    model: vm.model,
-    feeCollectorBech32: toBech32(FEE_COLLECTOR, PREFIX),
-    rewardsBech32: toBech32(rewardsAddress(r.seed), PREFIX),
-    ...(replay ? { txsAt: (h: number) => replay.txsAt(h) } : {}),
-    onGenerate(b) {
-      if (txIndex.size > 500_000) txIndex.clear();
-      for (const t of b.txs) txIndex.set(t.hash, b.height);
-      vm.onBlock?.(b);
-    },
-  });
+  const chain = createSimChain(r, { schedule, vm, replay, txIndex });
   chainRef.current = chain;
   const parts: SurfaceParts = {
     r,

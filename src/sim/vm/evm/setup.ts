@@ -92,6 +92,38 @@ function ledgerState(
   };
 }
 
+/** The EVM JSON-RPC and REST surfaces' view of the VM. */
+function rpcContext(
+  deps: EvmVmDeps,
+  parts: {
+    chainId: bigint;
+    plan: NftPlanContext;
+    ledger: ReturnType<typeof createEvmLedger>;
+    model: ReturnType<typeof createEvmModel>;
+    indexes: ReturnType<typeof createTxIndexes>;
+    holderHex: (h: number) => string;
+  },
+): EvmRpcContext {
+  const { chainId, plan, ledger, model, indexes, holderHex } = parts;
+  return {
+    get chain() {
+      return deps.chain();
+    },
+    chainId,
+    contracts: deps.contracts,
+    plan,
+    ledger,
+    evmData: (tx) => model.evmData(tx),
+    holderHex,
+    head: deps.head,
+    base: deps.base,
+    lastTxAt: deps.lastTxAt,
+    findCosmos: indexes.findCosmos,
+    recentHeights: deps.recentHeights,
+    findEth: indexes.findEth,
+  };
+}
+
 export function createEvmVm(deps: EvmVmDeps): VmSetup {
   const { ctx } = deps;
   const plan: NftPlanContext = nftPlanOf(ctx, false);
@@ -114,23 +146,7 @@ export function createEvmVm(deps: EvmVmDeps): VmSetup {
   });
   const indexes = createTxIndexes(deps);
   const holderHex = (h: number): string => evmHolder(k, ctx.accounts, h);
-  const rpcCtx: EvmRpcContext = {
-    get chain() {
-      return deps.chain();
-    },
-    chainId,
-    contracts: k,
-    plan,
-    ledger,
-    evmData: (tx) => model.evmData(tx),
-    holderHex,
-    head: deps.head,
-    base: deps.base,
-    lastTxAt: deps.lastTxAt,
-    findCosmos: indexes.findCosmos,
-    recentHeights: deps.recentHeights,
-    findEth: indexes.findEth,
-  };
+  const rpcCtx = rpcContext(deps, { chainId, plan, ledger, model, indexes, holderHex });
   const bech = (hex: string): string => toBech32(Buffer.from(hex.slice(2), 'hex'), ctx.prefix);
   return {
     model,
