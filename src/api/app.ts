@@ -2,7 +2,13 @@ import http from 'node:http';
 import zlib from 'node:zlib';
 import compress from '@fastify/compress';
 import swagger from '@fastify/swagger';
-import Fastify, { type FastifyInstance, type FastifyReply, type FastifyServerFactory } from 'fastify';
+import Fastify, {
+  type FastifyError,
+  type FastifyInstance,
+  type FastifyReply,
+  type FastifyRequest,
+  type FastifyServerFactory,
+} from 'fastify';
 import type { Registry } from 'prom-client';
 import { createPollFeed, type CommitFeed } from '../shared/commit-feed.js';
 import type { Logger } from '../shared/logger.js';
@@ -38,6 +44,7 @@ import {
   rowCacheMetrics,
 } from './http-metrics.js';
 import type { ApiOptions } from './options.js';
+import { malformedParameterError } from './params.js';
 import { parseQueryString } from './params.js';
 import { installRateLimit } from './rate-limit.js';
 import { registerBlockRoutes } from './routes/blocks.js';
@@ -96,7 +103,35 @@ function createApiRowCache(db: Db, maxBytes: number, metrics: Registry): RowCach
 /** Builds the read API (routes, schemas, OpenAPI, cache, CORS, compression); the caller listens. */
 export async function createApiApp(ctx: ApiContext): Promise<FastifyInstance> {
   const { options } = ctx;
-  const { limits } = options;
+  const app = createFastify(ctx);
+  installServerEdge(app);
+  installRequestEdge(app, options.limits);
+  const refused = refusalCounter(ctx.metrics);
+  if (options.limits.rateLimitPerSecond > 0) {
+    installRateLimit(app, {
+      perSecond: options.limits.rateLimitPerSecond,
+      burst: options.limits.rateLimitBurst,
+      onLimited: () => refused('rate_limit'),
+    });
+  }
+  installSerialization(app, options);
+  installErrorHandlers(app, ctx.logger);
+  installHttpMetrics(app, ctx.metrics);
+  installCors(app, options.cors);
+  await registerCompressionAndOpenApi(app, options);
+  // No text parameter holding NUL reaches SQL (a 400 instead of PostgreSQL's encoding error).
+  const db = guardTextParams(ctx.db);
+  const deps = createRouteDeps(ctx, db, refused);
+  registerReadRoutes(app, ctx, deps);
+  registerStreams(app, ctx, deps, db);
+  registerLivePage(app);
+  registerSwaggerRoutes(app);
+  return app;
+}
+
+/** The Fastify instance with the edge limits, the router's options and every method routable. */
+function createFastify(ctx: ApiContext): FastifyInstance {
+  const { limits } = ctx.options;
   const app = Fastify({
     logger: false,
     // The ingest process opens its port first and hands it over (it applies the same limits).
@@ -116,13 +151,7 @@ export async function createApiApp(ctx: ApiContext): Promise<FastifyInstance> {
     },
     exposeHeadRoutes: true,
     // Malformed URLs (bad percent-encoding) get the JSON error body too.
-    frameworkErrors: (error, _request, reply: FastifyReply) => {
-      void reply
-        .code(400)
-        .header('content-type', 'application/json')
-        // A Buffer keeps the bare `application/json` (onSend hooks do not run on this path).
-        .send(Buffer.from(JSON.stringify({ code: 3, message: error.message, details: [] })));
-    },
+    frameworkErrors: answerFrameworkError,
   });
   // Every method Node parses (but CONNECT, see http-edge.ts) is routable, so a known path answers
   // 405 to PROPFIND or TRACE instead of 404.
@@ -131,16 +160,22 @@ export async function createApiApp(ctx: ApiContext): Promise<FastifyInstance> {
       app.addHttpMethod(method, { hasBody: true });
     }
   }
-  installServerEdge(app);
-  installRequestEdge(app, limits);
-  const refused = refusalCounter(ctx.metrics);
-  if (limits.rateLimitPerSecond > 0) {
-    installRateLimit(app, {
-      perSecond: limits.rateLimitPerSecond,
-      burst: limits.rateLimitBurst,
-      onLimited: () => refused('rate_limit'),
-    });
-  }
+  return app;
+}
+
+/** Malformed URLs (bad percent-encoding) get the JSON error body too. */
+function answerFrameworkError(error: FastifyError, request: FastifyRequest, reply: FastifyReply): void {
+  const named = error.code === 'FST_ERR_BAD_URL' ? malformedParameterError(request.url) : undefined;
+  const message = named?.message ?? error.message;
+  void reply
+    .code(400)
+    .header('content-type', 'application/json')
+    // A Buffer keeps the bare `application/json` (onSend hooks do not run on this path).
+    .send(Buffer.from(JSON.stringify({ code: 3, message, details: [] })));
+}
+
+/** Bodies as JSON text, the shared schemas, and the reference's bare content type. */
+function installSerialization(app: FastifyInstance, options: ApiOptions): void {
   // Bodies are assembled as JSON text; objects (errors) go through plain JSON.stringify.
   app.setSerializerCompiler(() => (data) => JSON.stringify(data));
   for (const schema of SHARED_SCHEMAS) app.addSchema(schema);
@@ -153,9 +188,9 @@ export async function createApiApp(ctx: ApiContext): Promise<FastifyInstance> {
     }
     return payload;
   });
-  installErrorHandlers(app, ctx.logger);
-  installHttpMetrics(app, ctx.metrics);
-  installCors(app, options.cors);
+}
+
+async function registerCompressionAndOpenApi(app: FastifyInstance, options: ApiOptions): Promise<void> {
   await app.register(compress, {
     global: true,
     encodings: ['br', 'gzip'],
@@ -190,9 +225,12 @@ export async function createApiApp(ctx: ApiContext): Promise<FastifyInstance> {
         typeof json.$id === 'string' ? json.$id : `def-${i}`,
     },
   });
+}
 
-  // No text parameter holding NUL reaches SQL (a 400 instead of PostgreSQL's encoding error).
-  const db = guardTextParams(ctx.db);
+/** The readers over a guarded session, the response cache and the page-body pool. */
+function createRouteDeps(ctx: ApiContext, db: Db, refused: ReturnType<typeof refusalCounter>): RouteDeps {
+  const { options } = ctx;
+  const { limits } = options;
   const readerContext = {
     db,
     countTimeoutMs: options.countTimeoutMs,
@@ -206,7 +244,7 @@ export async function createApiApp(ctx: ApiContext): Promise<FastifyInstance> {
       ? { rowCache: createApiRowCache(db, options.rowCacheBytes, ctx.metrics) }
       : {}),
   };
-  const deps: RouteDeps = {
+  return {
     options,
     cache: createResponseCache({ enabled: options.cache, maxBytes: options.cacheMaxBytes }),
     bodies: createBodyPool({ maxBytes: BODY_POOL_BYTES }),
@@ -222,6 +260,10 @@ export async function createApiApp(ctx: ApiContext): Promise<FastifyInstance> {
       nftTokens: createNftTokenReader(readerContext),
     },
   };
+}
+
+function registerReadRoutes(app: FastifyInstance, ctx: ApiContext, deps: RouteDeps): void {
+  const { options } = ctx;
   installReplicaLagMetric(ctx.metrics, deps.readers.health);
   registerStatusRoutes(app, deps);
   registerBlockRoutes(app, deps);
@@ -235,6 +277,11 @@ export async function createApiApp(ctx: ApiContext): Promise<FastifyInstance> {
     metrics: ctx.metrics,
     ...(ctx.readiness ? { readiness: ctx.readiness } : {}),
   });
+}
+
+/** The SSE routes over one hub fed by commits. */
+function registerStreams(app: FastifyInstance, ctx: ApiContext, deps: RouteDeps, db: Db): void {
+  const { options } = ctx;
   const streamReader = createStreamReader({ db });
   const streamMetrics = createStreamMetrics(ctx.metrics);
   const hub = createStreamHub({
@@ -256,7 +303,4 @@ export async function createApiApp(ctx: ApiContext): Promise<FastifyInstance> {
     blocks: deps.readers.blocks,
     metrics: streamMetrics,
   });
-  registerLivePage(app);
-  registerSwaggerRoutes(app);
-  return app;
 }

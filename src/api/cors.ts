@@ -16,6 +16,9 @@ export function installCors(app: FastifyInstance, cors: CorsOptions): void {
       pattern.startsWith('*.') ? origin.endsWith(pattern.slice(1)) : origin === pattern,
     );
 
+  // Not `@fastify/cors`: it answers a refused origin's preflight 404 and an OPTIONS without
+  // Access-Control-Request-Method a text/plain 400, and its preflight Vary is `Origin` alone
+  // (cors.test.ts pins the reference's answers).
   app.addHook('onRequest', async (request, reply) => {
     const rawOrigin = request.headers.origin;
     const origin = typeof rawOrigin === 'string' ? rawOrigin.toLowerCase() : undefined;

@@ -34,6 +34,36 @@ export function parseAccount(raw: string, prefix: string): Uint8Array {
   }
 }
 
+/**
+ * The routes whose last path parameter is percent-decoded, unlike the reference (docs/api.md §0.11):
+ * the router refuses a malformed escape before any handler runs, and for these routes that 400
+ * names the parameter.
+ */
+const DECODED_PARAMETERS = [{ prefix: '/indexer/nft/v1/collections/by_name/', parameter: 'name' }];
+
+const malformedEscape = (parameter: string, raw: string) =>
+  new InputError(
+    'invalid_percent_encoding',
+    `[INVALID_VALUE] invalid value for ${parameter}: ${raw} (malformed percent-encoding)`,
+  );
+
+/** A percent-encoded path segment decoded (`My%20Collection` → `My Collection`). */
+export function decodePathSegment(raw: string, parameter: string): string {
+  try {
+    return decodeURIComponent(raw);
+  } catch {
+    throw malformedEscape(parameter, raw);
+  }
+}
+
+/** The parameter-naming error for a URL the router refused, when it is one of the decoding routes. */
+export function malformedParameterError(url: string): InputError | undefined {
+  const path = url.split('?', 1)[0] ?? '';
+  // The router matches paths case-insensitively, so the prefix is compared the same way.
+  const route = DECODED_PARAMETERS.find((r) => path.toLowerCase().startsWith(r.prefix));
+  return route && malformedEscape(route.parameter, path.slice(route.prefix.length));
+}
+
 const HEX_RE = /^[0-9a-fA-F]*$/;
 
 /** Tx hash: one leading lower-case 0x dropped, odd length left-padded, any case; no length check. */

@@ -146,7 +146,7 @@ export const NftTxParams = Type.Object({
 export const NameParams = Type.Object({
   name: Type.String({
     description:
-      'matched against collection names and origin names with only letters, marks and digits kept, lower-cased (substring); not percent-decoded',
+      'matched against collection names and origin names with only letters, marks and digits kept, lower-cased (substring); percent-decoded first',
   }),
 });
 

@@ -38,8 +38,7 @@ export interface IngestService {
 
 const NODE_TIMEOUT_MS = 30_000;
 
-/** Wires node clients, decoder and writer; checks the chain against the database. */
-export async function createIngestService(ctx: {
+export interface IngestServiceContext {
   options: Pick<
     IngestOptions,
     'chainId' | 'vmType' | 'endpoints' | 'maxConcurrentRequests' | 'accountPrefix' | 'startHeight'
@@ -60,10 +59,15 @@ export async function createIngestService(ctx: {
   /** Told when the node does not answer during start-up (it is waited for). */
   onNodeRetry?: (err: Error) => void;
   signal?: AbortSignal;
-}): Promise<IngestService> {
-  const { options, logger, db } = ctx;
+}
+
+type Stages = ReturnType<typeof createStages>;
+
+/** The node's transports (RPC and REST now, JSON-RPC once the chain is known to be EVM). */
+function openNodeTransports(ctx: IngestServiceContext) {
+  const { options } = ctx;
   const nodeMetrics = createNodeMetrics(ctx.registry);
-  const transport = (name: string, endpoints: string[]): Transport =>
+  const open = (name: string, endpoints: string[]): Transport =>
     createTransport({
       name,
       endpoints,
@@ -71,24 +75,36 @@ export async function createIngestService(ctx: {
       maxConcurrent: options.maxConcurrentRequests,
       metrics: nodeMetrics,
     });
-  const transports = [transport('rpc', options.endpoints.rpc), transport('rest', options.endpoints.rest)];
-  const comet = createCometClient(transports[0]!);
-  const rest = createRestClient(transports[1]!);
-  // A node that is down at start-up is waited for (with backoff), like one that fails later.
-  const untilNodeAnswers = <T>(what: string, fn: () => Promise<T>) =>
+  const transports = [open('rpc', options.endpoints.rpc), open('rest', options.endpoints.rest)];
+  return {
+    nodeMetrics,
+    open,
+    transports,
+    comet: createCometClient(transports[0]!),
+    rest: createRestClient(transports[1]!),
+  };
+}
+
+/** A node that is down at start-up is waited for (with backoff), like one that fails later. */
+function nodeWaiter(ctx: IngestServiceContext) {
+  return <T>(what: string, fn: () => Promise<T>) =>
     withRetry(fn, {
       policy: INGEST_RETRY,
-      logger,
+      logger: ctx.logger,
       what,
       ...(ctx.onNodeRetry ? { onRetry: ctx.onNodeRetry } : {}),
       ...(ctx.signal ? { signal: ctx.signal } : {}),
     });
-  const chain = await untilNodeAnswers('node status', () => discoverChain(options, { comet, rest }));
-  const evmTransport = chain.vmType === 'evm' ? transport('jsonrpc', options.endpoints.jsonRpc) : undefined;
-  if (evmTransport) transports.push(evmTransport);
-  await ensureChainMeta(db, chain);
+}
 
-  const writer = await createBlockWriter(db);
+/** A fresh database starts at START_HEIGHT or the node's earliest block; a resumed one at its checkpoint. */
+async function settleStartHeight(
+  ctx: IngestServiceContext,
+  writer: Awaited<ReturnType<typeof createBlockWriter>>,
+  comet: CometClient,
+  untilNodeAnswers: ReturnType<typeof nodeWaiter>,
+): Promise<void> {
+  const { options, logger } = ctx;
   await untilNodeAnswers('checkpoint block', () => verifyCheckpointHash(writer.checkpoint(), comet, logger));
   if (writer.checkpoint().height === 0) {
     const status = await untilNodeAnswers('node status', () => comet.status());
@@ -100,20 +116,37 @@ export async function createIngestService(ctx: {
       'START_HEIGHT ignored: resuming from the checkpoint',
     );
   }
+}
+
+/** The block stream's fetches, shown to the stages that take something from each block. */
+function tappedComet(comet: CometClient, tapped: Stages): CometClient {
+  if (tapped.length === 0) return comet;
+  return {
+    ...comet,
+    async fetchBlocks(heights, consumer) {
+      const blocks = await comet.fetchBlocks(heights, consumer);
+      for (const stage of tapped) stage.onBlocks!(blocks);
+      return blocks;
+    },
+  };
+}
+
+/** Wires node clients, decoder and writer; checks the chain against the database. */
+export async function createIngestService(ctx: IngestServiceContext): Promise<IngestService> {
+  const { options, logger, db } = ctx;
+  const node = openNodeTransports(ctx);
+  const { comet, rest, transports } = node;
+  const untilNodeAnswers = nodeWaiter(ctx);
+  const chain = await untilNodeAnswers('node status', () => discoverChain(options, { comet, rest }));
+  const evmTransport = chain.vmType === 'evm' ? node.open('jsonrpc', options.endpoints.jsonRpc) : undefined;
+  if (evmTransport) transports.push(evmTransport);
+  await ensureChainMeta(db, chain);
+
+  const writer = await createBlockWriter(db);
+  await settleStartHeight(ctx, writer, comet, untilNodeAnswers);
   const metrics = ctx.metrics ?? createIngestMetrics(ctx.registry);
   metrics.height.set(writer.checkpoint().height);
   const evm = evmTransport ? createEvmClient(evmTransport) : undefined;
-  const nftCollector = (signal: AbortSignal) =>
-    options.nftIndexing === false
-      ? undefined
-      : createIngestNftCollector({
-          vm: chain.vmType,
-          prefix: options.accountPrefix,
-          rest,
-          logger,
-          signal,
-          lookupAttempts: options.nftLookupAttempts,
-        });
   const stages = createStages({
     chain,
     options: { internalTx: options.internalTx, richList: options.richList ?? true },
@@ -124,97 +157,138 @@ export async function createIngestService(ctx: {
     accountPrefix: options.accountPrefix,
     signal: ctx.signal,
   });
-
-  // The block stream's fetches, shown to the stages that take something from each block.
   const tapped = stages.filter((stage) => stage.onBlocks);
-  const streamComet: CometClient =
-    tapped.length === 0
-      ? comet
-      : {
-          ...comet,
-          async fetchBlocks(heights, consumer) {
-            const blocks = await comet.fetchBlocks(heights, consumer);
-            for (const stage of tapped) stage.onBlocks!(blocks);
-            return blocks;
-          },
-        };
-
-  // Library callers (tests, benchmarks) prepare in this thread unless they ask; the CLI sets it.
-  const workers = options.prepareWorkers ?? 0;
-  const openPreparer = (signal: AbortSignal): ChunkPreparer =>
-    workers > 0
-      ? createPrepareWorkers({
-          count: workers,
-          config: {
-            vm: chain.vmType,
-            endpoints: { ...options.endpoints, jsonRpc: evmTransport ? options.endpoints.jsonRpc : [] },
-            maxConcurrentRequests: options.maxConcurrentRequests,
-            requestTimeoutMs: options.requestTimeoutMs ?? NODE_TIMEOUT_MS,
-            accountPrefix: options.accountPrefix,
-            nft: options.nftIndexing === false ? undefined : { lookupAttempts: options.nftLookupAttempts },
-            balanceChanges: tapped.length > 0,
-            logLevel: logger.level,
-          },
-          logger,
-          nodeMetrics,
-          onBalanceChanges: (taken) => stages.forEach((stage) => stage.onBalanceChanges?.(taken)),
-        })
-      : createChunkPreparer({
-          comet: streamComet,
-          rest,
-          evm,
-          decoder: createIngestDecoder({ prefix: options.accountPrefix }),
-          accountPrefix: options.accountPrefix,
-          nft: nftCollector(signal),
-        });
-
+  const openPreparer = preparerFactory(ctx, {
+    chain,
+    comet: tappedComet(comet, tapped),
+    rest,
+    evm,
+    hasEvmTransport: evmTransport !== undefined,
+    nodeMetrics: node.nodeMetrics,
+    stages,
+    balanceChanges: tapped.length > 0,
+  });
+  const parts = { db, logger, writer, comet, metrics, stages, openPreparer };
   return {
     chain,
     height: () => writer.checkpoint().height,
-    async run(runOptions) {
-      logger.info(
-        { chainId: chain.chainId, vm: chain.vmType, from: writer.checkpoint().height + 1 },
-        'ingest started',
-      );
-      // One failing part stops the others: the checkpoints say where each resumes.
-      const failed = new AbortController();
-      const signal = AbortSignal.any([runOptions.signal, failed.signal]);
-      const head = createBlockHead(() => writer.checkpoint().height);
-      const stageDeps = { db, logger, metrics, head };
-      const preparer = openPreparer(runOptions.signal);
-      const parts = [
-        runPipeline(
-          { logger, writer, comet, prepareChunk: preparer.prepare, metrics },
-          {
-            ...runOptions,
-            signal,
-            onCommit: (p) => {
-              head.notify();
-              runOptions.onCommit?.(p);
-            },
-          },
-        ).finally(() => (head.finish(), preparer.close())),
-        ...stages.map((stage) =>
-          stage.run(stageDeps, {
-            signal,
-            ...(runOptions.untilHeight !== undefined ? { untilHeight: runOptions.untilHeight } : {}),
-          }),
-        ),
-      ].map((part) =>
-        part.catch((err: unknown) => {
-          failed.abort();
-          throw err;
-        }),
-      );
-      const outcomes = await Promise.allSettled(parts);
-      logger.info({ height: writer.checkpoint().height }, 'ingest stopped');
-      const failure = outcomes.find((o): o is PromiseRejectedResult => o.status === 'rejected');
-      if (failure) throw failure.reason;
-    },
+    run: (runOptions) => runIngest(parts, chain, runOptions),
     async close() {
       await Promise.all(transports.map((t) => t.close()));
     },
   };
+}
+
+/** Library callers (tests, benchmarks) prepare in this thread unless they ask; the CLI sets it. */
+function preparerFactory(
+  ctx: IngestServiceContext,
+  deps: {
+    chain: ChainMeta;
+    comet: CometClient;
+    rest: ReturnType<typeof createRestClient>;
+    evm: ReturnType<typeof createEvmClient> | undefined;
+    hasEvmTransport: boolean;
+    nodeMetrics: ReturnType<typeof createNodeMetrics>;
+    stages: Stages;
+    balanceChanges: boolean;
+  },
+): (signal: AbortSignal) => ChunkPreparer {
+  const { options, logger } = ctx;
+  const workers = options.prepareWorkers ?? 0;
+  return (signal) =>
+    workers > 0
+      ? createPrepareWorkers({
+          count: workers,
+          config: {
+            vm: deps.chain.vmType,
+            endpoints: {
+              ...options.endpoints,
+              jsonRpc: deps.hasEvmTransport ? options.endpoints.jsonRpc : [],
+            },
+            maxConcurrentRequests: options.maxConcurrentRequests,
+            requestTimeoutMs: options.requestTimeoutMs ?? NODE_TIMEOUT_MS,
+            accountPrefix: options.accountPrefix,
+            nft: options.nftIndexing === false ? undefined : { lookupAttempts: options.nftLookupAttempts },
+            balanceChanges: deps.balanceChanges,
+            logLevel: logger.level,
+          },
+          logger,
+          nodeMetrics: deps.nodeMetrics,
+          onBalanceChanges: (taken) => deps.stages.forEach((stage) => stage.onBalanceChanges?.(taken)),
+        })
+      : createChunkPreparer({
+          comet: deps.comet,
+          rest: deps.rest,
+          evm: deps.evm,
+          decoder: createIngestDecoder({ prefix: options.accountPrefix }),
+          accountPrefix: options.accountPrefix,
+          nft:
+            options.nftIndexing === false
+              ? undefined
+              : createIngestNftCollector({
+                  vm: deps.chain.vmType,
+                  prefix: options.accountPrefix,
+                  rest: deps.rest,
+                  logger,
+                  signal,
+                  lookupAttempts: options.nftLookupAttempts,
+                }),
+        });
+}
+
+/** The block pipeline and every stage, until aborted; one failing part stops the others. */
+async function runIngest(
+  parts: {
+    db: Db;
+    logger: Logger;
+    writer: Awaited<ReturnType<typeof createBlockWriter>>;
+    comet: CometClient;
+    metrics: IngestMetrics;
+    stages: Stages;
+    openPreparer: (signal: AbortSignal) => ChunkPreparer;
+  },
+  chain: ChainMeta,
+  runOptions: Parameters<IngestService['run']>[0],
+): Promise<void> {
+  const { db, logger, writer, comet, metrics, stages } = parts;
+  logger.info(
+    { chainId: chain.chainId, vm: chain.vmType, from: writer.checkpoint().height + 1 },
+    'ingest started',
+  );
+  // One failing part stops the others: the checkpoints say where each resumes.
+  const failed = new AbortController();
+  const signal = AbortSignal.any([runOptions.signal, failed.signal]);
+  const head = createBlockHead(() => writer.checkpoint().height);
+  const stageDeps = { db, logger, metrics, head };
+  const preparer = parts.openPreparer(runOptions.signal);
+  const running = [
+    runPipeline(
+      { logger, writer, comet, prepareChunk: preparer.prepare, metrics },
+      {
+        ...runOptions,
+        signal,
+        onCommit: (p) => {
+          head.notify();
+          runOptions.onCommit?.(p);
+        },
+      },
+    ).finally(() => (head.finish(), preparer.close())),
+    ...stages.map((stage) =>
+      stage.run(stageDeps, {
+        signal,
+        ...(runOptions.untilHeight !== undefined ? { untilHeight: runOptions.untilHeight } : {}),
+      }),
+    ),
+  ].map((part) =>
+    part.catch((err: unknown) => {
+      failed.abort();
+      throw err;
+    }),
+  );
+  const outcomes = await Promise.allSettled(running);
+  logger.info({ height: writer.checkpoint().height }, 'ingest stopped');
+  const failure = outcomes.find((o): o is PromiseRejectedResult => o.status === 'rejected');
+  if (failure) throw failure.reason;
 }
 
 /**

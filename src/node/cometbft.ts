@@ -37,12 +37,15 @@ export interface CometClient {
 /** Who reads the blocks (node metrics): the block stream, or a stage reading them again. */
 export type BlockConsumer = 'ingest' | 'rich_list';
 
-export function createCometClient(transport: Transport): CometClient {
-  async function call(
-    body: unknown,
-    purpose: NodePurpose,
-    calls?: Partial<Record<NodePurpose, number>>,
-  ): Promise<unknown> {
+type RpcCall = (
+  body: unknown,
+  purpose: NodePurpose,
+  calls?: Partial<Record<NodePurpose, number>>,
+) => Promise<unknown>;
+
+/** One JSON-RPC POST (a call or a batch) through the transport, its answer parsed. */
+function rpcCaller(transport: Transport): RpcCall {
+  return async (body, purpose, calls) => {
     const res = await transport.request({
       method: 'POST',
       path: '/',
@@ -58,108 +61,116 @@ export function createCometClient(transport: Transport): CometClient {
         retryable: true,
       });
     }
+  };
+}
+
+/** A batch's replies by id; a node may answer a whole batch with one error object (e.g. overload): retry later. */
+function batchReplies(reply: unknown, what: string): Map<number, JsonRpcReply> {
+  if (!Array.isArray(reply)) {
+    throw new AppError('node_batch_error', `rpc ${what} failed: ${describe((reply as JsonRpcReply).error)}`, {
+      retryable: true,
+    });
   }
+  const byId = new Map<number, JsonRpcReply>();
+  for (const item of reply as JsonRpcReply[]) if (typeof item.id === 'number') byId.set(item.id, item);
+  return byId;
+}
 
+async function fetchStatus(call: RpcCall): Promise<Awaited<ReturnType<CometClient['status']>>> {
+  const reply = (await call(
+    { jsonrpc: '2.0', id: 1, method: 'status', params: {} },
+    'status',
+  )) as JsonRpcReply;
+  const result = unwrap(reply, 'status') as {
+    node_info?: { network?: string };
+    sync_info?: { latest_block_height?: string; earliest_block_height?: string };
+  };
+  const chainId = result.node_info?.network;
+  const latest = Number(result.sync_info?.latest_block_height);
+  if (typeof chainId !== 'string' || !Number.isSafeInteger(latest)) {
+    throw new AppError(
+      'malformed_status',
+      'rpc /status lacks node_info.network or sync_info.latest_block_height',
+    );
+  }
+  const earliest = Number(result.sync_info?.earliest_block_height ?? 1);
+  return { chainId, latestHeight: latest, earliestHeight: Number.isSafeInteger(earliest) ? earliest : 1 };
+}
+
+async function fetchBlocks(
+  call: RpcCall,
+  heights: readonly number[],
+  consumer: BlockConsumer,
+): Promise<(RawBlock | undefined)[]> {
+  const batch = heights.flatMap((h, i) => [
+    { jsonrpc: '2.0', id: 2 * i, method: 'block', params: { height: String(h) } },
+    { jsonrpc: '2.0', id: 2 * i + 1, method: 'block_results', params: { height: String(h) } },
+  ]);
+  const [block, results] =
+    consumer === 'ingest'
+      ? (['block', 'block_results'] as const)
+      : (['rich_list_block', 'rich_list_block_results'] as const);
+  const byId = batchReplies(
+    await call(batch, block, { [block]: heights.length, [results]: heights.length }),
+    'batch',
+  );
+  return heights.map((height, i) => {
+    const blockReply = byId.get(2 * i);
+    const resultsReply = byId.get(2 * i + 1);
+    if (!blockReply || !resultsReply) {
+      throw new AppError('node_batch_incomplete', `rpc batch reply lacks height ${height}`, {
+        retryable: true,
+      });
+    }
+    if (isNotYet(blockReply) || isNotYet(resultsReply)) return undefined;
+    return parseBlockBundle(
+      height,
+      unwrap(blockReply, `block ${height}`),
+      unwrap(resultsReply, `block_results ${height}`),
+    );
+  });
+}
+
+async function abciQueries(
+  call: RpcCall,
+  queries: readonly { path: string; data: Uint8Array }[],
+  height: number,
+  purpose: NodePurpose,
+): Promise<Uint8Array[]> {
+  if (queries.length === 0) return [];
+  const batch = queries.map((q, id) => ({
+    jsonrpc: '2.0',
+    id,
+    method: 'abci_query',
+    params: {
+      path: q.path,
+      data: Buffer.from(q.data).toString('hex'),
+      height: String(height),
+      prove: false,
+    },
+  }));
+  const byId = batchReplies(await call(batch, purpose, { [purpose]: queries.length }), 'abci_query batch');
+  return queries.map((q, i) => {
+    const item = byId.get(i);
+    const what = `abci_query ${q.path} at ${height}`;
+    if (!item)
+      throw new AppError('node_batch_incomplete', `rpc batch reply lacks ${what}`, { retryable: true });
+    const response = (unwrap(item, what) as AbciQueryResult).response ?? {};
+    if (response.code) {
+      throw new AppError('node_abci_error', `rpc ${what}: code ${response.code}: ${response.log ?? ''}`, {
+        retryable: true,
+      });
+    }
+    return Buffer.from(response.value ?? '', 'base64');
+  });
+}
+
+export function createCometClient(transport: Transport): CometClient {
+  const call = rpcCaller(transport);
   return {
-    async status() {
-      const reply = (await call(
-        { jsonrpc: '2.0', id: 1, method: 'status', params: {} },
-        'status',
-      )) as JsonRpcReply;
-      const result = unwrap(reply, 'status') as {
-        node_info?: { network?: string };
-        sync_info?: { latest_block_height?: string; earliest_block_height?: string };
-      };
-      const chainId = result.node_info?.network;
-      const latest = Number(result.sync_info?.latest_block_height);
-      if (typeof chainId !== 'string' || !Number.isSafeInteger(latest)) {
-        throw new AppError(
-          'malformed_status',
-          'rpc /status lacks node_info.network or sync_info.latest_block_height',
-        );
-      }
-      const earliest = Number(result.sync_info?.earliest_block_height ?? 1);
-      return { chainId, latestHeight: latest, earliestHeight: Number.isSafeInteger(earliest) ? earliest : 1 };
-    },
-
-    async fetchBlocks(heights, consumer = 'ingest') {
-      const batch = heights.flatMap((h, i) => [
-        { jsonrpc: '2.0', id: 2 * i, method: 'block', params: { height: String(h) } },
-        { jsonrpc: '2.0', id: 2 * i + 1, method: 'block_results', params: { height: String(h) } },
-      ]);
-      const [block, results] =
-        consumer === 'ingest'
-          ? (['block', 'block_results'] as const)
-          : (['rich_list_block', 'rich_list_block_results'] as const);
-      const reply = await call(batch, block, { [block]: heights.length, [results]: heights.length });
-      if (!Array.isArray(reply)) {
-        // A node may answer a whole batch with one error object (e.g. overload): retry later.
-        throw new AppError(
-          'node_batch_error',
-          `rpc batch failed: ${describe((reply as JsonRpcReply).error)}`,
-          {
-            retryable: true,
-          },
-        );
-      }
-      const byId = new Map<number, JsonRpcReply>();
-      for (const item of reply as JsonRpcReply[]) if (typeof item.id === 'number') byId.set(item.id, item);
-      return heights.map((height, i) => {
-        const block = byId.get(2 * i);
-        const results = byId.get(2 * i + 1);
-        if (!block || !results) {
-          throw new AppError('node_batch_incomplete', `rpc batch reply lacks height ${height}`, {
-            retryable: true,
-          });
-        }
-        if (isNotYet(block) || isNotYet(results)) return undefined;
-        return parseBlockBundle(
-          height,
-          unwrap(block, `block ${height}`),
-          unwrap(results, `block_results ${height}`),
-        );
-      });
-    },
-
-    async abciQueries(queries, height, purpose) {
-      if (queries.length === 0) return [];
-      const batch = queries.map((q, id) => ({
-        jsonrpc: '2.0',
-        id,
-        method: 'abci_query',
-        params: {
-          path: q.path,
-          data: Buffer.from(q.data).toString('hex'),
-          height: String(height),
-          prove: false,
-        },
-      }));
-      const reply = await call(batch, purpose, { [purpose]: queries.length });
-      if (!Array.isArray(reply)) {
-        throw new AppError(
-          'node_batch_error',
-          `rpc abci_query batch failed: ${describe((reply as JsonRpcReply).error)}`,
-          {
-            retryable: true,
-          },
-        );
-      }
-      const byId = new Map<number, JsonRpcReply>();
-      for (const item of reply as JsonRpcReply[]) if (typeof item.id === 'number') byId.set(item.id, item);
-      return queries.map((q, i) => {
-        const item = byId.get(i);
-        const what = `abci_query ${q.path} at ${height}`;
-        if (!item)
-          throw new AppError('node_batch_incomplete', `rpc batch reply lacks ${what}`, { retryable: true });
-        const response = (unwrap(item, what) as AbciQueryResult).response ?? {};
-        if (response.code) {
-          throw new AppError('node_abci_error', `rpc ${what}: code ${response.code}: ${response.log ?? ''}`, {
-            retryable: true,
-          });
-        }
-        return Buffer.from(response.value ?? '', 'base64');
-      });
-    },
+    status: () => fetchStatus(call),
+    fetchBlocks: (heights, consumer = 'ingest') => fetchBlocks(call, heights, consumer),
+    abciQueries: (queries, height, purpose) => abciQueries(call, queries, height, purpose),
   };
 }
 

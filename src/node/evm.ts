@@ -79,11 +79,11 @@ interface Reply {
   error?: { code?: number; message?: string };
 }
 
-export function createEvmClient(transport: Transport): EvmClient {
-  async function batch(
-    purpose: NodePurpose,
-    calls: { method: string; params: unknown[] }[],
-  ): Promise<Reply[]> {
+type Batch = (purpose: NodePurpose, calls: { method: string; params: unknown[] }[]) => Promise<Reply[]>;
+
+/** One JSON-RPC batch through the transport: every call's reply, in call order. */
+function batchCaller(transport: Transport): Batch {
+  return async (purpose, calls) => {
     const body = calls.map((c, id) => ({ jsonrpc: '2.0', id, ...c }));
     const res = await transport.request({
       method: 'POST',
@@ -108,102 +108,117 @@ export function createEvmClient(transport: Transport): EvmClient {
         throw new AppError('node_batch_incomplete', `json-rpc batch lacks ${c.method}`, { retryable: true });
       return r;
     });
-  }
+  };
+}
 
+async function receiptsOf(batch: Batch, heights: readonly number[]): Promise<(EvmReceipt[] | undefined)[]> {
+  const replies = await batch(
+    'receipts',
+    heights.map((h) => ({ method: 'eth_getBlockReceipts', params: ['0x' + h.toString(16)] })),
+  );
+  return replies.map((r, i) => {
+    if (r.error) {
+      throw new AppError('node_rpc_error', `eth_getBlockReceipts ${heights[i]}: ${r.error.message ?? ''}`, {
+        retryable: true,
+      });
+    }
+    if (r.result === null || r.result === undefined) return undefined;
+    if (!Array.isArray(r.result)) {
+      throw new AppError('malformed_block', `eth_getBlockReceipts ${heights[i]}: result is not an array`);
+    }
+    return r.result as EvmReceipt[];
+  });
+}
+
+async function traceBlocks(batch: Batch, heights: readonly number[]) {
+  const replies = await batch(
+    'trace',
+    heights.map((h) => ({
+      method: 'debug_traceBlockByNumber',
+      params: ['0x' + h.toString(16), { tracer: 'callTracer' }],
+    })),
+  );
+  return replies.map((r, i) => {
+    if (r.error?.code === METHOD_NOT_FOUND) {
+      throw new AppError(
+        'trace_unsupported',
+        'the node does not serve debug_traceBlockByNumber: enable its debug JSON-RPC namespace, or set INTERNAL_TX=false',
+      );
+    }
+    // A node that fails a trace (timeout, busy tracer) usually succeeds on a retry.
+    if (r.error) {
+      throw new AppError(
+        'node_rpc_error',
+        `debug_traceBlockByNumber ${heights[i]}: ${r.error.message ?? ''}`,
+        {
+          retryable: true,
+        },
+      );
+    }
+    const parsed = blockTraceSchema.safeParse(r.result);
+    if (!parsed.success) {
+      throw new AppError(
+        'malformed_trace',
+        `debug_traceBlockByNumber ${heights[i]}: ${parsed.error.issues[0]?.message ?? 'unexpected shape'}`,
+      );
+    }
+    return parsed.data;
+  });
+}
+
+async function erc20BalancesAt(
+  batch: Batch,
+  pairs: readonly { token: string; account: string }[],
+  height: number,
+): Promise<bigint[]> {
+  const block = '0x' + height.toString(16);
+  const replies = await batch(
+    'balance',
+    pairs.map((p) => ({
+      method: 'eth_call',
+      params: [{ to: p.token, data: BALANCE_OF + p.account.padStart(64, '0') }, block],
+    })),
+  );
+  return replies.map((r, i) => {
+    const what = `balanceOf(${pairs[i]!.account}) of ${pairs[i]!.token} at ${height}`;
+    if (r.error)
+      throw new AppError('node_rpc_error', `${what}: ${r.error.message ?? ''}`, { retryable: true });
+    if (typeof r.result !== 'string' || !/^0x[0-9a-fA-F]*$/.test(r.result)) {
+      throw new AppError('malformed_call', `${what}: not a hex word`);
+    }
+    // A contract that answers nothing (no balanceOf) holds nothing for the rich list.
+    return r.result === '0x' ? 0n : BigInt(r.result);
+  });
+}
+
+async function erc20SuppliesAt(
+  batch: Batch,
+  tokens: readonly string[],
+  height: number,
+): Promise<(bigint | undefined)[]> {
+  const block = '0x' + height.toString(16);
+  const replies = await batch(
+    'supply',
+    tokens.map((token) => ({ method: 'eth_call', params: [{ to: token, data: TOTAL_SUPPLY }, block] })),
+  );
+  return replies.map((r, i) => {
+    if (r.error?.code === REVERTED) return undefined;
+    if (r.error) {
+      const what = `totalSupply() of ${tokens[i]} at ${height}`;
+      throw new AppError('node_rpc_error', `${what}: ${r.error.message ?? ''}`, { retryable: true });
+    }
+    return typeof r.result === 'string' && /^0x[0-9a-fA-F]{64}$/.test(r.result)
+      ? BigInt(r.result)
+      : undefined;
+  });
+}
+
+export function createEvmClient(transport: Transport): EvmClient {
+  const batch = batchCaller(transport);
   return {
-    async receiptsOf(heights) {
-      const replies = await batch(
-        'receipts',
-        heights.map((h) => ({ method: 'eth_getBlockReceipts', params: ['0x' + h.toString(16)] })),
-      );
-      return replies.map((r, i) => {
-        if (r.error) {
-          throw new AppError(
-            'node_rpc_error',
-            `eth_getBlockReceipts ${heights[i]}: ${r.error.message ?? ''}`,
-            {
-              retryable: true,
-            },
-          );
-        }
-        if (r.result === null || r.result === undefined) return undefined;
-        if (!Array.isArray(r.result)) {
-          throw new AppError('malformed_block', `eth_getBlockReceipts ${heights[i]}: result is not an array`);
-        }
-        return r.result as EvmReceipt[];
-      });
-    },
-    async traceBlocks(heights) {
-      const replies = await batch(
-        'trace',
-        heights.map((h) => ({
-          method: 'debug_traceBlockByNumber',
-          params: ['0x' + h.toString(16), { tracer: 'callTracer' }],
-        })),
-      );
-      return replies.map((r, i) => {
-        if (r.error?.code === METHOD_NOT_FOUND) {
-          throw new AppError(
-            'trace_unsupported',
-            'the node does not serve debug_traceBlockByNumber: enable its debug JSON-RPC namespace, or set INTERNAL_TX=false',
-          );
-        }
-        // A node that fails a trace (timeout, busy tracer) usually succeeds on a retry.
-        if (r.error) {
-          throw new AppError(
-            'node_rpc_error',
-            `debug_traceBlockByNumber ${heights[i]}: ${r.error.message ?? ''}`,
-            {
-              retryable: true,
-            },
-          );
-        }
-        const parsed = blockTraceSchema.safeParse(r.result);
-        if (!parsed.success) {
-          throw new AppError(
-            'malformed_trace',
-            `debug_traceBlockByNumber ${heights[i]}: ${parsed.error.issues[0]?.message ?? 'unexpected shape'}`,
-          );
-        }
-        return parsed.data;
-      });
-    },
-    async erc20BalancesAt(pairs, height) {
-      const block = '0x' + height.toString(16);
-      const replies = await batch(
-        'balance',
-        pairs.map((p) => ({
-          method: 'eth_call',
-          params: [{ to: p.token, data: BALANCE_OF + p.account.padStart(64, '0') }, block],
-        })),
-      );
-      return replies.map((r, i) => {
-        const what = `balanceOf(${pairs[i]!.account}) of ${pairs[i]!.token} at ${height}`;
-        if (r.error)
-          throw new AppError('node_rpc_error', `${what}: ${r.error.message ?? ''}`, { retryable: true });
-        if (typeof r.result !== 'string' || !/^0x[0-9a-fA-F]*$/.test(r.result)) {
-          throw new AppError('malformed_call', `${what}: not a hex word`);
-        }
-        // A contract that answers nothing (no balanceOf) holds nothing for the rich list.
-        return r.result === '0x' ? 0n : BigInt(r.result);
-      });
-    },
-    async erc20SuppliesAt(tokens, height) {
-      const block = '0x' + height.toString(16);
-      const replies = await batch(
-        'supply',
-        tokens.map((token) => ({ method: 'eth_call', params: [{ to: token, data: TOTAL_SUPPLY }, block] })),
-      );
-      return replies.map((r, i) => {
-        if (r.error?.code === REVERTED) return undefined;
-        if (r.error) {
-          const what = `totalSupply() of ${tokens[i]} at ${height}`;
-          throw new AppError('node_rpc_error', `${what}: ${r.error.message ?? ''}`, { retryable: true });
-        }
-        return typeof r.result === 'string' && /^0x[0-9a-fA-F]{64}$/.test(r.result)
-          ? BigInt(r.result)
-          : undefined;
-      });
-    },
+    receiptsOf: (heights) => receiptsOf(batch, heights),
+    traceBlocks: (heights) => traceBlocks(batch, heights),
+    erc20BalancesAt: (pairs, height) => erc20BalancesAt(batch, pairs, height),
+    erc20SuppliesAt: (tokens, height) => erc20SuppliesAt(batch, tokens, height),
   };
 }

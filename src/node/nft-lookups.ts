@@ -90,11 +90,16 @@ function isEvmRevertAnswer(err: unknown): boolean {
   );
 }
 
-export function createNftLookups(options: NftLookupOptions): NftLookups {
-  const { rest } = options;
+type Lookup = <T>(what: string, height: number, fn: () => Promise<T>, cacheKey?: string) => Promise<T>;
+
+/**
+ * A look-up at `height`, retried; a lasting failure names this caller's height. Cached look-ups
+ * share one request between blocks, so the name comes from the caller, not from the request:
+ * the error must name the height where ingest stops.
+ */
+function createLookup(options: NftLookupOptions): Lookup {
   const policy = options.policy ?? DEFAULT_POLICY;
   const cached = boundedPromiseCache(options.cacheSize ?? 10_000);
-
   const retried = <T>(what: string, height: number, fn: () => Promise<T>): Promise<T> =>
     withRetry(fn, {
       policy,
@@ -102,18 +107,7 @@ export function createNftLookups(options: NftLookupOptions): NftLookups {
       ...(options.logger ? { logger: options.logger } : {}),
       ...(options.signal ? { signal: options.signal } : {}),
     });
-
-  /**
-   * A look-up at `height`, retried; a lasting failure names this caller's height. Cached look-ups
-   * share one request between blocks, so the name comes from the caller, not from the request:
-   * the error must name the height where ingest stops.
-   */
-  async function lookup<T>(
-    what: string,
-    height: number,
-    fn: () => Promise<T>,
-    cacheKey?: string,
-  ): Promise<T> {
+  return async (what, height, fn, cacheKey) => {
     try {
       return cacheKey === undefined
         ? await retried(what, height, fn)
@@ -126,28 +120,51 @@ export function createNftLookups(options: NftLookupOptions): NftLookups {
         { cause: err },
       );
     }
-  }
+  };
+}
 
-  function unreadable(what: string, contract: string, height: number): string {
-    options.logger?.warn(
-      { contract, height },
-      `${what} cannot be read (reverts or is no ABI string); stored as ""`,
-    );
-    return '';
-  }
+function unreadable(logger: Logger | undefined, what: string, contract: string, height: number): string {
+  logger?.warn({ contract, height }, `${what} cannot be read (reverts or is no ABI string); stored as ""`);
+  return '';
+}
 
+async function moveNftOf(rest: RestClient, object: string, height: number) {
+  const data = await resource(rest, object, '0x1::nft::Nft', height);
+  if (!data) return undefined;
+  const inner = (data.collection as { inner?: unknown } | undefined)?.inner;
+  return {
+    collection: String(inner ?? ''),
+    tokenId: String(data.token_id ?? ''),
+    uri: String(data.uri ?? ''),
+  };
+}
+
+async function wasmTokenUriOf(
+  rest: RestClient,
+  contract: string,
+  tokenId: string,
+  height: number,
+): Promise<string> {
+  const query = Buffer.from(JSON.stringify({ nft_info: { token_id: tokenId } })).toString('base64url');
+  try {
+    const res = (await rest.getJson(`/cosmwasm/wasm/v1/contract/${contract}/smart/${query}`, {
+      height,
+      purpose: 'nft_lookup',
+    })) as { data?: { token_uri?: unknown } } | undefined;
+    return typeof res?.data?.token_uri === 'string' ? res.data.token_uri : '';
+  } catch (err) {
+    // The contract's own "no such token" (burnt later in the block) or "no such query".
+    if (isWasmContractError(err)) return '';
+    throw err;
+  }
+}
+
+export function createNftLookups(options: NftLookupOptions): NftLookups {
+  const { rest, logger } = options;
+  const lookup = createLookup(options);
   return {
     moveNft: (object, height) =>
-      lookup(`0x1::nft::Nft of ${object}`, height, async () => {
-        const data = await resource(rest, object, '0x1::nft::Nft', height);
-        if (!data) return undefined;
-        const inner = (data.collection as { inner?: unknown } | undefined)?.inner;
-        return {
-          collection: String(inner ?? ''),
-          tokenId: String(data.token_id ?? ''),
-          uri: String(data.uri ?? ''),
-        };
-      }),
+      lookup(`0x1::nft::Nft of ${object}`, height, () => moveNftOf(rest, object, height)),
     moveCollection: (addr, height) =>
       lookup(
         `0x1::collection::Collection of ${addr}`,
@@ -162,38 +179,27 @@ export function createNftLookups(options: NftLookupOptions): NftLookups {
       lookup(
         `contract_info of ${contract}`,
         height,
-        () => readWasmCollection(rest, options.logger, contract, height),
+        () => readWasmCollection(rest, logger, contract, height),
         `wasm-collection:${contract}`,
       ),
     wasmTokenUri: (contract, tokenId, height) =>
-      lookup(`nft_info(${tokenId}) of ${contract}`, height, async () => {
-        const query = Buffer.from(JSON.stringify({ nft_info: { token_id: tokenId } })).toString('base64url');
-        try {
-          const res = (await rest.getJson(`/cosmwasm/wasm/v1/contract/${contract}/smart/${query}`, {
-            height,
-            purpose: 'nft_lookup',
-          })) as { data?: { token_uri?: unknown } } | undefined;
-          return typeof res?.data?.token_uri === 'string' ? res.data.token_uri : '';
-        } catch (err) {
-          // The contract's own "no such token" (burnt later in the block) or "no such query".
-          if (isWasmContractError(err)) return '';
-          throw err;
-        }
-      }),
+      lookup(`nft_info(${tokenId}) of ${contract}`, height, () =>
+        wasmTokenUriOf(rest, contract, tokenId, height),
+      ),
     evmName: (contract, height) =>
       lookup(
         `name() of ${contract}`,
         height,
         async () =>
           (await evmCallString(rest, contract, NAME_SELECTOR, height)) ??
-          unreadable('ERC721 name()', contract, height),
+          unreadable(logger, 'ERC721 name()', contract, height),
         `evm-name:${contract}`,
       ),
     evmTokenUri: (contract, tokenId, height) =>
       lookup(`tokenURI(${tokenId}) of ${contract}`, height, async () => {
         const input = TOKEN_URI_SELECTOR + BigInt(tokenId).toString(16).padStart(64, '0');
         const uri = await evmCallString(rest, contract, input, height);
-        return uri ?? unreadable(`ERC721 tokenURI(${tokenId})`, contract, height);
+        return uri ?? unreadable(logger, `ERC721 tokenURI(${tokenId})`, contract, height);
       }),
   };
 }

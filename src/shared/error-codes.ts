@@ -73,6 +73,7 @@ export const ERROR_CODES = {
   invalid_option: { answer: "exit 2", retryable: false, meaning: "a command-line option that does not fit the others" },
   invalid_order_by: { answer: "400", retryable: false, meaning: "`order_by` other than `token_id` or `height`" },
   invalid_pagination: { answer: "400", retryable: false, meaning: "a `pagination.*` value out of range or a key that does not decode" },
+  invalid_percent_encoding: { answer: "400", retryable: false, meaning: "`/collections/by_name/{name}`: a malformed percent-escape in the name" },
   invalid_pubkey: { answer: "exit 2", retryable: false, meaning: "a signer public key of a known type with the wrong bytes" },
   invalid_replay_dir: { answer: "exit 2", retryable: false, meaning: "the simulator's `--replay` directory cannot be read" },
   invalid_request: { answer: "exit 2", retryable: false, meaning: "an outbound request that cannot be sent (bad URL)" },

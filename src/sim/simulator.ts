@@ -31,7 +31,7 @@ import type {
   SimulatorTruth,
   SimulatorUrls,
 } from './types.js';
-import { createSchedule, parseTxsPerBlock, recentHeights } from './chain/workload.js';
+import { createSchedule, parseTxsPerBlock, recentHeights, type Schedule } from './chain/workload.js';
 import { createFaultInjector, parseFaults, type Surface } from './surfaces/faults.js';
 import {
   createCometHandler,
@@ -119,22 +119,24 @@ function createVm(
   });
 }
 
-export function createSimulator(options: SimulatorOptions): Simulator {
-  const r = resolve(options);
-  const logger = options.logger ?? createLogger({ level: 'warn', format: 'json', name: 'sim' });
-  const schedule = createSchedule(r.seed, parseTxsPerBlock(options.txsPerBlock ?? '0-6'));
-  const txIndex = new Map<string, number>();
-  const evmContracts = r.vm === 'evm' ? createEvmContracts(r.seed, OTHER_DENOMS) : undefined;
-  const modelCtx = modelContext(r, evmContracts);
-  const lastTxAt = (h: number): number => schedule.firstTx(h + 1) - 1;
-  const replay = options.replay !== undefined ? loadReplay(options.replay, PREFIX, logger) : undefined;
+/** The head the simulator serves: fixed, or growing one block per block time when live. */
+function simulatorHead(options: SimulatorOptions, r: Resolved, replay: Replay | undefined): () => number {
   const startHead = replay ? replay.count : (options.head ?? DEFAULT_HEAD);
   if (!Number.isSafeInteger(startHead) || startHead < 1)
     throw new InputError('invalid_head', '--head must be ≥ 1');
   const startedAt = Date.now();
-  const head = (): number =>
+  return () =>
     options.live && !replay ? startHead + Math.floor((Date.now() - startedAt) / r.blockTimeMs) : startHead;
-  const stateCtx: StateContext = {
+}
+
+function createStateContext(
+  r: Resolved,
+  modelCtx: ModelContext,
+  schedule: Schedule,
+  head: () => number,
+  vmRef: { current?: VmSetup },
+): StateContext {
+  return {
     seed: r.seed,
     prefix: PREFIX,
     accounts: modelCtx.accounts,
@@ -147,27 +149,154 @@ export function createSimulator(options: SimulatorOptions): Simulator {
     accountsAt: (h) => vmRef.current?.accountsAt?.(h) ?? [],
     supplyAt: (h) => vmRef.current?.supplyAt?.(h),
   };
-  const vmRef: { current?: VmSetup } = {};
+}
 
-  const faults = createFaultInjector(parseFaults(options.faults), r.seed);
-  const base = (): number => Math.min(faults.spec.pruned, head());
-  const chainRef: { current?: Chain } = {};
-  const vm = createVm(
-    r,
-    {
-      ctx: modelCtx,
-      state: stateCtx,
-      head,
-      lastTxAt,
-      recentHeights: () => recentHeights(schedule, head(), base()),
-      rewards: rewardsAddress(r.seed),
-    },
-    evmContracts,
-    () => chainRef.current!,
+type TxFinder = (hash: string) => { block: GeneratedBlock; tx: GeneratedTx } | undefined;
+
+/** A tx by hash: through the index of generated blocks, else among the most recent blocks. */
+function createTxFinder(chain: Chain, txIndex: Map<string, number>, recent: () => number[]): TxFinder {
+  return (hash) => {
+    const known = txIndex.get(hash);
+    const search = known !== undefined ? [known] : [];
+    // Unseen hashes: look through the most recent blocks (sha256 cannot be inverted).
+    if (known === undefined) search.push(...recent());
+    for (const h of search) {
+      const block = chain.block(h);
+      const tx = block.txs.find((t) => t.hash === hash);
+      if (tx) return { block, tx };
+    }
+    return undefined;
+  };
+}
+
+/** What the surfaces share about the chain: its blocks, clock, faults and tx look-up. */
+interface SurfaceParts {
+  r: Resolved;
+  chain: Chain;
+  head: () => number;
+  base: () => number;
+  findTx: TxFinder;
+  faults: ReturnType<typeof createFaultInjector>;
+}
+
+function createRpcContext(
+  parts: SurfaceParts,
+  more: {
+    accounts: ModelContext['accounts'];
+    firstTx: ((h: number) => number) | undefined;
+    rest: ClientRpcContext['rest'];
+    urls: () => SimulatorUrls | undefined;
+  },
+): ClientRpcContext {
+  const { r, chain, head, base, findTx, faults } = parts;
+  return {
+    chain,
+    seed: r.seed,
+    prefix: PREFIX,
+    accounts: more.accounts,
+    findTx,
+    // Recorded txs do not follow the schedule: searches then generate the heights they scan.
+    ...(more.firstTx ? { firstTx: more.firstTx } : {}),
+    rest: more.rest,
+    chainId: r.chainId,
+    head,
     base,
-  );
-  vmRef.current = vm;
-  const chain: Chain = createChain({
+    resultsMissing: (h, at) => faults.resultsMissing(h, at),
+    nodeVersion: NODE_VERSION,
+    appName: `mini${r.vm}`,
+    rpcListenAddr: () => {
+      const urls = more.urls();
+      return urls ? urls.rpc.replace('http://', 'tcp://') : 'tcp://127.0.0.1:26657';
+    },
+    nodeId: sha256(`rollup-sim/node/${r.seed}`).subarray(0, 20).toString('hex'),
+  };
+}
+
+function createRestContext(parts: SurfaceParts): RestContext {
+  const { r, chain, head, base, findTx, faults } = parts;
+  return {
+    chain,
+    chainId: r.chainId,
+    prefix: PREFIX,
+    head,
+    base,
+    nodeVersion: NODE_VERSION,
+    appName: `mini${r.vm}`,
+    findTx,
+    shortPage: () => faults.shortPage(),
+  };
+}
+
+function createTruth(
+  parts: { chain: Chain; vm: VmSetup; modelCtx: ModelContext; schedule: Schedule; head: () => number },
+  replay: Replay | undefined,
+): SimulatorTruth {
+  const { chain, vm, modelCtx, schedule, head } = parts;
+  const lastTxAt = (h: number): number => schedule.firstTx(h + 1) - 1;
+  const checkHeight = (h: number): number => {
+    if (!Number.isSafeInteger(h) || h < 1 || h > head()) {
+      throw new InputError('invalid_height', `height ${h} is outside 1..${head()}`);
+    }
+    return h;
+  };
+  return {
+    block: (h) => chain.block(checkHeight(h)).truth,
+    denoms: () => [modelCtx.feeDenom, ...modelCtx.denoms],
+    nftCollections: (h) => nftCollectionsTruth(vm.naming, lastTxAt(checkHeight(h))),
+    nftTokens: (h) => nftTokensTruth(vm.naming, lastTxAt(checkHeight(h))),
+    nftMoves: (h) =>
+      replay ? [] : nftMovesTruth(vm.naming, checkHeight(h), schedule.firstTx(h), lastTxAt(h)),
+    holders: (denom, h) => (vm.holders ? vm.holders(denom, checkHeight(h)) : notYet('holders')),
+    internalTxs: (hash) => (vm.internalTxs ? vm.internalTxs(hash) : notYet('internalTxs (EVM only)')),
+  };
+}
+
+/** The three listening surfaces (JSON-RPC on EVM only); a port in use releases the others. */
+function createSurfaceServers(
+  r: Resolved,
+  options: SimulatorOptions,
+  handlers: { rpc: Handler; rest: Handler; evm: Handler },
+  onError: (err: unknown) => void,
+) {
+  const servers: Server[] = [];
+  let urls: SimulatorUrls | undefined;
+  const open = async (handler: Handler, port: number): Promise<string> => {
+    const server = createRawServer(handler, onError);
+    servers.push(server);
+    return listen(server, r.host, port);
+  };
+  return {
+    urls: () => urls,
+    async listen(): Promise<SimulatorUrls> {
+      if (urls) return urls;
+      try {
+        const rpc = await open(handlers.rpc, options.rpcPort ?? 26657);
+        const rest = await open(handlers.rest, options.restPort ?? 1317);
+        const jsonRpc = r.vm === 'evm' ? await open(handlers.evm, options.jsonRpcPort ?? 8545) : undefined;
+        urls = jsonRpc === undefined ? { rpc, rest } : { rpc, rest, jsonRpc };
+        return urls;
+      } catch (err) {
+        // One port in use: release the others so the process can exit.
+        await Promise.all(servers.map(closeServer));
+        servers.length = 0;
+        throw err;
+      }
+    },
+    async close(): Promise<void> {
+      await Promise.all(servers.map(closeServer));
+      servers.length = 0;
+      urls = undefined;
+    },
+  };
+}
+
+/** The generated chain; every block it generates is indexed by tx hash and shown to the VM. */
+function createSimChain(
+  r: Resolved,
+  parts: { schedule: Schedule; vm: VmSetup; replay: Replay | undefined; txIndex: Map<string, number> },
+): Chain {
+  const { schedule, vm, replay, txIndex } = parts;
+  return createChain({
     chainId: r.chainId,
     seed: r.seed,
     prefix: PREFIX,
@@ -184,113 +313,74 @@ export function createSimulator(options: SimulatorOptions): Simulator {
       vm.onBlock?.(b);
     },
   });
+}
+
+export function createSimulator(options: SimulatorOptions): Simulator {
+  const r = resolve(options);
+  const logger = options.logger ?? createLogger({ level: 'warn', format: 'json', name: 'sim' });
+  const schedule = createSchedule(r.seed, parseTxsPerBlock(options.txsPerBlock ?? '0-6'));
+  const txIndex = new Map<string, number>();
+  const evmContracts = r.vm === 'evm' ? createEvmContracts(r.seed, OTHER_DENOMS) : undefined;
+  const modelCtx = modelContext(r, evmContracts);
+  const lastTxAt = (h: number): number => schedule.firstTx(h + 1) - 1;
+  const replay = options.replay !== undefined ? loadReplay(options.replay, PREFIX, logger) : undefined;
+  const head = simulatorHead(options, r, replay);
+  const vmRef: { current?: VmSetup } = {};
+  const stateCtx = createStateContext(r, modelCtx, schedule, head, vmRef);
+  const faults = createFaultInjector(parseFaults(options.faults), r.seed);
+  const base = (): number => Math.min(faults.spec.pruned, head());
+  const recent = () => recentHeights(schedule, head(), base());
+  const chainRef: { current?: Chain } = {};
+  const vmDeps = {
+    ctx: modelCtx,
+    state: stateCtx,
+    head,
+    lastTxAt,
+    recentHeights: recent,
+    rewards: rewardsAddress(r.seed),
+  };
+  const vm = createVm(r, vmDeps, evmContracts, () => chainRef.current!, base);
+  vmRef.current = vm;
+  const chain = createSimChain(r, { schedule, vm, replay, txIndex });
   chainRef.current = chain;
-  let urls: SimulatorUrls | undefined;
-
-  const findTx = (hash: string): { block: GeneratedBlock; tx: GeneratedTx } | undefined => {
-    const known = txIndex.get(hash);
-    const search = known !== undefined ? [known] : [];
-    // Unseen hashes: look through the most recent blocks (sha256 cannot be inverted).
-    if (known === undefined) search.push(...recentHeights(schedule, head(), base()));
-    for (const h of search) {
-      const block = chain.block(h);
-      const tx = block.txs.find((t) => t.hash === hash);
-      if (tx) return { block, tx };
-    }
-    return undefined;
-  };
-
-  const rpcCtx: ClientRpcContext = {
+  const parts: SurfaceParts = {
+    r,
     chain,
-    seed: r.seed,
-    prefix: PREFIX,
-    accounts: modelCtx.accounts,
-    findTx,
-    // Recorded txs do not follow the schedule: searches then generate the heights they scan.
-    ...(replay ? {} : { firstTx: (h: number) => schedule.firstTx(h) }),
-    rest: (req) => restHandler(req),
-    chainId: r.chainId,
     head,
     base,
-    resultsMissing: (h, at) => faults.resultsMissing(h, at),
-    nodeVersion: NODE_VERSION,
-    appName: `mini${r.vm}`,
-    rpcListenAddr: () => (urls ? urls.rpc.replace('http://', 'tcp://') : 'tcp://127.0.0.1:26657'),
-    nodeId: sha256(`rollup-sim/node/${r.seed}`).subarray(0, 20).toString('hex'),
+    findTx: createTxFinder(chain, txIndex, recent),
+    faults,
   };
-  const restCtx: RestContext = {
-    chain,
-    chainId: r.chainId,
-    prefix: PREFIX,
-    head,
-    base,
-    nodeVersion: NODE_VERSION,
-    appName: `mini${r.vm}`,
-    findTx,
-    shortPage: () => faults.shortPage(),
-  };
-
-  const checkHeight = (h: number): number => {
-    if (!Number.isSafeInteger(h) || h < 1 || h > head()) {
-      throw new InputError('invalid_height', `height ${h} is outside 1..${head()}`);
-    }
-    return h;
-  };
-  const truth: SimulatorTruth = {
-    block: (h) => chain.block(checkHeight(h)).truth,
-    denoms: () => [modelCtx.feeDenom, ...modelCtx.denoms],
-    nftCollections: (h) => nftCollectionsTruth(vm.naming, lastTxAt(checkHeight(h))),
-    nftTokens: (h) => nftTokensTruth(vm.naming, lastTxAt(checkHeight(h))),
-    nftMoves: (h) =>
-      replay ? [] : nftMovesTruth(vm.naming, checkHeight(h), schedule.firstTx(h), lastTxAt(h)),
-    holders: (denom, h) => (vm.holders ? vm.holders(denom, checkHeight(h)) : notYet('holders')),
-    internalTxs: (hash) => (vm.internalTxs ? vm.internalTxs(hash) : notYet('internalTxs (EVM only)')),
-  };
-
+  const truth = createTruth({ chain, vm, modelCtx, schedule, head }, replay);
   const extensions: SimExtension[] = options.extensions ?? [];
-  const rpcHandler = createCometHandler(rpcCtx, extensions);
   const recordedRest = replay ? replayRest(replay, head) : undefined;
   const restVm: VmSetup = recordedRest ? { ...vm, rest: (req) => recordedRest(req) ?? vm.rest?.(req) } : vm;
+  const restCtx = createRestContext(parts);
   const restHandler = createRestHandler({ truth, head, restCtx, stateCtx, vm: restVm, extensions });
-  const evmHandler = createEvmHandler(vm, extensions);
+  const rpcCtx = createRpcContext(parts, {
+    accounts: modelCtx.accounts,
+    firstTx: replay ? undefined : (h: number) => schedule.firstTx(h),
+    rest: (req) => restHandler(req),
+    urls: () => servers.urls(),
+  });
   const withFaults = (surface: Surface, handler: Handler): Handler => faultWrapped(faults, surface, handler);
-
-  const servers: Server[] = [];
-  const onError = (err: unknown): void => logger.error({ err }, 'simulator request failed');
-
+  const servers = createSurfaceServers(
+    r,
+    options,
+    {
+      rpc: withFaults('rpc', createCometHandler(rpcCtx, extensions)),
+      rest: withFaults('rest', restHandler),
+      evm: withFaults('jsonrpc', createEvmHandler(vm, extensions)),
+    },
+    (err) => logger.error({ err }, 'simulator request failed'),
+  );
   return {
     options: { vm: r.vm, chainId: r.chainId, seed: r.seed },
     head,
     truth,
     faultLog: () => faults.log(),
-    async listen() {
-      if (urls) return urls;
-      const open = async (handler: Handler, port: number): Promise<string> => {
-        const server = createRawServer(handler, onError);
-        servers.push(server);
-        return listen(server, r.host, port);
-      };
-      try {
-        const rpc = await open(withFaults('rpc', rpcHandler), options.rpcPort ?? 26657);
-        const rest = await open(withFaults('rest', restHandler), options.restPort ?? 1317);
-        const jsonRpc =
-          r.vm === 'evm'
-            ? await open(withFaults('jsonrpc', evmHandler), options.jsonRpcPort ?? 8545)
-            : undefined;
-        urls = jsonRpc === undefined ? { rpc, rest } : { rpc, rest, jsonRpc };
-        return urls;
-      } catch (err) {
-        // One port in use: release the others so the process can exit.
-        await Promise.all(servers.map(closeServer));
-        servers.length = 0;
-        throw err;
-      }
-    },
-    async close() {
-      await Promise.all(servers.map(closeServer));
-      servers.length = 0;
-      urls = undefined;
-    },
+    listen: () => servers.listen(),
+    close: () => servers.close(),
   };
 }
 

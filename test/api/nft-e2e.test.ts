@@ -141,14 +141,15 @@ describe.each(
     for (const c of collections) expect(`${c.name}${c.originName}`).toMatch(/^[\x20-\x7e]*$/);
     // Whole names, a prefix shared by many ("collection1" also matches 10, 11, …) and no match.
     const queries = [...collections.map((c) => c.name), 'collection1', 'SIM', 'no-such-collection'];
-    // Sent without spaces or punctuation: the path segment is not percent-decoded (docs/api.md).
-    for (const query of queries.map((q) => q.replace(/[^A-Za-z0-9]/g, '')).filter((q) => q !== '')) {
+    // Sent whole, percent-encoded as a browser client does: the segment is decoded (docs/api.md).
+    for (const query of queries.filter((q) => asciiKey(q) !== '')) {
       const key = asciiKey(query);
       const want = collections
         .filter((c) => asciiKey(c.name).includes(key) || asciiKey(c.originName).includes(key))
         .map((c) => c.addr)
         .sort();
-      const got = await walkAll<ApiCollection>(`${NFT}/collections/by_name/${query}`, 'collections');
+      const path = `${NFT}/collections/by_name/${encodeURIComponent(query)}`;
+      const got = await walkAll<ApiCollection>(path, 'collections');
       expect(got.map((x) => x.object_addr).sort(), query).toEqual(want);
     }
   });

@@ -1,16 +1,15 @@
 /**
  * `/indexer/nft/v1/collections/by_name/{name}` written out from the spec (docs/api.md §4.6.3, copied
- * here in words): the raw path segment (never percent-decoded, docs/api.md §1.2) and each collection's name
- * and origin name lose every run of characters that are not Unicode letters, marks or digits, then
- * are lower-cased; a collection matches when either of its keys contains the query's key, and an
- * empty query key matches every collection.
+ * here in words): the path segment, percent-decoded (unlike the reference, docs/api.md §0.11), and each
+ * collection's name and origin name lose every run of characters that are not Unicode letters,
+ * marks or digits, then are lower-cased; a collection matches when either of its keys contains the
+ * query's key, and an empty query key matches every collection.
  *
  * Each row is worked out by hand against the names seeded by nft-seed.ts (the origin name
  * "L1 Kitties" belongs to "ibc/ABCDEF"), not computed by the function the server uses, so a
- * change to the normalisation fails here. Non-ASCII can only appear on the names' side: a client
- * cannot send it in the path (raw bytes are refused before routing, and percent-encoded ones are
- * not decoded), so the Unicode rows are ASCII queries whose answer depends on how non-ASCII
- * characters in the names are treated.
+ * change to the normalisation fails here. A client sends non-ASCII in the path percent-encoded
+ * (raw bytes are refused before routing); most Unicode rows are ASCII queries whose answer depends
+ * on how non-ASCII characters in the names are treated.
  */
 export const BY_NAME: readonly (readonly [query: string, names: readonly string[] | 'all'])[] = [
   // Case, punctuation and spaces are ignored on both sides.
@@ -25,10 +24,13 @@ export const BY_NAME: readonly (readonly [query: string, names: readonly string[
   ['L1-Kitties!', ['ibc/ABCDEF']],
   ['ibc', ['ibc/ABCDEF']],
   ['abcdef', ['ibc/ABCDEF']],
-  // Not percent-decoded: "%20" leaves "20", "%2F" leaves "2f".
-  ['My%20Collection', []],
-  ['ibc%2FABCDEF', []],
-  ['%C3%9Cn%C3%AFcode', []],
+  // Percent-decoded first: "%20" is a space, "%2F" a slash, "%C3%9C" is "Ü".
+  ['My%20Collection', ['My Collection', 'my-collection 2']],
+  ['my%2dcollection%202', ['my-collection 2']],
+  ['ibc%2FABCDEF', ['ibc/ABCDEF']],
+  ['%C3%9Cn%C3%AFcode', ['Ünïcode Çats']],
+  ['%C3%BCn%C3%AFcode', ['Ünïcode Çats']],
+  ['Caf%C3%A9', []],
   // Nothing left of the query: every collection.
   ['---', 'all'],
   ['nomatch', []],

@@ -141,6 +141,31 @@ describe.each(
     expect((json.json as { pagination: { next_key: string } }).pagination.next_key).toBe(b64('1'));
   });
 
+  it('/collections/by_name: a name with a space as encodeURI sends it finds the collection; a malformed escape is a 400 naming name', async () => {
+    const res = await h.get(`${NFT}/collections/by_name/${encodeURI('My Collection')}`);
+    const names = (res.json as { collections: { collection: { name: string } }[] }).collections.map(
+      (c) => c.collection.name,
+    );
+    expect(names.sort()).toEqual(['My Collection', 'my-collection 2']);
+    for (const bad of ['%', '%zz', 'My%2', '%C3', '%FF', '%E2%80', 'a%C3%28']) {
+      const answer = await h.app.inject({ url: `${NFT}/collections/by_name/${bad}` });
+      expect(answer.statusCode, bad).toBe(400);
+      expect(JSON.parse(answer.body), bad).toEqual({
+        code: 3,
+        message: `[INVALID_VALUE] invalid value for name: ${bad} (malformed percent-encoding)`,
+        details: [],
+      });
+    }
+    const withQuery = await h.app.inject({ url: `${NFT}/Collections/By_Name/%zz?pagination.limit=1` });
+    expect(JSON.parse(withQuery.body).message).toBe(
+      '[INVALID_VALUE] invalid value for name: %zz (malformed percent-encoding)',
+    );
+    // Every other route keeps the router's own answer.
+    const elsewhere = await h.app.inject({ url: `${NFT}/collections/%zz` });
+    expect(elsewhere.statusCode).toBe(400);
+    expect(JSON.parse(elsewhere.body).message).toBe(`'${NFT}/collections/%zz' is not a valid url component`);
+  });
+
   it('/collections/{addr}: hex, bech32 on 32-byte chains, 404 when unknown, "" for missing creators', async () => {
     for (const c of seed.collections) {
       const res = await h.get(`${NFT}/collections/0x${c.addrHex.toUpperCase().replace(/^0X/, '')}`);

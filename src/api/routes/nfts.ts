@@ -11,7 +11,13 @@ import { renderCollection } from '../../wire/nft-collection.js';
 import { renderToken } from '../../wire/nft-token.js';
 import { collectionCursor, nftPagination, tokenCursor } from '../nft-render.js';
 import { accountTextMemo } from '../account-text.js';
-import { parseAccount, parseCollectionAddr, parseNftOrderBy, type NftOrderBy } from '../params.js';
+import {
+  decodePathSegment,
+  parseAccount,
+  parseCollectionAddr,
+  parseNftOrderBy,
+  type NftOrderBy,
+} from '../params.js';
 import { renderList } from '../render.js';
 import {
   AccountParams,
@@ -169,9 +175,11 @@ export function registerNftRoutes(app: FastifyInstance, deps: RouteDeps): void {
     },
     async handler({ query, params }) {
       const page = parsePagination(query, 'offset');
-      // The raw path segment, not percent-decoded (docs/api.md §4.6.3): `%20` normalises to "20".
+      // Percent-decoded, unlike the reference, so a name Celatone sends through encodeURI finds its
+      // collection (docs/api.md §0.11).
+      const nameKey = nftNameKey(decodePathSegment(params.name, 'name'));
       const plan = { limit: page.limit, offset: page.offset, desc: page.reverse };
-      return renderCollections(page, await nftCollections.byName(plan, nftNameKey(params.name)), true);
+      return renderCollections(page, await nftCollections.byName(plan, nameKey), true);
     },
   });
 

@@ -45,7 +45,7 @@ interface RouteState {
   subs: SubscriberIndex;
 }
 
-export function createStreamHub(ctx: {
+export interface StreamHubContext {
   reader: StreamReader;
   blocks: BlockReader;
   chainId: string;
@@ -60,105 +60,101 @@ export function createStreamHub(ctx: {
    * are then kept until the dictionaries may have grown, else asked again every chunk.
    */
   trustDictionaryGrowth: boolean;
-}): StreamHub {
-  const states = new Map<StreamRoute, RouteState>(
-    ctx.routes.map((r) => [r, { delivered: 0, subs: createSubscriberIndex(), ...familyOf(r) }]),
-  );
-  const ids = { accounts: createDictionaryIds(), msgTypes: createDictionaryIds() };
+}
+
+/** What the hub's steps share: its context, each route's state and the dictionary-id caches. */
+interface HubCore {
+  ctx: StreamHubContext;
+  states: Map<StreamRoute, RouteState>;
+  ids: { accounts: ReturnType<typeof createDictionaryIds>; msgTypes: ReturnType<typeof createDictionaryIds> };
+}
+
+/** Runs functions one at a time, in call order; a failure does not stop the ones after it. */
+function createSerialQueue(): <T>(fn: () => Promise<T> | T) => Promise<T> {
   let chain: Promise<unknown> = Promise.resolve();
-  const serial = <T>(fn: () => Promise<T> | T): Promise<T> => {
+  return <T>(fn: () => Promise<T> | T): Promise<T> => {
     const next = chain.then(fn);
     chain = next.catch(() => undefined);
     return next;
   };
-  const started = serial(async () => {
-    const pos = (await ctx.reader.position()) ?? emptyPosition();
-    for (const [route, state] of states) state.delivered = positionOf(route, pos);
+}
+
+/** Every route up to the committed checkpoint, chunk by chunk. */
+async function followCommits(core: HubCore): Promise<void> {
+  const { ctx, states, ids } = core;
+  const pos = await ctx.reader.position();
+  if (pos === undefined) return;
+  const mark = ctx.trustDictionaryGrowth ? pos.dictionaryMark : undefined;
+  ids.accounts.observe(pos.height, mark);
+  ids.msgTypes.observe(pos.height, mark);
+  for (const [route, state] of states) {
+    const upto = positionOf(route, pos);
+    while (state.delivered < upto) {
+      const events = await nextEvents(core, route, state, upto);
+      if (events.length === 0) break;
+      ctx.metrics.delivered(route, Date.now() - pos.committedAtMs);
+    }
+  }
+}
+
+/** Reads one chunk after `delivered` and sends it; returns what it sent. */
+async function nextEvents(
+  core: HubCore,
+  route: StreamRoute,
+  state: RouteState,
+  upto: number,
+): Promise<StreamEvent[]> {
+  for (const sub of state.subs.all()) sub.checkKeepingUp();
+  const { events, subscribersOf } = await readChunk(core, state, upto);
+  let sent = 0;
+  for (const event of events) for (const sub of subscribersOf(event.id)) if (sub.send(event)) sent += 1;
+  core.ctx.metrics.sent(route, sent);
+  state.delivered = events.at(-1)?.id ?? upto;
+  if (state.delivered < upto) await pace(state.subs);
+  return events;
+}
+
+/**
+ * Catching up, chunks come back to back: the next one is read once most of the subscribers that
+ * hold the last one beyond their bound have flushed it (or after PACE_MAX_MS), so readers that
+ * keep up are not buried under the whole backlog at once.
+ */
+async function pace(subs: SubscriberIndex): Promise<void> {
+  const backedUp: Subscriber[] = [];
+  for (const sub of subs.all()) if (sub.backedUp()) backedUp.push(sub);
+  if (backedUp.length === 0) return;
+  const needed = Math.ceil(backedUp.length / 2);
+  let timer: NodeJS.Timeout | undefined;
+  await new Promise<void>((resolve) => {
+    let done = 0;
+    timer = setTimeout(resolve, PACE_MAX_MS);
+    for (const sub of backedUp) {
+      void sub.drained().then(() => {
+        done += 1;
+        if (done >= needed) resolve();
+      });
+    }
   });
+  clearTimeout(timer);
+}
 
-  let queued = false;
-  let closed = false;
-  const wake = () => {
-    if (queued) return;
-    queued = true;
-    void serial(async () => {
-      queued = false;
-      await followCommits();
-    }).catch((err: unknown) => {
-      ctx.logger.warn(
-        { err: (err as Error).message },
-        'stream could not read the new commits; next wake retries',
-      );
-    });
-  };
+/** The next chunk's events and who gets each: every block subscriber, or the matched tx ones. */
+async function readChunk(core: HubCore, state: RouteState, upto: number) {
+  const { ctx, ids } = core;
+  if (state.family === undefined) {
+    const rows = await ctx.blocks.range(state.delivered, upto, CHUNK);
+    return { events: blockEvents(rows, ctx.chainId), subscribersOf: () => state.subs.all() };
+  }
+  const rows = await ctx.reader.rows(state.family, state.delivered, upto, CHUNK);
+  const matcher = await matchChunk(ctx.reader, ids, state.subs, {
+    family: state.family,
+    after: state.delivered,
+    upto: rows.at(-1)?.sequence ?? upto,
+  });
+  return { events: txEvents(rows), subscribersOf: (id: number) => matcher.subscribersOf(id) };
+}
 
-  const followCommits = async () => {
-    const pos = await ctx.reader.position();
-    if (pos === undefined) return;
-    const mark = ctx.trustDictionaryGrowth ? pos.dictionaryMark : undefined;
-    ids.accounts.observe(pos.height, mark);
-    ids.msgTypes.observe(pos.height, mark);
-    for (const [route, state] of states) {
-      const upto = positionOf(route, pos);
-      while (state.delivered < upto) {
-        const events = await nextEvents(route, state, upto);
-        if (events.length === 0) break;
-        ctx.metrics.delivered(route, Date.now() - pos.committedAtMs);
-      }
-    }
-  };
-
-  /** Reads one chunk after `delivered` and sends it; returns what it sent. */
-  const nextEvents = async (route: StreamRoute, state: RouteState, upto: number): Promise<StreamEvent[]> => {
-    for (const sub of state.subs.all()) sub.checkKeepingUp();
-    const { events, subscribersOf } = await readChunk(state, upto);
-    let sent = 0;
-    for (const event of events) for (const sub of subscribersOf(event.id)) if (sub.send(event)) sent += 1;
-    ctx.metrics.sent(route, sent);
-    state.delivered = events.at(-1)?.id ?? upto;
-    if (state.delivered < upto) await pace(state.subs);
-    return events;
-  };
-
-  /**
-   * Catching up, chunks come back to back: the next one is read once most of the subscribers that
-   * hold the last one beyond their bound have flushed it (or after PACE_MAX_MS), so readers that
-   * keep up are not buried under the whole backlog at once.
-   */
-  const pace = async (subs: SubscriberIndex) => {
-    const backedUp: Subscriber[] = [];
-    for (const sub of subs.all()) if (sub.backedUp()) backedUp.push(sub);
-    if (backedUp.length === 0) return;
-    const needed = Math.ceil(backedUp.length / 2);
-    let timer: NodeJS.Timeout | undefined;
-    await new Promise<void>((resolve) => {
-      let done = 0;
-      timer = setTimeout(resolve, PACE_MAX_MS);
-      for (const sub of backedUp) {
-        void sub.drained().then(() => {
-          done += 1;
-          if (done >= needed) resolve();
-        });
-      }
-    });
-    clearTimeout(timer);
-  };
-
-  /** The next chunk's events and who gets each: every block subscriber, or the matched tx ones. */
-  const readChunk = async (state: RouteState, upto: number) => {
-    if (state.family === undefined) {
-      const rows = await ctx.blocks.range(state.delivered, upto, CHUNK);
-      return { events: blockEvents(rows, ctx.chainId), subscribersOf: () => state.subs.all() };
-    }
-    const rows = await ctx.reader.rows(state.family, state.delivered, upto, CHUNK);
-    const matcher = await matchChunk(ctx.reader, ids, state.subs, {
-      family: state.family,
-      after: state.delivered,
-      upto: rows.at(-1)?.sequence ?? upto,
-    });
-    return { events: txEvents(rows), subscribersOf: (id: number) => matcher.subscribersOf(id) };
-  };
-
+function startHeartbeat(states: Map<StreamRoute, RouteState>, heartbeatMs: number): NodeJS.Timeout {
   const heartbeat = setInterval(() => {
     for (const state of states.values()) {
       for (const sub of state.subs.all()) {
@@ -167,9 +163,47 @@ export function createStreamHub(ctx: {
         sub.heartbeat();
       }
     }
-  }, ctx.heartbeatMs);
+  }, heartbeatMs);
   heartbeat.unref();
-  ctx.feed.start(wake);
+  return heartbeat;
+}
+
+/** What the commit feed calls: one follow-up queued at a time, however many commits arrive meanwhile. */
+function commitWaker(core: HubCore, serial: ReturnType<typeof createSerialQueue>): () => void {
+  let queued = false;
+  return () => {
+    if (queued) return;
+    queued = true;
+    void serial(async () => {
+      queued = false;
+      await followCommits(core);
+    }).catch((err: unknown) => {
+      core.ctx.logger.warn(
+        { err: (err as Error).message },
+        'stream could not read the new commits; next wake retries',
+      );
+    });
+  };
+}
+
+export function createStreamHub(ctx: StreamHubContext): StreamHub {
+  const states = new Map<StreamRoute, RouteState>(
+    ctx.routes.map((r) => [r, { delivered: 0, subs: createSubscriberIndex(), ...familyOf(r) }]),
+  );
+  const core: HubCore = {
+    ctx,
+    states,
+    ids: { accounts: createDictionaryIds(), msgTypes: createDictionaryIds() },
+  };
+  const serial = createSerialQueue();
+  const started = serial(async () => {
+    const pos = (await ctx.reader.position()) ?? emptyPosition();
+    for (const [route, state] of states) state.delivered = positionOf(route, pos);
+  });
+
+  let closed = false;
+  const heartbeat = startHeartbeat(states, ctx.heartbeatMs);
+  ctx.feed.start(commitWaker(core, serial));
 
   return {
     async register(route, sub) {

@@ -92,143 +92,172 @@ export interface Subscriber {
   onClose(listener: () => void): void;
 }
 
-export function createSubscriber(
-  res: ServerResponse,
-  init: {
-    eventName: string;
-    filter: StreamFilter;
-    lastId: number;
-    minHeight: number;
-    limits: SubscriberLimits;
-    onSlow: () => void;
-    /** The clock stalls are measured with (tests move it by hand). */
-    now?: () => number;
-  },
-): Subscriber {
-  const now = init.now ?? Date.now;
-  const max = init.limits.maxBufferBytes;
-  let pending: StreamEvent[] | undefined = [];
-  let pendingBytes = 0;
-  // The queue overflowed during a replay: live events are dropped until the caller replays again.
-  let behind = false;
-  // Progress: the socket's flushed bytes at the last check, and when it last flushed something or
-  // had nothing worth flushing (a stall is measured from there).
-  let lastFlushed = -1;
-  let movingAt = now();
-  let drainWait: Promise<void> | undefined;
-  let closed = false;
-  const closeListeners: (() => void)[] = [];
-  res.on('close', () => {
-    if (closed) return;
-    closed = true;
-    for (const l of closeListeners) l();
-  });
+interface SubscriberInit {
+  eventName: string;
+  filter: StreamFilter;
+  lastId: number;
+  minHeight: number;
+  limits: SubscriberLimits;
+  onSlow: () => void;
+  /** The clock stalls are measured with (tests move it by hand). */
+  now?: () => number;
+}
 
-  const frame = (e: StreamEvent) =>
-    (e.frame ??= Buffer.from(`id: ${e.id}\nevent: ${init.eventName}\ndata: ${e.data}\n\n`));
-  const sub: Subscriber = {
-    eventName: init.eventName,
-    filter: init.filter,
-    lastId: init.lastId,
-    minHeight: init.minHeight,
-    get closed() {
-      return closed;
-    },
-    send(event) {
-      if (closed) return false;
-      // While the backlog is planned and replayed, everything live waits; ids are checked on flush.
-      if (pending !== undefined) {
-        if (behind) return false;
-        pending.push(event);
-        pendingBytes += event.data.length;
-        if (pendingBytes > max) {
-          behind = true;
-          pending = [];
-          pendingBytes = 0;
-        }
-        return false;
+/** One SSE client on its response; the state the `Subscriber` contract above describes. */
+class SseSubscriber implements Subscriber {
+  readonly eventName: string;
+  readonly filter: StreamFilter;
+  lastId: number;
+  readonly minHeight: number;
+  private readonly now: () => number;
+  private readonly max: number;
+  private pending: StreamEvent[] | undefined = [];
+  private pendingBytes = 0;
+  /** The queue overflowed during a replay: live events are dropped until the caller replays again. */
+  private behind = false;
+  /**
+   * Progress: the socket's flushed bytes at the last check, and when it last flushed something or
+   * had nothing worth flushing (a stall is measured from there).
+   */
+  private lastFlushed = -1;
+  private movingAt: number;
+  private drainWait: Promise<void> | undefined;
+  private isClosed = false;
+  private readonly closeListeners: (() => void)[] = [];
+
+  constructor(
+    private readonly res: ServerResponse,
+    private readonly init: SubscriberInit,
+  ) {
+    this.eventName = init.eventName;
+    this.filter = init.filter;
+    this.lastId = init.lastId;
+    this.minHeight = init.minHeight;
+    this.now = init.now ?? Date.now;
+    this.max = init.limits.maxBufferBytes;
+    this.movingAt = this.now();
+    res.on('close', () => this.markClosed());
+  }
+
+  get closed(): boolean {
+    return this.isClosed;
+  }
+
+  send(event: StreamEvent): boolean {
+    if (this.isClosed) return false;
+    // While the backlog is planned and replayed, everything live waits; ids are checked on flush.
+    if (this.pending !== undefined) {
+      if (this.behind) return false;
+      this.pending.push(event);
+      this.pendingBytes += event.data.length;
+      if (this.pendingBytes > this.max) {
+        this.behind = true;
+        this.pending = [];
+        this.pendingBytes = 0;
       }
-      if (event.id <= sub.lastId || event.height < sub.minHeight) return false;
-      res.write(frame(event));
-      sub.lastId = event.id;
-      return true;
-    },
-    checkKeepingUp() {
-      if (closed) return;
-      const queued = res.writableLength;
-      // Live, up to the bound waits without counting; replaying (written with back-pressure, so
-      // the socket never holds much), anything waiting counts once live events overflowed.
-      const live = pending === undefined;
-      const t = now();
-      if (queued <= (live ? max : 0)) {
-        movingAt = t;
-        return;
+      return false;
+    }
+    if (event.id <= this.lastId || event.height < this.minHeight) return false;
+    this.res.write(this.frame(event));
+    this.lastId = event.id;
+    return true;
+  }
+
+  checkKeepingUp(): void {
+    if (this.isClosed) return;
+    const { res, max } = this;
+    const queued = res.writableLength;
+    // Live, up to the bound waits without counting; replaying (written with back-pressure, so
+    // the socket never holds much), anything waiting counts once live events overflowed.
+    const live = this.pending === undefined;
+    const t = this.now();
+    if (queued <= (live ? max : 0)) {
+      this.movingAt = t;
+      return;
+    }
+    // bytesWritten counts what the socket still queues too: flushed = handed to the kernel.
+    // (Only read past the bound: the getter walks the socket's queue.)
+    const socket = res.socket;
+    const flushed = socket ? socket.bytesWritten - socket.writableLength : 0;
+    if (flushed !== this.lastFlushed) this.movingAt = t;
+    this.lastFlushed = flushed;
+    const stalled = t - this.movingAt >= STALL_MS;
+    if (queued > HARD_CAP_FACTOR * max) this.slow();
+    else if (live ? stalled : this.behind && stalled) this.slow();
+  }
+
+  backedUp(): boolean {
+    return !this.isClosed && this.res.writableLength > this.max;
+  }
+
+  drained(): Promise<void> {
+    if (this.isClosed || this.res.writableLength === 0) return Promise.resolve();
+    this.drainWait ??= drained(this.res).then(() => {
+      this.drainWait = undefined;
+    });
+    return this.drainWait;
+  }
+
+  async replay(chunks: AsyncIterable<readonly StreamEvent[]>): Promise<'live' | 'behind'> {
+    for await (const events of chunks) {
+      for (const event of events) {
+        if (this.isClosed) return 'live';
+        if (event.id <= this.lastId || event.height < this.minHeight) continue;
+        this.lastId = event.id;
+        if (!this.res.write(this.frame(event))) await drained(this.res);
       }
-      // bytesWritten counts what the socket still queues too: flushed = handed to the kernel.
-      // (Only read past the bound: the getter walks the socket's queue.)
-      const socket = res.socket;
-      const flushed = socket ? socket.bytesWritten - socket.writableLength : 0;
-      if (flushed !== lastFlushed) movingAt = t;
-      lastFlushed = flushed;
-      const stalled = t - movingAt >= STALL_MS;
-      if (queued > HARD_CAP_FACTOR * max) slow();
-      else if (live ? stalled : behind && stalled) slow();
-    },
-    backedUp() {
-      return !closed && res.writableLength > max;
-    },
-    drained() {
-      if (closed || res.writableLength === 0) return Promise.resolve();
-      drainWait ??= drained(res).then(() => {
-        drainWait = undefined;
-      });
-      return drainWait;
-    },
-    async replay(chunks) {
-      for await (const events of chunks) {
-        for (const event of events) {
-          if (closed) return 'live';
-          if (event.id <= sub.lastId || event.height < sub.minHeight) continue;
-          sub.lastId = event.id;
-          if (!res.write(frame(event))) await drained(res);
-        }
-      }
-      if (behind) return 'behind';
-      const queued = pending ?? [];
-      pending = undefined;
-      for (const event of queued) sub.send(event);
-      return 'live';
-    },
-    queueAgain() {
-      behind = false;
-      pending = [];
-      pendingBytes = 0;
-    },
-    heartbeat() {
-      // Not before the route has written the stream's head (the subscriber is registered first).
-      if (!closed && res.headersSent) res.write(': keep-alive\n\n');
-    },
-    closeWith(code, message) {
-      if (closed) return;
-      if (res.headersSent) res.end(`event: error\ndata: ${JSON.stringify({ code, message })}\n\n`);
-      else res.destroy();
-      closed = true;
-      for (const l of closeListeners) l();
-    },
-    abandon() {
-      if (closed) return;
-      closed = true;
-      for (const l of closeListeners) l();
-    },
-    onClose(listener) {
-      closeListeners.push(listener);
-    },
-  };
-  const slow = () => {
-    init.onSlow();
-    sub.closeWith(14, 'slow consumer: resume with Last-Event-ID');
-  };
-  return sub;
+    }
+    if (this.behind) return 'behind';
+    const queued = this.pending ?? [];
+    this.pending = undefined;
+    for (const event of queued) this.send(event);
+    return 'live';
+  }
+
+  queueAgain(): void {
+    this.behind = false;
+    this.pending = [];
+    this.pendingBytes = 0;
+  }
+
+  heartbeat(): void {
+    // Not before the route has written the stream's head (the subscriber is registered first).
+    if (!this.isClosed && this.res.headersSent) this.res.write(': keep-alive\n\n');
+  }
+
+  closeWith(code: number, message: string): void {
+    if (this.isClosed) return;
+    if (this.res.headersSent) this.res.end(`event: error\ndata: ${JSON.stringify({ code, message })}\n\n`);
+    else this.res.destroy();
+    this.markClosed();
+  }
+
+  abandon(): void {
+    this.markClosed();
+  }
+
+  onClose(listener: () => void): void {
+    this.closeListeners.push(listener);
+  }
+
+  private markClosed(): void {
+    if (this.isClosed) return;
+    this.isClosed = true;
+    for (const l of this.closeListeners) l();
+  }
+
+  private frame(e: StreamEvent): Buffer {
+    return (e.frame ??= Buffer.from(`id: ${e.id}\nevent: ${this.eventName}\ndata: ${e.data}\n\n`));
+  }
+
+  private slow(): void {
+    this.init.onSlow();
+    this.closeWith(14, 'slow consumer: resume with Last-Event-ID');
+  }
+}
+
+export function createSubscriber(res: ServerResponse, init: SubscriberInit): Subscriber {
+  return new SseSubscriber(res, init);
 }
 
 function drained(res: ServerResponse): Promise<void> {

@@ -175,6 +175,62 @@ export function createEvmBalanceSource(ctx: {
 }
 
 /**
+ * Move: the stored denom of a fungible asset (its bank denom, else `move/<metadata>`), with the
+ * aliases learnt on the way. One look-up per asset, shared by the blocks of a batch read at once;
+ * a failed one is asked again.
+ */
+function moveAssetDenoms(bank: BankState, remember: (denom: string) => string) {
+  const byMetadata = new Map<string, Promise<string>>();
+  const aliases: DenomAlias[] = [];
+  const learnDenomOf = async (full: string, metadata: string) => {
+    const stored = remember((await bank.denomOfMetadata(metadata)) ?? `move/${full}`);
+    for (const form of new Set([`move/${full}`, `move/${full.replace(/^0+/, '')}`])) {
+      if (form !== stored) aliases.push({ alias: form, denom: stored });
+    }
+    // The reference stores an asset with 0 decimals and a symbol under lower(symbol) (docs/ingest.md §8.3 Move):
+    // the weakest alias, since any asset may pick any symbol.
+    const fa = await bank.fungibleAssetMetadata(metadata);
+    if (fa?.decimals === 0 && fa.symbol !== '' && fa.symbol.toLowerCase() !== stored) {
+      aliases.push({ alias: fa.symbol.toLowerCase(), denom: stored, bySymbol: true });
+    }
+    return stored;
+  };
+  const denomOfMetadata = (metadata: string) => {
+    const full = metadata.replace(/^0x/, '').toLowerCase().padStart(64, '0');
+    let stored = byMetadata.get(full);
+    if (!stored) {
+      stored = learnDenomOf(full, metadata);
+      stored.catch(() => byMetadata.delete(full));
+      byMetadata.set(full, stored);
+    }
+    return stored;
+  };
+  return { denomOfMetadata, aliases };
+}
+
+/** Every account's non-zero bank balances at a height; every account is read whole. */
+async function bankSnapshot(
+  ctx: { bank: BankState; prefix: string },
+  remember: (denom: string) => string,
+  height: number,
+): Promise<{ rows: BalanceRow[]; aliases: DenomAlias[]; whole: string[] }> {
+  const rows: BalanceRow[] = [];
+  const whole: string[] = [];
+  for (const { address, balances } of await balancesOfEach(
+    ctx.bank,
+    await ctx.bank.accountsAt(height),
+    height,
+  )) {
+    const account = accountBytesFromString(address, ctx.prefix);
+    whole.push(Buffer.from(account).toString('hex'));
+    for (const b of balances) {
+      if (b.amount > 0n) rows.push({ denom: remember(b.denom), account, amount: b.amount });
+    }
+  }
+  return { rows, aliases: [], whole };
+}
+
+/**
  * Move and Wasm: balances from bank events (Wasm) or fungible-asset events (Move, the asset named
  * by its metadata address and stored under its bank denom from `/initia/move/v1/denom`, with
  * `move/<metadata>` as an alias, and `lower(symbol)` too for an asset with 0 decimals, the
@@ -192,32 +248,7 @@ export function createBankBalanceSource(ctx: {
     spelling.set(stored, denom);
     return stored;
   };
-  // One look-up per asset, shared by the blocks of a batch read at once; a failed one is asked again.
-  const byMetadata = new Map<string, Promise<string>>();
-  const aliases: DenomAlias[] = [];
-  const learnDenomOf = async (full: string, metadata: string) => {
-    const stored = remember((await ctx.bank.denomOfMetadata(metadata)) ?? `move/${full}`);
-    for (const form of new Set([`move/${full}`, `move/${full.replace(/^0+/, '')}`])) {
-      if (form !== stored) aliases.push({ alias: form, denom: stored });
-    }
-    // The reference stores an asset with 0 decimals and a symbol under lower(symbol) (docs/ingest.md §8.3 Move):
-    // the weakest alias, since any asset may pick any symbol.
-    const fa = await ctx.bank.fungibleAssetMetadata(metadata);
-    if (fa?.decimals === 0 && fa.symbol !== '' && fa.symbol.toLowerCase() !== stored) {
-      aliases.push({ alias: fa.symbol.toLowerCase(), denom: stored, bySymbol: true });
-    }
-    return stored;
-  };
-  const denomOfMetadata = (metadata: string) => {
-    const full = metadata.replace(/^0x/, '').toLowerCase().padStart(64, '0');
-    let stored = byMetadata.get(full);
-    if (!stored) {
-      stored = learnDenomOf(full, metadata);
-      stored.catch(() => byMetadata.delete(full));
-      byMetadata.set(full, stored);
-    }
-    return stored;
-  };
+  const { denomOfMetadata, aliases } = moveAssetDenoms(ctx.bank, remember);
   const bech32Of = (hex: string) => toBech32(Buffer.from(hex, 'hex'), ctx.prefix);
   const modules = createModuleAccountSet(ctx.bank, ctx.prefix);
   /** The bank supply at the one height a run asks (its start), per stored denom. */
@@ -240,22 +271,7 @@ export function createBankBalanceSource(ctx: {
       );
       return pairs.map((p) => byAccount.get(p.account)!.get(p.denom) ?? 0n);
     },
-    async snapshot(height) {
-      const rows: BalanceRow[] = [];
-      const whole: string[] = [];
-      for (const { address, balances } of await balancesOfEach(
-        ctx.bank,
-        await ctx.bank.accountsAt(height),
-        height,
-      )) {
-        const account = accountBytesFromString(address, ctx.prefix);
-        whole.push(Buffer.from(account).toString('hex'));
-        for (const b of balances) {
-          if (b.amount > 0n) rows.push({ denom: remember(b.denom), account, amount: b.amount });
-        }
-      }
-      return { rows, aliases: [], whole };
-    },
+    snapshot: (height) => bankSnapshot(ctx, remember, height),
     // Only a denom the supply lists: another spelling of a listed one would pass for a zero supply.
     async supplyAt(denom, height) {
       if (supply?.height !== height) {

@@ -46,172 +46,37 @@ interface RichListBatch {
  * anything stored for them (by an earlier version, or before the node listed them): a few key
  * look-ups per denom, so no state has to say which run already did it.
  */
-export function createRichListStage(ctx: {
+interface RichListContext {
   db: Db;
   comet: CometClient;
   source: BalanceSource;
   /** Extracts taken as the block stream fetched the blocks (`source.extract`): those are not fetched again. */
   kept?: KeptBlocks<AssetDelta>;
   signal?: AbortSignal;
-}): Stage<RichListBatch> {
-  const writer = createRichListWriter();
-  const { source } = ctx;
-  const whole = createWholeAccounts(WHOLE_ACCOUNTS);
+}
+
+/** What the stage's steps share: its context, the writer, the accounts read whole, the run's start. */
+interface RichListCore {
+  ctx: RichListContext;
+  writer: ReturnType<typeof createRichListWriter>;
+  whole: ReturnType<typeof createWholeAccounts>;
   /** What this run vouches for, from the height it started at (see `startOf`). */
-  let start: Promise<RunStart | undefined> | undefined;
-  /**
-   * Where this run starts: after a snapshot, its rows (the excluded accounts' included); after a
-   * restart, the stored balances at the checkpoint plus the excluded accounts' holdings there (the
-   * database holds nothing newer before this run's first write).
-   */
-  async function resumeAt(height: number): Promise<RunStart | undefined> {
-    if (!source.supplyAt) return undefined;
-    const excluded = await source.excluded(false);
-    if (excluded.size > 0 && !source.holdingsAt) return undefined;
-    const { rows } = await ctx.db.query<{ denom: string; amount: string }>(
-      'SELECT denom, sum(amount)::text AS amount FROM rich_list GROUP BY denom',
-    );
-    const outside = excluded.size > 0 ? await source.holdingsAt!([...excluded], height) : [];
-    const held = rows.map((r) => ({ denom: r.denom, amount: BigInt(r.amount) }));
-    return runStart(height, excluded, [...held, ...outside.flat()]);
-  }
-  /**
-   * True when what the run started from holds the denom's whole supply at that height: no balance
-   * is negative, so an account it did not count held none of it then.
-   */
-  function heldWhole(at: RunStart, denom: string): Promise<boolean> {
-    let answer = at.whole.get(denom);
-    if (!answer) {
-      answer = source.supplyAt!(denom, at.height).then(
-        (s) => s !== undefined && s === (at.held.get(denom) ?? 0n),
-      );
-      // A failed read is asked again with the batch's retry.
-      answer.catch(() => at.whole.delete(denom));
-      at.whole.set(denom, answer);
-    }
-    return answer;
-  }
-  /**
-   * The accounts of these first-seen pairs that held none of those denoms where the run started
-   * (each a denom held whole then, and the account not one left out then), so zero plus the
-   * events is each pair's balance.
-   */
-  async function heldNoneAtStart(
-    firstSeen: readonly BalanceDelta[],
-    at: RunStart | undefined,
-  ): Promise<Set<string>> {
-    if (!at || firstSeen.length === 0) return new Set();
-    const denoms = [...new Set(firstSeen.map((d) => d.denom))];
-    const held = await Promise.all(denoms.map((denom) => heldWhole(at, denom)));
-    const notHeld = new Set(denoms.filter((_, i) => !held[i]));
-    const accounts = new Set(firstSeen.map((d) => d.account).filter((a) => !at.excluded.has(a)));
-    for (const d of firstSeen) if (notHeld.has(d.denom)) accounts.delete(d.account);
-    return accounts;
-  }
-  /** Each height's extracted changes: kept ones, the others fetched from the node in one batch. */
-  async function extractsOf(heights: readonly number[]): Promise<AssetDelta[][]> {
-    const kept = heights.map((h) => ctx.kept?.get(h));
-    const missing = heights.filter((_, i) => kept[i] === undefined);
-    const fetched = new Map<number, AssetDelta[]>();
-    if (missing.length > 0) {
-      const blocks = await ctx.comet.fetchBlocks(missing, 'rich_list');
-      blocks.forEach((b, i) => fetched.set(missing[i]!, source.extract(present(b, missing[i]!))));
-    }
-    return heights.map((h, i) => kept[i] ?? fetched.get(h)!);
-  }
-  /**
-   * The node's balances at `to` of pairs first seen. Where the source lists an account's holdings,
-   * every non-zero one not yet stored is stored too, and the account is read whole from then on.
-   */
-  async function firstBalances(firstSeen: readonly BalanceDelta[], to: number): Promise<BalanceRow[]> {
-    if (!source.holdingsAt) {
-      const amounts = await source.balancesAt(firstSeen, to);
-      return firstSeen.map((d, i) => fromDelta({ ...d, amount: amounts[i]! }));
-    }
-    const accounts = [...new Set(firstSeen.map((d) => d.account))];
-    const held = await source.holdingsAt(accounts, to);
-    const rows = new Map<string, BalanceDelta>();
-    // A touched pair the node says is zero is stored as zero, as before.
-    for (const d of firstSeen) rows.set(pairKey(d), { ...d, amount: 0n });
-    const stored = await storedPairs(
-      ctx.db,
-      accounts.flatMap((account, i) => held[i]!.map((h) => ({ denom: h.denom, account }))),
-    );
-    accounts.forEach((account, i) => {
-      for (const h of held[i]!) {
-        const key = pairKey({ denom: h.denom, account });
-        // A stored pair this batch does not touch keeps following the events.
-        if (rows.has(key) || !stored.has(key)) rows.set(key, { denom: h.denom, account, amount: h.amount });
-      }
-    });
-    whole.add(accounts);
-    return [...rows.values()].map(fromDelta);
-  }
+  start: Promise<RunStart | undefined> | undefined;
+}
+
+export function createRichListStage(ctx: RichListContext): Stage<RichListBatch> {
+  const core: RichListCore = {
+    ctx,
+    writer: createRichListWriter(),
+    whole: createWholeAccounts(WHOLE_ACCOUNTS),
+    start: undefined,
+  };
   return {
     name: 'rich_list',
-    async init({ firstBlockHeight }) {
-      const snap = await source.snapshot(firstBlockHeight);
-      const excluded = await source.excluded(false);
-      const rows = holdersOnly(snap.rows.map(toDelta), excluded);
-      // An account the node does not list (e.g. created in that very block) but the block's events
-      // touch is read on its own.
-      const listed = new Set(rows.map(pairKey));
-      const [first] = await extractsOf([firstBlockHeight]);
-      const touched = holdersOnly(await source.deltas(first!), excluded);
-      const unlisted = touched.filter((d) => !listed.has(pairKey(d)));
-      const amounts = await source.balancesAt(unlisted, firstBlockHeight);
-      unlisted.forEach((d, i) => rows.push({ ...d, amount: amounts[i]! }));
-      // Marked now: the batches fetched next are written only after these rows.
-      whole.add(snap.whole.filter((a) => !excluded.has(a)));
-      if (source.supplyAt)
-        start = Promise.resolve(runStart(firstBlockHeight, excluded, snap.rows.map(toDelta)));
-      return {
-        height: firstBlockHeight,
-        async write(tx) {
-          await writer.set(tx, rows.map(fromDelta));
-          await writer.aliases(tx, [...snap.aliases, ...source.aliases()]);
-        },
-      };
-    },
-    async fetch(from, to) {
-      if (!start) {
-        // This run's first batch: nothing of it is written yet, so the database holds height from - 1.
-        const resuming = resumeAt(from - 1);
-        resuming.catch(() => {
-          if (start === resuming) start = undefined;
-        });
-        start = resuming;
-      }
-      const at = await start;
-      // Heights below `from` are committed, or held by a fetched batch that is being written.
-      ctx.kept?.dropBelow(from);
-      const heights = Array.from({ length: to - from + 1 }, (_, i) => from + i);
-      const perBlock = await Promise.all((await extractsOf(heights)).map((x) => source.deltas(x)));
-      const summed = [...sumDeltas(perBlock.flat()).values()];
-      const known = await storedPairs(ctx.db, summed);
-      let excluded = await source.excluded(false);
-      // An account with no stored balance in any denom may be a module account a chain upgrade has
-      // just added, so the node's list is read again before such an account is first stored.
-      const unseen = new Set(summed.filter((d) => !excluded.has(d.account)).map((d) => d.account));
-      for (const d of summed) if (known.has(pairKey(d))) unseen.delete(d.account);
-      const stored = await storedAccounts(ctx.db, [...unseen]);
-      if ([...unseen].some((account) => !stored.has(account))) excluded = await source.excluded(true);
-      const deltas = holdersOnly(summed, excluded);
-      // A first touch of an account read whole before, or of one that held none of those denoms at
-      // the snapshot, adds to a zero balance, as a stored one does.
-      const isFresh = (d: BalanceDelta) => !known.has(pairKey(d)) && !whole.has(d.account);
-      const heldNone = await heldNoneAtStart(deltas.filter(isFresh), at);
-      const added = deltas.filter((d) => !isFresh(d) || heldNone.has(d.account));
-      const firstSeen = deltas.filter((d) => isFresh(d) && !heldNone.has(d.account));
-      return {
-        to,
-        aliases: source.aliases(),
-        changes: added.map(fromDelta),
-        firsts: await firstBalances(firstSeen, to),
-        purge: [...excluded],
-      };
-    },
+    init: ({ firstBlockHeight }) => initialSnapshot(core, firstBlockHeight),
+    fetch: (from, to) => fetchBatch(core, from, to),
     async write(tx, batch, at) {
+      const { writer } = core;
       await writer.purge(
         tx,
         batch.purge.map((account) => Buffer.from(account, 'hex')),
@@ -219,14 +84,199 @@ export function createRichListStage(ctx: {
       const negative = await writer.add(tx, batch.changes);
       await writer.set(tx, batch.firsts);
       if (negative.length > 0)
-        await writer.set(tx, await nodeBalances(source, negative, batch.to, ctx.signal));
+        await writer.set(tx, await nodeBalances(ctx.source, negative, batch.to, ctx.signal));
       // After the balances, so a denom first stored in this batch is never taken as an alias.
       await writer.aliases(tx, batch.aliases);
       return { sequence: at.sequence, rows: batch.changes.length + batch.firsts.length };
     },
-    committed: () => writer.committed(),
-    rolledBack: () => writer.rolledBack(),
+    committed: () => core.writer.committed(),
+    rolledBack: () => core.writer.rolledBack(),
   };
+}
+
+/** The snapshot of every account at the first indexed height, and the accounts it read whole. */
+async function initialSnapshot(core: RichListCore, firstBlockHeight: number) {
+  const { source } = core.ctx;
+  const snap = await source.snapshot(firstBlockHeight);
+  const excluded = await source.excluded(false);
+  const rows = holdersOnly(snap.rows.map(toDelta), excluded);
+  // An account the node does not list (e.g. created in that very block) but the block's events
+  // touch is read on its own.
+  const listed = new Set(rows.map(pairKey));
+  const [first] = await extractsOf(core.ctx, [firstBlockHeight]);
+  const touched = holdersOnly(await source.deltas(first!), excluded);
+  const unlisted = touched.filter((d) => !listed.has(pairKey(d)));
+  const amounts = await source.balancesAt(unlisted, firstBlockHeight);
+  unlisted.forEach((d, i) => rows.push({ ...d, amount: amounts[i]! }));
+  // Marked now: the batches fetched next are written only after these rows.
+  core.whole.add(snap.whole.filter((a) => !excluded.has(a)));
+  if (source.supplyAt)
+    core.start = Promise.resolve(runStart(firstBlockHeight, excluded, snap.rows.map(toDelta)));
+  return {
+    height: firstBlockHeight,
+    async write(tx: Queryable) {
+      await core.writer.set(tx, rows.map(fromDelta));
+      await core.writer.aliases(tx, [...snap.aliases, ...source.aliases()]);
+    },
+  };
+}
+
+/** What this run vouches for: read once, on its first batch (a failed read is tried again). */
+function runStartOf(core: RichListCore, from: number): Promise<RunStart | undefined> {
+  if (!core.start) {
+    // This run's first batch: nothing of it is written yet, so the database holds height from - 1.
+    const resuming = resumeAt(core.ctx, from - 1);
+    resuming.catch(() => {
+      if (core.start === resuming) core.start = undefined;
+    });
+    core.start = resuming;
+  }
+  return core.start;
+}
+
+async function fetchBatch(core: RichListCore, from: number, to: number): Promise<RichListBatch> {
+  const { ctx, whole } = core;
+  const { source } = ctx;
+  const at = await runStartOf(core, from);
+  // Heights below `from` are committed, or held by a fetched batch that is being written.
+  ctx.kept?.dropBelow(from);
+  const heights = Array.from({ length: to - from + 1 }, (_, i) => from + i);
+  const perBlock = await Promise.all((await extractsOf(ctx, heights)).map((x) => source.deltas(x)));
+  const summed = [...sumDeltas(perBlock.flat()).values()];
+  const known = await storedPairs(ctx.db, summed);
+  const excluded = await currentExclusions(ctx, summed, known);
+  const deltas = holdersOnly(summed, excluded);
+  // A first touch of an account read whole before, or of one that held none of those denoms at
+  // the snapshot, adds to a zero balance, as a stored one does.
+  const isFresh = (d: BalanceDelta) => !known.has(pairKey(d)) && !whole.has(d.account);
+  const heldNone = await heldNoneAtStart(source, deltas.filter(isFresh), at);
+  const added = deltas.filter((d) => !isFresh(d) || heldNone.has(d.account));
+  const firstSeen = deltas.filter((d) => isFresh(d) && !heldNone.has(d.account));
+  return {
+    to,
+    aliases: source.aliases(),
+    changes: added.map(fromDelta),
+    firsts: await firstBalances(core, firstSeen, to),
+    purge: [...excluded],
+  };
+}
+
+/**
+ * The accounts left out. An account with no stored balance in any denom may be a module account a
+ * chain upgrade has just added, so the node's list is read again before such an account is first
+ * stored.
+ */
+async function currentExclusions(
+  ctx: RichListContext,
+  summed: readonly BalanceDelta[],
+  known: Set<string>,
+): Promise<ReadonlySet<string>> {
+  const excluded = await ctx.source.excluded(false);
+  const unseen = new Set(summed.filter((d) => !excluded.has(d.account)).map((d) => d.account));
+  for (const d of summed) if (known.has(pairKey(d))) unseen.delete(d.account);
+  const stored = await storedAccounts(ctx.db, [...unseen]);
+  if ([...unseen].some((account) => !stored.has(account))) return ctx.source.excluded(true);
+  return excluded;
+}
+
+/**
+ * Where this run starts: after a snapshot, its rows (the excluded accounts' included); after a
+ * restart, the stored balances at the checkpoint plus the excluded accounts' holdings there (the
+ * database holds nothing newer before this run's first write).
+ */
+async function resumeAt(ctx: RichListContext, height: number): Promise<RunStart | undefined> {
+  const { source } = ctx;
+  if (!source.supplyAt) return undefined;
+  const excluded = await source.excluded(false);
+  if (excluded.size > 0 && !source.holdingsAt) return undefined;
+  const { rows } = await ctx.db.query<{ denom: string; amount: string }>(
+    'SELECT denom, sum(amount)::text AS amount FROM rich_list GROUP BY denom',
+  );
+  const outside = excluded.size > 0 ? await source.holdingsAt!([...excluded], height) : [];
+  const held = rows.map((r) => ({ denom: r.denom, amount: BigInt(r.amount) }));
+  return runStart(height, excluded, [...held, ...outside.flat()]);
+}
+
+/**
+ * True when what the run started from holds the denom's whole supply at that height: no balance
+ * is negative, so an account it did not count held none of it then.
+ */
+function heldWhole(source: BalanceSource, at: RunStart, denom: string): Promise<boolean> {
+  let answer = at.whole.get(denom);
+  if (!answer) {
+    answer = source.supplyAt!(denom, at.height).then(
+      (s) => s !== undefined && s === (at.held.get(denom) ?? 0n),
+    );
+    // A failed read is asked again with the batch's retry.
+    answer.catch(() => at.whole.delete(denom));
+    at.whole.set(denom, answer);
+  }
+  return answer;
+}
+
+/**
+ * The accounts of these first-seen pairs that held none of those denoms where the run started
+ * (each a denom held whole then, and the account not one left out then), so zero plus the
+ * events is each pair's balance.
+ */
+async function heldNoneAtStart(
+  source: BalanceSource,
+  firstSeen: readonly BalanceDelta[],
+  at: RunStart | undefined,
+): Promise<Set<string>> {
+  if (!at || firstSeen.length === 0) return new Set();
+  const denoms = [...new Set(firstSeen.map((d) => d.denom))];
+  const held = await Promise.all(denoms.map((denom) => heldWhole(source, at, denom)));
+  const notHeld = new Set(denoms.filter((_, i) => !held[i]));
+  const accounts = new Set(firstSeen.map((d) => d.account).filter((a) => !at.excluded.has(a)));
+  for (const d of firstSeen) if (notHeld.has(d.denom)) accounts.delete(d.account);
+  return accounts;
+}
+
+/** Each height's extracted changes: kept ones, the others fetched from the node in one batch. */
+async function extractsOf(ctx: RichListContext, heights: readonly number[]): Promise<AssetDelta[][]> {
+  const kept = heights.map((h) => ctx.kept?.get(h));
+  const missing = heights.filter((_, i) => kept[i] === undefined);
+  const fetched = new Map<number, AssetDelta[]>();
+  if (missing.length > 0) {
+    const blocks = await ctx.comet.fetchBlocks(missing, 'rich_list');
+    blocks.forEach((b, i) => fetched.set(missing[i]!, ctx.source.extract(present(b, missing[i]!))));
+  }
+  return heights.map((h, i) => kept[i] ?? fetched.get(h)!);
+}
+
+/**
+ * The node's balances at `to` of pairs first seen. Where the source lists an account's holdings,
+ * every non-zero one not yet stored is stored too, and the account is read whole from then on.
+ */
+async function firstBalances(
+  core: RichListCore,
+  firstSeen: readonly BalanceDelta[],
+  to: number,
+): Promise<BalanceRow[]> {
+  const { source, db } = core.ctx;
+  if (!source.holdingsAt) {
+    const amounts = await source.balancesAt(firstSeen, to);
+    return firstSeen.map((d, i) => fromDelta({ ...d, amount: amounts[i]! }));
+  }
+  const accounts = [...new Set(firstSeen.map((d) => d.account))];
+  const held = await source.holdingsAt(accounts, to);
+  const rows = new Map<string, BalanceDelta>();
+  // A touched pair the node says is zero is stored as zero, as before.
+  for (const d of firstSeen) rows.set(pairKey(d), { ...d, amount: 0n });
+  const stored = await storedPairs(
+    db,
+    accounts.flatMap((account, i) => held[i]!.map((h) => ({ denom: h.denom, account }))),
+  );
+  accounts.forEach((account, i) => {
+    for (const h of held[i]!) {
+      const key = pairKey({ denom: h.denom, account });
+      // A stored pair this batch does not touch keeps following the events.
+      if (rows.has(key) || !stored.has(key)) rows.set(key, { denom: h.denom, account, amount: h.amount });
+    }
+  });
+  core.whole.add(accounts);
+  return [...rows.values()].map(fromDelta);
 }
 
 /** A run's start: its height, the accounts left out then, and per denom all it counted there. */

@@ -104,11 +104,13 @@ export function deriveValidator(seed: number): Validator {
   };
 }
 
-export function createChain(config: ChainConfig): Chain {
-  const { chainId, seed } = config;
-  // Consecutive heights share hashes (block h-1 is asked for as "last block" of h): keep a few.
+/**
+ * Hex hashes derived from the chain id, seed, a label and a height. Consecutive heights share
+ * hashes (block h-1 is asked for as "last block" of h): a few are kept.
+ */
+function createHashDeriver(chainId: string, seed: number): (label: string, height: number) => string {
   const derived = new Map<string, string>();
-  const derive = (label: string, height: number): string => {
+  return (label, height) => {
     const input = `${chainId}/${seed}/${label}/${height}`;
     let out = derived.get(input);
     if (out === undefined) {
@@ -117,121 +119,162 @@ export function createChain(config: ChainConfig): Chain {
     }
     return out;
   };
-  const validator = deriveValidator(seed);
-  const validatorsHash = derive('validators', 0);
-  const consensusHash = derive('consensus', 0);
-  const assembleCtx: AssembleContext = {
-    chainId,
-    prefix: config.prefix,
-    fastSignatures: config.fastSignatures,
-    feeCollectorBech32: config.feeCollectorBech32,
-    model: config.model,
-    normalise: createNormaliser(config.prefix),
+}
+
+/** What generating a block needs besides its height. */
+interface ChainParts {
+  config: ChainConfig;
+  derive: (label: string, height: number) => string;
+  validator: { address: string; pubKeyB64: string };
+  validatorsHash: string;
+  consensusHash: string;
+  assembleCtx: AssembleContext;
+  timeOf: (h: number) => string;
+  blockHash: (h: number) => string;
+  appHash: (h: number) => string;
+}
+
+/** The block's txs and their result texts: recorded ones, or the model's planned txs assembled. */
+function blockTxs(parts: ChainParts, height: number): { txs: GeneratedTx[]; resultJsons: string[] } {
+  const { config, assembleCtx } = parts;
+  const txs: GeneratedTx[] = config.txsAt ? config.txsAt(height) : [];
+  const resultJsons: string[] = [];
+  if (config.txsAt) {
+    for (const t of txs) resultJsons.push(t.resultBytes.toString('utf8'));
+  } else {
+    const first = config.schedule.firstTx(height);
+    const count = config.schedule.count(height);
+    for (let i = 0; i < count; i++) {
+      const assembled = assembleTx(assembleCtx, config.model.plan(first + i), height, i);
+      txs.push(assembled.tx);
+      resultJsons.push(assembled.resultJson);
+    }
+  }
+  return { txs, resultJsons };
+}
+
+function blockHeader(parts: ChainParts, height: number, time: string, txs: GeneratedTx[]): BlockHeader {
+  const { derive, blockHash, config } = parts;
+  return {
+    height,
+    time,
+    lastBlockHash: height > 1 ? blockHash(height - 1) : '',
+    lastPartsHash: height > 1 ? derive('parts', height - 1) : '',
+    lastCommitHash: height > 1 ? derive('commit', height - 1) : EMPTY_SHA256,
+    dataHash: merkleRoot(txs.map((t) => Buffer.from(t.hash, 'hex')))
+      .toString('hex')
+      .toUpperCase(),
+    validatorsHash: parts.validatorsHash,
+    consensusHash: parts.consensusHash,
+    appHash: parts.appHash(height - 1),
+    lastResultsHash: height > 1 ? derive('results', height - 1) : EMPTY_SHA256,
+    evidenceHash: EMPTY_SHA256,
+    proposer: parts.validator.address,
+    partsHash: derive('parts', height),
+    commitSignatureB64: commitSignature(config.chainId, config.seed, height - 1),
+    commitTime: time,
   };
-  const cache = new Lru<number, GeneratedBlock>(4096, 12_000, (b) => 1 + b.txs.length);
+}
+
+/** EndBlock: the fee collector pays the block's fees to the operator's rewards account. */
+function feePayoutEvents(config: ChainConfig, txs: GeneratedTx[]): SimEvent[] {
+  const fees = sumFees(txs.map((t) => t.fee));
+  if (fees.length === 0) return [];
+  const feesText = coinsText(fees);
+  return [
+    event('coin_spent', [
+      ['spender', config.feeCollectorBech32],
+      ['amount', feesText],
+      ['mode', 'EndBlock'],
+    ]),
+    event('coin_received', [
+      ['receiver', config.rewardsBech32],
+      ['amount', feesText],
+      ['mode', 'EndBlock'],
+    ]),
+    event('transfer', [
+      ['recipient', config.rewardsBech32],
+      ['sender', config.feeCollectorBech32],
+      ['amount', feesText],
+      ['mode', 'EndBlock'],
+    ]),
+  ];
+}
+
+function generateBlock(parts: ChainParts, height: number): GeneratedBlock {
+  const { config, validator, appHash } = parts;
+  const { txs, resultJsons } = blockTxs(parts, height);
+  const time = parts.timeOf(height);
+  const header = blockHeader(parts, height, time, txs);
+  const blockEvents = feePayoutEvents(config, txs);
+  const gasUsed = txs.reduce((n, t) => n + t.gasUsed, 0);
+  const gasWanted = txs.reduce((n, t) => n + t.gasWanted, 0);
+  const hash = parts.blockHash(height);
+  let truth: BlockTruth | undefined;
+  const resultsBytes = renderResults(
+    height,
+    txs,
+    resultJsons,
+    `,"finalize_block_events":${eventsJson(blockEvents)},"validator_updates":null,` +
+      `"consensus_param_updates":null,"app_hash":"${Buffer.from(appHash(height), 'hex').toString('base64')}"}`,
+  );
+  return {
+    height,
+    hash,
+    time,
+    txs,
+    header,
+    blockBytes: Buffer.from(renderBlock(config.chainId, hash, header, txs, validator.address)),
+    resultsBytes,
+    get blockJson() {
+      return this.blockBytes.toString('utf8');
+    },
+    get resultsJson() {
+      return this.resultsBytes.toString('utf8');
+    },
+    get truth() {
+      return (truth ??= {
+        height,
+        hash,
+        time,
+        proposerAddress: validator.address,
+        gasUsed: String(gasUsed),
+        gasWanted: String(gasWanted),
+        txs: txs.map((t) => t.truth),
+      });
+    },
+  };
+}
+
+export function createChain(config: ChainConfig): Chain {
+  const { chainId, seed } = config;
+  const derive = createHashDeriver(chainId, seed);
+  const validator = deriveValidator(seed);
   const timeOf = (h: number): string => {
     const t = blockTime(seed, h, config.blockTimeMs);
     return rfc3339Nano(t.ms, t.nanos);
   };
   const blockHash = (h: number): string => derive('block', h);
   const appHash = (h: number): string => (h <= 0 ? EMPTY_SHA256 : derive('app', h));
-
-  const generate = (height: number): GeneratedBlock => {
-    const txs: GeneratedTx[] = config.txsAt ? config.txsAt(height) : [];
-    const resultJsons: string[] = [];
-    if (config.txsAt) {
-      for (const t of txs) resultJsons.push(t.resultBytes.toString('utf8'));
-    } else {
-      const first = config.schedule.firstTx(height);
-      const count = config.schedule.count(height);
-      for (let i = 0; i < count; i++) {
-        const assembled = assembleTx(assembleCtx, config.model.plan(first + i), height, i);
-        txs.push(assembled.tx);
-        resultJsons.push(assembled.resultJson);
-      }
-    }
-    const time = timeOf(height);
-    const header: BlockHeader = {
-      height,
-      time,
-      lastBlockHash: height > 1 ? blockHash(height - 1) : '',
-      lastPartsHash: height > 1 ? derive('parts', height - 1) : '',
-      lastCommitHash: height > 1 ? derive('commit', height - 1) : EMPTY_SHA256,
-      dataHash: merkleRoot(txs.map((t) => Buffer.from(t.hash, 'hex')))
-        .toString('hex')
-        .toUpperCase(),
-      validatorsHash,
-      consensusHash,
-      appHash: appHash(height - 1),
-      lastResultsHash: height > 1 ? derive('results', height - 1) : EMPTY_SHA256,
-      evidenceHash: EMPTY_SHA256,
-      proposer: validator.address,
-      partsHash: derive('parts', height),
-      commitSignatureB64: commitSignature(chainId, seed, height - 1),
-      commitTime: time,
-    };
-    const fees = sumFees(txs.map((t) => t.fee));
-    const feesText = coinsText(fees);
-    const blockEvents: SimEvent[] =
-      fees.length === 0
-        ? []
-        : [
-            event('coin_spent', [
-              ['spender', config.feeCollectorBech32],
-              ['amount', feesText],
-              ['mode', 'EndBlock'],
-            ]),
-            event('coin_received', [
-              ['receiver', config.rewardsBech32],
-              ['amount', feesText],
-              ['mode', 'EndBlock'],
-            ]),
-            event('transfer', [
-              ['recipient', config.rewardsBech32],
-              ['sender', config.feeCollectorBech32],
-              ['amount', feesText],
-              ['mode', 'EndBlock'],
-            ]),
-          ];
-    const gasUsed = txs.reduce((n, t) => n + t.gasUsed, 0);
-    const gasWanted = txs.reduce((n, t) => n + t.gasWanted, 0);
-    const hash = blockHash(height);
-    let truth: BlockTruth | undefined;
-    const resultsBytes = renderResults(
-      height,
-      txs,
-      resultJsons,
-      `,"finalize_block_events":${eventsJson(blockEvents)},"validator_updates":null,` +
-        `"consensus_param_updates":null,"app_hash":"${Buffer.from(appHash(height), 'hex').toString('base64')}"}`,
-    );
-    return {
-      height,
-      hash,
-      time,
-      txs,
-      header,
-      blockBytes: Buffer.from(renderBlock(chainId, hash, header, txs, validator.address)),
-      resultsBytes,
-      get blockJson() {
-        return this.blockBytes.toString('utf8');
-      },
-      get resultsJson() {
-        return this.resultsBytes.toString('utf8');
-      },
-      get truth() {
-        return (truth ??= {
-          height,
-          hash,
-          time,
-          proposerAddress: validator.address,
-          gasUsed: String(gasUsed),
-          gasWanted: String(gasWanted),
-          txs: txs.map((t) => t.truth),
-        });
-      },
-    };
+  const parts: ChainParts = {
+    config,
+    derive,
+    validator,
+    validatorsHash: derive('validators', 0),
+    consensusHash: derive('consensus', 0),
+    assembleCtx: {
+      chainId,
+      prefix: config.prefix,
+      fastSignatures: config.fastSignatures,
+      feeCollectorBech32: config.feeCollectorBech32,
+      model: config.model,
+      normalise: createNormaliser(config.prefix),
+    },
+    timeOf,
+    blockHash,
+    appHash,
   };
-
+  const cache = new Lru<number, GeneratedBlock>(4096, 12_000, (b) => 1 + b.txs.length);
   return {
     validator,
     blockHash,
@@ -240,7 +283,7 @@ export function createChain(config: ChainConfig): Chain {
     block(height) {
       let b = cache.get(height);
       if (!b) {
-        cache.set(height, (b = generate(height)));
+        cache.set(height, (b = generateBlock(parts, height)));
         config.onGenerate?.(b);
       }
       return b;

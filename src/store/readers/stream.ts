@@ -81,31 +81,59 @@ export interface StreamReader {
 
 const ACCOUNT_EDGES: Record<TxFamily, string> = { tx: 'tx_accounts', evm_tx: 'evm_tx_accounts' };
 
+/** The committed checkpoint, with the dictionaries' sequence mark where this session may read it. */
+async function readStreamPosition(db: ReaderContext['db']): Promise<StreamPosition | undefined> {
+  const { rows } = await db.query<{ h: number; t: number; e: number; at: number; mark: string | null }>(
+    `SELECT height AS h, tx_sequence AS t, evm_sequence AS e,
+            (extract(epoch FROM updated_at) * 1000)::float8 AS at,
+            CASE WHEN has_sequence_privilege(s.a, 'SELECT,USAGE') AND has_sequence_privilege(s.m, 'SELECT,USAGE')
+              THEN coalesce(pg_sequence_last_value(s.a), 0) || ':' || coalesce(pg_sequence_last_value(s.m), 0)
+            END AS mark
+       FROM checkpoint,
+            (SELECT pg_get_serial_sequence('account_dict', 'id')::regclass AS a,
+                    pg_get_serial_sequence('msg_type_dict', 'id')::regclass AS m) s
+      WHERE stream = 'blocks'`,
+  );
+  const row = rows[0];
+  if (row === undefined) return undefined;
+  return {
+    height: Number(row.h),
+    txSequence: Number(row.t),
+    evmSequence: Number(row.e),
+    committedAtMs: Number(row.at),
+    dictionaryMark: row.mark ?? undefined,
+  };
+}
+
+async function msgTypeIdsOf(db: ReaderContext['db'], names: readonly string[]): Promise<Map<string, number>> {
+  const found = new Map<string, number>();
+  if (names.length === 0) return found;
+  const { rows } = await db.query<{ id: number; msg_type: string }>(
+    'SELECT id, msg_type FROM msg_type_dict WHERE msg_type = ANY($1::text[])',
+    [names],
+  );
+  for (const row of rows) found.set(row.msg_type, Number(row.id));
+  return found;
+}
+
+async function accountIdsOf(
+  db: ReaderContext['db'],
+  accounts: readonly Uint8Array[],
+): Promise<Map<string, number>> {
+  const found = new Map<string, number>();
+  if (accounts.length === 0) return found;
+  const { rows } = await db.query<{ id: number; account: Uint8Array }>(
+    'SELECT id, account FROM account_dict WHERE account = ANY($1::bytea[])',
+    [accounts.map((a) => Buffer.from(a))],
+  );
+  for (const row of rows) found.set(Buffer.from(row.account).toString('hex'), Number(row.id));
+  return found;
+}
+
 export function createStreamReader(ctx: Pick<ReaderContext, 'db'>): StreamReader {
   const { db } = ctx;
   return {
-    async position() {
-      const { rows } = await db.query<{ h: number; t: number; e: number; at: number; mark: string | null }>(
-        `SELECT height AS h, tx_sequence AS t, evm_sequence AS e,
-                (extract(epoch FROM updated_at) * 1000)::float8 AS at,
-                CASE WHEN has_sequence_privilege(s.a, 'SELECT,USAGE') AND has_sequence_privilege(s.m, 'SELECT,USAGE')
-                  THEN coalesce(pg_sequence_last_value(s.a), 0) || ':' || coalesce(pg_sequence_last_value(s.m), 0)
-                END AS mark
-           FROM checkpoint,
-                (SELECT pg_get_serial_sequence('account_dict', 'id')::regclass AS a,
-                        pg_get_serial_sequence('msg_type_dict', 'id')::regclass AS m) s
-          WHERE stream = 'blocks'`,
-      );
-      const row = rows[0];
-      if (row === undefined) return undefined;
-      return {
-        height: Number(row.h),
-        txSequence: Number(row.t),
-        evmSequence: Number(row.e),
-        committedAtMs: Number(row.at),
-        dictionaryMark: row.mark ?? undefined,
-      };
-    },
+    position: () => readStreamPosition(db),
     async rows(family, after, upto, limit) {
       const { rows } = await db.query<SequencedRow>(
         `SELECT sequence, height, data FROM ${family}
@@ -145,26 +173,8 @@ export function createStreamReader(ctx: Pick<ReaderContext, 'db'>): StreamReader
       );
       return rows.map((r) => ({ sequence: Number(r.sequence), height: Number(r.height), data: r.data }));
     },
-    async msgTypeIds(names) {
-      const found = new Map<string, number>();
-      if (names.length === 0) return found;
-      const { rows } = await db.query<{ id: number; msg_type: string }>(
-        'SELECT id, msg_type FROM msg_type_dict WHERE msg_type = ANY($1::text[])',
-        [names],
-      );
-      for (const row of rows) found.set(row.msg_type, Number(row.id));
-      return found;
-    },
-    async accountIds(accounts) {
-      const found = new Map<string, number>();
-      if (accounts.length === 0) return found;
-      const { rows } = await db.query<{ id: number; account: Uint8Array }>(
-        'SELECT id, account FROM account_dict WHERE account = ANY($1::bytea[])',
-        [accounts.map((a) => Buffer.from(a))],
-      );
-      for (const row of rows) found.set(Buffer.from(row.account).toString('hex'), Number(row.id));
-      return found;
-    },
+    msgTypeIds: (names) => msgTypeIdsOf(db, names),
+    accountIds: (accounts) => accountIdsOf(db, accounts),
     async firstSequenceFrom(family, height) {
       const { rows } = await db.query<{ sequence: number }>(
         `SELECT sequence FROM ${family} WHERE height >= $1 ORDER BY height, sequence LIMIT 1`,

@@ -150,11 +150,11 @@ export function celatoneNftTests(chain: () => ClientChain): void {
     );
   });
 
-  // Known mismatch (issue 19 report): the path segment is not percent-decoded (docs/api.md §4.6.3,
-  // kept from the reference), so a name with a space, sent through encodeURI, matches nothing.
-  it.fails('collection search: a whole name with spaces, encodeURI as sent, finds it', async () => {
+  // The path segment is percent-decoded (docs/api.md §0.11, unlike the reference), so a name with a
+  // space, sent through encodeURI, finds its collection.
+  it('collection search: a whole name with spaces, encodeURI as sent, finds it', async () => {
     const { h, collections } = chain();
-    for (const truth of collections) {
+    for (const truth of collections.filter((c) => !c.name.includes('/'))) {
       const page = await fetchParsed(
         h,
         `${NFT}/collections/by_name/${encodeURI(truth.name)}`,
@@ -168,17 +168,44 @@ export function celatoneNftTests(chain: () => ClientChain): void {
     }
   });
 
-  // Known mismatch (issue 19 report): Celatone's NFT schemas require token `owner_addr` and
-  // `nft.description`, collection `description` and `uri`; docs/api.md §5.6/§5.7 (the reference) has
-  // `owner` and none of the others, so Celatone drops every NFT page.
-  it.fails("Celatone's full token and collection schemas accept the answers", async () => {
+  // Known gap: encodeURI leaves a `/` as it is, so an IBC collection's name (`ibc/…`) becomes two
+  // path segments and the route is not found; only encodeURIComponent would send it whole.
+  it('collection search: an IBC name (with a slash) through encodeURI is not found; encoded whole it is', async () => {
+    const { h, collections } = chain();
+    for (const truth of collections.filter((c) => c.name.includes('/'))) {
+      const split = await h.get(`${NFT}/collections/by_name/${encodeURI(truth.name)}`);
+      expect(split.status, truth.name).toBe(404);
+      const whole = await fetchParsed(
+        h,
+        `${NFT}/collections/by_name/${encodeURIComponent(truth.name)}`,
+        {},
+        celatoneCollectionsShared,
+      );
+      expect(
+        whole.collections.map((c) => c.object_addr),
+        truth.name,
+      ).toContain(truth.addr);
+    }
+  });
+
+  // Celatone takes the token owner as `owner` or `owner_addr` and defaults the descriptions and the
+  // collection `uri` to "" (the answers have `owner` and none of those); token `nft.uri` it requires.
+  it("Celatone's full token and collection schemas accept the answers", async () => {
     const { h, collections, tokens, vm } = chain();
     const truth = collections[0]!;
-    await fetchParsed(h, `${NFT}/collections`, {}, celatoneCollections);
+    const listed = await fetchParsed(h, `${NFT}/collections`, {}, celatoneCollections);
+    expect(listed.collections.length).toBeGreaterThan(0);
     await fetchParsed(h, `${NFT}/collections/${truth.addr}`, {}, celatoneCollectionByAddr);
-    await fetchParsed(h, `${NFT}/tokens/by_collection/${truth.addr}`, {}, celatoneTokens);
+    const byCollection = await fetchParsed(
+      h,
+      `${NFT}/tokens/by_collection/${truth.addr}`,
+      {},
+      celatoneTokens,
+    );
+    expect(byCollection.tokens.length).toBeGreaterThan(0);
     const owner = celatoneAccount(vm, tokens[0]!.owner);
-    await fetchParsed(h, `${NFT}/tokens/by_account/${owner}`, {}, celatoneTokens);
+    const owned = await fetchParsed(h, `${NFT}/tokens/by_account/${owner}`, {}, celatoneTokens);
+    for (const token of owned.tokens) expect(sameAccount(token.owner ?? '', tokens[0]!.owner)).toBe(true);
   });
 }
 

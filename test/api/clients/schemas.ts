@@ -132,30 +132,37 @@ export const celatoneAvgBlockTime = z.object({ avg_block_time: z.number().nonneg
 // ---------------------------------------------------------------- NFTs (Celatone)
 
 /**
- * src/lib/services/types/nft.ts zNftSequencer as the explorer has it: `owner_addr` (an older
- * rollytics name; docs/api.md §5.7 says `owner`) and `nft.description` (never in rollytics) are required.
+ * src/lib/services/types/nft.ts zNftSequencer as the explorer has it since alleslabs/celatone-frontend
+ * pull request 1417: the owner as `owner` (rollytics, docs/api.md §5.7) or `owner_addr` (an older
+ * rollytics name), at least one of them; `nft.description` defaults to "" when absent; `nft.uri`
+ * is required.
  */
-export const celatoneToken = z.object({
-  collection_addr: z.string(),
-  collection_name: z.string(),
-  nft: z.object({ description: z.string(), token_id: z.string(), uri: z.string() }),
-  object_addr: z.string(),
-  owner_addr: z.string(),
-});
+export const celatoneToken = z
+  .object({
+    collection_addr: z.string(),
+    collection_name: z.string(),
+    nft: z.object({ description: z.string().default(''), token_id: z.string(), uri: z.string() }),
+    object_addr: z.string(),
+    owner: z.string().optional(),
+    owner_addr: z.string().optional(),
+  })
+  .refine((token) => token.owner !== undefined || token.owner_addr !== undefined, {
+    message: 'owner or owner_addr is required',
+  });
 /** src/lib/services/types/nft.ts zNftsResponseSequencer / zNftsByAccountResponseSequencer. */
 export const celatoneTokens = z.object({ pagination, tokens: z.array(celatoneToken) });
 
 /**
- * src/lib/services/types/nft-collection.ts zCollectionSequencer: `description` and `uri` are
- * required (docs/api.md §5.6 has neither).
+ * src/lib/services/types/nft-collection.ts zCollectionSequencer: `description` and `uri` default
+ * to "" when absent (docs/api.md §5.6 has neither).
  */
 export const celatoneCollection = z.object({
   collection: z.object({
     creator: z.string(),
-    description: z.string(),
+    description: z.string().default(''),
     name: z.string(),
     nfts: z.object({ handle: z.string(), length: z.coerce.number() }),
-    uri: z.string(),
+    uri: z.string().default(''),
   }),
   object_addr: z.string(),
 });

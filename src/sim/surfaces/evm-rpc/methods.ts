@@ -1,16 +1,6 @@
-import { keccak_256 } from '@noble/hashes/sha3.js';
 import type { Chain, GeneratedBlock } from '../../chain/blocks.js';
-import {
-  abiString,
-  hexQuantity,
-  NONEXISTENT_TOKEN,
-  SELECTOR,
-  word,
-  ZERO_ADDRESS,
-  type EvmLog,
-} from '../../vm/evm/abi.js';
+import { abiString, hexQuantity, NONEXISTENT_TOKEN, SELECTOR, word, ZERO_ADDRESS } from '../../vm/evm/abi.js';
 import type { EvmContracts } from '../../vm/evm/contracts.js';
-import { fakeEthTxHash } from '../../vm/evm/ethtx.js';
 import type { EvmLedger } from '../../vm/evm/ledger.js';
 import type { EvmFrame, EvmTxData } from '../../vm/evm/types.js';
 import type { Outcome } from '../jsonrpc.js';
@@ -25,7 +15,7 @@ import {
   type NftPlanContext,
 } from '../../chain/nft-lifecycle.js';
 import type { PlannedTx } from '../../chain/plan.js';
-import type { GeneratedTx } from '../../chain/assemble.js';
+import { buildView, type EthView } from './block-view.js';
 
 /** EVM JSON-RPC (minievm shapes) over the generated chain. Results are raw JSON text. */
 export interface EvmRpcContext {
@@ -46,255 +36,138 @@ export interface EvmRpcContext {
   findEth(hash: string): { block: GeneratedBlock; index: number } | undefined;
 }
 
-interface EthView {
-  hash: string;
-  ethHashes: string[];
-  receipts: string[];
-  txObjects: string[];
-  traces: Array<{ txHash: string; frame: EvmFrame } | undefined>;
-  logsBloom: string;
-  gasUsed: number;
-}
-
 const ok = (value: unknown): Outcome => ({ result: JSON.stringify(value) });
 const raw = (text: string): Outcome => ({ result: text });
 const rpcError = (code: number, message: string, data?: string): Outcome => ({
   error: { code, message, ...(data !== undefined ? { data } : {}) },
 });
 
-export function bloomOf(logs: EvmLog[], into = new Uint8Array(256)): Uint8Array {
-  const add = (bytes: Uint8Array): void => {
-    const h = keccak_256(bytes);
-    for (let i = 0; i < 6; i += 2) {
-      const bit = ((h[i]! << 8) | h[i + 1]!) & 2047;
-      into[255 - (bit >> 3)]! |= 1 << (bit & 7);
+/** A block tag or hex number as a served height; undefined past the head or before 1. */
+function resolveBlockTag(ctx: EvmRpcContext, tag: unknown): number | undefined {
+  const head = ctx.head();
+  if (tag === undefined || tag === 'latest' || tag === 'pending' || tag === 'safe' || tag === 'finalized')
+    return head;
+  if (tag === 'earliest') return ctx.base();
+  if (typeof tag === 'string' && /^0x[0-9a-fA-F]+$/.test(tag)) {
+    const n = Number.parseInt(tag.slice(2), 16);
+    return n <= head && n >= 1 ? n : undefined;
+  }
+  return undefined;
+}
+
+function blockJson(ctx: EvmRpcContext, v: EthView, h: number, full: boolean): string {
+  const b = ctx.chain.block(h);
+  const parent = h > 1 ? '0x' + ctx.chain.blockHash(h - 1).toLowerCase() : '0x' + '0'.repeat(64);
+  const seconds = Math.floor(Date.parse(b.time) / 1000);
+  const txs = full ? `[${v.txObjects.join(',')}]` : JSON.stringify(v.ethHashes);
+  const root = '0x' + b.header.dataHash.toLowerCase();
+  return (
+    `{"baseFeePerGas":"0x0","difficulty":"0x0","extraData":"0x","gasLimit":"0x3b9aca00","gasUsed":"${hexQuantity(v.gasUsed)}",` +
+    `"hash":"${v.hash}","logsBloom":"${v.logsBloom}","miner":"${ZERO_ADDRESS}","mixHash":"0x${'0'.repeat(64)}",` +
+    `"nonce":"0x0000000000000000","number":"${hexQuantity(h)}","parentHash":"${parent}","receiptsRoot":"${root}",` +
+    `"sha3Uncles":"0x1dcc4de8dec75d7aab85b567b6ccd41ad312451b948a7413f0a142fd40d49347","size":"${hexQuantity(b.blockBytes.length)}",` +
+    `"stateRoot":"0x${b.header.appHash.toLowerCase()}","timestamp":"${hexQuantity(seconds)}","totalDifficulty":"0x0",` +
+    `"transactions":${txs},"transactionsRoot":"${root}","uncles":[]}`
+  );
+}
+
+const traceOutcome = (t: { txHash: string; frame: EvmFrame }): unknown => ({
+  txHash: t.txHash,
+  result: t.frame,
+});
+
+type ViewOf = (h: number) => EthView;
+
+/** The chain-wide methods, which need no block. */
+function chainMethod(ctx: EvmRpcContext, method: string): Outcome | undefined {
+  switch (method) {
+    case 'eth_chainId':
+      return ok(hexQuantity(ctx.chainId));
+    case 'net_version':
+      return ok(ctx.chainId.toString());
+    case 'web3_clientVersion':
+      return ok('minievm/v1.1.4/rollup-sim');
+    case 'eth_blockNumber':
+      return ok(hexQuantity(ctx.head()));
+    case 'eth_gasPrice':
+      return ok('0x3e8');
+    default:
+      return undefined;
+  }
+}
+
+/** The methods that read a block by tag. */
+function blockMethod(ctx: EvmRpcContext, view: ViewOf, method: string, p: unknown[]): Outcome | undefined {
+  switch (method) {
+    case 'eth_getBlockByNumber': {
+      const h = resolveBlockTag(ctx, p[0]);
+      return h === undefined ? raw('null') : raw(blockJson(ctx, view(h), h, p[1] === true));
     }
-  };
-  for (const l of logs) {
-    add(Buffer.from(l.address.slice(2), 'hex'));
-    for (const t of l.topics) add(Buffer.from(t.slice(2), 'hex'));
+    case 'eth_getBlockReceipts': {
+      const h = resolveBlockTag(ctx, p[0]);
+      return h === undefined ? raw('null') : raw(`[${view(h).receipts.join(',')}]`);
+    }
+    case 'debug_traceBlockByNumber': {
+      const h = resolveBlockTag(ctx, p[0]);
+      if (h === undefined) return rpcError(-32000, `block ${String(p[0])} not found`);
+      if (h < 2) return rpcError(-32000, 'genesis is not traceable');
+      return ok(
+        view(h)
+          .traces.filter((t) => t !== undefined)
+          .map(traceOutcome),
+      );
+    }
+    case 'eth_call':
+      return ethCall(ctx, p[0], resolveBlockTag(ctx, p[1] ?? 'latest'));
+    default:
+      return undefined;
   }
-  return into;
 }
 
-/** All logs of a Cosmos tx's events, in order (what a fake Ethereum tx carries). */
-function eventLogs(tx: GeneratedTx): EvmLog[] {
-  const out: EvmLog[] = [];
-  for (const e of tx.events) {
-    if (e.type !== 'evm') continue;
-    for (const a of e.attributes) if (a.key === 'log') out.push(JSON.parse(a.value) as EvmLog);
+/** The methods that find one tx by its Ethereum or Cosmos hash. */
+function txMethod(ctx: EvmRpcContext, view: ViewOf, method: string, p: unknown[]): Outcome | undefined {
+  const findEth = () => (typeof p[0] === 'string' ? ctx.findEth(p[0].toLowerCase()) : undefined);
+  switch (method) {
+    case 'eth_getTransactionReceipt':
+    case 'eth_getTransactionByHash': {
+      const found = findEth();
+      if (!found) return raw('null');
+      const v = view(found.block.height);
+      return raw(
+        method === 'eth_getTransactionReceipt' ? v.receipts[found.index]! : v.txObjects[found.index]!,
+      );
+    }
+    case 'debug_traceTransaction': {
+      const found = findEth();
+      if (!found) return rpcError(-32000, 'transaction not found');
+      const t = view(found.block.height).traces[found.index];
+      return t ? ok(t.frame) : rpcError(-32000, 'transaction is not an ethereum transaction');
+    }
+    case 'cosmos_txHashByCosmosTxHash': {
+      const hash = typeof p[0] === 'string' ? p[0].replace(/^0x/, '').toUpperCase() : '';
+      const known = ctx.findCosmos(hash);
+      for (const h of known !== undefined ? [known] : ctx.recentHeights()) {
+        const b = ctx.chain.block(h);
+        const i = b.txs.findIndex((t) => t.hash === hash);
+        if (i >= 0) return ok(view(h).ethHashes[i]);
+      }
+      return raw('null');
+    }
+    case 'cosmos_cosmosTxHashByTxHash': {
+      const found = findEth();
+      return found ? ok('0x' + found.block.txs[found.index]!.hash.toLowerCase()) : raw('null');
+    }
+    default:
+      return undefined;
   }
-  return out;
-}
-
-function buildView(ctx: EvmRpcContext, b: GeneratedBlock): EthView {
-  const blockHash = '0x' + b.hash.toLowerCase();
-  const number = hexQuantity(b.height);
-  const receipts: string[] = [];
-  const txObjects: string[] = [];
-  const traces: EthView['traces'] = [];
-  const ethHashes: string[] = [];
-  const blockBloom = new Uint8Array(256);
-  let cumulative = 0;
-  let logIndex = 0;
-  b.txs.forEach((tx, index) => {
-    const data = tx.plan ? ctx.evmData(tx.plan) : undefined;
-    const eth = data?.eth;
-    const logs = eth ? data.msgLogs : eventLogs(tx);
-    const hash = eth ? eth.hash : fakeEthTxHash(tx.hash);
-    ethHashes.push(hash);
-    const gasUsed = tx.gasUsed;
-    cumulative += gasUsed;
-    const ti = hexQuantity(index);
-    const rlogs = logs.map((l) => ({
-      address: l.address.toLowerCase(),
-      topics: l.topics,
-      data: l.data,
-      blockNumber: number,
-      transactionHash: hash,
-      transactionIndex: ti,
-      blockHash,
-      logIndex: hexQuantity(logIndex++),
-      removed: false,
-    }));
-    const bloom = bloomOf(logs);
-    bloomOf(logs, blockBloom);
-    const status = eth ? data.status : tx.code === 0 ? 1 : 0;
-    receipts.push(
-      JSON.stringify({
-        blockHash,
-        blockNumber: number,
-        contractAddress: null,
-        cumulativeGasUsed: hexQuantity(cumulative),
-        effectiveGasPrice: hexQuantity(data?.gasPrice ?? 0n),
-        from: eth ? eth.from : ZERO_ADDRESS,
-        gasUsed: hexQuantity(gasUsed),
-        logs: rlogs,
-        logsBloom: '0x' + Buffer.from(bloom).toString('hex'),
-        status: hexQuantity(status),
-        to: eth ? eth.to : null,
-        transactionHash: hash,
-        transactionIndex: ti,
-        type: eth ? '0x2' : '0x0',
-      }),
-    );
-    txObjects.push(
-      JSON.stringify(
-        eth
-          ? {
-              blockHash,
-              blockNumber: number,
-              from: eth.from,
-              gas: hexQuantity(eth.gas),
-              gasPrice: hexQuantity(eth.maxFeePerGas),
-              maxFeePerGas: hexQuantity(eth.maxFeePerGas),
-              maxPriorityFeePerGas: hexQuantity(eth.maxPriorityFeePerGas),
-              hash,
-              input: eth.input,
-              nonce: hexQuantity(eth.nonce),
-              to: eth.to,
-              transactionIndex: ti,
-              value: '0x0',
-              type: '0x2',
-              accessList: [],
-              chainId: hexQuantity(ctx.chainId),
-              v: hexQuantity(eth.yParity),
-              r: eth.r,
-              s: eth.s,
-              yParity: hexQuantity(eth.yParity),
-            }
-          : {
-              blockHash,
-              blockNumber: number,
-              from: ZERO_ADDRESS,
-              gas: '0x0',
-              gasPrice: '0x0',
-              hash,
-              input: '0x' + tx.hash.toLowerCase(),
-              nonce: '0x0',
-              to: null,
-              transactionIndex: ti,
-              value: '0x0',
-              type: '0x0',
-              v: '0x0',
-              r: '0x0',
-              s: '0x0',
-            },
-      ),
-    );
-    traces.push(eth && data.trace ? { txHash: hash, frame: data.trace } : undefined);
-  });
-  return {
-    hash: blockHash,
-    ethHashes,
-    receipts,
-    txObjects,
-    traces,
-    logsBloom: '0x' + Buffer.from(blockBloom).toString('hex'),
-    gasUsed: cumulative,
-  };
 }
 
 export function createEvmRpc(ctx: EvmRpcContext): (method: string, params: unknown) => Outcome | undefined {
   const views = new Lru<number, EthView>(512);
-  const view = (h: number): EthView => views.getOrSet(h, () => buildView(ctx, ctx.chain.block(h)));
-  const resolve = (tag: unknown): number | undefined => {
-    const head = ctx.head();
-    if (tag === undefined || tag === 'latest' || tag === 'pending' || tag === 'safe' || tag === 'finalized')
-      return head;
-    if (tag === 'earliest') return ctx.base();
-    if (typeof tag === 'string' && /^0x[0-9a-fA-F]+$/.test(tag)) {
-      const n = Number.parseInt(tag.slice(2), 16);
-      return n <= head && n >= 1 ? n : undefined;
-    }
-    return undefined;
-  };
-  const blockJson = (h: number, full: boolean): string => {
-    const b = ctx.chain.block(h);
-    const v = view(h);
-    const parent = h > 1 ? '0x' + ctx.chain.blockHash(h - 1).toLowerCase() : '0x' + '0'.repeat(64);
-    const seconds = Math.floor(Date.parse(b.time) / 1000);
-    const txs = full ? `[${v.txObjects.join(',')}]` : JSON.stringify(v.ethHashes);
-    const root = '0x' + b.header.dataHash.toLowerCase();
-    return (
-      `{"baseFeePerGas":"0x0","difficulty":"0x0","extraData":"0x","gasLimit":"0x3b9aca00","gasUsed":"${hexQuantity(v.gasUsed)}",` +
-      `"hash":"${v.hash}","logsBloom":"${v.logsBloom}","miner":"${ZERO_ADDRESS}","mixHash":"0x${'0'.repeat(64)}",` +
-      `"nonce":"0x0000000000000000","number":"${hexQuantity(h)}","parentHash":"${parent}","receiptsRoot":"${root}",` +
-      `"sha3Uncles":"0x1dcc4de8dec75d7aab85b567b6ccd41ad312451b948a7413f0a142fd40d49347","size":"${hexQuantity(b.blockBytes.length)}",` +
-      `"stateRoot":"0x${b.header.appHash.toLowerCase()}","timestamp":"${hexQuantity(seconds)}","totalDifficulty":"0x0",` +
-      `"transactions":${txs},"transactionsRoot":"${root}","uncles":[]}`
-    );
-  };
-  const traceOutcome = (t: { txHash: string; frame: EvmFrame }): unknown => ({
-    txHash: t.txHash,
-    result: t.frame,
-  });
-
+  const view: ViewOf = (h) => views.getOrSet(h, () => buildView(ctx, ctx.chain.block(h)));
   return (method, params) => {
     const p = Array.isArray(params) ? (params as unknown[]) : [];
-    switch (method) {
-      case 'eth_chainId':
-        return ok(hexQuantity(ctx.chainId));
-      case 'net_version':
-        return ok(ctx.chainId.toString());
-      case 'web3_clientVersion':
-        return ok('minievm/v1.1.4/rollup-sim');
-      case 'eth_blockNumber':
-        return ok(hexQuantity(ctx.head()));
-      case 'eth_gasPrice':
-        return ok('0x3e8');
-      case 'eth_getBlockByNumber': {
-        const h = resolve(p[0]);
-        return h === undefined ? raw('null') : raw(blockJson(h, p[1] === true));
-      }
-      case 'eth_getBlockReceipts': {
-        const h = resolve(p[0]);
-        return h === undefined ? raw('null') : raw(`[${view(h).receipts.join(',')}]`);
-      }
-      case 'eth_getTransactionReceipt':
-      case 'eth_getTransactionByHash': {
-        const found = typeof p[0] === 'string' ? ctx.findEth(p[0].toLowerCase()) : undefined;
-        if (!found) return raw('null');
-        const v = view(found.block.height);
-        return raw(
-          method === 'eth_getTransactionReceipt' ? v.receipts[found.index]! : v.txObjects[found.index]!,
-        );
-      }
-      case 'debug_traceBlockByNumber': {
-        const h = resolve(p[0]);
-        if (h === undefined) return rpcError(-32000, `block ${String(p[0])} not found`);
-        if (h < 2) return rpcError(-32000, 'genesis is not traceable');
-        return ok(
-          view(h)
-            .traces.filter((t) => t !== undefined)
-            .map(traceOutcome),
-        );
-      }
-      case 'debug_traceTransaction': {
-        const found = typeof p[0] === 'string' ? ctx.findEth(p[0].toLowerCase()) : undefined;
-        if (!found) return rpcError(-32000, 'transaction not found');
-        const t = view(found.block.height).traces[found.index];
-        return t ? ok(t.frame) : rpcError(-32000, 'transaction is not an ethereum transaction');
-      }
-      case 'cosmos_txHashByCosmosTxHash': {
-        const hash = typeof p[0] === 'string' ? p[0].replace(/^0x/, '').toUpperCase() : '';
-        const known = ctx.findCosmos(hash);
-        for (const h of known !== undefined ? [known] : ctx.recentHeights()) {
-          const b = ctx.chain.block(h);
-          const i = b.txs.findIndex((t) => t.hash === hash);
-          if (i >= 0) return ok(view(h).ethHashes[i]);
-        }
-        return raw('null');
-      }
-      case 'cosmos_cosmosTxHashByTxHash': {
-        const found = typeof p[0] === 'string' ? ctx.findEth(p[0].toLowerCase()) : undefined;
-        return found ? ok('0x' + found.block.txs[found.index]!.hash.toLowerCase()) : raw('null');
-      }
-      case 'eth_call':
-        return ethCall(ctx, p[0], resolve(p[1] ?? 'latest'));
-      default:
-        return undefined;
-    }
+    return chainMethod(ctx, method) ?? blockMethod(ctx, view, method, p) ?? txMethod(ctx, view, method, p);
   };
 }
 

@@ -81,119 +81,152 @@ function keyringAccountJson(ctx: StateContext, a: SimAccount, height: number) {
   };
 }
 
-export function handleStateRoutes(ctx: StateContext, req: SimHttpRequest): RestAnswer | undefined {
-  const accountsPrefix = '/cosmos/auth/v1beta1/accounts/';
-  if (req.path.startsWith(accountsPrefix)) {
-    const h = queryHeight(ctx, req);
-    if (typeof h !== 'number') return h;
-    const address = req.path.slice(accountsPrefix.length);
-    const account = accountOf(ctx, address);
-    if (!account) return grpcError(404, 5, `account ${address} not found`);
-    return ok(
-      JSON.stringify({
-        account: keyringAccountJson(ctx, account, h),
-      }),
-    );
-  }
-  if (req.path === '/cosmos/auth/v1beta1/accounts') {
-    const h = queryHeight(ctx, req);
-    if (typeof h !== 'number') return h;
-    const offset = Number(req.query.get('pagination.offset') ?? '0') || 0;
-    const limit = Number(req.query.get('pagination.limit') ?? '100') || 100;
-    // The keyring first, then every other account funds reached by then (module accounts are
-    // listed by module_accounts).
-    const keyring = new Set(ctx.accounts.map((a) => a.hex));
-    const modules = new Set(MODULES.map((m) => '0x' + Buffer.from(moduleAddress(m)).toString('hex')));
-    const others = (ctx.accountsAt?.(h) ?? []).filter((a) => !keyring.has(a) && !modules.has(a));
-    const all = [
-      ...ctx.accounts.map((a) => ({ a, hex: a.hex })),
-      ...others.map((hex) => ({ a: undefined, hex })),
-    ];
-    const page = all.slice(offset, offset + limit);
-    return ok(
-      JSON.stringify({
-        accounts: page.map(({ a, hex }) =>
-          a
-            ? keyringAccountJson(ctx, a, h)
-            : {
-                '@type': '/cosmos.auth.v1beta1.BaseAccount',
-                address: toBech32(Buffer.from(hex.slice(2), 'hex'), ctx.prefix),
-                pub_key: null,
-                account_number: String(parseInt(hex.slice(2, 10), 16)),
-                sequence: '0',
-              },
-        ),
-        pagination: { next_key: null, total: String(all.length) },
-      }),
-    );
-  }
-  const balancesPrefix = '/cosmos/bank/v1beta1/balances/';
-  if (req.path.startsWith(balancesPrefix)) {
-    const h = queryHeight(ctx, req);
-    if (typeof h !== 'number') return h;
-    const address = req.path.slice(balancesPrefix.length);
-    if (!tryAccountBytes(address, ctx.prefix)) return grpcError(400, 3, `invalid address: ${address}`);
-    const known = accountOf(ctx, address) !== undefined;
-    const held = new Set([...(known ? ctx.denoms : []), ...(ctx.denomsOf?.(address, h) ?? [])]);
-    // Like x/bank, zero balances are not listed.
-    const balances = [...held]
-      .sort()
-      .map((denom) => ({
-        denom,
-        amount: ctx.balanceOf?.(address, denom, h) ?? balanceAt(ctx, address, denom, h),
-      }))
-      .filter((b) => b.amount !== '0');
-    return ok(JSON.stringify({ balances, pagination: { next_key: null, total: String(balances.length) } }));
-  }
-  if (req.path === '/cosmos/bank/v1beta1/supply') {
-    const h = queryHeight(ctx, req);
-    if (typeof h !== 'number') return h;
-    const supply = ctx.supplyAt?.(h);
-    if (!supply) return undefined;
-    const offset = Number(req.query.get('pagination.offset') ?? '0') || 0;
-    const limit = Number(req.query.get('pagination.limit') ?? '100') || 100;
-    const all = [...supply].sort(([a], [b]) => (a < b ? -1 : 1));
-    return ok(
-      JSON.stringify({
-        supply: all
-          .slice(offset, offset + limit)
-          .map(([denom, amount]) => ({ denom, amount: String(amount) })),
-        pagination: { next_key: null, total: String(all.length) },
-      }),
-    );
-  }
-  if (req.path === '/cosmos/auth/v1beta1/module_accounts') {
-    return ok(
-      JSON.stringify({
-        accounts: MODULES.map((name, i) => ({
-          '@type': '/cosmos.auth.v1beta1.ModuleAccount',
-          base_account: {
-            address: toBech32(moduleAddress(name), ctx.prefix),
-            pub_key: null,
-            account_number: String(i + 1),
-            sequence: '0',
-          },
-          name,
-          permissions: name === 'opchild' ? ['minter', 'burner'] : [],
-        })),
-      }),
-    );
-  }
-  const validatorPrefix = '/opinit/opchild/v1/validator/';
-  if (req.path.startsWith(validatorPrefix)) {
-    const valoper = toBech32(Buffer.from(ctx.validator.addressHex, 'hex'), ctx.prefix + 'valoper');
-    const asked = req.path.slice(validatorPrefix.length);
-    if (asked !== valoper) return grpcError(404, 5, `validator ${asked} not found: not found`);
-    return ok(
-      JSON.stringify({
-        validator: {
-          moniker: 'rollup-sim-operator',
-          operator_address: valoper,
-          consensus_pubkey: { '@type': '/cosmos.crypto.ed25519.PubKey', key: ctx.validator.pubKeyB64 },
-          cons_power: '1',
+type StateRoute = (ctx: StateContext, req: SimHttpRequest) => RestAnswer | undefined;
+
+const ACCOUNTS_PREFIX = '/cosmos/auth/v1beta1/accounts/';
+const BALANCES_PREFIX = '/cosmos/bank/v1beta1/balances/';
+const VALIDATOR_PREFIX = '/opinit/opchild/v1/validator/';
+
+const pageOf = (req: SimHttpRequest) => ({
+  offset: Number(req.query.get('pagination.offset') ?? '0') || 0,
+  limit: Number(req.query.get('pagination.limit') ?? '100') || 100,
+});
+
+function accountRoute(ctx: StateContext, req: SimHttpRequest): RestAnswer | undefined {
+  if (!req.path.startsWith(ACCOUNTS_PREFIX)) return undefined;
+  const h = queryHeight(ctx, req);
+  if (typeof h !== 'number') return h;
+  const address = req.path.slice(ACCOUNTS_PREFIX.length);
+  const account = accountOf(ctx, address);
+  if (!account) return grpcError(404, 5, `account ${address} not found`);
+  return ok(
+    JSON.stringify({
+      account: keyringAccountJson(ctx, account, h),
+    }),
+  );
+}
+
+function accountsRoute(ctx: StateContext, req: SimHttpRequest): RestAnswer | undefined {
+  if (req.path !== '/cosmos/auth/v1beta1/accounts') return undefined;
+  const h = queryHeight(ctx, req);
+  if (typeof h !== 'number') return h;
+  const { offset, limit } = pageOf(req);
+  // The keyring first, then every other account funds reached by then (module accounts are
+  // listed by module_accounts).
+  const keyring = new Set(ctx.accounts.map((a) => a.hex));
+  const modules = new Set(MODULES.map((m) => '0x' + Buffer.from(moduleAddress(m)).toString('hex')));
+  const others = (ctx.accountsAt?.(h) ?? []).filter((a) => !keyring.has(a) && !modules.has(a));
+  const all = [
+    ...ctx.accounts.map((a) => ({ a, hex: a.hex })),
+    ...others.map((hex) => ({ a: undefined, hex })),
+  ];
+  const page = all.slice(offset, offset + limit);
+  return ok(
+    JSON.stringify({
+      accounts: page.map(({ a, hex }) =>
+        a
+          ? keyringAccountJson(ctx, a, h)
+          : {
+              '@type': '/cosmos.auth.v1beta1.BaseAccount',
+              address: toBech32(Buffer.from(hex.slice(2), 'hex'), ctx.prefix),
+              pub_key: null,
+              account_number: String(parseInt(hex.slice(2, 10), 16)),
+              sequence: '0',
+            },
+      ),
+      pagination: { next_key: null, total: String(all.length) },
+    }),
+  );
+}
+
+function balancesRoute(ctx: StateContext, req: SimHttpRequest): RestAnswer | undefined {
+  if (!req.path.startsWith(BALANCES_PREFIX)) return undefined;
+  const h = queryHeight(ctx, req);
+  if (typeof h !== 'number') return h;
+  const address = req.path.slice(BALANCES_PREFIX.length);
+  if (!tryAccountBytes(address, ctx.prefix)) return grpcError(400, 3, `invalid address: ${address}`);
+  const known = accountOf(ctx, address) !== undefined;
+  const held = new Set([...(known ? ctx.denoms : []), ...(ctx.denomsOf?.(address, h) ?? [])]);
+  // Like x/bank, zero balances are not listed.
+  const balances = [...held]
+    .sort()
+    .map((denom) => ({
+      denom,
+      amount: ctx.balanceOf?.(address, denom, h) ?? balanceAt(ctx, address, denom, h),
+    }))
+    .filter((b) => b.amount !== '0');
+  return ok(JSON.stringify({ balances, pagination: { next_key: null, total: String(balances.length) } }));
+}
+
+function supplyRoute(ctx: StateContext, req: SimHttpRequest): RestAnswer | undefined {
+  if (req.path !== '/cosmos/bank/v1beta1/supply') return undefined;
+  const h = queryHeight(ctx, req);
+  if (typeof h !== 'number') return h;
+  const supply = ctx.supplyAt?.(h);
+  if (!supply) return undefined;
+  const { offset, limit } = pageOf(req);
+  const all = [...supply].sort(([a], [b]) => (a < b ? -1 : 1));
+  return ok(
+    JSON.stringify({
+      supply: all.slice(offset, offset + limit).map(([denom, amount]) => ({ denom, amount: String(amount) })),
+      pagination: { next_key: null, total: String(all.length) },
+    }),
+  );
+}
+
+function moduleAccountsRoute(ctx: StateContext, req: SimHttpRequest): RestAnswer | undefined {
+  if (req.path !== '/cosmos/auth/v1beta1/module_accounts') return undefined;
+  return ok(
+    JSON.stringify({
+      accounts: MODULES.map((name, i) => ({
+        '@type': '/cosmos.auth.v1beta1.ModuleAccount',
+        base_account: {
+          address: toBech32(moduleAddress(name), ctx.prefix),
+          pub_key: null,
+          account_number: String(i + 1),
+          sequence: '0',
         },
-      }),
-    );
+        name,
+        permissions: name === 'opchild' ? ['minter', 'burner'] : [],
+      })),
+    }),
+  );
+}
+
+function validatorRoute(ctx: StateContext, req: SimHttpRequest): RestAnswer | undefined {
+  if (!req.path.startsWith(VALIDATOR_PREFIX)) return undefined;
+  const valoper = toBech32(Buffer.from(ctx.validator.addressHex, 'hex'), ctx.prefix + 'valoper');
+  const asked = req.path.slice(VALIDATOR_PREFIX.length);
+  if (asked !== valoper) return grpcError(404, 5, `validator ${asked} not found: not found`);
+  return ok(
+    JSON.stringify({
+      validator: {
+        moniker: 'rollup-sim-operator',
+        operator_address: valoper,
+        consensus_pubkey: { '@type': '/cosmos.crypto.ed25519.PubKey', key: ctx.validator.pubKeyB64 },
+        cons_power: '1',
+      },
+    }),
+  );
+}
+
+/**
+ * Each state route answers its own paths (undefined for others); the first that claims a path
+ * answers it. The supply route claims its path only when the VM serves a supply.
+ */
+const STATE_ROUTES: StateRoute[] = [
+  accountRoute,
+  accountsRoute,
+  balancesRoute,
+  supplyRoute,
+  moduleAccountsRoute,
+  validatorRoute,
+];
+
+export function handleStateRoutes(ctx: StateContext, req: SimHttpRequest): RestAnswer | undefined {
+  for (const route of STATE_ROUTES) {
+    const answer = route(ctx, req);
+    if (answer) return answer;
   }
   return undefined;
 }

@@ -29,6 +29,101 @@ export interface EvmVmDeps extends VmDeps {
   base(): number;
 }
 
+/** Heights of the txs generated so far, by Ethereum and by Cosmos hash (recent blocks searched else). */
+function createTxIndexes(deps: EvmVmDeps) {
+  const ethIndex = new Map<string, number>();
+  const cosmosIndex = new Map<string, number>();
+  return {
+    onBlock(b: GeneratedBlock): void {
+      if (ethIndex.size > 500_000) ethIndex.clear();
+      if (cosmosIndex.size > 500_000) cosmosIndex.clear();
+      for (const t of b.txs) {
+        ethIndex.set(t.plan?.evmHash ?? fakeEthTxHash(t.hash), b.height);
+        cosmosIndex.set(t.hash, b.height);
+      }
+    },
+    findCosmos: (hash: string) => cosmosIndex.get(hash),
+    findEth(hash: string): { block: GeneratedBlock; index: number } | undefined {
+      const known = ethIndex.get(hash);
+      const heights = known !== undefined ? [known] : [];
+      if (known === undefined) heights.push(...deps.recentHeights());
+      for (const h of heights) {
+        const block = deps.chain().block(h);
+        const index = block.txs.findIndex((t) => (t.plan?.evmHash ?? fakeEthTxHash(t.hash)) === hash);
+        if (index >= 0) return { block, index };
+      }
+      return undefined;
+    },
+  };
+}
+
+/** Bank-side state answered from the ERC20 ledger: balances, accounts, denoms and holders. */
+function ledgerState(
+  deps: EvmVmDeps,
+  ledger: ReturnType<typeof createEvmLedger>,
+  bech: (hex: string) => string,
+): Pick<VmSetup, 'balanceOf' | 'accountsAt' | 'denomsOf' | 'holders'> {
+  const { ctx } = deps;
+  const k = deps.contracts;
+  const hexOf = (address: string): string | undefined => {
+    const bytes = tryAccountBytes(address, ctx.prefix);
+    return bytes && bytes.length === 20 ? '0x' + Buffer.from(bytes).toString('hex') : undefined;
+  };
+  return {
+    balanceOf(address, denom, height) {
+      const token = k.tokenOf(denom);
+      const hex = token ? hexOf(address) : undefined;
+      if (!token || !hex) return undefined;
+      return ledger.balanceOf(token, hex, deps.lastTxAt(height)).toString();
+    },
+    accountsAt: (height) => ledger.addresses(deps.lastTxAt(height)),
+    denomsOf(address, height) {
+      const hex = hexOf(address);
+      if (!hex) return [];
+      return ledger.tokensOf(hex, deps.lastTxAt(height)).flatMap((token) => k.denomOf(token) ?? []);
+    },
+    holders(denom, atHeight) {
+      const token = k.tokenOf(denom);
+      if (!token) return [];
+      return ledger
+        .holders(token, deps.lastTxAt(atHeight))
+        .map((x) => ({ account: bech(x.address), amount: x.amount.toString() }));
+    },
+  };
+}
+
+/** The EVM JSON-RPC and REST surfaces' view of the VM. */
+function rpcContext(
+  deps: EvmVmDeps,
+  parts: {
+    chainId: bigint;
+    plan: NftPlanContext;
+    ledger: ReturnType<typeof createEvmLedger>;
+    model: ReturnType<typeof createEvmModel>;
+    indexes: ReturnType<typeof createTxIndexes>;
+    holderHex: (h: number) => string;
+  },
+): EvmRpcContext {
+  const { chainId, plan, ledger, model, indexes, holderHex } = parts;
+  return {
+    get chain() {
+      return deps.chain();
+    },
+    chainId,
+    contracts: deps.contracts,
+    plan,
+    ledger,
+    evmData: (tx) => model.evmData(tx),
+    holderHex,
+    head: deps.head,
+    base: deps.base,
+    lastTxAt: deps.lastTxAt,
+    findCosmos: indexes.findCosmos,
+    recentHeights: deps.recentHeights,
+    findEth: indexes.findEth,
+  };
+}
+
 export function createEvmVm(deps: EvmVmDeps): VmSetup {
   const { ctx } = deps;
   const plan: NftPlanContext = nftPlanOf(ctx, false);
@@ -49,48 +144,13 @@ export function createEvmVm(deps: EvmVmDeps): VmSetup {
     plan: (g) => model.plan(g),
     evmData: (tx) => model.evmData(tx),
   });
-  const ethIndex = new Map<string, number>();
-  const cosmosIndex = new Map<string, number>();
-  const onBlock = (b: GeneratedBlock): void => {
-    if (ethIndex.size > 500_000) ethIndex.clear();
-    if (cosmosIndex.size > 500_000) cosmosIndex.clear();
-    for (const t of b.txs) {
-      ethIndex.set(t.plan?.evmHash ?? fakeEthTxHash(t.hash), b.height);
-      cosmosIndex.set(t.hash, b.height);
-    }
-  };
+  const indexes = createTxIndexes(deps);
   const holderHex = (h: number): string => evmHolder(k, ctx.accounts, h);
-  const rpcCtx: EvmRpcContext = {
-    get chain() {
-      return deps.chain();
-    },
-    chainId,
-    contracts: k,
-    plan,
-    ledger,
-    evmData: (tx) => model.evmData(tx),
-    holderHex,
-    head: deps.head,
-    base: deps.base,
-    lastTxAt: deps.lastTxAt,
-    findCosmos: (hash) => cosmosIndex.get(hash),
-    recentHeights: deps.recentHeights,
-    findEth(hash) {
-      const known = ethIndex.get(hash);
-      const heights = known !== undefined ? [known] : [];
-      if (known === undefined) heights.push(...deps.recentHeights());
-      for (const h of heights) {
-        const block = deps.chain().block(h);
-        const index = block.txs.findIndex((t) => (t.plan?.evmHash ?? fakeEthTxHash(t.hash)) === hash);
-        if (index >= 0) return { block, index };
-      }
-      return undefined;
-    },
-  };
+  const rpcCtx = rpcContext(deps, { chainId, plan, ledger, model, indexes, holderHex });
   const bech = (hex: string): string => toBech32(Buffer.from(hex.slice(2), 'hex'), ctx.prefix);
   return {
     model,
-    onBlock,
+    onBlock: indexes.onBlock,
     naming: {
       plan,
       collectionAddr: (c) => k.collection(c),
@@ -104,29 +164,7 @@ export function createEvmVm(deps: EvmVmDeps): VmSetup {
     },
     rest: createEvmRest(rpcCtx),
     jsonRpc: createEvmRpc(rpcCtx),
-    balanceOf(address, denom, height) {
-      const token = k.tokenOf(denom);
-      const bytes = tryAccountBytes(address, ctx.prefix);
-      if (!token || !bytes || bytes.length !== 20) return undefined;
-      return ledger
-        .balanceOf(token, '0x' + Buffer.from(bytes).toString('hex'), deps.lastTxAt(height))
-        .toString();
-    },
-    accountsAt: (height) => ledger.addresses(deps.lastTxAt(height)),
-    denomsOf(address, height) {
-      const bytes = tryAccountBytes(address, ctx.prefix);
-      if (!bytes || bytes.length !== 20) return [];
-      return ledger
-        .tokensOf('0x' + Buffer.from(bytes).toString('hex'), deps.lastTxAt(height))
-        .flatMap((token) => k.denomOf(token) ?? []);
-    },
-    holders(denom, atHeight) {
-      const token = k.tokenOf(denom);
-      if (!token) return [];
-      return ledger
-        .holders(token, deps.lastTxAt(atHeight))
-        .map((x) => ({ account: bech(x.address), amount: x.amount.toString() }));
-    },
+    ...ledgerState(deps, ledger, bech),
     internalTxs(evmTxHash) {
       const found = rpcCtx.findEth(evmTxHash.toLowerCase());
       const plan = found?.block.txs[found.index]!.plan;

@@ -108,111 +108,129 @@ function mintedEvents(m: {
   return events;
 }
 
+type OpOf<K extends NftOp['kind']> = Extract<NftOp, { kind: K }>;
+
+/** One `MsgExecute` with its message event first. */
+function singleMsgParts(
+  signer: SimAccount,
+  msg: EncodedMsg,
+  events: SimEvent[],
+  gasBase: number,
+): NftTxParts {
+  return { msg, events: [messageEvent(signer), ...events], response: MSG_EXECUTE + 'Response', gasBase };
+}
+
+function createCollectionParts(
+  ctx: MoveNftContext,
+  op: OpOf<'create-collection'>,
+  signer: SimAccount,
+): NftTxParts {
+  const name = collectionName(op.collection);
+  const coll = shortHex(moveCollectionAddress(ctx, op.collection));
+  const msg = call(signer, 'simple_nft', 'create_collection', [
+    bcs.string(`Simulated collection ${op.collection}`),
+    concatBytes([Uint8Array.of(1), bcs.u64(1_000_000)]),
+    bcs.string(name),
+    bcs.string(`ipfs://bafysim${op.collection}`),
+  ]);
+  const events = collectionCreatedEvents(shortHex(signer.address), 'simple_nft', coll, name);
+  return singleMsgParts(signer, msg, events, 220_000);
+}
+
+function mintParts(ctx: MoveNftContext, op: OpOf<'mint'>, signer: SimAccount): NftTxParts {
+  const creator = shortHex(ctx.accounts[collectionCreator(ctx.plan, op.collection)]!.address);
+  const coll = shortHex(moveCollectionAddress(ctx, op.collection));
+  const nft = shortHex(moveNftAddress(ctx, op.collection, op.tokenId));
+  const to = shortHex(moveHolderAddress(ctx, op.to));
+  const msg = call(signer, 'simple_nft', 'mint', [
+    pad32(moveCollectionAddress(ctx, op.collection)),
+    bcs.string(''),
+    bcs.string(op.tokenId),
+    bcs.string(op.uri),
+    concatBytes([Uint8Array.of(1), pad32(moveHolderAddress(ctx, op.to))]),
+  ]);
+  const events = mintedEvents({
+    sender: shortHex(signer.address),
+    module: 'simple_nft',
+    creator,
+    coll,
+    nft,
+    tokenId: op.tokenId,
+    to,
+  });
+  return singleMsgParts(signer, msg, events, 260_000);
+}
+
+function transferParts(ctx: MoveNftContext, op: OpOf<'transfer'>, signer: SimAccount): NftTxParts {
+  const nftBytes = moveNftAddress(ctx, op.collection, op.tokenId);
+  const nft = shortHex(nftBytes);
+  const msg = call(signer, 'object', 'transfer_call', [
+    pad32(nftBytes),
+    pad32(moveHolderAddress(ctx, op.to)),
+  ]);
+  const events = [executeEvent(shortHex(signer.address), '0x1', 'object', 'transfer_call')];
+  if (op.from !== op.to) {
+    events.push(
+      moveEvent(
+        '0x1::object::TransferEvent',
+        `{"object":"${nft}","from":"${shortHex(ctx.accounts[op.from]!.address)}","to":"${shortHex(moveHolderAddress(ctx, op.to))}"}`,
+      ),
+    );
+  }
+  return singleMsgParts(signer, msg, events, 150_000);
+}
+
+function mutateUriParts(ctx: MoveNftContext, op: OpOf<'mutate-uri'>, signer: SimAccount): NftTxParts {
+  const nftBytes = moveNftAddress(ctx, op.collection, op.tokenId);
+  const msg = call(
+    signer,
+    'simple_nft',
+    'set_uri',
+    [pad32(nftBytes), bcs.string(op.newUri)],
+    ['0x1::simple_nft::SimpleNft'],
+  );
+  const events = [
+    executeEvent(shortHex(signer.address), '0x1', 'simple_nft', 'set_uri'),
+    moveEvent(
+      '0x1::nft::MutationEvent',
+      JSON.stringify({
+        nft: shortHex(nftBytes),
+        mutated_field_name: 'uri',
+        old_value: op.oldUri,
+        new_value: op.newUri,
+      }),
+    ),
+  ];
+  return singleMsgParts(signer, msg, events, 160_000);
+}
+
+function burnParts(ctx: MoveNftContext, op: OpOf<'burn'>, signer: SimAccount): NftTxParts {
+  const nftBytes = moveNftAddress(ctx, op.collection, op.tokenId);
+  const coll = shortHex(moveCollectionAddress(ctx, op.collection));
+  const msg = call(signer, 'simple_nft', 'burn', [pad32(nftBytes)], ['0x1::simple_nft::SimpleNft']);
+  const events = [
+    executeEvent(shortHex(signer.address), '0x1', 'simple_nft', 'burn'),
+    moveEvent(
+      '0x1::collection::BurnEvent',
+      `{"collection":"${coll}","token_id":"${op.tokenId}","nft":"${shortHex(nftBytes)}"}`,
+    ),
+  ];
+  return singleMsgParts(signer, msg, events, 170_000);
+}
+
 /** Move NFT operations: `0x1::simple_nft` calls and their `0x1::collection` / object events. */
 export function moveNftParts(ctx: MoveNftContext, op: NftOp, signer: SimAccount, g: number): NftTxParts {
-  const acct = (i: number): SimAccount => ctx.accounts[i]!;
-  const user = shortHex(signer.address);
-  const single = (msg: EncodedMsg, events: SimEvent[], gasBase: number): NftTxParts => ({
-    msg,
-    events: [messageEvent(signer), ...events],
-    response: MSG_EXECUTE + 'Response',
-    gasBase,
-  });
   switch (op.kind) {
-    case 'create-collection': {
-      const name = collectionName(op.collection);
-      const coll = shortHex(moveCollectionAddress(ctx, op.collection));
-      const msg = call(signer, 'simple_nft', 'create_collection', [
-        bcs.string(`Simulated collection ${op.collection}`),
-        concatBytes([Uint8Array.of(1), bcs.u64(1_000_000)]),
-        bcs.string(name),
-        bcs.string(`ipfs://bafysim${op.collection}`),
-      ]);
-      return single(msg, collectionCreatedEvents(user, 'simple_nft', coll, name), 220_000);
-    }
-    case 'mint': {
-      const creator = shortHex(acct(collectionCreator(ctx.plan, op.collection)).address);
-      const coll = shortHex(moveCollectionAddress(ctx, op.collection));
-      const nft = shortHex(moveNftAddress(ctx, op.collection, op.tokenId));
-      const to = shortHex(moveHolderAddress(ctx, op.to));
-      const msg = call(signer, 'simple_nft', 'mint', [
-        pad32(moveCollectionAddress(ctx, op.collection)),
-        bcs.string(''),
-        bcs.string(op.tokenId),
-        bcs.string(op.uri),
-        concatBytes([Uint8Array.of(1), pad32(moveHolderAddress(ctx, op.to))]),
-      ]);
-      const events = mintedEvents({
-        sender: user,
-        module: 'simple_nft',
-        creator,
-        coll,
-        nft,
-        tokenId: op.tokenId,
-        to,
-      });
-      return single(msg, events, 260_000);
-    }
-    case 'transfer': {
-      const nftBytes = moveNftAddress(ctx, op.collection, op.tokenId);
-      const nft = shortHex(nftBytes);
-      const msg = call(signer, 'object', 'transfer_call', [
-        pad32(nftBytes),
-        pad32(moveHolderAddress(ctx, op.to)),
-      ]);
-      const events = [executeEvent(user, '0x1', 'object', 'transfer_call')];
-      if (op.from !== op.to) {
-        events.push(
-          moveEvent(
-            '0x1::object::TransferEvent',
-            `{"object":"${nft}","from":"${shortHex(acct(op.from).address)}","to":"${shortHex(moveHolderAddress(ctx, op.to))}"}`,
-          ),
-        );
-      }
-      return single(msg, events, 150_000);
-    }
-    case 'mutate-uri': {
-      const nftBytes = moveNftAddress(ctx, op.collection, op.tokenId);
-      const msg = call(
-        signer,
-        'simple_nft',
-        'set_uri',
-        [pad32(nftBytes), bcs.string(op.newUri)],
-        ['0x1::simple_nft::SimpleNft'],
-      );
-      return single(
-        msg,
-        [
-          executeEvent(user, '0x1', 'simple_nft', 'set_uri'),
-          moveEvent(
-            '0x1::nft::MutationEvent',
-            JSON.stringify({
-              nft: shortHex(nftBytes),
-              mutated_field_name: 'uri',
-              old_value: op.oldUri,
-              new_value: op.newUri,
-            }),
-          ),
-        ],
-        160_000,
-      );
-    }
-    case 'burn': {
-      const nftBytes = moveNftAddress(ctx, op.collection, op.tokenId);
-      const coll = shortHex(moveCollectionAddress(ctx, op.collection));
-      const msg = call(signer, 'simple_nft', 'burn', [pad32(nftBytes)], ['0x1::simple_nft::SimpleNft']);
-      return single(
-        msg,
-        [
-          executeEvent(user, '0x1', 'simple_nft', 'burn'),
-          moveEvent(
-            '0x1::collection::BurnEvent',
-            `{"collection":"${coll}","token_id":"${op.tokenId}","nft":"${shortHex(nftBytes)}"}`,
-          ),
-        ],
-        170_000,
-      );
-    }
+    case 'create-collection':
+      return createCollectionParts(ctx, op, signer);
+    case 'mint':
+      return mintParts(ctx, op, signer);
+    case 'transfer':
+      return transferParts(ctx, op, signer);
+    case 'mutate-uri':
+      return mutateUriParts(ctx, op, signer);
+    case 'burn':
+      return burnParts(ctx, op, signer);
     case 'ibc-receive':
       return moveIbcReceive(ctx, op, signer, g);
   }

@@ -62,106 +62,115 @@ const messageOf = (action: string, sender: string): SimEvent =>
     ['module', 'wasm'],
   ]);
 
-function nftParts(k: WasmContracts, op: NftOp, signer: SimAccount, g: number): NftTxParts {
-  const me = signer.bech32;
-  const exec = (contract: string, msg: unknown, events: SimEvent[], gasBase: number): NftTxParts => ({
+type OpOf<K extends NftOp['kind']> = Extract<NftOp, { kind: K }>;
+
+/** One `MsgExecuteContract` with its message and execute events first. */
+function executeParts(
+  me: string,
+  contract: string,
+  msg: unknown,
+  events: SimEvent[],
+  gasBase: number,
+): NftTxParts {
+  return {
     msg: msgExecuteContract(me, contract, msg),
     events: [messageOf(MSG_EXECUTE_CONTRACT, me), executeOf(contract), ...events],
     response: MSG_EXECUTE_CONTRACT + 'Response',
     gasBase,
-  });
+  };
+}
+
+function createCollectionParts(k: WasmContracts, op: OpOf<'create-collection'>, me: string): NftTxParts {
+  const contract = k.cw721(op.collection);
+  const init = { name: collectionName(op.collection), symbol: `SIM${op.collection}`, minter: me };
+  return {
+    msg: msgInstantiateContract(me, 1, `cw721-${op.collection}`, init),
+    events: [
+      messageOf(MSG_INSTANTIATE_CONTRACT, me),
+      event('instantiate', [
+        ['_contract_address', contract],
+        ['code_id', '1'],
+      ]),
+    ],
+    response: MSG_INSTANTIATE_CONTRACT + 'Response',
+    gasBase: 250_000,
+  };
+}
+
+function mintParts(k: WasmContracts, op: OpOf<'mint'>, me: string): NftTxParts {
+  const c = k.cw721(op.collection);
+  const owner = k.holder(op.to);
+  const events = [
+    wasmEvent(c, [
+      ['action', 'mint'],
+      ['minter', me],
+      ['owner', owner],
+      ['token_id', op.tokenId],
+      ['token_uri', op.uri],
+    ]),
+  ];
+  return executeParts(me, c, { mint: { token_id: op.tokenId, owner, token_uri: op.uri } }, events, 230_000);
+}
+
+/** `send_nft` to a marketplace contract (which lists it), or a plain `transfer_nft`. */
+function transferParts(k: WasmContracts, op: OpOf<'transfer'>, me: string): NftTxParts {
+  const c = k.cw721(op.collection);
+  const recipient = k.holder(op.to);
+  if (op.send) {
+    const inner = Buffer.from(JSON.stringify({ list: { price: '1000' } })).toString('base64');
+    const events = [
+      wasmEvent(c, [
+        ['action', 'send_nft'],
+        ['sender', me],
+        ['recipient', recipient],
+        ['token_id', op.tokenId],
+      ]),
+      executeOf(recipient),
+      wasmEvent(recipient, [
+        ['action', 'receive_nft'],
+        ['collection', c],
+        ['token_id', op.tokenId],
+        ['sender', me],
+      ]),
+    ];
+    const msg = { send_nft: { contract: recipient, token_id: op.tokenId, msg: inner } };
+    return executeParts(me, c, msg, events, 260_000);
+  }
+  const events = [
+    wasmEvent(c, [
+      ['action', 'transfer_nft'],
+      ['sender', me],
+      ['recipient', recipient],
+      ['token_id', op.tokenId],
+    ]),
+  ];
+  return executeParts(me, c, { transfer_nft: { recipient, token_id: op.tokenId } }, events, 200_000);
+}
+
+function burnParts(k: WasmContracts, op: OpOf<'burn'>, me: string): NftTxParts {
+  const c = k.cw721(op.collection);
+  const events = [
+    wasmEvent(c, [
+      ['action', 'burn'],
+      ['sender', me],
+      ['token_id', op.tokenId],
+    ]),
+  ];
+  return executeParts(me, c, { burn: { token_id: op.tokenId } }, events, 180_000);
+}
+
+function nftParts(k: WasmContracts, op: NftOp, signer: SimAccount, g: number): NftTxParts {
   switch (op.kind) {
-    case 'create-collection': {
-      const contract = k.cw721(op.collection);
-      const init = { name: collectionName(op.collection), symbol: `SIM${op.collection}`, minter: me };
-      return {
-        msg: msgInstantiateContract(me, 1, `cw721-${op.collection}`, init),
-        events: [
-          messageOf(MSG_INSTANTIATE_CONTRACT, me),
-          event('instantiate', [
-            ['_contract_address', contract],
-            ['code_id', '1'],
-          ]),
-        ],
-        response: MSG_INSTANTIATE_CONTRACT + 'Response',
-        gasBase: 250_000,
-      };
-    }
-    case 'mint': {
-      const c = k.cw721(op.collection);
-      const owner = k.holder(op.to);
-      return exec(
-        c,
-        { mint: { token_id: op.tokenId, owner, token_uri: op.uri } },
-        [
-          wasmEvent(c, [
-            ['action', 'mint'],
-            ['minter', me],
-            ['owner', owner],
-            ['token_id', op.tokenId],
-            ['token_uri', op.uri],
-          ]),
-        ],
-        230_000,
-      );
-    }
-    case 'transfer': {
-      const c = k.cw721(op.collection);
-      const recipient = k.holder(op.to);
-      if (op.send) {
-        const inner = Buffer.from(JSON.stringify({ list: { price: '1000' } })).toString('base64');
-        return exec(
-          c,
-          { send_nft: { contract: recipient, token_id: op.tokenId, msg: inner } },
-          [
-            wasmEvent(c, [
-              ['action', 'send_nft'],
-              ['sender', me],
-              ['recipient', recipient],
-              ['token_id', op.tokenId],
-            ]),
-            executeOf(recipient),
-            wasmEvent(recipient, [
-              ['action', 'receive_nft'],
-              ['collection', c],
-              ['token_id', op.tokenId],
-              ['sender', me],
-            ]),
-          ],
-          260_000,
-        );
-      }
-      return exec(
-        c,
-        { transfer_nft: { recipient, token_id: op.tokenId } },
-        [
-          wasmEvent(c, [
-            ['action', 'transfer_nft'],
-            ['sender', me],
-            ['recipient', recipient],
-            ['token_id', op.tokenId],
-          ]),
-        ],
-        200_000,
-      );
-    }
+    case 'create-collection':
+      return createCollectionParts(k, op, signer.bech32);
+    case 'mint':
+      return mintParts(k, op, signer.bech32);
+    case 'transfer':
+      return transferParts(k, op, signer.bech32);
     case 'mutate-uri':
       throw new Error('cw721 has no URI mutation; the Wasm plan disables it');
-    case 'burn': {
-      const c = k.cw721(op.collection);
-      return exec(
-        c,
-        { burn: { token_id: op.tokenId } },
-        [
-          wasmEvent(c, [
-            ['action', 'burn'],
-            ['sender', me],
-            ['token_id', op.tokenId],
-          ]),
-        ],
-        180_000,
-      );
-    }
+    case 'burn':
+      return burnParts(k, op, signer.bech32);
     case 'ibc-receive':
       return ibcReceive(k, op, signer, g);
   }
