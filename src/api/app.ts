@@ -6,7 +6,7 @@ import Fastify, { type FastifyInstance, type FastifyReply, type FastifyServerFac
 import type { Registry } from 'prom-client';
 import { createPollFeed, type CommitFeed } from '../shared/commit-feed.js';
 import type { Logger } from '../shared/logger.js';
-import type { Db } from '../store/db.js';
+import type { Db } from '../store/driver/db.js';
 import { createBlockReader } from '../store/readers/blocks.js';
 import { createTotalsCache } from '../store/readers/context.js';
 import { createDictReader } from '../store/readers/dicts.js';
@@ -20,7 +20,7 @@ import { createNftCollectionReader } from '../store/readers/nft-collections.js';
 import { createNftTokenReader } from '../store/readers/nft-tokens.js';
 import { createTxReader } from '../store/readers/txs.js';
 import { createWorkLimiter } from '../store/readers/work-limiter.js';
-import { guardTextParams } from '../store/text-params.js';
+import { guardTextParams } from '../store/driver/text-params.js';
 import { createBodyPool } from './body-pool.js';
 import { createResponseCache } from './cache.js';
 import { installCors } from './cors.js';

@@ -8,19 +8,19 @@ import { createNodeMetrics } from '../node/metrics.js';
 import { createRestClient } from '../node/rest.js';
 import { INGEST_RETRY, withRetry } from '../node/retry.js';
 import { createTransport, type Transport } from '../node/transport.js';
-import type { Db } from '../store/db.js';
-import { ensureChainMeta, type ChainMeta } from '../store/chain-meta.js';
+import type { Db } from '../store/driver/db.js';
+import { ensureChainMeta, type ChainMeta } from '../store/writers/chain-meta.js';
 import type { Checkpoint } from '../store/writers/rows.js';
 import { createBlockWriter } from '../store/writers/block-writer.js';
-import { discoverChain } from './discover.js';
+import { discoverChain } from './fetch/discover-chain.js';
 import { createIngestMetrics, type IngestMetrics } from './metrics.js';
 import { runPipeline, type PipelineTuning, type Progress } from './pipeline.js';
-import { createIngestDecoder } from './tx-decoder.js';
-import { createIngestNftCollector } from './collectors/nft-collector.js';
-import { createBlockHead } from './stages/block-head.js';
-import { createStages } from './stages/registry.js';
-import { createChunkPreparer, type ChunkPreparer } from './prepare-chunk.js';
-import { createPrepareWorkers } from './prepare-workers.js';
+import { createIngestDecoder } from './decode/ingest-decoder.js';
+import { createIngestNftCollector } from './collect/nft-collector.js';
+import { createBlockHead } from './derive/block-head.js';
+import { createStages } from './derive/registry.js';
+import { createChunkPreparer, type ChunkPreparer } from './prepare/chunk.js';
+import { createPrepareWorkers } from './prepare/worker-pool.js';
 
 export interface IngestService {
   chain: ChainMeta;

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Db } from '../../src/store/db.js';
+import type { Db } from '../../src/store/driver/db.js';
 import { computeScores, type ComputeResult } from '../../src/vip/scores/compute.js';
 import { parseDecimal } from '../../src/vip/scores/decimal.js';
 import { explainAddress } from '../../src/vip/scores/explain.js';

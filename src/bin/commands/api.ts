@@ -5,8 +5,8 @@ import { redactUrl } from '../../shared/config.js';
 import { AppError } from '../../shared/errors.js';
 import { createLogger, defaultLogFormat, type LogFormat, type Logger } from '../../shared/logger.js';
 import { createMetricsRegistry } from '../../shared/metrics.js';
-import type { Db } from '../../store/db.js';
-import { createCommitListener } from '../../store/commit-listener.js';
+import type { Db } from '../../store/driver/db.js';
+import { createCommitListener } from '../../store/driver/commit-listener.js';
 import { openDatabase } from '../context.js';
 import { readChainMeta } from '../../store/readers/chain-meta.js';
 

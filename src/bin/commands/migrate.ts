@@ -1,8 +1,8 @@
 import type { Command } from 'commander';
 import { databaseTarget } from '../../shared/config.js';
 import { InputError } from '../../shared/errors.js';
-import { migrate } from '../../store/migrate.js';
-import { createReadOnlyRole, readOnlyRoleSql } from '../../store/readonly-role.js';
+import { migrate } from '../../store/migrations/migrate.js';
+import { createReadOnlyRole, readOnlyRoleSql } from '../../store/migrations/readonly-role.js';
 import { openDatabase } from '../context.js';
 
 interface MigrateFlags {

@@ -1,4 +1,4 @@
-import type { Db } from '../db.js';
+import type { Db } from '../driver/db.js';
 
 /** The chain identity ingest recorded (`chain_meta`), for an API started without CHAIN_ID/VM_TYPE. */
 export async function readChainMeta(db: Db): Promise<{ chainId: string; vmType: string } | undefined> {

@@ -1,5 +1,5 @@
 import { AppError } from '../../shared/errors.js';
-import type { Db } from '../db.js';
+import type { Db } from '../driver/db.js';
 import type { RowCache } from './row-cache.js';
 import { overloadedError, type WorkLimiter } from './work-limiter.js';
 

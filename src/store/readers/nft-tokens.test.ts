@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { testDbFactories } from '../../../test/helpers/db.js';
 import { accountTextMemo } from '../../api/account-text.js';
 import { renderToken, rfc3339Nano, tokenCursor } from '../../api/nft-render.js';
-import type { Db } from '../db.js';
+import type { Db } from '../driver/db.js';
 import { createNftTokenReader } from './nft-tokens.js';
 
 const OWNER = Buffer.alloc(20, 7);

@@ -1,5 +1,5 @@
 import { AppError } from '../../shared/errors.js';
-import type { Queryable } from '../db.js';
+import type { Queryable } from '../driver/db.js';
 import type { JsonText } from './context.js';
 
 /**

@@ -1,4 +1,4 @@
-import type { Queryable } from '../db.js';
+import type { Queryable } from '../driver/db.js';
 
 /**
  * VIP score metrics, each one SQL aggregation over a window's txs (docs/vip-scores.md). The window

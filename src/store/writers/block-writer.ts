@@ -1,6 +1,6 @@
 import { COMMIT_CHANNEL } from '../../shared/commit-feed.js';
 import { AppError } from '../../shared/errors.js';
-import type { Db, Queryable } from '../db.js';
+import type { Db, Queryable } from '../driver/db.js';
 import { insertAccountEdges, type AccountEdges, type EdgeTables } from './account-edges.js';
 import { addTypeSetCounts } from './type-set-counts.js';
 import {

@@ -1,4 +1,4 @@
-import type { Queryable } from '../db.js';
+import type { Queryable } from '../driver/db.js';
 import { insertAccountEdges, type AccountEdges } from './account-edges.js';
 import { asBuffer, createAccountDictionary, hexKey, uniqueBytes } from './dictionary.js';
 

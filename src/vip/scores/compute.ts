@@ -1,5 +1,5 @@
 import { AppError } from '../../shared/errors.js';
-import type { Db } from '../../store/db.js';
+import type { Db } from '../../store/driver/db.js';
 import { readChainMeta, readIndexedHeight } from '../../store/readers/chain-meta.js';
 import { accountsById, txSequenceRange, type MetricRow } from '../../store/readers/vip-metrics.js';
 import { U64_MAX } from '../scores-file.js';

@@ -1,6 +1,6 @@
 import { accountBytesFromString, toBech32 } from '../../shared/address.js';
 import { AppError } from '../../shared/errors.js';
-import type { Queryable } from '../../store/db.js';
+import type { Queryable } from '../../store/driver/db.js';
 import {
   activeDays,
   feesPaid,
