@@ -3,7 +3,7 @@
  * one scratch table per storage choice (pglz, lz4, uncompressed out-of-line), then runs the list
  * readers' exact statements against each copy and reports PostgreSQL CPU and bytes per row.
  *
- *   npx tsx bench/column-compression.ts --url postgres://postgres@127.0.0.1:5432/ri_bench_api
+ *   npx tsx bench/api/column-compression.ts --url postgres://postgres@127.0.0.1:5432/ri_bench_api
  *
  * Options: --table tx|evm_tx (tx), --runs N (statements per measurement, 300), --rounds R (2),
  * --keep (leave the scratch tables). Run it under `flock /tmp/ri-bench.lock`.

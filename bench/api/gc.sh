@@ -5,7 +5,7 @@
 # do not depend on how much CPU a loaded host leaves the run. Prints one JSON line: API CPU µs per
 # request (/proc), scavenges and mark-compacts per 1,000 requests, their pause ms per request.
 #
-#   flock /tmp/ri-bench.lock sh bench/api-gc.sh postgres://…/ri_bench_api '/indexer/tx/v1/txs?pagination.limit=100'
+#   flock /tmp/ri-bench.lock sh bench/api/gc.sh postgres://…/ri_bench_api '/indexer/tx/v1/txs?pagination.limit=100'
 set -eu
 url=$1 path=$2 port=${PORT:-18181}
 log=$(mktemp)

@@ -3,7 +3,7 @@
  * and the way api.md decision 10 asks (txs whose accounts include the NFT's object address:
  * tx_accounts), summed over the live tokens and for a few of them (issue 19 item 3 figure).
  * The chain is the one test/api/nft-e2e.test.ts indexes (Move, 16 accounts, 0-3 txs per block).
- *   npx tsx bench/nft-history-rows.ts [--head 2000]
+ *   npx tsx bench/api/nft-history-rows.ts [--head 2000]
  * Indexes into PGlite in memory; prints one JSON object.
  */
 import { parseArgs } from 'node:util';

@@ -4,8 +4,8 @@
  * sequence turned into a key look-up; offset scans elsewhere refused past API_MAX_OFFSET).
  * JSON on stdout.
  *
- *   npx tsx bench/offset.ts                       # database ri_bench_offset, 200000 synthetic txs
- *   npx tsx bench/offset.ts --txs 1000000 --reseed
+ *   npx tsx bench/api/offset.ts                       # database ri_bench_offset, 200000 synthetic txs
+ *   npx tsx bench/api/offset.ts --txs 1000000 --reseed
  *
  * The table is filled by SQL (`generate_series`), rows shaped like stored txs (~700 bytes of JSON
  * text each); the `after` figures go through the API app (`app.inject`), the `before` figures run

@@ -3,11 +3,13 @@
  * 101 stored-JSON rows (6.6 KB each, as on the bench database) from a PostgreSQL stand-in in the
  * same process that writes one prepared answer, so no database and no HTTP cost is measured. The
  * figures are collections per 1,000 pages (perf_hooks 'gc' entries) and CPU per page; the counts do
- * not depend on how loaded the host is. Run it against another checkout's code with --src.
+ * not depend on how loaded the host is. Run it against another checkout's code with --src (a path
+ * relative to this repository, e.g. a worktree made with `git worktree add ../ref <commit>`).
  *
- *   npx tsx bench/pg-page-gc.ts --src /work/wt/main-ref --pages 2000
+ *   npm run bench:pg-page-gc -- --src ../ref --pages 2000
  */
 import { once } from 'node:events';
+import { existsSync } from 'node:fs';
 import { createServer, type AddressInfo } from 'node:net';
 import path from 'node:path';
 import { constants, PerformanceObserver } from 'node:perf_hooks';
@@ -60,7 +62,12 @@ const server = createServer((socket) => {
 server.listen(0, '127.0.0.1');
 await once(server, 'listening');
 
-const dbModule = path.resolve(args.src ?? '.', 'src/store/driver/db.ts');
+// The driver's place in today's layout, then in checkouts older than the store's rooms.
+const dbModule = ['src/store/driver/db.ts', 'src/store/db.ts']
+  .map((file) => path.resolve(args.src ?? '.', file))
+  .find((file) => existsSync(file));
+if (dbModule === undefined)
+  throw new Error(`no src/store/driver/db.ts or src/store/db.ts under --src ${args.src}`);
 const { createPostgresDb } = (await import(dbModule)) as typeof import('../../src/store/driver/db.js');
 const url = `postgres://stand-in@127.0.0.1:${(server.address() as AddressInfo).port}/db`;
 const db = createPostgresDb({ url, maxConnections: 1, textAsBytes: true });

@@ -1,5 +1,5 @@
 /**
- * Read-API benchmark (issue 4): wrk or autocannon (bench/load-client.ts) against `rollup-indexer
+ * Read-API benchmark (issue 4): wrk or autocannon (bench/lib/load-client.ts) against `rollup-indexer
  * api` running as a child process on PostgreSQL, cache off and on, JSON results on stdout.
  *
  *   npm run bench:api                      # database ri_bench_api, ingested from the simulator once

@@ -4,7 +4,7 @@
  * Reports blocks/s (process start to exit at --until) and the CPU seconds of the indexer and of the
  * simulator (the node's work), from /proc.
  *
- *   npm run build && npx tsx bench/ingest-cli.ts [--vm move|wasm|evm] [--blocks 10000] [--txs 3]
+ *   npm run build && npx tsx bench/ingest/cli.ts [--vm move|wasm|evm] [--blocks 10000] [--txs 3]
  *     [--stages off|on] [--runs 1] [--cli dist/src/bin/cli.js] [--cpu-prof DIR] [--node-flags '...']
  *
  * `--cli` may point at another built checkout (a before/after comparison with the same command);

@@ -6,7 +6,7 @@
  * process's CPU time (process.cpuUsage) over the whole replay, in µs per block; repeated `--rounds`
  * times (the best round is reported, the least disturbed by other processes).
  *
- *   npx tsx bench/ingest-cpu.ts [--vm move|wasm|evm] [--blocks 2000] [--txs 3] [--rounds 5] [--write]
+ *   npx tsx bench/ingest/cpu.ts [--vm move|wasm|evm] [--blocks 2000] [--txs 3] [--rounds 5] [--write]
  */
 import { parseArgs } from 'node:util';
 import { createCometClient } from '../../src/node/cometbft.js';

@@ -3,7 +3,7 @@
  * signer) + account extraction + per-tx response JSON, over a mix of the real samples
  * (Move, Wasm, EVM, IBC with big light-client headers, OPinit) and initia.js-signed txs.
  *
- *   npx tsx bench/decode.ts [--seconds 5]
+ *   npx tsx bench/ingest/decode.ts [--seconds 5]
  */
 import { createProtoRegistry } from '../../src/shared/proto/registry.js';
 import { encodeTxFromRestJson } from '../../src/shared/proto/tx.js';

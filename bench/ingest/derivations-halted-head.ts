@@ -2,7 +2,7 @@
  * How long each stage takes to reach a chain's head after the block stream does, on a chain held
  * at a fixed head (issue 19: an upgrade halt or a stalled sequencer), on each VM. The indexer runs
  * with no last height, as in production, so nothing tells the stages the chain has stopped.
- *   npx tsx bench/stages-halted-head.ts [--head N] [--txs SPEC] [--vm move,wasm,evm] [--timeout S]
+ *   npx tsx bench/ingest/derivations-halted-head.ts [--head N] [--txs SPEC] [--vm move,wasm,evm] [--timeout S]
  * Prints one JSON object per VM: when the block stream reached the head (ms from start) and, per
  * stage, ms after that until its checkpoint did (null when it had not within the timeout, with the
  * height it stood at). Needs TEST_DATABASE_URL (or defaults to local postgres).

@@ -2,7 +2,7 @@
  * Ingest of an EVM chain with internal calls and ERC20 traffic into PostgreSQL, with the stages
  * (internal txs, rich list) on against the block stage alone, on the same simulated chain
  * (issue 11 figure). A run ends when every running stage has committed the last height.
- *   npx tsx bench/stages-ingest.ts [--blocks N] [--txs SPEC]
+ *   npx tsx bench/ingest/derivations.ts [--blocks N] [--txs SPEC]
  * Prints one JSON object per run. Needs TEST_DATABASE_URL (or defaults to local postgres).
  */
 import { parseArgs } from 'node:util';

@@ -1,7 +1,7 @@
 /**
  * Ingest throughput with NFT collection on and off, on the same simulated chain, into PostgreSQL
  * (issue 10 figure).
- *   npx tsx bench/nft-ingest.ts [--vm move|wasm|evm|all] [--blocks N] [--txs SPEC] [--nft-share S]
+ *   npx tsx bench/ingest/nft.ts [--vm move|wasm|evm|all] [--blocks N] [--txs SPEC] [--nft-share S]
  * The simulator's NFT workload makes a share of the txs NFT operations (create, mint, transfer, URI
  * change, burn, IBC receipt): four in five by default (an NFT-heavy chain), `--nft-share 0.2` for
  * the simulator's default of one in five (the sim's `--nft-share`, a multiple of 0.05). With NFT

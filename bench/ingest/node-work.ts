@@ -3,7 +3,7 @@
  * surface and purpose, and the simulator's CPU time (read from /proc of its own process), with the
  * stages off (core: no NFTs, no rich list, no internal txs) and on (the default), per VM; the modes
  * `nft` and `rich_list` turn on that stage alone (internal txs stay off), to weigh each on its own.
- *   npx tsx bench/node-work.ts [--blocks N] [--txs SPEC] [--vms move,wasm,evm] [--modes core,default,nft,rich_list]
+ *   npx tsx bench/ingest/node-work.ts [--blocks N] [--txs SPEC] [--vms move,wasm,evm] [--modes core,default,nft,rich_list]
  * Prints one JSON object per run; every run has a fresh simulator and a fresh database.
  * Needs TEST_DATABASE_URL (or defaults to local postgres).
  */

@@ -4,7 +4,7 @@
  * rows) vs a structured clone of the PreparedBlock[] (what postMessage does: serialise on one side,
  * deserialise on the other). Fetch time is excluded from both.
  *
- *   npx tsx bench/prepare-clone.ts [--vm move] [--txs 3] [--chunks 100]
+ *   npx tsx bench/ingest/prepare-clone.ts [--vm move] [--txs 3] [--chunks 100]
  */
 import { parseArgs } from 'node:util';
 import { deserialize, serialize } from 'node:v8';

@@ -3,7 +3,7 @@
  * on, serves a steady mix of API requests, and lives through one PostgreSQL restart in the middle;
  * at the end the database must equal the simulator's ground truth. Prints one JSON line.
  *
- *   npx tsx bench/soak.ts [--minutes 10] [--rate 50] [--block-time-ms 200]
+ *   npx tsx bench/ingest/soak.ts [--minutes 10] [--rate 50] [--block-time-ms 200]
  *
  * Needs the PostgreSQL server binaries (a private cluster on a free port; the shared server is
  * not touched).

@@ -1,6 +1,6 @@
 /**
  * Ingest throughput, fetch-only ceiling, live head lag and peak RSS (issue 3 figures).
- *   npx tsx bench/ingest.ts [--scenario NAME] [--db postgres|pglite|both]
+ *   npx tsx bench/ingest/throughput.ts [--scenario NAME] [--db postgres|pglite|both]
  * Scenarios: small (20,000 blocks x 3 txs), large (2,000 blocks x 100 txs), live (head lag).
  * Prints one JSON object per measurement. Needs TEST_DATABASE_URL (or defaults to local postgres).
  */

@@ -13,7 +13,7 @@ export interface SimProcess {
   rpc: string;
   rest: string;
   jsonRpc: string | undefined;
-  /** The simulator's process id (bench/sim reads its CPU time). */
+  /** The simulator's process id (bench/sim/throughput reads its CPU time). */
   pid: number | undefined;
   stop(): Promise<void>;
 }

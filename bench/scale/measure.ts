@@ -1,5 +1,5 @@
 /**
- * The measuring phase of bench/scale.ts (run it under the bench lock): storage, routes, a migration
+ * The measuring phase of bench/scale/run.ts (run it under the bench lock): storage, routes, a migration
  * under load and the ingest sample, at the size the database has.
  */
 import { loadavg } from 'node:os';

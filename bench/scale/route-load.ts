@@ -1,5 +1,5 @@
 /**
- * One route under wrk (bench/load-client.ts) with the CPU it cost on both sides: the API process and
+ * One route under wrk (bench/lib/load-client.ts) with the CPU it cost on both sides: the API process and
  * the PostgreSQL backends serving this database. CPU per request moves far less with other load on
  * the host than latency does, so it is what compares best between two sizes measured hours apart.
  */

@@ -2,15 +2,15 @@
  * Scale bench (issue 21): a database of N txs built through the real ingest service, then measured
  * at that size. Two phases, so the long build never holds the bench lock:
  *
- *   nice -n 19 npx tsx bench/scale.ts build --txs 1000000          # build or grow (resumable)
- *   npx tsx bench/scale.ts storage                                 # bytes per tx only (no load)
- *   flock /tmp/ri-bench.lock npx tsx bench/scale.ts measure        # measure at the size built
+ *   nice -n 19 npx tsx bench/scale/run.ts build --txs 1000000          # build or grow (resumable)
+ *   npx tsx bench/scale/run.ts storage                                 # bytes per tx only (no load)
+ *   flock /tmp/ri-bench.lock npx tsx bench/scale/run.ts measure        # measure at the size built
  *
  * build: ingests the simulator's Move chain (40 txs per block, 64 accounts, fast signatures) with
  *   every stage on, in large commits, up to ceil(N / 40) blocks; an interrupted build resumes at
  *   the checkpoint; stops below 25 GB free disk (SCALE_MIN_FREE_GB=N sets the floor). Prints the run's rate as JSON.
  * measure: database bytes per tx by table (heap, TOAST, indexes, each index); p50/p99 of every
- *   route class (wrk via bench/http-load.ts, cache off); a migration added on top (CREATE INDEX
+ *   route class (wrk via bench/lib/http-load.ts, cache off); a migration added on top (CREATE INDEX
  *   CONCURRENTLY and ADD COLUMN) timed while the API is under load, with the lock waits PostgreSQL
  *   saw; then ingest blocks/s of the next --sample-blocks on this database vs the same number on an
  *   empty one (this grows the database by that many blocks). Prints one JSON object.
@@ -124,4 +124,4 @@ const phase = positionals[0];
 if (phase === 'build') await build();
 else if (phase === 'measure') await measure();
 else if (phase === 'storage') await storage();
-else throw new Error('usage: bench/scale.ts build|measure|storage [options] (see the file header)');
+else throw new Error('usage: bench/scale/run.ts build|measure|storage [options] (see the file header)');

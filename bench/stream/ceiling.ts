@@ -1,12 +1,12 @@
 /**
- * The ceiling for bench/streams.ts, run as its own process: a bare node:http SSE server that
+ * The ceiling for bench/stream/subscribers.ts, run as its own process: a bare node:http SSE server that
  * writes what the API wrote, without reading a database or matching filters. Each connection
  * asks for its own rate and event size (`/c?rate=<events/s>&size=<bytes/event>`, measured on the
  * same connection of the API run); every `--tick-ms` (the block interval) it is written its share
  * of events, one write per event as the API does. The id of an event is the time it was written
  * (ms), so the client measures write → delivery with the same parser and clock as for the API.
  *
- *   node --import tsx bench/stream-ceiling.ts --tick-ms 200   # prints "ceiling listening <port>"
+ *   node --import tsx bench/stream/ceiling.ts --tick-ms 200   # prints "ceiling listening <port>"
  */
 import { createServer, type ServerResponse } from 'node:http';
 import { parseArgs } from 'node:util';

@@ -1,5 +1,5 @@
 /**
- * What bench/streams.ts's subscribers should have received for the heights committed in the
+ * What bench/stream/subscribers.ts's subscribers should have received for the heights committed in the
  * measured window, counted from the database with SQL of its own (not the API's matcher): an
  * unfiltered stream gets every tx, a `msgs` stream every tx with one of its types, an account
  * stream every tx the account is in. Tells a server that kept up from one that fell behind.

@@ -1,4 +1,4 @@
-/** Child processes of bench/streams.ts and what /proc says about them. */
+/** Child processes of bench/stream/subscribers.ts and what /proc says about them. */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 

@@ -6,7 +6,7 @@
  *   npm run bench:streams -- --subscribers 10000,1000 --seconds 20
  *
  * Production layout: `sim --live` → `indexer` → PostgreSQL → `api` (LISTEN on the primary), each
- * its own process, so the API's CPU and memory are its own. Subscribers (bench/stream-clients.ts)
+ * its own process, so the API's CPU and memory are its own. Subscribers (bench/stream/clients.ts)
  * are 90% filtered by account (half on accounts seen on chain, busiest first; half on accounts that
  * never transact), 9% by `msgs` (round-robin over the message types seen), 1% unfiltered, all on
  * /indexer/stream/v1/txs.

@@ -3,7 +3,7 @@
  * through the real block writer with N txs from A accounts spread over 14 days (kept between runs
  * under a name per size), then computeScores with every tx metric kind, in a child process so
  * its peak RSS is the compute's alone.
- *   npx tsx bench/vip-scores.ts [--txs 1000000] [--accounts 100000] [--block-ms 5000] [--runs 2]
+ *   npx tsx bench/vip/scores-compute.ts [--txs 1000000] [--accounts 100000] [--block-ms 5000] [--runs 2]
  * `--seed-only` builds the database and exits (seeding is not a figure: run it outside the bench
  * lock, then the computes under it).
  * Prints one JSON object. Needs TEST_DATABASE_URL (or defaults to local postgres).

@@ -160,7 +160,7 @@ export async function createApiApp(ctx: ApiContext): Promise<FastifyInstance> {
     global: true,
     encodings: ['br', 'gzip'],
     // Fast settings: tx pages are ~0.7 MB of repetitive JSON, so even these shrink them ~10x,
-    // at about 1.5x the throughput of the defaults (br quality 4, gzip level 6). bench/api.ts
+    // at about 1.5x the throughput of the defaults (br quality 4, gzip level 6). bench/api/read.ts
     // (--encoding) measures them.
     brotliOptions: { params: { [zlib.constants.BROTLI_PARAM_QUALITY]: 1 } },
     zlibOptions: { level: 3 },
