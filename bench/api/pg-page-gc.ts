@@ -63,8 +63,8 @@ server.listen(0, '127.0.0.1');
 await once(server, 'listening');
 
 // The driver's place in today's layout, then in checkouts older than the store's rooms.
-const dbModule = ['src/store/driver/db.ts', 'src/store/db.ts']
-  .map((file) => path.resolve(args.src ?? '.', file))
+const dbModule = ['src/store/driver', 'src/store']
+  .map((folder) => path.resolve(args.src ?? '.', folder, 'db.ts'))
   .find((file) => existsSync(file));
 if (dbModule === undefined)
   throw new Error(`no src/store/driver/db.ts or src/store/db.ts under --src ${args.src}`);

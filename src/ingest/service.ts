@@ -18,7 +18,7 @@ import { runPipeline, type PipelineTuning, type Progress } from './pipeline.js';
 import { createIngestDecoder } from './decode/ingest-decoder.js';
 import { createIngestNftCollector } from './collect/nft-collector.js';
 import { createBlockHead } from './derive/block-head.js';
-import { createStages } from './derive/registry.js';
+import { createDerivations } from './derive/registry.js';
 import { createChunkPreparer, type ChunkPreparer } from './prepare/chunk.js';
 import { createPrepareWorkers } from './prepare/worker-pool.js';
 
@@ -114,7 +114,7 @@ export async function createIngestService(ctx: {
           signal,
           lookupAttempts: options.nftLookupAttempts,
         });
-  const stages = createStages({
+  const stages = createDerivations({
     chain,
     options: { internalTx: options.internalTx, richList: options.richList ?? true },
     db,

@@ -1,7 +1,7 @@
 import type { Queryable } from '../../store/driver/db.js';
-import type { StageCheckpoint } from '../../store/writers/stage-checkpoint.js';
+import type { DerivationCheckpoint } from '../../store/writers/derivation-checkpoint.js';
 
-export type { StageCheckpoint };
+export type { DerivationCheckpoint };
 
 /**
  * A stage derives more rows from heights the block stream has already committed (EVM internal
@@ -9,9 +9,9 @@ export type { StageCheckpoint };
  * it, and commits each batch's rows and its checkpoint in one transaction: like the block stream,
  * it never skips or repeats a height.
  */
-export interface Stage<Work> {
+export interface Derivation<Work> {
   /** Checkpoint stream name and the `stage` label of its metrics. */
-  readonly name: StageName;
+  readonly name: DerivationName;
   /**
    * Only when the stream has no checkpoint yet: reads what the stream starts from (for example a
    * snapshot of balances from the node; retried like `fetch`), and returns the height it stands at
@@ -33,11 +33,11 @@ export interface Stage<Work> {
    * batch's last height in the same transaction. Returns the stream's new last sequence
    * (unchanged when the stage numbers nothing) and how many rows it wrote (for metrics).
    */
-  write(tx: Queryable, work: Work, at: StageCheckpoint): Promise<{ sequence: number; rows: number }>;
+  write(tx: Queryable, work: Work, at: DerivationCheckpoint): Promise<{ sequence: number; rows: number }>;
   /** Called after the batch's transaction committed (e.g. to keep dictionary ids learnt in it). */
   committed?(): void;
   /** Called after the batch's transaction rolled back. */
   rolledBack?(): void;
 }
 
-export type StageName = 'internal_tx' | 'rich_list';
+export type DerivationName = 'internal_tx' | 'rich_list';

@@ -6,8 +6,8 @@ import { createMetricsRegistry } from '../../shared/metrics.js';
 import type { Db } from '../../store/driver/db.js';
 import { createIngestMetrics } from '../metrics.js';
 import { createBlockHead } from './block-head.js';
-import { createInternalTxStage } from './internal-txs.js';
-import { runStage } from './runner.js';
+import { createInternalTxDerivation } from './internal-txs.js';
+import { runDerivation } from './runner.js';
 
 const A = '0x' + 'a1'.repeat(20);
 const B = '0x' + 'b2'.repeat(20);
@@ -72,7 +72,7 @@ describe.each(testDbFactories())('internal-tx stage on $name', (factory) => {
     head.finish();
     const registry = createMetricsRegistry({ defaultMetrics: false });
     const deps = { db, logger: silentLogger(), metrics: createIngestMetrics(registry), head };
-    const stage = createInternalTxStage({
+    const stage = createInternalTxDerivation({
       db,
       evm: node,
       accountPrefix: 'init',
@@ -87,7 +87,7 @@ describe.each(testDbFactories())('internal-tx stage on $name', (factory) => {
       await seedEvmChain(db, 8);
       const node = tracingNode(5, 2);
       const { deps, stage } = await setup(db, node);
-      await runStage(stage, deps, {
+      await runDerivation(stage, deps, {
         signal: new AbortController().signal,
         batchHeights: 3,
         fetchAttempts: 4,
@@ -116,7 +116,7 @@ describe.each(testDbFactories())('internal-tx stage on $name', (factory) => {
       const node = tracingNode(5, 2);
       const { deps, stage } = await setup(db, node);
       // One batch of heights 1..8: requests for 2..5 and 6..8 (4 heights each at most).
-      await runStage(stage, deps, { signal: new AbortController().signal, batchHeights: 8 });
+      await runDerivation(stage, deps, { signal: new AbortController().signal, batchHeights: 8 });
       expect(node.requests).toEqual([
         [2, 3, 4, 5],
         [6, 7, 8],
@@ -139,7 +139,11 @@ describe.each(testDbFactories())('internal-tx stage on $name', (factory) => {
       const node = tracingNode(5, Number.POSITIVE_INFINITY);
       const { deps, stage } = await setup(db, node, 3);
       await expect(
-        runStage(stage, deps, { signal: new AbortController().signal, batchHeights: 3, fetchAttempts: 3 }),
+        runDerivation(stage, deps, {
+          signal: new AbortController().signal,
+          batchHeights: 3,
+          fetchAttempts: 3,
+        }),
       ).rejects.toThrow(
         `internal_tx stage stopped at heights 4..6: debug_traceBlockByNumber 5: tx ${hashAt(5)} was not traced: execution timeout`,
       );

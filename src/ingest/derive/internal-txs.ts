@@ -4,7 +4,7 @@ import { AppError, isRetryable } from '../../shared/errors.js';
 import type { Db } from '../../store/driver/db.js';
 import { createInternalTxWriter } from '../../store/writers/internal-tx-writer.js';
 import { flattenBlockTraces, type InternalTxRow } from '../collect/internal-txs.js';
-import type { Stage } from './derivation.js';
+import type { Derivation } from './derivation.js';
 
 /** Heights per debug_traceBlockByNumber batch: traces are large, so batches stay small. */
 const TRACES_PER_REQUEST = 4;
@@ -16,13 +16,13 @@ const TRACE_ATTEMPTS = 10;
  * callTracer, and its frames are stored under the stream's own gapless sequence. Heights without
  * EVM txs, and those below 2 (the node cannot trace genesis), have nothing to trace.
  */
-export function createInternalTxStage(ctx: {
+export function createInternalTxDerivation(ctx: {
   db: Db;
   evm: EvmClient;
   accountPrefix: string;
   /** Attempts per debug_traceBlockByNumber request (default 10). */
   traceAttempts?: number;
-}): Stage<InternalTxRow[]> {
+}): Derivation<InternalTxRow[]> {
   const writer = createInternalTxWriter();
   const policy = { ...INGEST_RETRY, maxAttempts: ctx.traceAttempts ?? TRACE_ATTEMPTS };
   return {

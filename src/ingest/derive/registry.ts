@@ -8,15 +8,15 @@ import type { RawBlock } from '../../node/types.js';
 import type { Db } from '../../store/driver/db.js';
 import type { AssetDelta } from '../collect/rich-list-bank.js';
 import { createKeptBlocks } from './kept-blocks.js';
-import { createInternalTxStage } from './internal-txs.js';
+import { createInternalTxDerivation } from './internal-txs.js';
 import { createBankBalanceSource, createEvmBalanceSource, type BalanceSource } from './rich-list-sources.js';
-import { createRichListStage } from './rich-list.js';
-import { runStage, type StageRunnerDeps, type StageRunOptions } from './runner.js';
+import { createRichListDerivation } from './rich-list.js';
+import { runDerivation, type DerivationRunnerDeps, type DerivationRunOptions } from './runner.js';
 
 /** A stage ready to run; the work type stays inside the closure. */
-export interface RunnableStage {
+export interface RunnableDerivation {
   name: string;
-  run(deps: StageRunnerDeps, options: StageRunOptions): Promise<void>;
+  run(deps: DerivationRunnerDeps, options: DerivationRunOptions): Promise<void>;
   /** Told of the blocks the block stream fetches (so the stage need not fetch them again). */
   onBlocks?(blocks: readonly (RawBlock | undefined)[]): void;
   /** Told of the balance changes a prepare worker took from the blocks it fetched (as onBlocks). */
@@ -30,7 +30,7 @@ export interface RunnableStage {
 const KEPT_BALANCE_CHANGES = 200_000;
 
 /** The stages this chain and configuration enable (spec/indexer.md §8.1), in a fixed order. */
-export function createStages(ctx: {
+export function createDerivations(ctx: {
   chain: ChainMeta;
   options: { internalTx: boolean | undefined; richList: boolean };
   db: Db;
@@ -40,20 +40,20 @@ export function createStages(ctx: {
   accountPrefix: string;
   /** Stops node retries at shutdown. */
   signal?: AbortSignal | undefined;
-}): RunnableStage[] {
-  const stages: RunnableStage[] = [];
+}): RunnableDerivation[] {
+  const stages: RunnableDerivation[] = [];
   if (ctx.options.internalTx === true) checkInternalTx(ctx.chain.vmType);
   if (ctx.evm && ctx.options.internalTx !== false) {
-    const stage = createInternalTxStage({ db: ctx.db, evm: ctx.evm, accountPrefix: ctx.accountPrefix });
-    stages.push({ name: stage.name, run: (deps, options) => runStage(stage, deps, options) });
+    const stage = createInternalTxDerivation({ db: ctx.db, evm: ctx.evm, accountPrefix: ctx.accountPrefix });
+    stages.push({ name: stage.name, run: (deps, options) => runDerivation(stage, deps, options) });
   }
   const source = ctx.options.richList ? balanceSource(ctx) : undefined;
   if (source) {
     const kept = createKeptBlocks((block) => source.extract(block), KEPT_BALANCE_CHANGES);
-    const stage = createRichListStage({ db: ctx.db, comet: ctx.comet, source, kept });
+    const stage = createRichListDerivation({ db: ctx.db, comet: ctx.comet, source, kept });
     stages.push({
       name: stage.name,
-      run: (deps, options) => runStage(stage, deps, options),
+      run: (deps, options) => runDerivation(stage, deps, options),
       onBlocks: (blocks) => kept.record(blocks),
       onBalanceChanges: (taken) => kept.recordTaken(taken),
     });
@@ -61,7 +61,7 @@ export function createStages(ctx: {
   return stages;
 }
 
-function balanceSource(ctx: Parameters<typeof createStages>[0]): BalanceSource | undefined {
+function balanceSource(ctx: Parameters<typeof createDerivations>[0]): BalanceSource | undefined {
   const retry = ctx.signal ? { signal: ctx.signal } : {};
   // Balances by batched abci_query over the RPC surface: one request per batch of accounts.
   const bank = createBankState(ctx.rest, { ...retry, comet: ctx.comet });

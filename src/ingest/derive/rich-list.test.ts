@@ -9,10 +9,10 @@ import { createIngestMetrics } from '../metrics.js';
 import { createBlockHead } from './block-head.js';
 import type { BalanceDelta } from '../collect/rich-list-deltas.js';
 import type { BalanceSource } from './rich-list-sources.js';
-import { createRichListStage } from './rich-list.js';
+import { createRichListDerivation } from './rich-list.js';
 import { createKeptBlocks, type KeptBlocks } from './kept-blocks.js';
 import type { AssetDelta } from '../collect/rich-list-bank.js';
-import { runStage } from './runner.js';
+import { runDerivation } from './runner.js';
 
 const A = 'aa'.repeat(20);
 const B = 'bb'.repeat(20);
@@ -99,13 +99,13 @@ const runToEnd = async (
     metrics: createIngestMetrics(createMetricsRegistry({ defaultMetrics: false })),
     head,
   };
-  const stage = createRichListStage({
+  const stage = createRichListDerivation({
     db,
     comet: options.comet ?? comet,
     source,
     ...(options.kept ? { kept: options.kept } : {}),
   });
-  await runStage(stage, deps, { signal: new AbortController().signal, batchHeights });
+  await runDerivation(stage, deps, { signal: new AbortController().signal, batchHeights });
 };
 
 const balances = async (db: Db) => {

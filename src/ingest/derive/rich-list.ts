@@ -14,7 +14,7 @@ import type { AssetDelta } from '../collect/rich-list-bank.js';
 import { sumDeltas, type BalanceDelta } from '../collect/rich-list-deltas.js';
 import type { KeptBlocks } from './kept-blocks.js';
 import type { BalanceSource } from './rich-list-sources.js';
-import type { Stage } from './derivation.js';
+import type { Derivation } from './derivation.js';
 
 interface RichListBatch {
   to: number;
@@ -46,14 +46,14 @@ interface RichListBatch {
  * anything stored for them (by an earlier version, or before the node listed them): a few key
  * look-ups per denom, so no state has to say which run already did it.
  */
-export function createRichListStage(ctx: {
+export function createRichListDerivation(ctx: {
   db: Db;
   comet: CometClient;
   source: BalanceSource;
   /** Extracts taken as the block stream fetched the blocks (`source.extract`): those are not fetched again. */
   kept?: KeptBlocks<AssetDelta>;
   signal?: AbortSignal;
-}): Stage<RichListBatch> {
+}): Derivation<RichListBatch> {
   const writer = createRichListWriter();
   const { source } = ctx;
   const whole = createWholeAccounts(WHOLE_ACCOUNTS);

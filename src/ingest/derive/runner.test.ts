@@ -6,13 +6,13 @@ import { createMetricsRegistry } from '../../shared/metrics.js';
 import type { Db } from '../../store/driver/db.js';
 import { createIngestMetrics } from '../metrics.js';
 import { createBlockHead } from './block-head.js';
-import { runStage } from './runner.js';
-import type { Stage } from './derivation.js';
+import { runDerivation } from './runner.js';
+import type { Derivation } from './derivation.js';
 
 /** A stage that records each height it is given in a table of its own, one row per height. */
 function recordingStage(
   failAt: (height: number, attempt: number) => boolean,
-): Stage<number[]> & { fetched: number[][] } {
+): Derivation<number[]> & { fetched: number[][] } {
   const attempts = new Map<number, number>();
   const fetched: number[][] = [];
   return {
@@ -81,7 +81,7 @@ describe.each(testDbFactories())('stage runner on $name', (factory) => {
       const height = { value: 30 };
       const { registry, head, deps: d } = deps(db, height);
       const stage = recordingStage(() => false);
-      const running = runStage(stage, d, { signal: new AbortController().signal, batchHeights: 7 });
+      const running = runDerivation(stage, d, { signal: new AbortController().signal, batchHeights: 7 });
       // Moving the head on wakes the stage; finishing it lets the stage stop once caught up.
       height.value = 40;
       head.notify();
@@ -110,14 +110,14 @@ describe.each(testDbFactories())('stage runner on $name', (factory) => {
       // Height 6 fails twice then works; height 13 never works.
       const flaky = recordingStage((h, n) => (h === 6 && n <= 2) || h === 13);
       await expect(
-        runStage(flaky, d, { signal: new AbortController().signal, batchHeights: 4, fetchAttempts: 3 }),
+        runDerivation(flaky, d, { signal: new AbortController().signal, batchHeights: 4, fetchAttempts: 3 }),
       ).rejects.toThrow(
         /internal_tx stage stopped at heights 13\.\.16: node down at 13; no height is skipped/,
       );
       const stored = await db.query<{ height: number }>('SELECT height FROM stage_probe ORDER BY height');
       expect(stored.rows.map((r) => r.height)).toEqual(Array.from({ length: 12 }, (_, i) => i + 1));
 
-      await runStage(
+      await runDerivation(
         recordingStage(() => false),
         d,
         { signal: new AbortController().signal, batchHeights: 4 },
@@ -136,7 +136,11 @@ describe.each(testDbFactories())('stage runner on $name', (factory) => {
       const { registry, head, deps: d } = deps(db, height);
       const stuck = recordingStage((h) => h === 5);
       const abort = new AbortController();
-      const running = runStage(stuck, d, { signal: abort.signal, batchHeights: 4, fetchAttempts: 1_000 });
+      const running = runDerivation(stuck, d, {
+        signal: abort.signal,
+        batchHeights: 4,
+        fetchAttempts: 1_000,
+      });
       const lag = async () => {
         const text = await registry.metrics();
         return Number(/rollup_indexer_stage_lag_blocks\{stage="internal_tx"\} (\d+)/.exec(text)?.[1]);
@@ -167,7 +171,7 @@ describe.each(testDbFactories())('stage runner on $name', (factory) => {
       const stage = recordingStage(() => false);
       const abort = new AbortController();
       let stopped = false;
-      const running = runStage(stage, d, { signal: abort.signal, batchHeights: 7 }).finally(
+      const running = runDerivation(stage, d, { signal: abort.signal, batchHeights: 7 }).finally(
         () => (stopped = true),
       );
       // The head neither moves nor finishes: the last batch (36..40) must not wait for block 41.
@@ -193,7 +197,7 @@ describe.each(testDbFactories())('stage runner on $name', (factory) => {
       const { head, deps: d } = deps(db, height);
       const stage = recordingStage(() => false);
       const abort = new AbortController();
-      const running = runStage(stage, d, { signal: abort.signal, batchHeights: 7 });
+      const running = runDerivation(stage, d, { signal: abort.signal, batchHeights: 7 });
       // Each new block is committed by the stage before the next one comes: it never waits for
       // a block above the one it holds.
       for (let next = 11; next <= 30; next++) {
@@ -237,7 +241,7 @@ describe.each(testDbFactories())('stage runner on $name', (factory) => {
         }
         return write(tx, heights, at);
       };
-      await runStage(stage, d, { signal: new AbortController().signal, batchHeights: 5 });
+      await runDerivation(stage, d, { signal: new AbortController().signal, batchHeights: 5 });
       expect(await storedHeights(db)).toEqual(range(1, 20));
     } finally {
       await dispose();

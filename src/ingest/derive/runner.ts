@@ -2,25 +2,25 @@ import { AppError, errorMessage } from '../../shared/errors.js';
 import type { Logger } from '../../shared/logger.js';
 import type { Db } from '../../store/driver/db.js';
 import {
-  advanceStageCheckpoint,
-  createStageCheckpoint,
-  loadStageCheckpoint,
-} from '../../store/writers/stage-checkpoint.js';
+  advanceDerivationCheckpoint,
+  createDerivationCheckpoint,
+  loadDerivationCheckpoint,
+} from '../../store/writers/derivation-checkpoint.js';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { backoffDelay, INGEST_RETRY, withRetry } from '../../node/retry.js';
 import type { IngestMetrics } from '../metrics.js';
 import { untilStored } from '../until-stored.js';
 import type { BlockHead } from './block-head.js';
-import type { Stage, StageCheckpoint } from './derivation.js';
+import type { Derivation, DerivationCheckpoint } from './derivation.js';
 
-export interface StageRunnerDeps {
+export interface DerivationRunnerDeps {
   db: Db;
   logger: Logger;
   metrics: IngestMetrics;
   head: BlockHead;
 }
 
-export interface StageRunOptions {
+export interface DerivationRunOptions {
   signal: AbortSignal;
   /** Stop once this height is committed. */
   untilHeight?: number;
@@ -38,13 +38,13 @@ export interface StageRunOptions {
  * keeps failing stops the stage with an error naming its heights: skipping them would leave a hole
  * nobody could see.
  */
-export async function runStage<W>(
-  stage: Stage<W>,
-  deps: StageRunnerDeps,
-  run: StageRunOptions,
+export async function runDerivation<W>(
+  stage: Derivation<W>,
+  deps: DerivationRunnerDeps,
+  run: DerivationRunOptions,
 ): Promise<void> {
   const { signal } = run;
-  let at: StageCheckpoint | undefined;
+  let at: DerivationCheckpoint | undefined;
   try {
     at = await openStream(stage, deps, run);
   } catch (err) {
@@ -52,7 +52,7 @@ export async function runStage<W>(
   }
   if (at === undefined) return;
   // The lag is read at scrape time from the stream's head, so it grows while this stage is stuck.
-  let committed: StageCheckpoint = at;
+  let committed: DerivationCheckpoint = at;
   deps.metrics.watchStageLag(stage.name, () => Math.max(0, deps.head.height() - committed.height));
   deps.metrics.stageHeight.set({ stage: stage.name }, at.height);
   deps.logger.info({ stage: stage.name, from: at.height + 1 }, 'stage started');
@@ -91,7 +91,7 @@ export async function runStage<W>(
  * The batch of heights above a committed height: at most `batchHeights`, none above the block
  * stream's head or `untilHeight`.
  */
-function batchRanges(head: BlockHead, run: StageRunOptions) {
+function batchRanges(head: BlockHead, run: DerivationRunOptions) {
   const { signal } = run;
   const until = run.untilHeight ?? Number.POSITIVE_INFINITY;
   const batchHeights = run.batchHeights ?? 50;
@@ -114,12 +114,12 @@ function batchRanges(head: BlockHead, run: StageRunOptions) {
 
 /** The stream's checkpoint, created below the first indexed block (or by the stage's init). */
 async function openStream<W>(
-  stage: Stage<W>,
-  deps: StageRunnerDeps,
-  run: StageRunOptions,
-): Promise<StageCheckpoint | undefined> {
+  stage: Derivation<W>,
+  deps: DerivationRunnerDeps,
+  run: DerivationRunOptions,
+): Promise<DerivationCheckpoint | undefined> {
   const { signal } = run;
-  const existing = await whileDatabaseAway(deps, signal, () => loadStageCheckpoint(deps.db, stage.name));
+  const existing = await whileDatabaseAway(deps, signal, () => loadDerivationCheckpoint(deps.db, stage.name));
   if (existing) return existing;
   let firstBlockHeight: number | undefined;
   while (!signal.aborted) {
@@ -139,12 +139,12 @@ async function openStream<W>(
     : undefined;
   // A commit whose answer was lost may have happened: each attempt looks for the checkpoint first.
   return whileDatabaseAway(deps, signal, async () => {
-    const created = await loadStageCheckpoint(deps.db, stage.name);
+    const created = await loadDerivationCheckpoint(deps.db, stage.name);
     if (created) return created;
     try {
       const opened = await deps.db.transaction(async (tx) => {
         await start?.write(tx);
-        return createStageCheckpoint(tx, stage.name, start?.height ?? first - 1);
+        return createDerivationCheckpoint(tx, stage.name, start?.height ?? first - 1);
       });
       stage.committed?.();
       return opened;
@@ -160,7 +160,7 @@ async function openStream<W>(
  * stage reads the database too, and an outage must not stop it for good. Other errors propagate.
  */
 async function whileDatabaseAway<T>(
-  deps: StageRunnerDeps,
+  deps: DerivationRunnerDeps,
   signal: AbortSignal,
   fn: () => Promise<T>,
 ): Promise<T> {
@@ -177,9 +177,9 @@ async function whileDatabaseAway<T>(
 
 /** Runs a node read with the stage's retries; when they run out the stage stops, naming `what`. */
 async function retried<W, T>(
-  stage: Stage<W>,
-  deps: StageRunnerDeps,
-  run: StageRunOptions,
+  stage: Derivation<W>,
+  deps: DerivationRunnerDeps,
+  run: DerivationRunOptions,
   what: string,
   read: () => Promise<T>,
 ): Promise<T> {
@@ -203,27 +203,27 @@ async function retried<W, T>(
 }
 
 function fetchBatch<W>(
-  stage: Stage<W>,
-  deps: StageRunnerDeps,
-  run: StageRunOptions,
+  stage: Derivation<W>,
+  deps: DerivationRunnerDeps,
+  run: DerivationRunOptions,
   [from, to]: [number, number],
 ): Promise<W> {
   return retried(stage, deps, run, `heights ${from}..${to}`, () => stage.fetch(from, to, run.signal));
 }
 
 async function commitBatch<W>(
-  stage: Stage<W>,
-  deps: StageRunnerDeps,
+  stage: Derivation<W>,
+  deps: DerivationRunnerDeps,
   signal: AbortSignal,
-  from: StageCheckpoint,
+  from: DerivationCheckpoint,
   to: number,
   work: W,
-): Promise<StageCheckpoint> {
+): Promise<DerivationCheckpoint> {
   let at = from;
   await untilStored(
     async (afterLostCommit) => {
       if (afterLostCommit) {
-        const stored = await loadStageCheckpoint(deps.db, stage.name);
+        const stored = await loadDerivationCheckpoint(deps.db, stage.name);
         if (stored && stored.height >= to) {
           at = stored;
           return;
@@ -233,7 +233,7 @@ async function commitBatch<W>(
         const { next, rows } = await deps.db.transaction(async (tx) => {
           const written = await stage.write(tx, work, from);
           const next = { height: to, sequence: written.sequence };
-          await advanceStageCheckpoint(tx, stage.name, from, next);
+          await advanceDerivationCheckpoint(tx, stage.name, from, next);
           return { next, rows: written.rows };
         });
         stage.committed?.();

@@ -22,7 +22,7 @@ const CODE_SQL = `split_part(substr(t.data, strpos(t.data, ',"code":') + 8, 20),
 const GAS_USED_SQL = `split_part(substr(t.data, strpos(t.data, ',"gas_used":"') + 13, 24), '"', 1)::numeric`;
 const IN_WINDOW = 't.sequence BETWEEN $1 AND $2';
 
-export interface MetricRow {
+export interface ScoreMetricRow {
   accountId: number;
   /** Exact decimal text (numeric). */
   value: string;
@@ -43,7 +43,7 @@ export async function txSequenceRange(db: Queryable, fromHeight: number, toHeigh
   return r && r.lo !== null && r.hi !== null ? { lo: Number(r.lo), hi: Number(r.hi) } : undefined;
 }
 
-async function aggregate(db: Queryable, sql: string, params: readonly unknown[]): Promise<MetricRow[]> {
+async function aggregate(db: Queryable, sql: string, params: readonly unknown[]): Promise<ScoreMetricRow[]> {
   const { rows } = await db.query<{ account_id: number; value: string }>(sql, params);
   return rows.map((r) => ({ accountId: Number(r.account_id), value: String(r.value) }));
 }

@@ -9,30 +9,30 @@ import {
   nftReceipts,
   nftReceiptsFrom,
   txsSigned,
-  type MetricRow,
+  type ScoreMetricRow,
   type SequenceRange,
-} from '../../store/readers/vip-metrics.js';
+} from '../../store/readers/vip-score-metrics.js';
 import type { ScoresVm } from './address-form.js';
-import type { Metric } from './rules.js';
+import type { ScoreMetric } from './rules.js';
 
 const MSG_CALL = 'minievm.evm.v1.MsgCall';
 
 /** Which VMs a metric kind applies to (undefined = all). */
-const KIND_VMS: Partial<Record<Metric['kind'], readonly ScoresVm[]>> = { evm_txs_to: ['evm'] };
+const KIND_VMS: Partial<Record<ScoreMetric['kind'], readonly ScoresVm[]>> = { evm_txs_to: ['evm'] };
 
 /** The window as heights and as its txs' sequence range (undefined: no tx in it). */
-export interface MetricWindow {
+export interface ScoreMetricWindow {
   heights: { from: number; to: number };
   txs: SequenceRange | undefined;
 }
 
 /** One metric's (account, value) rows over the window: one SQL aggregation. */
-export async function readMetric(
+export async function readScoreMetric(
   db: Queryable,
-  window: MetricWindow,
-  metric: Metric,
+  window: ScoreMetricWindow,
+  metric: ScoreMetric,
   chain: { vm: ScoresVm; prefix: string },
-): Promise<MetricRow[]> {
+): Promise<ScoreMetricRow[]> {
   const vms = KIND_VMS[metric.kind];
   if (vms && !vms.includes(chain.vm)) {
     throw new AppError(
@@ -89,7 +89,7 @@ function bareHex(text: string, prefix: string): string {
   return Buffer.from(accountBytesFromString(text, prefix)).toString('hex').replace(/^0+/, '');
 }
 
-function messageFilter(metric: Metric, prefix: string) {
+function messageFilter(metric: ScoreMetric, prefix: string) {
   if (metric.move) {
     const addr = metric.move.moduleAddress;
     return {
@@ -105,7 +105,7 @@ function messageFilter(metric: Metric, prefix: string) {
   return undefined;
 }
 
-function evmCallFilter(metric: Metric, prefix: string) {
+function evmCallFilter(metric: ScoreMetric, prefix: string) {
   const contract = metric.contract ?? '';
   return {
     sql: `(lower(m->>'contract_addr') = $5 OR m->>'contract_addr' = $6)

@@ -2,17 +2,17 @@ import { AppError } from '../../shared/errors.js';
 import type { Queryable } from '../driver/db.js';
 
 /** Where a stage stream stands: its rows up to `height` are stored. */
-export interface StageCheckpoint {
+export interface DerivationCheckpoint {
   height: number;
   /** Last sequence the stream handed out (0 when the stream numbers nothing). */
   sequence: number;
 }
 
 /** The stream's checkpoint, or undefined when the stage has never run on this database. */
-export async function loadStageCheckpoint(
+export async function loadDerivationCheckpoint(
   db: Queryable,
   stream: string,
-): Promise<StageCheckpoint | undefined> {
+): Promise<DerivationCheckpoint | undefined> {
   const { rows } = await db.query<{ height: number; tx_sequence: number }>(
     'SELECT height, tx_sequence FROM checkpoint WHERE stream = $1',
     [stream],
@@ -22,11 +22,11 @@ export async function loadStageCheckpoint(
 }
 
 /** Creates the stream's checkpoint at `height`; fails if another process created it first. */
-export async function createStageCheckpoint(
+export async function createDerivationCheckpoint(
   tx: Queryable,
   stream: string,
   height: number,
-): Promise<StageCheckpoint> {
+): Promise<DerivationCheckpoint> {
   const { rows } = await tx.query(
     'INSERT INTO checkpoint (stream, height) VALUES ($1, $2) ON CONFLICT (stream) DO NOTHING RETURNING height',
     [stream, height],
@@ -40,11 +40,11 @@ export async function createStageCheckpoint(
  * The guard on the old height turns a second writer on the same stream into an error, not a
  * duplicate.
  */
-export async function advanceStageCheckpoint(
+export async function advanceDerivationCheckpoint(
   tx: Queryable,
   stream: string,
-  from: StageCheckpoint,
-  to: StageCheckpoint,
+  from: DerivationCheckpoint,
+  to: DerivationCheckpoint,
 ): Promise<void> {
   const { rows } = await tx.query(
     `UPDATE checkpoint SET height = $3, tx_sequence = $4, updated_at = now()
