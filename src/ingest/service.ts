@@ -125,9 +125,9 @@ export async function createIngestService(ctx: {
     signal: ctx.signal,
   });
 
-  // The block stream's fetches, shown to the stages that take something from each block.
+  // The block pipeline's fetches, shown to the derivations that take something from each block.
   const tapped = stages.filter((stage) => stage.onBlocks);
-  const streamComet: CometClient =
+  const pipelineComet: CometClient =
     tapped.length === 0
       ? comet
       : {
@@ -160,7 +160,7 @@ export async function createIngestService(ctx: {
           onBalanceChanges: (taken) => stages.forEach((stage) => stage.onBalanceChanges?.(taken)),
         })
       : createChunkPreparer({
-          comet: streamComet,
+          comet: pipelineComet,
           rest,
           evm,
           decoder: createIngestDecoder({ prefix: options.accountPrefix }),

@@ -46,7 +46,7 @@ export async function runDerivation<W>(
   const { signal } = run;
   let at: DerivationCheckpoint | undefined;
   try {
-    at = await openStream(stage, deps, run);
+    at = await openCheckpoint(stage, deps, run);
   } catch (err) {
     if (!signal.aborted) throw err;
   }
@@ -112,8 +112,8 @@ function batchRanges(head: BlockHead, run: DerivationRunOptions) {
   };
 }
 
-/** The stream's checkpoint, created below the first indexed block (or by the stage's init). */
-async function openStream<W>(
+/** The derivation's checkpoint, created below the first indexed block (or by its init). */
+async function openCheckpoint<W>(
   stage: Derivation<W>,
   deps: DerivationRunnerDeps,
   run: DerivationRunOptions,
