@@ -1,6 +1,6 @@
 import type { PaginationJson } from '../store/pagination.js';
 import type { BlockRow } from '../store/readers/blocks.js';
-import type { JsonText } from '../store/readers/json-text.js';
+import type { JsonText } from '../store/readers/stored-json.js';
 
 /**
  * A list page as its parts: stored JSON (tx, receipt, fee list) is spliced in as is, so key order

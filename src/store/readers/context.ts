@@ -1,6 +1,6 @@
 import { AppError } from '../../shared/errors.js';
 import type { Db } from '../driver/db.js';
-import type { JsonText } from './json-text.js';
+import type { JsonText } from './stored-json.js';
 import type { RowCache } from './row-cache.js';
 import { overloadedError, type WorkLimiter } from './work-limiter.js';
 

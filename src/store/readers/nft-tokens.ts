@@ -8,7 +8,7 @@ import {
   type JsonPage,
   type ReaderContext,
 } from './context.js';
-import type { JsonText } from './json-text.js';
+import type { JsonText } from './stored-json.js';
 
 /**
  * Live NFTs and a token's tx history (migrations/20261124_0003_nft.sql, spec/api.md §4.6.5–4.6.7).

@@ -8,7 +8,7 @@ import {
   type JsonPage,
   type ReaderContext,
 } from './context.js';
-import type { JsonText } from './json-text.js';
+import type { JsonText } from './stored-json.js';
 import type { RowCache } from './row-cache.js';
 
 /**
