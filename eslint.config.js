@@ -1,7 +1,7 @@
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
-import { importX } from 'eslint-plugin-import-x';
-import { createTypeScriptImportResolver } from 'eslint-import-resolver-typescript';
+import { importCircles } from './lint/import-circles.js';
+import { layers } from './lint/layers.js';
 
 export default tseslint.config(
   { ignores: ['dist/', 'node_modules/', 'data/', 'contracts/artifacts/', 'coverage/'] },
@@ -17,36 +17,11 @@ export default tseslint.config(
     files: ['src/bin/**', 'bench/**', 'scripts/**'],
     rules: { 'no-console': 'off' },
   },
-  {
-    // No import cycle in src/ (runtime imports; `import type` is erased and not followed; the layer
-    // rules below cover type imports across src/sim's layers).
-    files: ['src/**/*.ts'],
-    plugins: { 'import-x': importX },
-    settings: {
-      'import-x/extensions': ['.ts', '.js'],
-      'import-x/parsers': { '@typescript-eslint/parser': ['.ts'] },
-      'import-x/resolver-next': [createTypeScriptImportResolver({ project: './tsconfig.json' })],
-    },
-    rules: { 'import-x/no-cycle': ['error', { ignoreExternal: true }] },
-  },
-  {
-    // src/wire owns the documents the API serves; ingest, store, api and vip import it, so it may
-    // import only src/shared (and its own modules, in the one flat folder).
-    files: ['src/wire/**/*.ts'],
-    rules: {
-      'no-restricted-imports': [
-        'error',
-        {
-          patterns: [
-            {
-              regex: '^\\.\\./(?!shared/)|^\\.\\./\\.\\./',
-              message: 'src/wire imports only src/shared: see docs/architecture.md.',
-            },
-          ],
-        },
-      ],
-    },
-  },
+  // src/'s rooms import downwards only (docs/architecture.md, "Layers"), and no import circle in
+  // src/, test/ or bench/, `import type` included (lint/layers.js, lint/import-circles.js).
+  { plugins: { rooms: { rules: { layers, 'import-circles': importCircles } } } },
+  { files: ['{src,test,bench}/**/*.ts'], rules: { 'rooms/import-circles': 'error' } },
+  { files: ['src/**/*.ts'], rules: { 'rooms/layers': 'error' } },
   ...simLayers(),
 );
 

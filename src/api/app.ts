@@ -12,7 +12,7 @@ import Fastify, {
 import type { Registry } from 'prom-client';
 import { createPollFeed, type CommitFeed } from '../shared/commit-feed.js';
 import type { Logger } from '../shared/logger.js';
-import type { Db } from '../store/db.js';
+import type { Db } from '../store/driver/db.js';
 import { createBlockReader } from '../store/readers/blocks.js';
 import { createTotalsCache } from '../store/readers/context.js';
 import { createDictReader } from '../store/readers/dicts.js';
@@ -26,7 +26,7 @@ import { createNftCollectionReader } from '../store/readers/nft-collections.js';
 import { createNftTokenReader } from '../store/readers/nft-tokens.js';
 import { createTxReader } from '../store/readers/txs.js';
 import { createWorkLimiter } from '../store/readers/work-limiter.js';
-import { guardTextParams } from '../store/text-params.js';
+import { guardTextParams } from '../store/driver/text-params.js';
 import { createBodyPool } from './body-pool.js';
 import { createResponseCache } from './cache.js';
 import { installCors } from './cors.js';
@@ -195,7 +195,7 @@ async function registerCompressionAndOpenApi(app: FastifyInstance, options: ApiO
     global: true,
     encodings: ['br', 'gzip'],
     // Fast settings: tx pages are ~0.7 MB of repetitive JSON, so even these shrink them ~10x,
-    // at about 1.5x the throughput of the defaults (br quality 4, gzip level 6). bench/api.ts
+    // at about 1.5x the throughput of the defaults (br quality 4, gzip level 6). bench/api/read.ts
     // (--encoding) measures them.
     brotliOptions: { params: { [zlib.constants.BROTLI_PARAM_QUALITY]: 1 } },
     zlibOptions: { level: 3 },

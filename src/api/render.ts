@@ -1,4 +1,4 @@
-import type { JsonText } from '../store/readers/context.js';
+import type { JsonText } from '../store/readers/stored-json.js';
 import { listEnvelopeText, type Pagination } from '../wire/pagination.js';
 
 /**

@@ -1,6 +1,6 @@
 import type { DatabaseTarget } from '../shared/config.js';
 import type { Logger } from '../shared/logger.js';
-import { createPostgresDb, type Db, type PostgresOptions } from '../store/db.js';
+import { createPostgresDb, type Db, type PostgresOptions } from '../store/driver/db.js';
 
 /** Opens the configured database: PostgreSQL by URL (with its session options), or the embedded PGlite. */
 export async function openDatabase(
@@ -9,7 +9,7 @@ export async function openDatabase(
 ): Promise<Db> {
   // PGlite (a WebAssembly PostgreSQL) is loaded only when it is the database.
   if (target.kind === 'pglite')
-    return (await import('../store/pglite.js')).createPgliteDb({ dataDir: target.dataDir });
+    return (await import('../store/driver/pglite.js')).createPgliteDb({ dataDir: target.dataDir });
   return createPostgresDb({ ...options, url: target.url });
 }
 

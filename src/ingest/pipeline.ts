@@ -2,9 +2,9 @@ import type { Logger } from '../shared/logger.js';
 import type { CometClient } from '../node/cometbft.js';
 import type { BlockWriter } from '../store/writers/block-writer.js';
 import type { BlockRows } from '../store/writers/rows.js';
-import { createFetchWindow, type ChunkFetcher, type FetchWindow } from './fetch-window.js';
+import { createFetchWindow, type ChunkFetcher, type FetchWindow } from './fetch/window.js';
 import type { IngestMetrics } from './metrics.js';
-import type { PreparedBlock } from './prepare.js';
+import type { PreparedBlock } from './prepare/block.js';
 import { millisBetween } from './time.js';
 import { untilStored } from './until-stored.js';
 

@@ -8,19 +8,19 @@ import { createNodeMetrics } from '../node/metrics.js';
 import { createRestClient } from '../node/rest.js';
 import { INGEST_RETRY, withRetry } from '../node/retry.js';
 import { createTransport, type Transport } from '../node/transport.js';
-import type { Db } from '../store/db.js';
-import { ensureChainMeta, type ChainMeta } from '../store/chain-meta.js';
+import type { Db } from '../store/driver/db.js';
+import { ensureChainMeta, type ChainMeta } from '../store/writers/chain-meta.js';
 import type { Checkpoint } from '../store/writers/rows.js';
 import { createBlockWriter } from '../store/writers/block-writer.js';
-import { discoverChain } from './discover.js';
+import { discoverChain } from './fetch/discover-chain.js';
 import { createIngestMetrics, type IngestMetrics } from './metrics.js';
 import { runPipeline, type PipelineTuning, type Progress } from './pipeline.js';
-import { createIngestDecoder } from './tx-decoder.js';
-import { createIngestNftCollector } from './collectors/nft-collector.js';
-import { createBlockHead } from './stages/block-head.js';
-import { createStages } from './stages/registry.js';
-import { createChunkPreparer, type ChunkPreparer } from './prepare-chunk.js';
-import { createPrepareWorkers } from './prepare-workers.js';
+import { createIngestDecoder } from './decode/ingest-decoder.js';
+import { createIngestNftCollector } from './collect/nft-collector.js';
+import { createBlockHead } from './derive/block-head.js';
+import { createDerivations } from './derive/registry.js';
+import { createChunkPreparer, type ChunkPreparer } from './prepare/chunk.js';
+import { createPrepareWorkers } from './prepare/worker-pool.js';
 
 export interface IngestService {
   chain: ChainMeta;
@@ -61,7 +61,7 @@ export interface IngestServiceContext {
   signal?: AbortSignal;
 }
 
-type Stages = ReturnType<typeof createStages>;
+type Stages = ReturnType<typeof createDerivations>;
 
 /** The node's transports (RPC and REST now, JSON-RPC once the chain is known to be EVM). */
 function openNodeTransports(ctx: IngestServiceContext) {
@@ -147,7 +147,7 @@ export async function createIngestService(ctx: IngestServiceContext): Promise<In
   const metrics = ctx.metrics ?? createIngestMetrics(ctx.registry);
   metrics.height.set(writer.checkpoint().height);
   const evm = evmTransport ? createEvmClient(evmTransport) : undefined;
-  const stages = createStages({
+  const stages = createDerivations({
     chain,
     options: { internalTx: options.internalTx, richList: options.richList ?? true },
     db,

@@ -1,5 +1,4 @@
 import { InputError } from '../shared/errors.js';
-import type { Pagination } from '../wire/pagination.js';
 
 /**
  * The SQL side of paging: the keyset/offset plan a reader executes, its LIMIT/OFFSET fragments,

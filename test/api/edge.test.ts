@@ -7,7 +7,7 @@ import { installPlainServerEdge } from '../../src/api/http-edge.js';
 import { loadApiOptions } from '../../src/api/options.js';
 import { silentLogger } from '../../src/shared/logger.js';
 import { createMetricsRegistry } from '../../src/shared/metrics.js';
-import type { Db } from '../../src/store/db.js';
+import type { Db } from '../../src/store/driver/db.js';
 import { testDbFactories } from '../helpers/db.js';
 import { gateDb } from './gated-db.js';
 

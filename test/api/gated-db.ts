@@ -1,4 +1,4 @@
-import type { Db, Queryable } from '../../src/store/db.js';
+import type { Db, Queryable } from '../../src/store/driver/db.js';
 
 /**
  * A database handle whose statements matching `holds` wait until released: lets a test keep a

@@ -7,7 +7,7 @@ import { silentLogger } from '../../src/shared/logger.js';
 import { createMetricsRegistry } from '../../src/shared/metrics.js';
 import { createSimulator } from '../../src/sim/simulator.js';
 import type { Simulator, VmType } from '../../src/sim/types.js';
-import type { Db } from '../../src/store/db.js';
+import type { Db } from '../../src/store/driver/db.js';
 import { testDbFactories } from '../helpers/db.js';
 import { ingestFrom } from '../helpers/ingest.js';
 import { routeAnswers } from './route-answers.js';

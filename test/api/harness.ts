@@ -5,7 +5,7 @@ import { createApiApp } from '../../src/api/app.js';
 import { loadApiOptions } from '../../src/api/options.js';
 import { silentLogger } from '../../src/shared/logger.js';
 import { createMetricsRegistry } from '../../src/shared/metrics.js';
-import { createPostgresDb, type Db } from '../../src/store/db.js';
+import { createPostgresDb, type Db } from '../../src/store/driver/db.js';
 import type { TestDbFactory } from '../helpers/db.js';
 import { buildChain, seedDb, type SeedChain, type SeedVm } from './seed.js';
 

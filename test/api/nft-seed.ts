@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { accountBytesFromString, toBech32 } from '../../src/shared/address.js';
 import { nftNameKey } from '../../src/shared/nft-name.js';
-import type { Db } from '../../src/store/db.js';
+import type { Db } from '../../src/store/driver/db.js';
 import { seedAccountTypeSets, type SeedChain } from './seed.js';
 
 /**

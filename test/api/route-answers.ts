@@ -2,7 +2,7 @@ import { createApiApp } from '../../src/api/app.js';
 import { loadApiOptions } from '../../src/api/options.js';
 import { silentLogger } from '../../src/shared/logger.js';
 import { createMetricsRegistry } from '../../src/shared/metrics.js';
-import type { Db } from '../../src/store/db.js';
+import type { Db } from '../../src/store/driver/db.js';
 import type { BlockTruth, Simulator, TxTruth } from '../../src/sim/types.js';
 
 /**

@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Db } from '../../src/store/db.js';
+import type { Db } from '../../src/store/driver/db.js';
 import { testDbFactories } from '../helpers/db.js';
 import { createHarness, type Harness } from './harness.js';
 import { buildChain, MSG_TYPES, seedDb, type SeedChain, type SeedVm } from './seed.js';

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { accountBytesFromString, toBech32 } from '../../src/shared/address.js';
-import type { Db } from '../../src/store/db.js';
+import type { Db } from '../../src/store/driver/db.js';
 
 /**
  * Test seeder: a small deterministic chain written exactly the way ingest documents its rows

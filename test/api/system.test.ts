@@ -5,7 +5,7 @@ import { loadApiOptions } from '../../src/api/options.js';
 import { AppError } from '../../src/shared/errors.js';
 import { silentLogger } from '../../src/shared/logger.js';
 import { createMetricsRegistry } from '../../src/shared/metrics.js';
-import type { Db } from '../../src/store/db.js';
+import type { Db } from '../../src/store/driver/db.js';
 import { testDbFactories } from '../helpers/db.js';
 import { createHarness, type Harness } from './harness.js';
 

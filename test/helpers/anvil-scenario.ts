@@ -4,7 +4,7 @@ import { privateKeyToAccount } from 'viem/accounts';
 import { createNodeMetrics } from '../../src/node/metrics.js';
 import { createTransport } from '../../src/node/transport.js';
 import { createMetricsRegistry } from '../../src/shared/metrics.js';
-import type { Db } from '../../src/store/db.js';
+import type { Db } from '../../src/store/driver/db.js';
 import { ANVIL_KEYS, anvilChain, startAnvil, type AnvilHandle } from '../vip/anvil.js';
 import { compileFixture } from './solc.js';
 

@@ -1,8 +1,8 @@
 import { cp, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { createPgliteDb } from '../../src/store/pglite.js';
-import type { Db } from '../../src/store/db.js';
+import { createPgliteDb } from '../../src/store/driver/pglite.js';
+import type { Db } from '../../src/store/driver/db.js';
 import { startCli, type CliProcess } from './cli-process.js';
 import { createPostgresTestDb } from './db.js';
 

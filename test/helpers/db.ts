@@ -1,8 +1,8 @@
 import pg from 'pg';
 import { randomBytes } from 'node:crypto';
-import { createPostgresDb, type Db } from '../../src/store/db.js';
-import { createPgliteDb } from '../../src/store/pglite.js';
-import { migrate } from '../../src/store/migrate.js';
+import { createPostgresDb, type Db } from '../../src/store/driver/db.js';
+import { createPgliteDb } from '../../src/store/driver/pglite.js';
+import { migrate } from '../../src/store/migrations/migrate.js';
 import type { VmType } from '../../src/sim/types.js';
 
 export interface TestDbFactory {

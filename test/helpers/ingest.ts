@@ -1,4 +1,4 @@
-import type { Db } from '../../src/store/db.js';
+import type { Db } from '../../src/store/driver/db.js';
 import { silentLogger, type Logger } from '../../src/shared/logger.js';
 import { createMetricsRegistry } from '../../src/shared/metrics.js';
 import { createIngestService, type IngestService } from '../../src/ingest/service.js';

@@ -1,4 +1,4 @@
-import type { Db, Queryable } from '../../src/store/db.js';
+import type { Db, Queryable } from '../../src/store/driver/db.js';
 import type { SimulatorUrls, VmType } from '../../src/sim/types.js';
 import { ingestFrom } from './ingest.js';
 import { dataTables } from './table-copy.js';

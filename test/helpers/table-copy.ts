@@ -1,4 +1,4 @@
-import type { Db, Queryable } from '../../src/store/db.js';
+import type { Db, Queryable } from '../../src/store/driver/db.js';
 
 /**
  * Generic row copies between two databases of one project, whatever their schema versions: what

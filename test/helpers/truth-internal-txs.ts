@@ -1,5 +1,5 @@
 import { expect } from 'vitest';
-import type { Db } from '../../src/store/db.js';
+import type { Db } from '../../src/store/driver/db.js';
 import type { Simulator } from '../../src/sim/types.js';
 
 /** The stored byte form, written independently of the collector: 0x + even-length lower hex. */

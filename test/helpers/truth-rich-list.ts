@@ -2,7 +2,7 @@ import { expect } from 'vitest';
 import { withRetry } from '../../src/node/retry.js';
 import { toBech32 } from '../../src/shared/address.js';
 import { AppError, errorMessage } from '../../src/shared/errors.js';
-import type { Db } from '../../src/store/db.js';
+import type { Db } from '../../src/store/driver/db.js';
 import type { Simulator } from '../../src/sim/types.js';
 
 /**

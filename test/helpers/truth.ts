@@ -1,6 +1,6 @@
 import { expect } from 'vitest';
 import { accountBytesFromString, toBech32 } from '../../src/shared/address.js';
-import type { Db } from '../../src/store/db.js';
+import type { Db } from '../../src/store/driver/db.js';
 import type { Simulator } from '../../src/sim/types.js';
 import { expectEvmTxsMatchNode } from './truth-evm.js';
 import { expectInternalTxsMatchTruth } from './truth-internal-txs.js';

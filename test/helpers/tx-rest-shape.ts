@@ -1,5 +1,5 @@
 import { expect } from 'vitest';
-import type { Db } from '../../src/store/db.js';
+import type { Db } from '../../src/store/driver/db.js';
 
 interface RestAttribute {
   key: string;

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createPostgresDb } from '../../src/store/db.js';
+import { createPostgresDb } from '../../src/store/driver/db.js';
 import { createSimulator } from '../../src/sim/simulator.js';
 import type { Simulator, SimulatorUrls } from '../../src/sim/types.js';
 import { startCli, type CliProcess } from '../helpers/cli-process.js';

@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { createEvmClient } from '../../src/node/evm.js';
 import { createIngestMetrics } from '../../src/ingest/metrics.js';
-import { createBlockHead } from '../../src/ingest/stages/block-head.js';
-import { createInternalTxStage } from '../../src/ingest/stages/internal-tx-stage.js';
-import { runStage } from '../../src/ingest/stages/runner.js';
+import { createBlockHead } from '../../src/ingest/derive/block-head.js';
+import { createInternalTxDerivation } from '../../src/ingest/derive/internal-txs.js';
+import { runDerivation } from '../../src/ingest/derive/runner.js';
 import { silentLogger } from '../../src/shared/logger.js';
 import { createMetricsRegistry } from '../../src/shared/metrics.js';
 import { anvilTransport, jsonRpc, seedEvmTxs, useAnvilScenario } from '../helpers/anvil-scenario.js';
@@ -39,10 +39,14 @@ describe.each(testDbFactories())('The internal-tx stage against anvil on $name',
     try {
       await seedEvmTxs(db, anvil, head);
       const transport = anvilTransport(anvil);
-      const stage = createInternalTxStage({ db, evm: createEvmClient(transport), accountPrefix: 'init' });
+      const stage = createInternalTxDerivation({
+        db,
+        evm: createEvmClient(transport),
+        accountPrefix: 'init',
+      });
       const blockHead = createBlockHead(() => head);
       blockHead.finish();
-      await runStage(
+      await runDerivation(
         stage,
         {
           db,

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { Db } from '../../src/store/db.js';
+import type { Db } from '../../src/store/driver/db.js';
 import type { Simulator } from '../../src/sim/types.js';
 import { testDbFactories } from '../helpers/db.js';
 import { indexSimulator } from '../helpers/ingest.js';

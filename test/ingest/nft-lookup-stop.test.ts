@@ -1,7 +1,7 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { describe, expect, it } from 'vitest';
-import { createNftCollector } from '../../src/ingest/collectors/nft-collector.js';
+import { createNftCollector } from '../../src/ingest/collect/nft-collector.js';
 import { createIngestService } from '../../src/ingest/service.js';
 import { createCometClient } from '../../src/node/cometbft.js';
 import type { NftLookups } from '../../src/node/nft-lookups.js';
@@ -10,7 +10,7 @@ import { AppError } from '../../src/shared/errors.js';
 import { silentLogger } from '../../src/shared/logger.js';
 import { createMetricsRegistry } from '../../src/shared/metrics.js';
 import { createSimulator } from '../../src/sim/simulator.js';
-import type { Db } from '../../src/store/db.js';
+import type { Db } from '../../src/store/driver/db.js';
 import { testDbFactories } from '../helpers/db.js';
 import { PREPARE_WORKERS } from '../helpers/ingest.js';
 import {

@@ -1,14 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import { createEvmClient } from '../../src/node/evm.js';
 import { createIngestMetrics } from '../../src/ingest/metrics.js';
-import { createBlockHead } from '../../src/ingest/stages/block-head.js';
-import { runStage } from '../../src/ingest/stages/runner.js';
-import { erc20Deltas, sumDeltas } from '../../src/ingest/collectors/rich-list-deltas.js';
-import { createEvmBalanceSource } from '../../src/ingest/stages/rich-list-sources.js';
+import { createBlockHead } from '../../src/ingest/derive/block-head.js';
+import { runDerivation } from '../../src/ingest/derive/runner.js';
+import { erc20Deltas, sumDeltas } from '../../src/ingest/collect/rich-list-deltas.js';
+import { createEvmBalanceSource } from '../../src/ingest/derive/rich-list-sources.js';
 import type { BankState } from '../../src/node/bank-state.js';
 import type { CometClient } from '../../src/node/cometbft.js';
 import type { AbciEvent, RawBlock } from '../../src/node/types.js';
-import { createRichListStage } from '../../src/ingest/stages/rich-list-stage.js';
+import { createRichListDerivation } from '../../src/ingest/derive/rich-list.js';
 import { silentLogger } from '../../src/shared/logger.js';
 import { createMetricsRegistry } from '../../src/shared/metrics.js';
 import { anvilTransport, jsonRpc, seedEvmTxs, useAnvilScenario } from '../helpers/anvil-scenario.js';
@@ -58,7 +58,7 @@ describe.each(testDbFactories())('The rich-list stage against anvil on $name', (
       await seedEvmTxs(db, anvil, head);
       const evm = createEvmClient(transport);
       const source = createEvmBalanceSource({ evm, bank: noBank, prefix: 'init' });
-      const stage = createRichListStage({ db, comet: anvilComet(anvil), source });
+      const stage = createRichListDerivation({ db, comet: anvilComet(anvil), source });
       const blockHead = createBlockHead(() => head);
       blockHead.finish();
       const deps = {
@@ -68,7 +68,7 @@ describe.each(testDbFactories())('The rich-list stage against anvil on $name', (
         head: blockHead,
       };
       // One height per batch: a holder touched again later moves by the logs, not by a node read.
-      await runStage(stage, deps, { signal: new AbortController().signal, batchHeights: 1 });
+      await runDerivation(stage, deps, { signal: new AbortController().signal, batchHeights: 1 });
 
       // Every ERC20 holder in anvil's logs (three topics; ERC721 Transfers have four), read here.
       const holders = new Map<string, { token: string; account: string }>();

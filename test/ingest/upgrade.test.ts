@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createSimulator } from '../../src/sim/simulator.js';
 import type { Simulator, SimulatorUrls, VmType } from '../../src/sim/types.js';
-import type { Db } from '../../src/store/db.js';
-import { migrate, migrationNames } from '../../src/store/migrate.js';
+import type { Db } from '../../src/store/driver/db.js';
+import { migrate, migrationNames } from '../../src/store/migrations/migrate.js';
 import { routeAnswers, type RouteAnswers } from '../api/route-answers.js';
 import { testDbFactories } from '../helpers/db.js';
 import { ingestFrom } from '../helpers/ingest.js';

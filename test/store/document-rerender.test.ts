@@ -4,7 +4,7 @@ import { createApiApp } from '../../src/api/app.js';
 import { loadApiOptions } from '../../src/api/options.js';
 import { silentLogger } from '../../src/shared/logger.js';
 import { createMetricsRegistry } from '../../src/shared/metrics.js';
-import type { Db } from '../../src/store/db.js';
+import type { Db } from '../../src/store/driver/db.js';
 import { createBlockWriter } from '../../src/store/writers/block-writer.js';
 import { createInternalTxWriter } from '../../src/store/writers/internal-tx-writer.js';
 import { rerenderDocuments, type BatchProgress } from '../../src/store/writers/document-rerender.js';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { Db } from '../../src/store/db.js';
-import { migrate } from '../../src/store/migrate.js';
+import type { Db } from '../../src/store/driver/db.js';
+import { migrate } from '../../src/store/migrations/migrate.js';
 import { createBlockWriter } from '../../src/store/writers/block-writer.js';
 import type { TxRow } from '../../src/store/writers/rows.js';
 import { testDbFactories } from '../helpers/db.js';

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Db } from '../../src/store/db.js';
-import { migrate, migrationNames } from '../../src/store/migrate.js';
+import type { Db } from '../../src/store/driver/db.js';
+import { migrate, migrationNames } from '../../src/store/migrations/migrate.js';
 import { COSMOS_TX_TABLES, listAll, listByAccount } from '../../src/store/readers/sequence-tables.js';
 import { createBlockWriter } from '../../src/store/writers/block-writer.js';
 import type { BlockRows } from '../../src/store/writers/rows.js';

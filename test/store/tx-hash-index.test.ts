@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Db } from '../../src/store/db.js';
+import type { Db } from '../../src/store/driver/db.js';
 import { COSMOS_TX_TABLES, EVM_TX_TABLES, findByHash } from '../../src/store/readers/sequence-tables.js';
 import { testDbFactories } from '../helpers/db.js';
 

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Db } from '../../src/store/db.js';
+import type { Db } from '../../src/store/driver/db.js';
 import type { NftBlockRows, NftChange } from '../../src/store/writers/nft-rows.js';
 import { computeScores } from '../../src/vip/scores/compute.js';
 import { parseRules } from '../../src/vip/scores/rules.js';
@@ -132,7 +132,7 @@ describe.each(testDbFactories())('NFT metrics on $name', (factory) => {
         2,
       );
       await copyRows(reference.db, other.db);
-      const { migrate } = await import('../../src/store/migrate.js');
+      const { migrate } = await import('../../src/store/migrations/migrate.js');
       await migrate(other.db);
       const { rows } = await other.db.query<{ from_height: number }>(
         'SELECT from_height FROM nft_receipt_coverage',

@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Db } from '../../src/store/db.js';
+import type { Db } from '../../src/store/driver/db.js';
 import { computeScores, type ComputeResult } from '../../src/vip/scores/compute.js';
 import { parseDecimal } from '../../src/vip/scores/decimal.js';
 import { explainAddress } from '../../src/vip/scores/explain.js';
 import { moduleAddressHex } from '../../src/vip/scores/module-accounts.js';
-import { parseRules, type LoadedRules, type Metric } from '../../src/vip/scores/rules.js';
+import { parseRules, type LoadedRules, type ScoreMetric } from '../../src/vip/scores/rules.js';
 import type { WindowSpec } from '../../src/vip/scores/window.js';
 import { testDbFactories } from '../helpers/db.js';
 import { accountOf, bech32Of, hexOf, writeScoresChain, type BlockSpec, type TxSpec } from './scores-chain.js';
@@ -123,7 +123,7 @@ const loaded = (text: string): LoadedRules => ({
 });
 
 /** One metric named m of weight 1; `keys` are the rules file's own keys for the kind. */
-function metricRules(kind: Metric['kind'], keys: Record<string, unknown> = {}): LoadedRules {
+function metricRules(kind: ScoreMetric['kind'], keys: Record<string, unknown> = {}): LoadedRules {
   const extra = Object.entries(keys)
     .map(([k, v]) => `    ${k}: ${JSON.stringify(v)}\n`)
     .join('');

@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { expect } from 'vitest';
 import { stringify as yamlText } from 'yaml';
-import type { Db } from '../../src/store/db.js';
+import type { Db } from '../../src/store/driver/db.js';
 import type { Simulator, SimulatorOptions, VmType } from '../../src/sim/types.js';
 import { computeScores, type ComputeResult, type ScoresContext } from '../../src/vip/scores/compute.js';
 import { loadRulesFile } from '../../src/vip/scores/rules.js';

@@ -4,10 +4,15 @@ import { InputError } from '../../shared/errors.js';
 import { GrpcCode, HttpError } from '../errors.js';
 import type { ApiOptions } from '../options.js';
 import { parseAccount, parseIsSigner, parseMsgTypes } from '../params.js';
-import type { StreamHub, StreamRoute } from '../stream/hub.js';
+import type { StreamHub } from '../stream/hub.js';
 import type { StreamMetrics } from '../stream/metrics.js';
 import { parseResumePoint, planBacklog, type Backlog } from '../stream/resume.js';
-import { createSubscriber, type StreamFilter, type Subscriber } from '../stream/subscriber.js';
+import {
+  createSubscriber,
+  type StreamFilter,
+  type StreamRoute,
+  type Subscriber,
+} from '../stream/subscriber.js';
 import type { StreamReader } from '../../store/readers/stream.js';
 import type { BlockReader } from '../../store/readers/blocks.js';
 import { errorResponses, ref } from '../schemas.js';

@@ -6,7 +6,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { testDbFactories } from '../../../test/helpers/db.js';
 import { createInProcessFeed } from '../../shared/commit-feed.js';
 import { silentLogger } from '../../shared/logger.js';
-import type { Db } from '../../store/db.js';
+import type { Db } from '../../store/driver/db.js';
 import type { BlockReader } from '../../store/readers/blocks.js';
 import { createStreamReader, type StreamReader } from '../../store/readers/stream.js';
 import { createAccountDictionary, type Dictionary } from '../../store/writers/dictionary.js';

@@ -5,10 +5,8 @@ import type { StreamPosition, StreamReader, TxFamily } from '../../store/readers
 import { createDictionaryIds } from './dictionary-ids.js';
 import { matchChunk } from './matcher.js';
 import type { StreamMetrics } from './metrics.js';
-import { blockEvents, txEvents, type StreamEvent, type Subscriber } from './subscriber.js';
+import { blockEvents, txEvents, type StreamEvent, type StreamRoute, type Subscriber } from './subscriber.js';
 import { createSubscriberIndex, type SubscriberIndex } from './subscriber-index.js';
-
-export type StreamRoute = 'blocks' | 'txs' | 'evm-txs';
 
 /** Rows read per statement while following the chain. */
 const CHUNK = 500;

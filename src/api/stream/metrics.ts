@@ -1,6 +1,6 @@
 import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
 import { registeredMetric } from '../../shared/metrics.js';
-import type { StreamRoute } from './hub.js';
+import type { StreamRoute } from './subscriber.js';
 
 /** What /metrics shows of the live streams (docs/stream.md §3). */
 export interface StreamMetrics {

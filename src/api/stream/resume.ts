@@ -2,8 +2,13 @@ import { InputError } from '../../shared/errors.js';
 import type { BlockReader } from '../../store/readers/blocks.js';
 import { atoi } from '../pagination.js';
 import type { ReplayFilter, StreamReader, TxFamily } from '../../store/readers/stream.js';
-import type { StreamRoute } from './hub.js';
-import { blockEvents, txEvents, type StreamEvent, type StreamFilter } from './subscriber.js';
+import {
+  blockEvents,
+  txEvents,
+  type StreamEvent,
+  type StreamFilter,
+  type StreamRoute,
+} from './subscriber.js';
 
 /** Where a client asked to start (docs/stream.md §2); the header wins, then the query. */
 export type ResumePoint =

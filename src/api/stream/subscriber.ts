@@ -4,6 +4,9 @@ import type { SequencedRow } from '../../store/readers/stream.js';
 import { renderBlock } from '../../wire/block.js';
 
 /** What a subscriber asked for, resolved against the dictionaries as ids appear. */
+/** The SSE routes a subscriber can follow (the hub keeps one position per route). */
+export type StreamRoute = 'blocks' | 'txs' | 'evm-txs';
+
 export interface StreamFilter {
   /** Lower-case hex of the account's bytes. */
   accountHex?: string;

@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import type { DatabaseTarget } from '../../shared/config.js';
-import { migrate } from '../../store/migrate.js';
-import { createReadOnlyRole, readOnlyRoleSql } from '../../store/readonly-role.js';
+import { migrate } from '../../store/migrations/migrate.js';
+import { createReadOnlyRole, readOnlyRoleSql } from '../../store/migrations/readonly-role.js';
 import { openDatabase } from '../context.js';
 import { loadMigrateConfig, type MigrateFlags } from '../process-config.js';
 

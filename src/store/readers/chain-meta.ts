@@ -1,5 +1,5 @@
 import type { VmType } from '../../shared/config.js';
-import type { Db, Queryable } from '../db.js';
+import type { Db, Queryable } from '../driver/db.js';
 
 export interface ChainMeta {
   chainId: string;

@@ -1,5 +1,6 @@
 import { AppError } from '../../shared/errors.js';
-import type { Db } from '../db.js';
+import type { Db } from '../driver/db.js';
+import type { JsonText } from './stored-json.js';
 import type { RowCache } from './row-cache.js';
 import { overloadedError, type WorkLimiter } from './work-limiter.js';
 
@@ -68,9 +69,6 @@ export function createTotalsCache(options: {
     },
   };
 }
-
-/** Stored, already-rendered JSON: as text, or as its UTF-8 bytes straight from the driver. */
-export type JsonText = string | Buffer;
 
 /**
  * Rows with stored JSON columns: as bytes where the driver offers it (the API's PostgreSQL pool),

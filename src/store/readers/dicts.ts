@@ -1,5 +1,5 @@
-import type { Db } from '../db.js';
-import { canBeStored } from '../text-params.js';
+import type { Db } from '../driver/db.js';
+import { canBeStored } from '../driver/text-params.js';
 
 /**
  * Dictionary look-ups (account bytes → id, message type → id). Only hits are cached, like the

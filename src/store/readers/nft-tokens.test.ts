@@ -4,7 +4,7 @@ import { accountTextMemo } from '../../api/account-text.js';
 import { tokenCursor } from '../../api/nft-render.js';
 import { rfc3339FromMicros } from '../../wire/nft-collection.js';
 import { renderToken } from '../../wire/nft-token.js';
-import type { Db } from '../db.js';
+import type { Db } from '../driver/db.js';
 import { createNftTokenReader } from './nft-tokens.js';
 
 const OWNER = Buffer.alloc(20, 7);

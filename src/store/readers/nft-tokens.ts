@@ -7,9 +7,9 @@ import {
   EMPTY_PAGE,
   queryStoredJson,
   type JsonPage,
-  type JsonText,
   type ReaderContext,
 } from './context.js';
+import type { JsonText } from './stored-json.js';
 
 /**
  * Live NFTs and a token's tx history (migrations/20261124_0003_nft.sql, docs/api.md §4.6.5–4.6.7).

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { testDbFactories } from '../../../test/helpers/db.js';
-import type { Db } from '../db.js';
+import type { Db } from '../driver/db.js';
 import { createRichListWriter, type DenomAlias } from '../writers/rich-list-writer.js';
 import { createRichListReader } from './rich-list.js';
 

@@ -1,6 +1,6 @@
 import { AppError } from '../../shared/errors.js';
-import type { Queryable } from '../db.js';
-import type { JsonText } from './context.js';
+import type { Queryable } from '../driver/db.js';
+import type { JsonText } from './stored-json.js';
 
 /**
  * The API's memory of stored JSON rows by `sequence` (issue 24). A committed row of `tx`, `evm_tx`

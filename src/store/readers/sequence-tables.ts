@@ -6,9 +6,9 @@ import {
   EMPTY_PAGE,
   queryStoredJson,
   type JsonPage,
-  type JsonText,
   type ReaderContext,
 } from './context.js';
+import type { JsonText } from './stored-json.js';
 import type { RowCache } from './row-cache.js';
 
 /**

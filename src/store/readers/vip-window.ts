@@ -1,4 +1,4 @@
-import type { Queryable } from '../db.js';
+import type { Queryable } from '../driver/db.js';
 
 /** Heights and times of the indexed block range, and stage checkpoints, for VIP score windows. */
 

@@ -1,4 +1,4 @@
-import type { Queryable } from '../db.js';
+import type { Queryable } from '../driver/db.js';
 import { sqlArray } from './sql-array.js';
 
 /** An account edge table and the per-account counts kept beside it. */

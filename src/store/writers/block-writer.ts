@@ -1,6 +1,6 @@
 import { COMMIT_CHANNEL } from '../../shared/commit-feed.js';
 import { AppError } from '../../shared/errors.js';
-import type { Db, Queryable } from '../db.js';
+import type { Db, Queryable } from '../driver/db.js';
 import { insertAccountEdges, type AccountEdges, type EdgeTables } from './account-edges.js';
 import { addTypeSetCounts } from './type-set-counts.js';
 import {
@@ -15,7 +15,7 @@ import { nftAccounts, writeNftBlocks } from './nft-writer.js';
 import { sqlArray } from './sql-array.js';
 import type { BlockRows, Checkpoint } from './rows.js';
 
-export const BLOCKS_STREAM = 'blocks';
+export const BLOCK_PIPELINE_CHECKPOINT = 'blocks';
 
 export interface BlockWriter {
   /** The committed checkpoint (height 0 when nothing is indexed yet). */
@@ -60,7 +60,7 @@ export async function createBlockWriter(
         throw new AppError('not_empty', `cannot start at ${height}: the database already holds blocks`);
       }
       await db.query('UPDATE checkpoint SET height = $2 WHERE stream = $1 AND height = 0', [
-        BLOCKS_STREAM,
+        BLOCK_PIPELINE_CHECKPOINT,
         height - 1,
       ]);
       current = { ...current, height: height - 1 };
@@ -93,7 +93,7 @@ export async function createBlockWriter(
 
 async function loadCheckpoint(db: Db): Promise<Checkpoint> {
   await db.query(`INSERT INTO checkpoint (stream, height) VALUES ($1, 0) ON CONFLICT (stream) DO NOTHING`, [
-    BLOCKS_STREAM,
+    BLOCK_PIPELINE_CHECKPOINT,
   ]);
   const { rows } = await db.query<{
     height: number;
@@ -104,7 +104,7 @@ async function loadCheckpoint(db: Db): Promise<Checkpoint> {
   }>(
     `SELECT c.height, c.block_hash, c.tx_sequence, c.evm_sequence, to_json(b."timestamp")#>>'{}' AS ts
        FROM checkpoint c LEFT JOIN block b ON b.height = c.height WHERE c.stream = $1`,
-    [BLOCKS_STREAM],
+    [BLOCK_PIPELINE_CHECKPOINT],
   );
   const row = rows[0]!;
   return {
@@ -156,7 +156,7 @@ async function writeInTransaction(
        UPDATE checkpoint SET height = $2, block_hash = $3, tx_sequence = $4, evm_sequence = $5, updated_at = now()
         WHERE stream = $1 AND height = $6 RETURNING height)
      SELECT height, pg_notify('${COMMIT_CHANNEL}', height::text) FROM moved`,
-    [BLOCKS_STREAM, last.height, asBuffer(last.hash), txSequence, evmSequence, from.height],
+    [BLOCK_PIPELINE_CHECKPOINT, last.height, asBuffer(last.hash), txSequence, evmSequence, from.height],
   );
   if (rows.length !== 1) {
     throw new AppError(

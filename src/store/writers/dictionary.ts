@@ -1,4 +1,4 @@
-import type { Queryable } from '../db.js';
+import type { Queryable } from '../driver/db.js';
 
 /**
  * Interns keys (account bytes, message types) into a dictionary table in one round trip, with a

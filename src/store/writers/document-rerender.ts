@@ -2,7 +2,7 @@ import { AppError } from '../../shared/errors.js';
 import { EVM_INTERNAL_TX_FORMAT_VERSION, renderEvmInternalTxJson } from '../../wire/evm-internal-tx.js';
 import { EVM_TX_FORMAT_VERSION, renderEvmTxJson } from '../../wire/evm-tx.js';
 import { TX_FORMAT_VERSION, renderTxResponseJson, txPartsFromStored } from '../../wire/tx.js';
-import type { Db, Queryable } from '../db.js';
+import type { Db, Queryable } from '../driver/db.js';
 
 /**
  * The re-render job: brings stored document texts of an older format version up to the version

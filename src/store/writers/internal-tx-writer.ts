@@ -1,5 +1,5 @@
 import type { EvmInternalTxRow } from '../../wire/evm-internal-tx.js';
-import type { Queryable } from '../db.js';
+import type { Queryable } from '../driver/db.js';
 import { insertAccountEdges, type AccountEdges } from './account-edges.js';
 import { asBuffer, createAccountDictionary, hexKey, uniqueBytes } from './dictionary.js';
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { testDbFactories } from '../../../test/helpers/db.js';
-import type { Db } from '../db.js';
+import type { Db } from '../driver/db.js';
 import { createBlockWriter } from './block-writer.js';
 import type { NftBlockRows, NftChange } from './nft-rows.js';
 import type { BlockRows } from './rows.js';

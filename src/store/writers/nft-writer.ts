@@ -1,5 +1,5 @@
 import { nftNameKey } from '../../shared/nft-name.js';
-import type { Queryable } from '../db.js';
+import type { Queryable } from '../driver/db.js';
 import { asBuffer, hexKey } from './dictionary.js';
 import { createNftReceiptLog } from './nft-receipts.js';
 import type { NftBlockRows, NftChange, NftCollectionRow } from './nft-rows.js';

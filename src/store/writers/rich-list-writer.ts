@@ -1,4 +1,4 @@
-import type { Queryable } from '../db.js';
+import type { Queryable } from '../driver/db.js';
 import { asBuffer, createAccountDictionary, hexKey } from './dictionary.js';
 
 /** A balance of one account in one denom (lower-cased); `amount` is a change or an absolute value. */

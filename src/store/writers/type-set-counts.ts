@@ -1,4 +1,4 @@
-import type { Queryable } from '../db.js';
+import type { Queryable } from '../driver/db.js';
 import type { AccountEdges } from './account-edges.js';
 import { sqlArray } from './sql-array.js';
 

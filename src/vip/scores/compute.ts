@@ -1,12 +1,12 @@
 import { AppError } from '../../shared/errors.js';
 import { packageVersion } from '../../shared/version.js';
-import type { Db } from '../../store/db.js';
+import type { Db } from '../../store/driver/db.js';
 import { readChainMeta, readIndexedHeight } from '../../store/readers/chain-meta.js';
-import { accountsById, txSequenceRange, type MetricRow } from '../../store/readers/vip-metrics.js';
+import { accountsById, txSequenceRange, type ScoreMetricRow } from '../../store/readers/vip-score-metrics.js';
 import { U64_MAX } from '../scores-file.js';
 import { accountKey, scoreAddress, type ScoresVm } from './address-form.js';
 import { roundScaled, SCALE } from './decimal.js';
-import { readMetric } from './metrics.js';
+import { readScoreMetric } from './score-metrics.js';
 import { moduleAddressHex, STANDARD_MODULE_NAMES } from './module-accounts.js';
 import { renderMeta, renderScoresCsv, type ScoresMeta } from './output.js';
 import type { LoadedRules, Rules } from './rules.js';
@@ -68,10 +68,10 @@ export async function computeScores(ctx: ScoresContext, input: ComputeInput): Pr
   const indexedHeight = await readIndexedHeight(ctx.db);
   const window = await resolveWindow(ctx.db, input.window, { stage: input.stage });
   const seqRange = await txSequenceRange(ctx.db, window.fromHeight, window.toHeight);
-  const perMetric: MetricRow[][] = [];
+  const perMetric: ScoreMetricRow[][] = [];
   const metricWindow = { heights: { from: window.fromHeight, to: window.toHeight }, txs: seqRange };
   for (const metric of rules.metrics) {
-    perMetric.push(await readMetric(ctx.db, metricWindow, metric, { vm, prefix }));
+    perMetric.push(await readScoreMetric(ctx.db, metricWindow, metric, { vm, prefix }));
   }
   const exclusions = exclusionSet(rules, ctx, prefix);
   const all = await scoreAccounts(ctx.db, rules, perMetric, { vm, prefix, exclusions });
@@ -100,7 +100,7 @@ export async function computeScores(ctx: ScoresContext, input: ComputeInput): Pr
   };
 }
 
-function metricTotal(name: string, kind: string, weight: string, rows: MetricRow[]) {
+function metricTotal(name: string, kind: string, weight: string, rows: ScoreMetricRow[]) {
   const total = rows.reduce((n, r) => n + BigInt(r.value), 0n);
   return { name, kind, weight, addresses: rows.length, total: total.toString() };
 }
@@ -126,7 +126,7 @@ function exclusionSet(rules: Rules, ctx: ScoresContext, prefix: string): Map<str
 async function scoreAccounts(
   db: Db,
   rules: Rules,
-  perMetric: MetricRow[][],
+  perMetric: ScoreMetricRow[][],
   chain: { vm: ScoresVm; prefix: string; exclusions: Map<string, string> },
 ): Promise<Map<string, AddressScore>> {
   const values = new Map<number, Record<string, string>>();

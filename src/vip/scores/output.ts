@@ -13,7 +13,7 @@ import type { ScoreWindow } from './window.js';
 
 export const SCORES_FORMAT = 'rollup-indexer/vip-scores/1';
 
-export interface MetricTotal {
+export interface ScoreMetricTotal {
   name: string;
   kind: string;
   weight: string;
@@ -40,7 +40,7 @@ export interface ScoresMeta {
   indexer_version: string;
   indexed_height: number;
   excluded: { account: string; why: string }[];
-  metrics: MetricTotal[];
+  metrics: ScoreMetricTotal[];
   addresses: number;
   total_score: string;
 }
@@ -54,7 +54,7 @@ export function renderMeta(input: {
   indexerVersion: string;
   indexedHeight: number;
   excluded: { account: string; why: string }[];
-  metricTotals: MetricTotal[];
+  metricTotals: ScoreMetricTotal[];
   rows: { amount: bigint }[];
 }): ScoresMeta {
   const w = input.window;

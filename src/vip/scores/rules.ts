@@ -11,7 +11,7 @@ import { parseDecimal, SCALE, type Decimal } from './decimal.js';
  * every error.
  */
 
-export type MetricKind =
+export type ScoreMetricKind =
   | 'txs_signed'
   | 'gas_used'
   | 'fees_paid'
@@ -21,7 +21,7 @@ export type MetricKind =
   | 'nft_received'
   | 'active_days';
 
-export const METRIC_KINDS: readonly MetricKind[] = [
+export const METRIC_KINDS: readonly ScoreMetricKind[] = [
   'txs_signed',
   'gas_used',
   'fees_paid',
@@ -38,9 +38,9 @@ export interface MoveFilter {
   function: string;
 }
 
-export interface Metric {
+export interface ScoreMetric {
   name: string;
-  kind: MetricKind;
+  kind: ScoreMetricKind;
   weight: Decimal;
   /** fees_paid */
   denom?: string;
@@ -61,7 +61,7 @@ export type Rounding = 'floor' | 'round_half_up' | 'ceil';
 
 export interface Rules {
   version: 1;
-  metrics: Metric[];
+  metrics: ScoreMetric[];
   /** Whole-number cap (a decimal cap is floored: scores are integers). */
   cap?: bigint;
   /** Compared exactly with the rounded, capped score. */
@@ -79,7 +79,7 @@ export interface LoadedRules {
 }
 
 const TOP_KEYS = ['version', 'metrics', 'cap', 'minimum', 'exclude', 'exclude_operator', 'rounding'];
-const KIND_KEYS: Record<MetricKind, string[]> = {
+const KIND_KEYS: Record<ScoreMetricKind, string[]> = {
   txs_signed: [],
   gas_used: [],
   fees_paid: ['denom'],
@@ -197,7 +197,7 @@ export function parseRules(text: string, fileName: string): Rules {
   if (r.text(['version'], 'the number 1') !== '1') r.fail(['version'], 'must be 1');
   const count = r.seqLength(['metrics'], 'metrics');
   if (count === 0) r.fail(['metrics'], 'needs at least one metric');
-  const metrics: Metric[] = [];
+  const metrics: ScoreMetric[] = [];
   for (let i = 0; i < count; i++) {
     const metric = readMetric(r, ['metrics', i]);
     if (metrics.some((m) => m.name === metric.name))
@@ -235,11 +235,11 @@ export function parseRules(text: string, fileName: string): Rules {
   };
 }
 
-function readMetric(r: RulesReader, at: Path): Metric {
+function readMetric(r: RulesReader, at: Path): ScoreMetric {
   const present = r.keys(at, ['name', 'kind', 'weight', ...new Set(Object.values(KIND_KEYS).flat())]);
   const name = r.string([...at, 'name'], 'a name matching [a-z][a-z0-9_]*');
   if (!NAME_RE.test(name)) r.fail([...at, 'name'], 'must match [a-z][a-z0-9_]*');
-  const kind = r.string([...at, 'kind'], `one of ${METRIC_KINDS.join(', ')}`) as MetricKind;
+  const kind = r.string([...at, 'kind'], `one of ${METRIC_KINDS.join(', ')}`) as ScoreMetricKind;
   if (!METRIC_KINDS.includes(kind)) r.fail([...at, 'kind'], `must be one of ${METRIC_KINDS.join(', ')}`);
   for (const key of present) {
     if (!['name', 'kind', 'weight', ...KIND_KEYS[kind]].includes(key)) {
@@ -249,7 +249,7 @@ function readMetric(r: RulesReader, at: Path): Metric {
   const weightText = r.text([...at, 'weight'], 'a decimal >= 0');
   const weight = parseDecimal(weightText);
   if (!weight) r.fail([...at, 'weight'], 'must be a decimal >= 0 with at most 18 fractional digits');
-  const metric: Metric = { name, kind, weight };
+  const metric: ScoreMetric = { name, kind, weight };
   switch (kind) {
     case 'fees_paid':
       metric.denom = r.string([...at, 'denom'], 'a denom');
@@ -277,7 +277,7 @@ function readMetric(r: RulesReader, at: Path): Metric {
   return metric;
 }
 
-function readMsgFilter(r: RulesReader, at: Path, metric: Metric): void {
+function readMsgFilter(r: RulesReader, at: Path, metric: ScoreMetric): void {
   const n = r.seqLength([...at, 'msg_types'], 'message type URLs');
   if (n === 0) r.fail([...at, 'msg_types'], 'needs at least one message type');
   metric.msgTypes = [];

@@ -1,5 +1,5 @@
 import { AppError, InputError } from '../../shared/errors.js';
-import type { Queryable } from '../../store/db.js';
+import type { Queryable } from '../../store/driver/db.js';
 import {
   blockTimeText,
   blockTimeUs,

@@ -1,0 +1,445 @@
+/**
+ * Live-stream benchmark (issue 20): N concurrent SSE subscribers on ONE `rollup-indexer api`
+ * process while the simulator makes 5 blocks/s x 50 txs, against a bare node:http SSE server
+ * writing the same bytes to the same number of connections (the ceiling). JSON lines on stdout.
+ *
+ *   npm run bench:streams -- --subscribers 10000,1000 --seconds 20
+ *
+ * Production layout: `sim --live` → `indexer` → PostgreSQL → `api` (LISTEN on the primary), each
+ * its own process, so the API's CPU and memory are its own. Subscribers (bench/stream/clients.ts)
+ * are 90% filtered by account (half on accounts seen on chain, busiest first; half on accounts that
+ * never transact), 9% by `msgs` (round-robin over the message types seen), 1% unfiltered, all on
+ * /indexer/stream/v1/txs.
+ *
+ * Latency: an event's commit time is the checkpoint's `updated_at` for the commit that brought its
+ * height (read by the bench on every commit NOTIFY, as the API's hub does; `now()` is the writer's
+ * transaction start, so this includes the writer's own statement time), and, as a lower bound,
+ * when the bench received that NOTIFY. Delivery time is when the event's closing blank line
+ * reached the bench. Only heights committed inside the measured window count.
+ *
+ * Memory: API RSS with N idle subscribers (the indexer is paused with SIGSTOP, so nothing is
+ * committed) minus RSS with none, over N. CPU: utime+stime of the API from /proc/<pid>/stat.
+ * File descriptors: the bench holds N sockets and the API N; `ulimit -n` must exceed N + ~100 in
+ * both (children inherit the bench's limit; raise it in the shell before a larger run).
+ *
+ * Options: --subscribers 10000,1000  --seconds 20  --accounts 2000 (sim keyring)  --txs-per-block 50
+ * --block-time-ms 200  --admin-url postgres://postgres@127.0.0.1:5432/postgres  --no-ceiling
+ * --mix 0.9,0.09,0.01 (shares by account, by msgs, unfiltered)  --msgs a,b (types for the msgs
+ * streams; default every type seen, round-robin; `rarest`: all on the least frequent type)
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { cpuMs, rssKb, spawnCli, stopChild, waitForHttp } from './procs.js';
+import { loadavg } from 'node:os';
+import { parseArgs } from 'node:util';
+import pg from 'pg';
+import { COMMIT_CHANNEL } from '../../src/shared/commit-feed.js';
+import { percentile, startSimProcess } from '../lib/harness.js';
+import { nowMs, openStreams, type ClientGroup } from './clients.js';
+import { streamDemand, type Demand } from './demand.js';
+import { freePort } from '../../test/helpers/pg-cluster.js';
+
+const { values: args } = parseArgs({
+  options: {
+    subscribers: { type: 'string', default: '10000,1000' },
+    seconds: { type: 'string', default: '20' },
+    accounts: { type: 'string', default: '2000' },
+    'txs-per-block': { type: 'string', default: '50' },
+    'block-time-ms': { type: 'string', default: '200' },
+    'admin-url': { type: 'string', default: 'postgres://postgres@127.0.0.1:5432/postgres' },
+    'no-ceiling': { type: 'boolean', default: false },
+    mix: { type: 'string', default: '0.9,0.09,0.01' },
+    msgs: { type: 'string' },
+  },
+});
+const seconds = Number(args.seconds);
+const blockTimeMs = Number(args['block-time-ms']);
+const log = (message: string) => process.stderr.write(`[bench:streams] ${message}\n`);
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+const HOST = '127.0.0.1';
+/** Seconds of steady state after the indexer caught up with the pause, before the window opens. */
+const CATCH_UP_SECONDS = 2;
+/** Seconds a process gets to settle before its RSS is read. */
+const SETTLE_SECONDS = 3;
+
+async function freshDatabase(): Promise<string> {
+  const name = 'ri_bench_streams';
+  const admin = new pg.Client({ connectionString: args['admin-url'] });
+  await admin.connect();
+  await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+  await admin.query(`CREATE DATABASE ${name}`);
+  await admin.end();
+  const url = new URL(args['admin-url']!);
+  url.pathname = `/${name}`;
+  return url.toString();
+}
+
+interface Commit {
+  height: number;
+  updatedAtMs: number;
+  notifiedMs: number;
+}
+
+/** Every commit the indexer announces, with the checkpoint's updated_at read right after. */
+async function followCommits(
+  url: string,
+): Promise<{ commits: Commit[]; height(): number; close(): Promise<void> }> {
+  const listener = new pg.Client({ connectionString: url });
+  await listener.connect();
+  const commits: Commit[] = [];
+  let reading = Promise.resolve();
+  listener.on('notification', () => {
+    const notifiedMs = nowMs();
+    reading = reading
+      .then(async () => {
+        const { rows } = await listener.query<{ h: string; at: number }>(
+          `SELECT height AS h, (extract(epoch FROM updated_at) * 1000)::float8 AS at FROM checkpoint WHERE stream = 'blocks'`,
+        );
+        const row = rows[0];
+        if (row && Number(row.h) > (commits.at(-1)?.height ?? 0))
+          commits.push({ height: Number(row.h), updatedAtMs: row.at, notifiedMs });
+      })
+      .catch(() => undefined); // a notification that arrives as the bench closes the listener
+  });
+  await listener.query(`LISTEN ${COMMIT_CHANNEL}`);
+  return {
+    commits,
+    height: () => commits.at(-1)?.height ?? 0,
+    close: () => listener.end(),
+  };
+}
+
+interface Chain {
+  dbUrl: string;
+  /** Waits until the indexer has committed the simulator's current head (after a pause). */
+  caughtUp(): Promise<void>;
+  indexer: ChildProcess;
+  commits: Awaited<ReturnType<typeof followCommits>>;
+  accounts: string[];
+  msgTypes: string[];
+  stop(): Promise<void>;
+}
+
+async function startChain(): Promise<Chain> {
+  const dbUrl = await freshDatabase();
+  const sim = await startSimProcess([
+    ...['--vm', 'move', '--live', '--head', '10', '--block-time-ms', String(blockTimeMs)],
+    ...['--txs-per-block', args['txs-per-block']!, '--accounts', args.accounts!, '--fast-signatures'],
+  ]);
+  const indexerPort = await freePort();
+  const indexer = spawnCli(
+    [
+      'indexer',
+      '--rpc-url',
+      sim.rpc,
+      '--rest-url',
+      sim.rest,
+      '--database-url',
+      dbUrl,
+      '--port',
+      String(indexerPort),
+    ],
+    {},
+  );
+  await waitForHttp(`http://${HOST}:${indexerPort}/health`, indexer);
+  const commits = await followCommits(dbUrl);
+  // Long enough for most of the keyring to have transacted.
+  while (commits.height() < 60) await sleep(200);
+  const db = new pg.Client({ connectionString: dbUrl });
+  await db.connect();
+  const accounts = (
+    await db.query<{ a: Buffer }>(
+      'SELECT d.account AS a FROM account_dict d JOIN tx_accounts t ON t.account_id = d.id GROUP BY d.account ORDER BY count(*) DESC',
+    )
+  ).rows.map((r) => `0x${r.a.toString('hex')}`);
+  // Busiest first, with each type's share of txs (the msgs streams' demand depends on it).
+  const typeCounts = (
+    await db.query<{ m: string; n: string; share: number }>(
+      `SELECT d.msg_type AS m, count(*) AS n, (count(*)::float8 / (SELECT count(*) FROM tx)) AS share
+         FROM tx_msg_types t JOIN msg_type_dict d ON d.id = t.msg_type_id GROUP BY d.msg_type ORDER BY count(*) DESC`,
+    )
+  ).rows;
+  const msgTypes = typeCounts.map((r) => r.m);
+  log(
+    `message types (share of txs): ${typeCounts.map((r) => `${r.m} ${(r.share * 100).toFixed(1)}%`).join(', ')}`,
+  );
+  await db.end();
+  writerTxMs = (windowStartMs) => {
+    const gaps = commits.commits
+      .filter((c) => c.notifiedMs >= windowStartMs)
+      .map((c) => c.notifiedMs - c.updatedAtMs);
+    return percentile(
+      gaps.sort((a, b) => a - b),
+      50,
+    );
+  };
+  log(`chain at height ${commits.height()}: ${accounts.length} accounts, ${msgTypes.length} message types`);
+  const caughtUp = async () => {
+    const status = (await fetch(`${sim.rpc}/status`).then((r) => r.json())) as {
+      result: { sync_info: { latest_block_height: string } };
+    };
+    const head = Number(status.result.sync_info.latest_block_height);
+    while (commits.height() < head) await sleep(50);
+  };
+  return {
+    dbUrl,
+    caughtUp,
+    indexer,
+    commits,
+    accounts,
+    msgTypes,
+    stop: async () => {
+      await commits.close();
+      await stopChild(indexer);
+      await sim.stop();
+    },
+  };
+}
+
+/** By account (even: seen on chain, busiest first; odd: never seen), by msgs, then unfiltered (--mix). */
+function subscriberPaths(n: number, chain: Chain): string[] {
+  const base = '/indexer/stream/v1/txs';
+  const [accountShare, msgsShare] = args.mix!.split(',').map(Number) as [number, number];
+  const byAccount = Math.round(n * accountShare);
+  const byMsgs = Math.round(n * msgsShare);
+  // --msgs rarest: every msgs stream on the least frequent type (a selective filter).
+  const types =
+    args.msgs === 'rarest' ? [chain.msgTypes.at(-1)!] : args.msgs ? args.msgs.split(',') : chain.msgTypes;
+  return Array.from({ length: n }, (_, i) => {
+    if (i < byAccount) {
+      const account =
+        i % 2 === 0
+          ? chain.accounts[(i / 2) % chain.accounts.length]!
+          : `0x${randomBytes(20).toString('hex')}`;
+      return `${base}?account=${account}`;
+    }
+    if (i < byAccount + byMsgs) return `${base}?msgs=${encodeURIComponent(types[i % types.length]!)}`;
+    return base;
+  });
+}
+
+interface Server {
+  pid: number;
+  port: number;
+  /** Called once the idle subscribers are measured: start the traffic. */
+  go(): Promise<void>;
+  /** Delivery latency of one event: [vs commit, vs a lower-bound commit] in ms, or undefined if outside the window. */
+  latencies(
+    group: ClientGroup,
+    windowStartMs: number,
+  ): Promise<{ commit: number[]; lower: number[]; age: number[] }>;
+  /** What the subscribers should have received in the window (API runs), from the database. */
+  demand(paths: string[], window: { startMs: number; endMs: number }): Promise<Demand | undefined>;
+  stop(): Promise<void>;
+}
+
+async function startApi(chain: Chain, n: number): Promise<Server> {
+  const port = await freePort();
+  const child = spawnCli(['api', '--port', String(port), '--host', HOST], {
+    DATABASE_URL: chain.dbUrl,
+    API_STREAM_MAX_SUBSCRIBERS: String(Math.max(10_000, n)),
+  });
+  await waitForHttp(`http://${HOST}:${port}/health`, child);
+  return {
+    pid: child.pid!,
+    port,
+    go: async () => {
+      chain.indexer.kill('SIGCONT');
+      await chain.caughtUp();
+      await sleep(CATCH_UP_SECONDS * 1000);
+    },
+    latencies: (group, windowStartMs) => apiLatencies(chain, group, windowStartMs),
+    demand: (paths, window) => {
+      const inWindow = chain.commits.commits.filter(
+        (c) => c.notifiedMs >= window.startMs && c.notifiedMs <= window.endMs,
+      );
+      const before = chain.commits.commits.filter((c) => c.notifiedMs < window.startMs).at(-1);
+      if (before === undefined || inWindow.length === 0) return Promise.resolve(undefined);
+      const seconds = (window.endMs - window.startMs) / 1000;
+      return streamDemand(chain.dbUrl, paths, {
+        fromHeight: before.height,
+        toHeight: inWindow.at(-1)!.height,
+        seconds,
+      });
+    },
+    stop: () => stopChild(child),
+  };
+}
+
+async function apiLatencies(chain: Chain, group: ClientGroup, windowStartMs: number) {
+  const { ids, atMs } = group.arrivals;
+  const heights = new Map<number, number>();
+  if (ids.length > 0) {
+    const db = new pg.Client({ connectionString: chain.dbUrl });
+    await db.connect();
+    const { rows } = await db.query<{ s: string; h: string }>(
+      'SELECT sequence AS s, height AS h FROM tx WHERE sequence BETWEEN $1 AND $2',
+      [ids.reduce((a, b) => Math.min(a, b)), ids.reduce((a, b) => Math.max(a, b))],
+    );
+    await db.end();
+    for (const r of rows) heights.set(Number(r.s), Number(r.h));
+  }
+  const commits = chain.commits.commits;
+  const commitOf = (height: number) => {
+    let lo = 0;
+    let hi = commits.length - 1;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (commits[mid]!.height >= height) hi = mid;
+      else lo = mid + 1;
+    }
+    return commits[lo]!.height >= height ? commits[lo] : undefined;
+  };
+  const commit: number[] = [];
+  const lower: number[] = [];
+  // Every event received in the window against its commit, whenever that was: how far behind.
+  const age: number[] = [];
+  for (let i = 0; i < ids.length; i++) {
+    const c = commitOf(heights.get(ids[i]!) ?? Infinity);
+    if (c !== undefined) age.push(atMs[i]! - c.updatedAtMs);
+    if (c === undefined || c.notifiedMs < windowStartMs) continue;
+    commit.push(atMs[i]! - c.updatedAtMs);
+    lower.push(atMs[i]! - c.notifiedMs);
+  }
+  return { commit, lower, age };
+}
+
+async function startCeiling(): Promise<Server> {
+  const child = spawn(
+    process.execPath,
+    ['--import', 'tsx', 'bench/stream/ceiling.ts', '--tick-ms', String(blockTimeMs)],
+    {
+      stdio: ['ignore', 'pipe', 'inherit'],
+    },
+  );
+  const port = await new Promise<number>((resolve, reject) => {
+    child.stdout!.setEncoding('utf8').on('data', (text: string) => {
+      const m = /ceiling listening (\d+)/.exec(text);
+      if (m) resolve(Number(m[1]));
+    });
+    child.once('exit', () => reject(new Error('the ceiling server exited')));
+  });
+  return {
+    pid: child.pid!,
+    port,
+    go: async () => {
+      child.kill('SIGUSR1');
+      await sleep(1000);
+    },
+    latencies: async (group, windowStartMs) => {
+      const { ids, atMs } = group.arrivals;
+      const out: number[] = [];
+      for (let i = 0; i < ids.length; i++) if (ids[i]! >= windowStartMs) out.push(atMs[i]! - ids[i]!);
+      return { commit: out, lower: out, age: out };
+    },
+    demand: () => Promise.resolve(undefined),
+    stop: () => stopChild(child),
+  };
+}
+
+/** NOTIFY arrival minus the checkpoint's updated_at (the writer's transaction start), median in the window. */
+let writerTxMs: (windowStartMs: number) => number = () => NaN;
+
+const round = (x: number, digits = 1) => Number(x.toFixed(digits));
+
+/** One measured run: idle memory, then `seconds` of traffic. Returns per-stream stats for the ceiling. */
+async function measure(target: 'api' | 'ceiling', server: Server, paths: string[]) {
+  await sleep(SETTLE_SECONDS * 1000);
+  const rssBefore = rssKb(server.pid);
+  const openStarted = performance.now();
+  const group = await openStreams({ host: HOST, port: server.port }, paths);
+  const openSeconds = (performance.now() - openStarted) / 1000;
+  await sleep(SETTLE_SECONDS * 1000);
+  const rssIdle = rssKb(server.pid);
+  await server.go();
+  const windowStartMs = nowMs();
+  const cpuBefore = cpuMs(server.pid);
+  const clientCpuBefore = (process.cpuUsage().user + process.cpuUsage().system) / 1000;
+  group.record(true);
+  await sleep(seconds * 1000);
+  group.record(false);
+  const cpuUsedMs = cpuMs(server.pid) - cpuBefore;
+  const rssLive = rssKb(server.pid);
+  const windowMs = nowMs() - windowStartMs;
+  const events = group.stats.reduce((n, s) => n + s.events, 0);
+  const bytes = group.stats.reduce((n, s) => n + s.bytes, 0);
+  const { commit, lower, age } = await server.latencies(group, windowStartMs);
+  const demand = await server.demand(paths, { startMs: windowStartMs, endMs: windowStartMs + windowMs });
+  const clientCpuMs = (process.cpuUsage().user + process.cpuUsage().system) / 1000 - clientCpuBefore;
+  group.close();
+  commit.sort((a, b) => a - b);
+  lower.sort((a, b) => a - b);
+  age.sort((a, b) => a - b);
+  const result = {
+    bench: 'streams',
+    target,
+    subscribers: paths.length,
+    opened: group.opened,
+    failures: group.failures,
+    ...(group.firstFailure ? { firstFailure: group.firstFailure.slice(0, 300) } : {}),
+    openSeconds: round(openSeconds),
+    seconds: round(windowMs / 1000),
+    eventsPerSec: Math.round(events / (windowMs / 1000)),
+    mbPerSec: round(bytes / (windowMs / 1000) / 1e6, 2),
+    ...(demand ? { demandEventsPerSec: demand.eventsPerSec, demandMbPerSec: round(demand.mbPerSec, 2) } : {}),
+    latencySamples: commit.length,
+    p50Ms: round(percentile(commit, 50)),
+    p99Ms: round(percentile(commit, 99)),
+    maxMs: round(commit.at(-1) ?? NaN),
+    ...(target === 'api'
+      ? {
+          writerTxMsP50: round(writerTxMs(windowStartMs)),
+          p50MsFromNotify: round(percentile(lower, 50)),
+          p99MsFromNotify: round(percentile(lower, 99)),
+        }
+      : {}),
+    ageP50Ms: round(percentile(age, 50)),
+    ageP99Ms: round(percentile(age, 99)),
+    cpuPercent: round((cpuUsedMs / windowMs) * 100),
+    clientCpuPercent: round((clientCpuMs / windowMs) * 100),
+    rssNoneMb: round(rssBefore / 1024),
+    rssIdleMb: round(rssIdle / 1024),
+    rssLiveMb: round(rssLive / 1024),
+    rssPerSubscriberKb: round((rssIdle - rssBefore) / paths.length, 2),
+    // The machine is shared: the 1-minute load average says how contended the run was.
+    loadAvg1: round(loadavg()[0]!),
+  };
+  process.stdout.write(`${JSON.stringify(result)}\n`);
+  return { group, windowMs };
+}
+
+async function main() {
+  const sizes = args.subscribers!.split(',').map(Number);
+  log(`ulimit -n must exceed the largest size (${Math.max(...sizes)}) + ~100 in this process and the API`);
+  const chain = await startChain();
+  try {
+    for (const n of sizes) {
+      const paths = subscriberPaths(n, chain);
+      chain.indexer.kill('SIGSTOP'); // idle memory is measured with nothing being committed
+      const api = await startApi(chain, n);
+      let measured: Awaited<ReturnType<typeof measure>>;
+      try {
+        measured = await measure('api', api, paths);
+      } finally {
+        await api.stop();
+      }
+      if (args['no-ceiling']) continue;
+      const windowSeconds = measured.windowMs / 1000;
+      const ceilingPaths = measured.group.stats.map(
+        (s) =>
+          `/c?rate=${(s.events / windowSeconds).toFixed(3)}&size=${s.events > 0 ? Math.round(s.bytes / s.events) : 0}`,
+      );
+      const ceiling = await startCeiling();
+      try {
+        await measure('ceiling', ceiling, ceilingPaths);
+      } finally {
+        await ceiling.stop();
+      }
+    }
+  } finally {
+    chain.indexer.kill('SIGCONT');
+    await chain.stop();
+  }
+}
+
+await main();

@@ -1,0 +1,42 @@
+import type { AbciEvent, TxResult } from '../../node/types.js';
+import type { EvmReceipt } from '../../node/evm.js';
+import type { Coin } from './tx.js';
+
+export interface DecodedTx {
+  /** Upper-case hex sha256 of the raw bytes. */
+  hash: string;
+  /** REST proto-JSON `{body, auth_info, signatures}` as text, ready to embed. */
+  restTxJson: string;
+  /** Type URLs without the leading '/', de-duplicated, first-occurrence order. */
+  msgTypes: string[];
+  /** Type URLs the local registry could not render (REST fallback needed). */
+  unknownTypes: string[];
+  /** bech32 of the first signer. */
+  signer: string;
+  fee: Coin[];
+  /** base64 signatures joined with ',' (the REST join key). */
+  signaturesKey: string;
+}
+
+export interface TxJsonInput {
+  hash: string;
+  height: number;
+  result: TxResult;
+  restTxJson: string;
+  /** Block time as served (RFC 3339 nano). */
+  timestamp: string;
+}
+
+/** What ingest needs from the decode layer, per tx; pure and synchronous. */
+export interface TxDecoder {
+  decode(txBase64: string): DecodedTx;
+  /** Accounts of a tx (bech32, distinct, signer included) per docs/ingest.md §6.2. */
+  accounts(events: readonly AbciEvent[], signer: string): string[];
+  /** The API's Tx JSON object (docs/api.md §5.2) as text. */
+  renderTxJson(input: TxJsonInput): string;
+  /** A REST tx object (fallback path) rendered exactly as restTxJson is. */
+  renderRestTxJson(restTx: unknown): string;
+  /** Accounts of an EVM receipt per docs/ingest.md §6.3 (bech32). Throws on a bad address. */
+  evmReceiptAccounts(receipt: EvmReceipt): string[];
+  sumFees(fees: readonly Coin[][]): Coin[];
+}

@@ -1,0 +1,99 @@
+import { describe, expect, it } from 'vitest';
+import { AppError } from '../../shared/errors.js';
+import { silentLogger } from '../../shared/logger.js';
+import { ChunkFailedAt, createFetchWindow, type FetchWindowOptions } from './window.js';
+
+function seeded(seed: number) {
+  let s = seed;
+  return () => {
+    s = (s * 1103515245 + 12345) % 2 ** 31;
+    return s / 2 ** 31;
+  };
+}
+
+describe('fetch window', () => {
+  it('delivers every height once, in order, through lagging heads, not-yet answers and transient faults', async () => {
+    const random = seeded(7);
+    let head = 5;
+    const requested: number[] = [];
+    const window = createFetchWindow<number>({
+      start: 3,
+      chunkSize: 4,
+      chunkWeight: 3,
+      maxChunksInFlight: 3,
+      maxBufferedWeight: 20,
+      pollMs: 1,
+      weight: () => 1,
+      logger: silentLogger(),
+      signal: new AbortController().signal,
+      fetchHead: async () => {
+        head += Math.floor(random() * 4);
+        return head;
+      },
+      fetchChunk: async (heights) => {
+        requested.push(...heights);
+        await new Promise((r) => setTimeout(r, random() * 3));
+        if (random() < 0.15) throw new AppError('node_timeout', 'simulated', { retryable: true });
+        // Heights above the head, and sometimes the head itself (block_results lagging), are not ready.
+        return heights.map((h) => (h > head || (h === head && random() < 0.3) ? undefined : h * 10));
+      },
+    });
+    const got: number[] = [];
+    while (got.length < 120) got.push(await window.next());
+    expect(got).toEqual(Array.from({ length: 120 }, (_, i) => (i + 3) * 10));
+    expect(Math.min(...requested)).toBe(3);
+  });
+
+  it('raises a fatal error to the consumer instead of skipping', async () => {
+    const window = smallWindow({
+      chunkSize: 2,
+      maxBufferedWeight: 10,
+      fetchHead: async () => 10,
+      fetchChunk: async (heights) => {
+        if (heights.includes(3)) throw new AppError('malformed_block', 'height 3: bad');
+        return heights.map((h) => h);
+      },
+    });
+    expect(await window.next()).toBe(1);
+    expect(await window.next()).toBe(2);
+    await expect(window.next()).rejects.toThrow(/height 3/);
+  });
+
+  it('a fatal failure surfaces at the lowest failing height, after every height before it, whichever failed first in time', async () => {
+    let releaseLow!: () => void;
+    const lowMayFail = new Promise<void>((resolve) => (releaseLow = resolve));
+    const window = smallWindow({
+      chunkSize: 4,
+      maxBufferedWeight: 100,
+      fetchHead: async () => 8,
+      fetchChunk: async (heights) => {
+        if (heights[0] === 5) {
+          // The later chunk fails first; only then may the earlier one fail part-way, at height 3.
+          setImmediate(releaseLow);
+          throw new AppError('nft_lookup_failed', 'height 6: look-up failed');
+        }
+        await lowMayFail;
+        throw new ChunkFailedAt(3, [1, 2], new AppError('nft_lookup_failed', 'height 3: look-up failed'));
+      },
+    });
+    expect(await window.next()).toBe(1);
+    expect(await window.next()).toBe(2);
+    await expect(window.next()).rejects.toThrow(/^height 3: look-up failed$/);
+  });
+});
+
+/** A window from height 1 over two chunks in flight, items = their heights. */
+function smallWindow(
+  over: Pick<FetchWindowOptions<number>, 'chunkSize' | 'maxBufferedWeight' | 'fetchHead' | 'fetchChunk'>,
+) {
+  return createFetchWindow<number>({
+    start: 1,
+    chunkWeight: 100,
+    maxChunksInFlight: 2,
+    pollMs: 1,
+    weight: () => 1,
+    logger: silentLogger(),
+    signal: new AbortController().signal,
+    ...over,
+  });
+}

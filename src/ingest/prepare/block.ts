@@ -1,0 +1,148 @@
+import { bech32 } from 'bech32';
+import { AppError } from '../../shared/errors.js';
+import { accountBytesFromString } from '../../shared/address.js';
+import { boundedMemo } from '../../shared/memo.js';
+import type { EvmReceipt } from '../../node/evm.js';
+import type { RestClient, RestTx } from '../../node/rest.js';
+import type { RawBlock } from '../../node/types.js';
+import type { BlockRows, EvmTxRow, TxRow } from '../../store/writers/rows.js';
+import type { DecodedTx, TxDecoder } from '../decode/decoded-tx.js';
+import { renderEvmTxJson } from '../../wire/evm-tx.js';
+import type { NftCollector } from '../collect/nft-collector.js';
+
+/** A block with every row ready except what depends on the previous block (block_time). */
+export type PreparedBlock = Omit<BlockRows, 'block'> & {
+  block: Omit<BlockRows['block'], 'blockTimeMs'>;
+  time: string;
+};
+
+export interface PrepareContext {
+  decoder: TxDecoder;
+  rest: RestClient;
+  accountPrefix: string;
+  /** Proposer operator address → moniker; undefined entries mean "asked, unknown". */
+  monikers: Map<string, string | undefined>;
+  /** bech32 → account bytes (memoised by the caller). */
+  accountBytes: (bech32: string) => Uint8Array;
+  /** NFT collector of the chain's VM (node look-ups at the block height); absent = NFTs off. */
+  nft?: NftCollector;
+}
+
+/** A bounded memo of docs/ingest.md §6.1 bytes per bech32 string: a chain's active accounts repeat constantly. */
+export function createAccountBytesMemo(prefix: string, limit = 100_000): (bech32: string) => Uint8Array {
+  return boundedMemo((text) => Buffer.from(accountBytesFromString(text, prefix)), limit);
+}
+
+/** Decode and collect one block into rows. I/O only for REST fallbacks and proposer monikers. */
+export async function prepareBlock(
+  raw: RawBlock,
+  receipts: EvmReceipt[] | undefined,
+  ctx: PrepareContext,
+): Promise<PreparedBlock> {
+  const decoded = raw.txs.map((tx, i) => decodeOrFail(ctx.decoder, tx, raw.height, i));
+  if (decoded.some((d) => d.unknownTypes.length > 0)) await applyRestFallback(raw, decoded, ctx);
+
+  const proposer = bech32.encode(
+    `${ctx.accountPrefix}valoper`,
+    bech32.toWords(Buffer.from(raw.proposerAddress, 'hex')),
+  );
+  const [validator, nft] = await Promise.all([learnMoniker(proposer, ctx), ctx.nft?.(raw)]);
+  const txs = decoded.map((d, i) => txRow(raw, d, i, ctx));
+  const fees = ctx.decoder.sumFees(decoded.map((d) => d.fee));
+  return {
+    time: raw.time,
+    block: {
+      height: raw.height,
+      hash: Buffer.from(raw.hash, 'hex'),
+      timestamp: raw.time,
+      proposer,
+      gasUsed: raw.txResults.reduce((sum, r) => sum + BigInt(r.gasUsed), 0n).toString(),
+      gasWanted: raw.txResults.reduce((sum, r) => sum + BigInt(r.gasWanted), 0n).toString(),
+      txCount: raw.txs.length,
+      totalFee: JSON.stringify(fees),
+    },
+    txs,
+    evmTxs: (receipts ?? []).map((r) => evmTxRow(raw.height, r, ctx)),
+    ...(validator ? { validator } : {}),
+    ...(nft ? { nft } : {}),
+  };
+}
+
+function decodeOrFail(decoder: TxDecoder, tx: string, height: number, index: number): DecodedTx {
+  try {
+    return decoder.decode(tx);
+  } catch (err) {
+    throw new AppError(
+      'malformed_tx',
+      `height ${height}: tx ${index} cannot be decoded: ${(err as Error).message}`,
+      {
+        cause: err,
+      },
+    );
+  }
+}
+
+function txRow(raw: RawBlock, d: DecodedTx, index: number, ctx: PrepareContext): TxRow {
+  const result = raw.txResults[index]!;
+  const accounts = ctx.decoder.accounts(result.events, d.signer);
+  return {
+    hash: Buffer.from(d.hash, 'hex'),
+    height: raw.height,
+    signer: ctx.accountBytes(d.signer),
+    accounts: accounts.map(ctx.accountBytes),
+    msgTypes: d.msgTypes,
+    data: ctx.decoder.renderTxJson({
+      hash: d.hash,
+      height: raw.height,
+      result,
+      restTxJson: d.restTxJson,
+      timestamp: raw.time,
+    }),
+  };
+}
+
+function evmTxRow(height: number, receipt: EvmReceipt, ctx: PrepareContext): EvmTxRow {
+  const accounts = ctx.decoder.evmReceiptAccounts(receipt);
+  return {
+    hash: Buffer.from(receipt.transactionHash.replace(/^0x/, ''), 'hex'),
+    height,
+    signer: ctx.accountBytes(receipt.from),
+    accounts: accounts.map(ctx.accountBytes),
+    data: renderEvmTxJson(receipt),
+  };
+}
+
+/**
+ * Txs holding a message type the local registry does not know take their JSON and message
+ * types from REST, joined on the base64 signatures (docs/ingest.md §3.4).
+ */
+async function applyRestFallback(raw: RawBlock, decoded: DecodedTx[], ctx: PrepareContext): Promise<void> {
+  const restTxs = await ctx.rest.txsOfBlock(raw.height, raw.txs.length);
+  const byKey = new Map<string, RestTx>();
+  for (const t of restTxs) if (t.signatures.length > 0) byKey.set(t.signatures.join(','), t);
+  decoded.forEach((d, i) => {
+    if (d.unknownTypes.length === 0) return;
+    const match = byKey.get(d.signaturesKey);
+    if (!match)
+      throw new AppError('rest_tx_missing', `height ${raw.height}: tx ${i} has no REST counterpart`);
+    const messages = (match.body as { messages?: { '@type'?: string }[] }).messages ?? [];
+    d.msgTypes = [...new Set(messages.map((m) => String(m['@type'] ?? '').replace(/^\//, '')))];
+    d.restTxJson = ctx.decoder.renderRestTxJson({
+      body: match.body,
+      auth_info: match.auth_info,
+      signatures: match.signatures,
+    });
+    d.unknownTypes = [];
+  });
+}
+
+async function learnMoniker(
+  operatorAddress: string,
+  ctx: PrepareContext,
+): Promise<{ operatorAddress: string; moniker: string } | undefined> {
+  if (ctx.monikers.has(operatorAddress)) return undefined;
+  ctx.monikers.set(operatorAddress, undefined);
+  const moniker = await ctx.rest.validatorMoniker(operatorAddress).catch(() => undefined);
+  ctx.monikers.set(operatorAddress, moniker);
+  return moniker === undefined ? undefined : { operatorAddress, moniker };
+}

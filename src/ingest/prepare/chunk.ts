@@ -1,0 +1,70 @@
+import { isRetryable } from '../../shared/errors.js';
+import type { CometClient } from '../../node/cometbft.js';
+import type { EvmClient } from '../../node/evm.js';
+import type { RestClient } from '../../node/rest.js';
+import type { TxDecoder } from '../decode/decoded-tx.js';
+import type { NftCollector } from '../collect/nft-collector.js';
+import { ChunkFailedAt, type ChunkFetcher } from '../fetch/window.js';
+import { createAccountBytesMemo, prepareBlock, type PreparedBlock } from './block.js';
+
+/** Fetches and prepares chunks of heights for the pipeline, in this thread or in workers. */
+export interface ChunkPreparer {
+  prepare: ChunkFetcher<PreparedBlock>;
+  /** Stops what the preparer runs (its workers); chunks still pending are rejected. */
+  close(): Promise<void>;
+}
+
+export interface ChunkPrepareDeps {
+  comet: CometClient;
+  rest: RestClient;
+  evm: EvmClient | undefined;
+  decoder: TxDecoder;
+  accountPrefix: string;
+  /** The VM's NFT collector; absent when NFT indexing is off. */
+  nft?: NftCollector | undefined;
+}
+
+/**
+ * `/block` + `/block_results` (+ EVM receipts) of a chunk, each block prepared into rows. The
+ * memos (proposer monikers, account bytes) live as long as the preparer, in the thread using them.
+ */
+export function createChunkPreparer(deps: ChunkPrepareDeps): ChunkPreparer {
+  const prepareCtx = {
+    decoder: deps.decoder,
+    rest: deps.rest,
+    accountPrefix: deps.accountPrefix,
+    monikers: new Map<string, string | undefined>(),
+    accountBytes: createAccountBytesMemo(deps.accountPrefix),
+    ...(deps.nft ? { nft: deps.nft } : {}),
+  };
+  return {
+    async prepare(heights) {
+      const [blocks, receipts] = await Promise.all([
+        deps.comet.fetchBlocks(heights),
+        deps.evm ? deps.evm.receiptsOf(heights) : undefined,
+      ]);
+      const settled = await Promise.allSettled(
+        blocks.map((raw, i) => {
+          const r = receipts?.[i];
+          if (raw === undefined || (deps.evm && r === undefined)) return undefined;
+          return prepareBlock(raw, r, prepareCtx);
+        }),
+      );
+      return itemsUntilFailure(heights, settled);
+    },
+    close: () => Promise.resolve(),
+  };
+}
+
+/**
+ * A chunk's prepared blocks; a failure surfaces at the lowest failing height (not whichever block
+ * failed first in time): a retryable one retries the chunk, a fatal one keeps the blocks before it.
+ */
+function itemsUntilFailure<T>(heights: readonly number[], settled: PromiseSettledResult<T>[]): T[] {
+  const i = settled.findIndex((s) => s.status === 'rejected');
+  if (i < 0) return settled.map((s) => (s as PromiseFulfilledResult<T>).value);
+  const reason = (settled[i] as PromiseRejectedResult).reason as unknown;
+  if (isRetryable(reason)) throw reason;
+  const before = settled.slice(0, i).map((s) => (s as PromiseFulfilledResult<T>).value);
+  throw new ChunkFailedAt(heights[i]!, before, reason);
+}

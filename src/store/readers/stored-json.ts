@@ -1,0 +1,2 @@
+/** Stored, already-rendered JSON: as text, or as its UTF-8 bytes straight from the driver. */
+export type JsonText = string | Buffer;
