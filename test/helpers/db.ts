@@ -24,11 +24,13 @@ export function testDbFactories(): TestDbFactory[] {
  * differs by VM (collectors, stages, node clients) runs the same SQL on either store, and what
  * differs by store (driver, recovery of a killed data directory) does not depend on the VM. So
  * with PostgreSQL in the run it takes all three and PGlite — 3-4x slower per block, most of these
- * suites' CI time on all three — Move, the VM with every stage on; alone, PGlite takes all three.
+ * suites' CI time on all three — one VM: Move, the VM with every block-stream collector on, or
+ * `pgliteVm` where another VM exercises more of what the suite proves (EVM for the stages); alone,
+ * PGlite takes all three.
  */
-export function heavySuiteVms(store: string): readonly VmType[] {
+export function heavySuiteVms(store: string, pgliteVm: VmType = 'move'): readonly VmType[] {
   const all: readonly VmType[] = ['move', 'wasm', 'evm'];
-  return store === 'pglite' && process.env.TEST_DATABASE_URL ? ['move'] : all;
+  return store === 'pglite' && process.env.TEST_DATABASE_URL ? [pgliteVm] : all;
 }
 
 /**
