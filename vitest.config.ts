@@ -2,7 +2,7 @@ import { availableParallelism } from 'node:os';
 import path from 'node:path';
 import { BaseSequencer, type TestSpecification } from 'vitest/node';
 import { defineConfig } from 'vitest/config';
-import { HEAVY_FILE_NAMES } from './test/tiers.js';
+import { FULL_TIER_ONLY } from './test/tiers.js';
 
 /**
  * Starts the heavy files first, longest first. Without a record of earlier runs (a fresh clone, as
@@ -13,8 +13,8 @@ class HeavyFirstSequencer extends BaseSequencer {
   override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {
     const sorted = await super.sort(files);
     const rank = (spec: TestSpecification) => {
-      const i = HEAVY_FILE_NAMES.indexOf(path.relative(spec.project.config.root, spec.moduleId));
-      return i === -1 ? HEAVY_FILE_NAMES.length : i;
+      const i = FULL_TIER_ONLY.indexOf(path.relative(spec.project.config.root, spec.moduleId));
+      return i === -1 ? FULL_TIER_ONLY.length : i;
     };
     return sorted
       .map((spec, i) => ({ spec, i, rank: rank(spec) }))

@@ -1,6 +1,6 @@
 import { configDefaults, defineConfig, mergeConfig } from 'vitest/config';
 import base from './vitest.config.js';
-import { HEAVY_FILE_NAMES } from './test/tiers.js';
+import { FULL_TIER_ONLY } from './test/tiers.js';
 
 /**
  * `npm run test:fast`: the inner loop (docs/testing.md). Every file but the heavy ones
@@ -12,5 +12,5 @@ delete process.env.RI_TEST_REQUIRE_ALL;
 
 export default mergeConfig(
   base,
-  defineConfig({ test: { exclude: [...configDefaults.exclude, ...HEAVY_FILE_NAMES] } }),
+  defineConfig({ test: { exclude: [...configDefaults.exclude, ...FULL_TIER_ONLY] } }),
 );

@@ -23,4 +23,26 @@ export const HEAVY_FILES: readonly { file: string; why: string }[] = [
   { file: 'test/api/browser-cors.test.ts', why: 'Chromium against the CLI' },
 ];
 
-export const HEAVY_FILE_NAMES: readonly string[] = HEAVY_FILES.map((f) => f.file);
+/**
+ * Files of a quarter-minute or more of CPU on PGlite alone (end-to-end chains, fuzzing, replays, a
+ * full disk): `npm test` only, started after the heavy ones. The fast tier keeps a file of each
+ * room's own tests (unit tests beside the code, route and store tests on small seeded chains).
+ */
+export const SLOW_FILES: readonly string[] = [
+  'test/api/nft-routes.test.ts',
+  'test/ingest/faults.test.ts',
+  'test/api/e2e.test.ts',
+  'test/api/rich-list-e2e.test.ts',
+  'test/ingest/nft-lookup-stop.test.ts',
+  'test/ingest/nft-replay.test.ts',
+  'test/api/stages-halted-head-e2e.test.ts',
+  'test/api/fuzz.test.ts',
+  'test/sim/tx-bytes.test.ts',
+  'test/ingest/prepare-workers.test.ts',
+  'test/ingest/rich-list-modules.test.ts',
+  'src/store/pglite.test.ts',
+  'test/vip/scores-compute-cli.test.ts',
+];
+
+/** Every file `npm run test:fast` leaves out, in the order `npm test` starts them. */
+export const FULL_TIER_ONLY: readonly string[] = [...HEAVY_FILES.map((f) => f.file), ...SLOW_FILES];
