@@ -16,16 +16,10 @@ export interface CliProcess {
   kill(signal?: NodeJS.Signals): void;
 }
 
-/**
- * `rollup-indexer <args>` from the build test/global-setup.ts made of src/ for this run. Without a
- * PREPARE_WORKERS in `env` the child prepares blocks in its main thread: a prepare worker costs
- * each start ~0.7 s of CPU and ~70 MB, and the suite starts the CLI ~100 times. The worker path is
- * proven in process by test/ingest/prepare-workers.test.ts and in a killed and stopped CLI by
- * test/ingest/crash.test.ts (Move), which ask for one.
- */
+/** `rollup-indexer <args>` from the build test/global-setup.ts made of src/ for this run. */
 export function startCli(args: string[], env: Record<string, string>): CliProcess {
   const child = spawn(process.execPath, [inject('cliPath'), ...args], {
-    env: { ...process.env, LOG_LEVEL: 'info', LOG_FORMAT: 'json', PREPARE_WORKERS: '0', ...env },
+    env: { ...process.env, LOG_LEVEL: 'info', LOG_FORMAT: 'json', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const lines: string[] = [];

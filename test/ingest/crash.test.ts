@@ -52,9 +52,7 @@ describe.each(crashTargets())('crash safety on $name', (target) => {
         UNTIL_HEIGHT: String(head),
         MAX_CONCURRENT_REQUESTS: '4',
         // The stages' own crash safety is crash-stages.test.ts's: here the block stream on each VM.
-        // Move, the run with the polite stop, prepares blocks in a worker thread as production
-        // does (the stop must end it too); the others in the main thread (startCli's default).
-        ...(vm === 'move' ? { PREPARE_WORKERS: '1' } : { RICH_LIST: 'false', INTERNAL_TX: 'false' }),
+        ...(vm === 'move' ? {} : { RICH_LIST: 'false', INTERNAL_TX: 'false' }),
       };
       if (urls.jsonRpc) env.JSON_RPC_URL = urls.jsonRpc;
       try {
