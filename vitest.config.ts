@@ -1,5 +1,27 @@
 import { availableParallelism } from 'node:os';
+import path from 'node:path';
+import { BaseSequencer, type TestSpecification } from 'vitest/node';
 import { defineConfig } from 'vitest/config';
+import { FULL_TIER_ONLY } from './test/tiers.js';
+
+/**
+ * Starts the heavy files first, longest first. Without a record of earlier runs (a fresh clone, as
+ * in CI) vitest starts the largest files first, and the longest-running files are small: started
+ * last, one of them alone kept a core busy for minutes after every other file had finished.
+ */
+class HeavyFirstSequencer extends BaseSequencer {
+  override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {
+    const sorted = await super.sort(files);
+    const rank = (spec: TestSpecification) => {
+      const i = FULL_TIER_ONLY.indexOf(path.relative(spec.project.config.root, spec.moduleId));
+      return i === -1 ? FULL_TIER_ONLY.length : i;
+    };
+    return sorted
+      .map((spec, i) => ({ spec, i, rank: rank(spec) }))
+      .sort((a, b) => a.rank - b.rank || a.i - b.i)
+      .map(({ spec }) => spec);
+  }
+}
 
 export default defineConfig({
   test: {
@@ -12,5 +34,6 @@ export default defineConfig({
     // core idle while it waited on its child processes (CLI, PostgreSQL). Each test has a
     // database of its own, so files never share state.
     maxWorkers: availableParallelism() + 1,
+    sequence: { sequencer: HeavyFirstSequencer },
   },
 });

@@ -6,10 +6,13 @@
  * test is the same); type checking stays with `npm run lint`.
  */
 import { build } from 'esbuild';
-import { readdir, rm, symlink, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, rm, symlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { TestProject } from 'vitest/node';
+import { createPgliteDb } from '../src/store/driver/pglite.js';
+import { migrate } from '../src/store/migrations/migrate.js';
+import type { Db } from '../src/store/driver/db.js';
 import { databaseUrlRequirement, missingRequirementMessage, requireAll } from './helpers/requirements.js';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
@@ -18,7 +21,14 @@ declare module 'vitest' {
   export interface ProvidedContext {
     /** The built `rollup-indexer` entry point: `node <cliPath> <command> …`. */
     cliPath: string;
+    /** PGlite data directories (tar files) of this run: fresh, and migrated through the last migration. */
+    pgliteSnapshots: PgliteSnapshots;
   }
+}
+
+export interface PgliteSnapshots {
+  unmigrated: string;
+  migrated: string;
 }
 
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
@@ -31,6 +41,13 @@ export default async function setup(project: TestProject): Promise<() => Promise
   // Per run: parallel runs (two checkouts' CI, watch mode) must not rebuild under each other.
   const out = path.join(root, 'node_modules', '.cache', 'rollup-indexer-test-cli', String(process.pid));
   await rm(out, { recursive: true, force: true });
+  const [, snapshots] = await Promise.all([buildCli(out), writePgliteSnapshots(path.join(out, 'pglite'))]);
+  project.provide('cliPath', path.join(out, 'dist', 'src', 'bin', 'cli.js'));
+  project.provide('pgliteSnapshots', snapshots);
+  return () => rm(out, { recursive: true, force: true });
+}
+
+async function buildCli(out: string): Promise<void> {
   await build({
     entryPoints: await sourceFiles(path.join(root, 'src')),
     outbase: path.join(root, 'src'),
@@ -45,8 +62,30 @@ export default async function setup(project: TestProject): Promise<() => Promise
   await writeFile(path.join(out, 'package.json'), '{ "type": "module" }\n');
   for (const dir of ['migrations', 'contracts', 'public'])
     await symlink(path.join(root, dir), path.join(out, dir));
-  project.provide('cliPath', path.join(out, 'dist', 'src', 'bin', 'cli.js'));
-  return () => rm(out, { recursive: true, force: true });
+}
+
+/**
+ * initdb is most of a PGlite database's start-up (~2.5 s of CPU; migrating takes a tenth of that),
+ * and every test process that opens PGlite paid it once (test/helpers/db.ts): ~50 files a run.
+ * Made here once, from one initdb, and cloned by each process as before.
+ */
+async function writePgliteSnapshots(dir: string): Promise<PgliteSnapshots> {
+  await mkdir(dir, { recursive: true });
+  const files = { unmigrated: path.join(dir, 'unmigrated.tar'), migrated: path.join(dir, 'migrated.tar') };
+  const db = await createPgliteDb({});
+  try {
+    await writeFile(files.unmigrated, await snapshotBytes(db));
+    await migrate(db);
+    await writeFile(files.migrated, await snapshotBytes(db));
+  } finally {
+    await db.close();
+  }
+  return files;
+}
+
+async function snapshotBytes(db: Db): Promise<Uint8Array> {
+  await db.exec('CHECKPOINT');
+  return new Uint8Array(await (await db.dumpDataDir!()).arrayBuffer());
 }
 
 async function sourceFiles(dir: string): Promise<string[]> {

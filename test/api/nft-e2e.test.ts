@@ -3,6 +3,11 @@ import { COLLECTIONS, nftOpAt, type NftPlanContext } from '../../src/sim/chain/n
 import type { NftCollectionTruth, NftTokenTruth, TxTruth } from '../../src/sim/types.js';
 import { heavySuiteVms, testDbFactories } from '../helpers/db.js';
 import { indexSimulator, type IndexedSimulator } from '../helpers/ingest.js';
+import {
+  expectIngestMatchesTruth,
+  expectNftMatchesTruth,
+  expectNftTxEdgesMatchEvents,
+} from '../helpers/truth.js';
 import { createHarness, walk, type Harness } from './harness.js';
 
 /**
@@ -11,6 +16,10 @@ import { createHarness, walk, type Harness } from './harness.js';
  * and re-minted tokens and each live token's tx history (derived from the simulator's closed-form
  * NFT plan: the txs whose operation names the token, plus on Move the marketplace offers its
  * truth records as naming the token), walked by cursor and by offset in both orders.
+ *
+ * The same chain proves the NFT ingest itself first: the NFT tables, the NFT tx edges and every
+ * other table equal the truth (what test/ingest/nft.test.ts indexed a chain of its own for, per VM
+ * and store, before this file did both on one chain).
  */
 const HEAD = Number(process.env.NFT_E2E_HEAD ?? 2_000);
 const ACCOUNTS = 16;
@@ -85,6 +94,16 @@ describe.each(
     }
     return newest ?? [];
   }
+
+  it(
+    `indexes ${HEAD} blocks: the NFT tables and tx edges, and every other table, equal the truth`,
+    { timeout: 300_000 },
+    async () => {
+      await expectNftMatchesTruth(h.db, indexed.sim, HEAD);
+      expect(await expectNftTxEdgesMatchEvents(h.db, vm)).toBeGreaterThan(HEAD / 20);
+      await expectIngestMatchesTruth(h.db, indexed.sim, HEAD);
+    },
+  );
 
   it('has burns, re-mints and an IBC collection in the workload', () => {
     expect(collections.length).toBe(COLLECTIONS + 1);

@@ -1,5 +1,7 @@
 import pg from 'pg';
 import { randomBytes } from 'node:crypto';
+import { openAsBlob } from 'node:fs';
+import { inject } from 'vitest';
 import { createPostgresDb, type Db } from '../../src/store/driver/db.js';
 import { createPgliteDb } from '../../src/store/driver/pglite.js';
 import { migrate } from '../../src/store/migrations/migrate.js';
@@ -24,20 +26,30 @@ export function testDbFactories(): TestDbFactory[] {
  * differs by VM (collectors, stages, node clients) runs the same SQL on either store, and what
  * differs by store (driver, recovery of a killed data directory) does not depend on the VM. So
  * with PostgreSQL in the run it takes all three and PGlite — 3-4x slower per block, most of these
- * suites' CI time on all three — Move, the VM with every stage on; alone, PGlite takes all three.
+ * suites' CI time on all three — one VM: Move, the VM with every block-stream collector on, or
+ * `pgliteVm` where another VM exercises more of what the suite proves (EVM for the stages); alone,
+ * PGlite takes all three.
  */
-export function heavySuiteVms(store: string): readonly VmType[] {
+export function heavySuiteVms(store: string, pgliteVm: VmType = 'move'): readonly VmType[] {
   const all: readonly VmType[] = ['move', 'wasm', 'evm'];
-  return store === 'pglite' && process.env.TEST_DATABASE_URL ? ['move'] : all;
+  return store === 'pglite' && process.env.TEST_DATABASE_URL ? [pgliteVm] : all;
 }
 
 /**
- * initdb dominates PGlite start-up, so each test process migrates once and clones a snapshot. A
- * database migrated only through `upTo` clones an unmigrated snapshot (one more initdb, only in
- * processes that ask for one) and migrates that far.
+ * initdb dominates PGlite start-up, so every database clones a snapshot: under vitest the two
+ * test/global-setup.ts made once for the run, elsewhere (benchmarks) one made once per process. A
+ * database migrated only through `upTo` clones the unmigrated snapshot and migrates that far.
  */
 let pgliteTemplate: Promise<Blob> | undefined;
 let pgliteUnmigrated: Promise<Blob> | undefined;
+
+function runSnapshots(): { unmigrated: string; migrated: string } | undefined {
+  try {
+    return inject('pgliteSnapshots');
+  } catch {
+    return undefined; // not inside a vitest run
+  }
+}
 
 async function snapshotOf(db: Db): Promise<Blob> {
   await db.exec('CHECKPOINT');
@@ -47,17 +59,20 @@ async function snapshotOf(db: Db): Promise<Blob> {
 }
 
 async function createPgliteTestDb(options: { upTo?: string } = {}) {
+  const snapshots = runSnapshots();
   if (options.upTo !== undefined) {
-    pgliteUnmigrated ??= createPgliteDb({}).then(snapshotOf);
+    pgliteUnmigrated ??= snapshots ? openAsBlob(snapshots.unmigrated) : createPgliteDb({}).then(snapshotOf);
     const db = await createPgliteDb({ template: await pgliteUnmigrated });
     await migrate(db, { upTo: options.upTo });
     return { db, dispose: () => db.close() };
   }
-  pgliteTemplate ??= (async () => {
-    const db = await createPgliteDb({});
-    await migrate(db);
-    return snapshotOf(db);
-  })();
+  pgliteTemplate ??= snapshots
+    ? openAsBlob(snapshots.migrated)
+    : (async () => {
+        const db = await createPgliteDb({});
+        await migrate(db);
+        return snapshotOf(db);
+      })();
   const db = await createPgliteDb({ template: await pgliteTemplate });
   return { db, dispose: () => db.close() };
 }

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Db } from '../../src/store/driver/db.js';
 import type { Simulator } from '../../src/sim/types.js';
-import { testDbFactories } from '../helpers/db.js';
+import { heavySuiteVms, testDbFactories } from '../helpers/db.js';
 import { indexSimulator } from '../helpers/ingest.js';
 import { expectInternalTxsMatchTruth, internalTxTruth } from '../helpers/truth-internal-txs.js';
 import { expectRichListMatchesTruth, storedDenom } from '../helpers/truth-rich-list.js';
@@ -20,9 +20,12 @@ const STOPS = {
  * A long run per VM: the stages' rows equal the simulator's truth at every stop on the way and at
  * the end. On EVM the workload holds reverted txs, nested calls, ERC20 self-transfers, mints and
  * burns, and each is checked to be there.
+ *
+ * The stages run the same SQL on either store: with PostgreSQL in the run, PGlite takes EVM only,
+ * the VM with both stages (internal txs and balances) and the most stops (heavySuiteVms).
  */
 describe.each(testDbFactories())('stages over a long run on $name', (factory) => {
-  for (const vm of ['evm', 'move', 'wasm'] as const) {
+  for (const vm of heavySuiteVms(factory.name, 'evm')) {
     it(
       `${vm}: internal txs and balances equal the truth at every stop of ${HEAD} blocks`,
       { timeout: 300_000 },
