@@ -76,14 +76,23 @@ export function planTokens(page: PageRequest, orderBy: NftOrderBy): TokenPlan {
 
 /** NFT routes (docs/api.md §4.6); only a token's tx history differs by VM (docs/api.md §0.10). */
 export function registerNftRoutes(app: FastifyInstance, deps: RouteDeps): void {
-  const { nftCollections, nftTokens, dicts, txs } = deps.readers;
+  const ctx = nftRouteContext(deps);
+  registerCollectionRoutes(app, deps, ctx);
+  registerTokenRoutes(app, deps, ctx);
+  registerNftTxRoute(app, deps, ctx);
+}
+
+type NftRouteContext = ReturnType<typeof nftRouteContext>;
+
+/** What the NFT routes share: the readers, the address form, and the two list renderers. */
+function nftRouteContext(deps: RouteDeps) {
+  const { nftTokens } = deps.readers;
   const onMove = deps.options.vmType === 'move';
   const prefix = deps.options.accountPrefix;
   const accountText = accountTextMemo(prefix);
   const maxOffset = deps.options.limits.maxOffset;
   const collectionsResponse = { 200: ref('nft.CollectionsResponse'), ...errorResponses };
   const tokensResponse = { 200: ref('nft.NftsResponse'), ...errorResponses };
-  const tags = ['NFT'];
 
   const renderCollections = (page: PageRequest, result: CollectionPage, offsetOnly = false) => {
     const last = result.rows.at(-1);
@@ -126,6 +135,23 @@ export function registerNftRoutes(app: FastifyInstance, deps: RouteDeps): void {
       nftPagination(page, { hasMore: false, total: '0', lastCursor: undefined }, { maxOffset }),
     );
 
+  return {
+    ...deps.readers,
+    prefix,
+    accountText,
+    onMove,
+    collectionsResponse,
+    tokensResponse,
+    renderCollections,
+    renderTokens,
+    emptyTokens,
+  };
+}
+
+const tags = ['NFT'];
+
+function registerCollectionRoutes(app: FastifyInstance, deps: RouteDeps, ctx: NftRouteContext): void {
+  const { nftCollections, dicts, prefix, accountText, collectionsResponse, renderCollections } = ctx;
   jsonRoute(app, deps, {
     url: '/indexer/nft/v1/collections',
     ttlSeconds: 1,
@@ -199,7 +225,10 @@ export function registerNftRoutes(app: FastifyInstance, deps: RouteDeps): void {
       return `{"collection":${renderCollection(row, accountText)}}`;
     },
   });
+}
 
+function registerTokenRoutes(app: FastifyInstance, deps: RouteDeps, ctx: NftRouteContext): void {
+  const { dicts, prefix, tokensResponse, renderTokens, emptyTokens } = ctx;
   jsonRoute(app, deps, {
     url: '/indexer/nft/v1/tokens/by_account/:account',
     ttlSeconds: 1,
@@ -245,7 +274,10 @@ export function registerNftRoutes(app: FastifyInstance, deps: RouteDeps): void {
       return renderTokens(query, page, { collection, ...(tokenId !== undefined ? { tokenId } : {}) });
     },
   });
+}
 
+function registerNftTxRoute(app: FastifyInstance, deps: RouteDeps, ctx: NftRouteContext): void {
+  const { nftTokens, dicts, txs, prefix, onMove } = ctx;
   jsonRoute(app, deps, {
     url: '/indexer/nft/v1/txs/:collection_addr/:token_id',
     ttlSeconds: 1,
