@@ -1,5 +1,5 @@
 /**
- * Re-render job throughput (docs/api.md, "Stored documents and their format versions"): plants
+ * Re-render job throughput (docs/api.md §13): plants
  * ROWS tx rows in format 1 (real node samples with their events in the omit-empty form) into a
  * fresh PostgreSQL database, marks the tx document as format 1, runs the job, and prints rows/s.
  *
