@@ -15,10 +15,6 @@ export default mergeConfig(
   defineConfig({
     test: {
       exclude: [...configDefaults.exclude, ...FULL_TIER_ONLY],
-      // Each worker process keeps its modules from one file to the next: importing src/ afresh
-      // for every file was ~45% of this tier's CPU. No test here mocks modules, stubs globals or
-      // sets the environment, and each opens its own database; `npm test` keeps files isolated.
-      isolate: false,
     },
   }),
 );
