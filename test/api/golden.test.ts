@@ -1,10 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { gunzipSync, gzipSync } from 'node:zlib';
-import { createApiApp } from '../../src/api/app.js';
-import { loadApiOptions } from '../../src/api/options.js';
-import { silentLogger } from '../../src/shared/logger.js';
-import { createMetricsRegistry } from '../../src/shared/metrics.js';
 import { createSimulator } from '../../src/sim/simulator.js';
 import type { Simulator, VmType } from '../../src/sim/types.js';
 import type { Db } from '../../src/store/driver/db.js';
@@ -72,8 +68,7 @@ describe.each(['move', 'wasm', 'evm'] as VmType[])(`golden answers on %s (${stor
     const urls = await sim.listen();
     database = await store.create();
     await ingestFrom({ db: database.db, vm, urls, untilHeight: HEAD });
-    answers = await routeAnswers(database.db, sim, HEAD);
-    for (const [url, answer] of await extraAnswers(database.db, sim)) answers.set(url, answer);
+    answers = await routeAnswers(database.db, sim, HEAD, ['/swagger/doc.json', ...ERROR_REQUESTS]);
   }, 300_000);
   afterAll(async () => {
     await sim?.close();
@@ -98,24 +93,3 @@ describe.each(['move', 'wasm', 'evm'] as VmType[])(`golden answers on %s (${stor
     expect(differing).toEqual([]);
   });
 });
-
-/** The OpenAPI document and the error answers, from an app over the same database. */
-async function extraAnswers(db: Db, sim: Simulator): Promise<Map<string, string>> {
-  const app = await createApiApp({
-    options: loadApiOptions({ CHAIN_ID: sim.options.chainId, VM_TYPE: sim.options.vm, API_CACHE: 'false' }),
-    db,
-    logger: silentLogger(),
-    metrics: createMetricsRegistry({ defaultMetrics: false }),
-  });
-  try {
-    await app.ready();
-    const out = new Map<string, string>();
-    for (const url of ['/swagger/doc.json', ...ERROR_REQUESTS]) {
-      const res = await app.inject({ method: 'GET', url });
-      out.set(url, `${res.statusCode} ${String(res.headers['content-type'])}\n${res.body}`);
-    }
-    return out;
-  } finally {
-    await app.close();
-  }
-}

@@ -17,7 +17,13 @@ const TX = '/indexer/tx/v1';
 const NFT = '/indexer/nft/v1';
 const ALL = 'pagination.limit=1000';
 
-export async function routeAnswers(db: Db, sim: Simulator, head: number): Promise<RouteAnswers> {
+/** `extraGets`: more URLs asked once each after the route classes' own requests. */
+export async function routeAnswers(
+  db: Db,
+  sim: Simulator,
+  head: number,
+  extraGets: readonly string[] = [],
+): Promise<RouteAnswers> {
   const app = await createApiApp({
     options: loadApiOptions({ CHAIN_ID: sim.options.chainId, VM_TYPE: sim.options.vm, API_CACHE: 'false' }),
     db,
@@ -50,7 +56,7 @@ export async function routeAnswers(db: Db, sim: Simulator, head: number): Promis
     };
     const requests = requestsOf(sim, head);
     for (const [path, limit] of requests.walks) await walk(path, limit);
-    for (const url of requests.gets) await get(url);
+    for (const url of [...requests.gets, ...extraGets]) await get(url);
     return answers;
   } finally {
     await app.close();
