@@ -3,7 +3,7 @@ import { createBankState } from '../../node/bank-state.js';
 import type { CometClient } from '../../node/cometbft.js';
 import type { EvmClient } from '../../node/evm.js';
 import type { RestClient } from '../../node/rest.js';
-import type { ChainMeta } from '../../store/writers/chain-meta.js';
+import type { ChainMeta } from '../../store/readers/chain-meta.js';
 import type { RawBlock } from '../../node/types.js';
 import type { Db } from '../../store/driver/db.js';
 import type { AssetDelta } from '../collect/rich-list-bank.js';

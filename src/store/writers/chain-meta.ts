@@ -2,8 +2,6 @@ import { InputError } from '../../shared/errors.js';
 import type { Queryable } from '../driver/db.js';
 import { readChainMeta, type ChainMeta } from '../readers/chain-meta.js';
 
-export type { ChainMeta } from '../readers/chain-meta.js';
-
 /** Records the chain on first use; refuses a database that already holds another chain. */
 export async function ensureChainMeta(db: Queryable, meta: ChainMeta): Promise<void> {
   await db.query(
