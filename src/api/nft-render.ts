@@ -1,4 +1,5 @@
-import { encodeKey, previousOffsetKey, type PageRequest, type PaginationJson } from './pagination.js';
+import type { Pagination } from '../wire/pagination.js';
+import { encodeKey, previousOffsetKey, type PageRequest } from './pagination.js';
 import { DEFAULT_MAX_OFFSET } from '../store/pagination.js';
 import type { NftCollectionValue } from '../wire/nft-collection.js';
 import type { NftTokenPieces } from '../wire/nft-token.js';
@@ -33,7 +34,7 @@ export function nftPagination(
   page: PageRequest,
   result: { hasMore: boolean; total: string; lastCursor: Record<string, unknown> | undefined },
   options: { maxOffset: number | undefined; offsetOnly?: boolean },
-): PaginationJson {
+): Pagination {
   const { hasMore, total, lastCursor } = result;
   const cursorKey = () => (hasMore && lastCursor ? encodeKey(JSON.stringify(lastCursor)) : null);
   if (!options.offsetOnly && page.cursorKind !== 'offset' && lastCursor !== undefined) {

@@ -151,9 +151,6 @@ export function planKeyset(page: PageRequest, column: 'sequence' | 'height'): Ke
   return { offset: page.offset, limit: page.limit, desc: page.reverse };
 }
 
-/** The pagination object of a list answer (its schema and key order: src/wire/pagination.ts). */
-export type PaginationJson = Pagination;
-
 /** A pagination key: the base64 of its text (a decimal offset or a JSON cursor). */
 export const encodeKey = (text: string): string => Buffer.from(text, 'utf8').toString('base64');
 
@@ -171,7 +168,7 @@ export const previousOffsetKey = (page: { offset: number; limit: number }): stri
 export function buildPagination(
   page: PageRequest,
   result: { column: 'sequence' | 'height'; lastValue: number | undefined; hasMore: boolean; total: string },
-): PaginationJson {
+): Pagination {
   if (page.cursorKind !== 'offset' && result.lastValue !== undefined) {
     return {
       previous_key: null,
