@@ -6,18 +6,21 @@ import {
   type ApiFlags,
   type ApiSettings,
 } from '../api/options.js';
+import { z } from 'zod';
 import {
   databaseTarget,
   deepFreeze,
+  flagProblem,
   loadIngestOptions,
   loadLogOptions,
+  parseFlags,
   type DatabaseTarget,
   type Env,
   type IngestOptions,
   type LogLevel,
   type VmType,
 } from '../shared/config.js';
-import { InputError } from '../shared/errors.js';
+import { InputError, type ErrorCode } from '../shared/errors.js';
 import type { LogFormat } from '../shared/logger.js';
 
 /**
@@ -167,20 +170,26 @@ export interface DemoConfig extends IngestProcessConfig {
   };
 }
 
+/** An integer flag of at least `min`, or the flag's problem under `code`. */
+const integerAtLeast = (flag: string, min: number, code: ErrorCode) =>
+  z.string().transform((value, ctx) => {
+    const n = Number(value);
+    if (Number.isSafeInteger(n) && n >= min) return n;
+    return flagProblem(ctx, `${flag} must be an integer ≥ ${min}, got "${value}"`, code);
+  });
+
+const demoFlagsSchema = z.object({
+  vm: z.string().transform((value, ctx): VmType => {
+    if (value === 'move' || value === 'wasm' || value === 'evm') return value;
+    return flagProblem(ctx, `--vm must be move, wasm or evm, got "${value}"`, 'invalid_vm');
+  }),
+  backlog: integerAtLeast('--backlog', 1, 'invalid_backlog'),
+  blockTimeMs: integerAtLeast('--block-time-ms', 10, 'invalid_block_time'),
+});
+
 /** Every flag is checked before anything starts, so a bad one exits at once with nothing left running. */
 export function loadDemoConfig(env: Env, flags: DemoFlags): Readonly<DemoConfig> {
-  if (!['move', 'wasm', 'evm'].includes(flags.vm))
-    throw new InputError('invalid_vm', `--vm must be move, wasm or evm, got "${flags.vm}"`);
-  const vm = flags.vm as VmType;
-  const backlog = Number(flags.backlog);
-  if (!Number.isSafeInteger(backlog) || backlog < 1)
-    throw new InputError('invalid_backlog', `--backlog must be an integer ≥ 1, got "${flags.backlog}"`);
-  const blockTimeMs = Number(flags.blockTimeMs);
-  if (!Number.isSafeInteger(blockTimeMs) || blockTimeMs < 10)
-    throw new InputError(
-      'invalid_block_time',
-      `--block-time-ms must be an integer ≥ 10, got "${flags.blockTimeMs}"`,
-    );
+  const { vm, backlog, blockTimeMs } = parseFlags(demoFlagsSchema, flags);
   const dataDir = flags.dataDir ?? env.DATA_DIR ?? `./demo-data/${vm}`;
   const ingest = loadIngestOptions(
     {},
