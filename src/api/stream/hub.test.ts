@@ -5,7 +5,9 @@ import { Registry } from 'prom-client';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { testDbFactories } from '../../../test/helpers/db.js';
 import { createInProcessFeed } from '../../shared/commit-feed.js';
+import { pino } from 'pino';
 import { silentLogger } from '../../shared/logger.js';
+import { faultyDb, gateDb } from '../../../test/api/gated-db.js';
 import type { Db } from '../../store/driver/db.js';
 import type { BlockReader } from '../../store/readers/blocks.js';
 import { createStreamReader, type StreamReader } from '../../store/readers/stream.js';
@@ -170,7 +172,11 @@ async function subscribe(hub: StreamHub, filter: StreamFilter, maxBufferBytes: n
   return { sub, ids, slow, reached, from };
 }
 
-function hubOn(reader: StreamReader, feed: ReturnType<typeof createInProcessFeed>): StreamHub {
+function hubOn(
+  reader: StreamReader,
+  feed: ReturnType<typeof createInProcessFeed>,
+  logger = silentLogger(),
+): StreamHub {
   return createStreamHub({
     reader,
     blocks: {} as BlockReader, // the blocks route is not served here
@@ -179,7 +185,7 @@ function hubOn(reader: StreamReader, feed: ReturnType<typeof createInProcessFeed
     routes: ['txs'],
     heartbeatMs: 3_600_000,
     metrics: createStreamMetrics(new Registry()),
-    logger: silentLogger(),
+    logger,
     trustDictionaryGrowth: true,
   });
 }
@@ -281,5 +287,88 @@ describe('stream hub', () => {
     expect(kept.ids).toEqual([chain.sequence]);
     expect(sent).toEqual([]);
     await hub.close();
+  });
+});
+
+/** A logger whose lines the test reads. */
+function recordingLogger() {
+  const lines: Record<string, unknown>[] = [];
+  const logger = pino({ level: 'warn' }, { write: (line: string) => lines.push(JSON.parse(line)) });
+  return { logger, lines };
+}
+
+const range = (after: number, upto: number) => Array.from({ length: upto - after }, (_, i) => after + 1 + i);
+
+describe('stream hub: a read that fails (docs/stream.md §4.1)', () => {
+  it('retries a failed chunk without a commit to wake it: no duplicate, no gap, the cause logged', async () => {
+    const feed = createInProcessFeed();
+    const faults = faultyDb(db);
+    const log = recordingLogger();
+    const hub = hubOn(createStreamReader({ db: faults.db }), feed, log.logger);
+    const chain = chainOn(createAccountDictionary(1000), () => feed.committed());
+    const a = account();
+    await chain.commit([{ accounts: [a] }]);
+    const all = await subscribe(hub, { signerOnly: false }, 1 << 20);
+    const ofA = await subscribe(hub, { accountHex: a.toString('hex'), signerOnly: false }, 1 << 20);
+    // Three chunks in one commit, then no commit at all: only the hub's own retry can deliver.
+    // The second chunk's rows fail once, the third chunk's account edges (read after its rows)
+    // twice, the position read once after that.
+    const faulted = Promise.all([
+      faults.arm({ sql: /FROM tx\s+WHERE sequence >/, skip: 1, times: 1 }),
+      faults.arm({ sql: /FROM tx_accounts/, skip: 2, times: 2 }),
+      faults.arm({ sql: /FROM checkpoint/, skip: 2, times: 1 }),
+    ]);
+    const txs = Array.from({ length: 1200 }, (_, i) => ({ accounts: i % 3 === 0 ? [a] : [account()] }));
+    await chain.commit(txs);
+    await faulted;
+    const first = chain.sequence - 1199;
+    await Promise.all([all.reached(chain.sequence), ofA.reached(first + 1197)]);
+    expect(all.ids).toEqual(range(all.from, chain.sequence));
+    expect(ofA.ids).toEqual(Array.from({ length: 400 }, (_, k) => first + 3 * k));
+    const warned = log.lines.filter((l) => l.msg === 'stream could not read the new commits; retrying');
+    expect(warned).toHaveLength(4);
+    expect(warned[0]!.error).toEqual({
+      code: 'db_error',
+      message: 'database error',
+      cause: { code: 'XX000', message: 'injected fault' },
+    });
+    await hub.close();
+  });
+
+  it('starts where the chain is when its first position read fails', async () => {
+    const feed = createInProcessFeed();
+    const faults = faultyDb(db);
+    const chain = chainOn(createAccountDictionary(1000), () => feed.committed());
+    for (let i = 0; i < 3; i++) await chain.commit([{ accounts: [account()] }]);
+    const faulted = faults.arm({ sql: /FROM checkpoint/, times: 2 });
+    const hub = hubOn(createStreamReader({ db: faults.db }), feed);
+    await faulted;
+    const all = await subscribe(hub, { signerOnly: false }, 1 << 20);
+    expect(all.from).toBe(chain.sequence);
+    await chain.commit([{ accounts: [account()] }]);
+    await all.reached(chain.sequence);
+    expect(all.ids).toEqual([chain.sequence]);
+    await hub.close();
+  });
+
+  it('closes only once the read under way has ended, so the pool can close after it', async () => {
+    const feed = createInProcessFeed();
+    const chain = chainOn(createAccountDictionary(1000), () => feed.committed());
+    await chain.commit([{ accounts: [account()] }]);
+    // Made after the first commit: the gate holds the next chunk read, the second commit's.
+    const gated = gateDb(db, (sql) => /FROM tx\s+WHERE sequence >/.test(sql));
+    const hub = hubOn(createStreamReader({ db: gated.db }), feed);
+    const all = await subscribe(hub, { signerOnly: false }, 1 << 20);
+    await chain.commit([{ accounts: [account()] }]);
+    await gated.entered;
+    let closed = false;
+    const closing = hub.close().then(() => (closed = true));
+    // Everything queued on the event loop runs: the close is still waiting for the held read.
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(closed).toBe(false);
+    gated.release();
+    await closing;
+    await all.reached(-1); // the stream ended (the shutdown's error event)
+    expect(all.ids).toEqual([chain.sequence]);
   });
 });

@@ -1,4 +1,5 @@
 import type { CommitFeed } from '../../shared/commit-feed.js';
+import { summarizeError } from '../../shared/error-cause.js';
 import type { Logger } from '../../shared/logger.js';
 import type { BlockReader } from '../../store/readers/blocks.js';
 import type { StreamPosition, StreamReader, TxFamily } from '../../store/readers/stream.js';
@@ -65,7 +66,15 @@ interface HubCore {
   ctx: StreamHubContext;
   states: Map<StreamRoute, RouteState>;
   ids: { accounts: ReturnType<typeof createDictionaryIds>; msgTypes: ReturnType<typeof createDictionaryIds> };
+  /** Each route's `delivered` was set from a position read (the first read may fail and be retried). */
+  positioned: boolean;
+  /** The process is stopping: no read starts, and the one under way ends after its chunk. */
+  closing: boolean;
 }
+
+/** The wait before reading again after a failed read, doubled per failure in a row up to the max. */
+const RETRY_FIRST_MS = 50;
+const RETRY_MAX_MS = 2000;
 
 /** Runs functions one at a time, in call order; a failure does not stop the ones after it. */
 function createSerialQueue(): <T>(fn: () => Promise<T> | T) => Promise<T> {
@@ -77,9 +86,21 @@ function createSerialQueue(): <T>(fn: () => Promise<T> | T) => Promise<T> {
   };
 }
 
-/** Every route up to the committed checkpoint, chunk by chunk. */
+/** Where each route starts: the committed position when the hub first reads it. */
+async function positionRoutes(core: HubCore): Promise<void> {
+  const pos = (await core.ctx.reader.position()) ?? emptyPosition();
+  for (const [route, state] of core.states) state.delivered = positionOf(route, pos);
+  core.positioned = true;
+}
+
+/**
+ * Every route up to the committed checkpoint, chunk by chunk. A route's `delivered` moves only
+ * once a chunk is read and handed out, so a read that fails leaves it where it was: the retry
+ * reads the same chunk again, and a subscriber's `lastId` drops anything it already has.
+ */
 async function followCommits(core: HubCore): Promise<void> {
   const { ctx, states, ids } = core;
+  if (!core.positioned) return positionRoutes(core);
   const pos = await ctx.reader.position();
   if (pos === undefined) return;
   const mark = ctx.trustDictionaryGrowth ? pos.dictionaryMark : undefined;
@@ -87,7 +108,7 @@ async function followCommits(core: HubCore): Promise<void> {
   ids.msgTypes.observe(pos.height, mark);
   for (const [route, state] of states) {
     const upto = positionOf(route, pos);
-    while (state.delivered < upto) {
+    while (state.delivered < upto && !core.closing) {
       const events = await nextEvents(core, route, state, upto);
       if (events.length === 0) break;
       ctx.metrics.delivered(route, Date.now() - pos.committedAtMs);
@@ -166,22 +187,34 @@ function startHeartbeat(states: Map<StreamRoute, RouteState>, heartbeatMs: numbe
   return heartbeat;
 }
 
-/** What the commit feed calls: one follow-up queued at a time, however many commits arrive meanwhile. */
-function commitWaker(core: HubCore, serial: ReturnType<typeof createSerialQueue>): () => void {
+/**
+ * What the commit feed calls: one follow-up queued at a time, however many commits arrive
+ * meanwhile. A failed read is retried after a short backoff rather than at the next commit, which
+ * may be long in coming on a quiet chain (docs/stream.md §4.1).
+ */
+function commitWaker(core: HubCore, serial: ReturnType<typeof createSerialQueue>) {
   let queued = false;
-  return () => {
-    if (queued) return;
+  let failures = 0;
+  let retry: NodeJS.Timeout | undefined;
+  const wake = (): void => {
+    if (queued || core.closing) return;
     queued = true;
+    clearTimeout(retry);
     void serial(async () => {
       queued = false;
       await followCommits(core);
+      failures = 0;
     }).catch((err: unknown) => {
+      failures += 1;
+      const retryInMs = Math.min(RETRY_FIRST_MS * 2 ** (failures - 1), RETRY_MAX_MS);
       core.ctx.logger.warn(
-        { err: (err as Error).message },
-        'stream could not read the new commits; next wake retries',
+        { error: summarizeError(err), failures, retryInMs },
+        'stream could not read the new commits; retrying',
       );
+      if (!core.closing) retry = setTimeout(wake, retryInMs).unref();
     });
   };
+  return { wake, stop: () => clearTimeout(retry) };
 }
 
 export function createStreamHub(ctx: StreamHubContext): StreamHub {
@@ -192,24 +225,22 @@ export function createStreamHub(ctx: StreamHubContext): StreamHub {
     ctx,
     states,
     ids: { accounts: createDictionaryIds(), msgTypes: createDictionaryIds() },
+    positioned: false,
+    closing: false,
   };
   const serial = createSerialQueue();
-  const started = serial(async () => {
-    const pos = (await ctx.reader.position()) ?? emptyPosition();
-    for (const [route, state] of states) state.delivered = positionOf(route, pos);
-  });
-
-  let closed = false;
   const heartbeat = startHeartbeat(states, ctx.heartbeatMs);
-  ctx.feed.start(commitWaker(core, serial));
+  const waker = commitWaker(core, serial);
+  waker.wake(); // the first wake reads where every route starts
+  ctx.feed.start(waker.wake);
 
   return {
     async register(route, sub) {
-      await started;
       const state = states.get(route);
       if (state === undefined) throw new Error(`stream route ${route} is not served here`);
-      return serial(() => {
-        if (closed) return undefined;
+      return serial(async () => {
+        if (core.closing) return undefined;
+        if (!core.positioned) await positionRoutes(core);
         state.subs.add(sub);
         sub.onClose(() => state.subs.remove(sub));
         return state.delivered;
@@ -223,9 +254,12 @@ export function createStreamHub(ctx: StreamHubContext): StreamHub {
     },
     subscriberCount: () => [...states.values()].reduce((n, s) => n + s.subs.size, 0),
     async close() {
-      closed = true;
+      core.closing = true;
       clearInterval(heartbeat);
+      waker.stop();
       await ctx.feed.close();
+      // The read under way ends before the caller closes the pool it reads from.
+      await serial(() => undefined);
       for (const state of states.values()) {
         for (const sub of [...state.subs.all()]) {
           sub.closeWith(14, 'server shutting down: resume with Last-Event-ID');
