@@ -29,6 +29,12 @@ export interface ClientGroup {
   firstFailure: string | undefined;
   /** Streams whose HTTP head said 200. */
   opened: number;
+  /**
+   * Events whose id was not above the last id of their stream, recording or not: an event sent
+   * twice (or out of order). Ids of a stream only grow, so each id is seen once per subscriber.
+   */
+  repeats: number;
+  firstRepeat: string | undefined;
   /** Start (or stop) counting events and bytes and keeping arrival times. */
   record(on: boolean): void;
   close(): void;
@@ -57,6 +63,8 @@ export async function openStreams(
     failures: 0,
     firstFailure: undefined,
     opened: 0,
+    repeats: 0,
+    firstRepeat: undefined,
     record: (on) => {
       recording = on;
     },
@@ -77,7 +85,13 @@ export async function openStreams(
       const socket = connect(target.port, target.host);
       sockets.push(socket);
       let head: string | undefined = '';
+      let lastId = -1;
       const parser = createParser((id) => {
+        if (id <= lastId) {
+          group.repeats += 1;
+          group.firstRepeat ??= `stream ${index}: id ${id} after ${lastId}`;
+        }
+        lastId = Math.max(lastId, id);
         if (!recording) return;
         group.stats[index]!.events += 1;
         group.arrivals.ids.push(id);

@@ -8,6 +8,8 @@ import pg from 'pg';
 
 export interface Demand {
   txs: number;
+  /** Events owed to all the subscribers together for those heights. */
+  events: number;
   eventsPerSec: number;
   mbPerSec: number;
 }
@@ -29,7 +31,7 @@ export async function streamDemand(
       )
     ).rows[0]!;
     const txs = Number(range.n);
-    if (txs === 0) return { txs: 0, eventsPerSec: 0, mbPerSec: 0 };
+    if (txs === 0) return { txs: 0, events: 0, eventsPerSec: 0, mbPerSec: 0 };
     const bounds = [range.lo, range.hi];
     const byType = await countsBy(
       db,
@@ -56,6 +58,7 @@ export async function streamDemand(
     const eventsPerSec = events / window.seconds;
     return {
       txs,
+      events,
       eventsPerSec: Math.round(eventsPerSec),
       mbPerSec: (eventsPerSec * (range.bytes ?? 0)) / 1e6,
     };

@@ -17,6 +17,14 @@
  * when the bench received that NOTIFY. Delivery time is when the event's closing blank line
  * reached the bench. Only heights committed inside the measured window count.
  *
+ * Accounting: `eventsPerSec` counts every event received in the window, including `backlogEvents`
+ * (heights committed before the window, delivered in it: after the pause, or after a stall); what
+ * the window's own heights owe is `demandEvents`, of which `latencySamples` arrived in the window.
+ * `repeats` counts events whose id was not above their stream's previous id (an event sent twice):
+ * it must be 0. `slowCloses` and `readFailures` are the API's own counters (/metrics);
+ * `clientLoopDelay*` is the bench's event-loop delay: a bench too busy to read its sockets makes
+ * the API close streams as slow that a real client would have read.
+ *
  * Memory: API RSS with N idle subscribers (the indexer is paused with SIGSTOP, so nothing is
  * committed) minus RSS with none, over N. CPU: utime+stime of the API from /proc/<pid>/stat.
  * File descriptors: the bench holds N sockets and the API N; `ulimit -n` must exceed N + ~100 in
@@ -31,6 +39,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { cpuMs, rssKb, spawnCli, stopChild, waitForHttp } from './procs.js';
 import { loadavg } from 'node:os';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
 import pg from 'pg';
 import { COMMIT_CHANNEL } from '../../src/shared/commit-feed.js';
@@ -227,9 +236,11 @@ interface Server {
   latencies(
     group: ClientGroup,
     windowStartMs: number,
-  ): Promise<{ commit: number[]; lower: number[]; age: number[] }>;
+  ): Promise<{ commit: number[]; lower: number[]; age: number[]; backlog: number }>;
   /** What the subscribers should have received in the window (API runs), from the database. */
   demand(paths: string[], window: { startMs: number; endMs: number }): Promise<Demand | undefined>;
+  /** The API's own counts since it started: streams closed as slow, failed reads of its hub. */
+  counters(): Promise<{ slowCloses: number; readFailures: number } | undefined>;
   stop(): Promise<void>;
 }
 
@@ -249,6 +260,7 @@ async function startApi(chain: Chain, n: number): Promise<Server> {
       await sleep(CATCH_UP_SECONDS * 1000);
     },
     latencies: (group, windowStartMs) => apiLatencies(chain, group, windowStartMs),
+    counters: () => streamCounters(`http://${HOST}:${port}/metrics`),
     demand: (paths, window) => {
       const inWindow = chain.commits.commits.filter(
         (c) => c.notifiedMs >= window.startMs && c.notifiedMs <= window.endMs,
@@ -294,14 +306,31 @@ async function apiLatencies(chain: Chain, group: ClientGroup, windowStartMs: num
   const lower: number[] = [];
   // Every event received in the window against its commit, whenever that was: how far behind.
   const age: number[] = [];
+  // Events received in the window of heights committed before it: not in the window's demand.
+  let backlog = 0;
   for (let i = 0; i < ids.length; i++) {
     const c = commitOf(heights.get(ids[i]!) ?? Infinity);
     if (c !== undefined) age.push(atMs[i]! - c.updatedAtMs);
+    if (c !== undefined && c.notifiedMs < windowStartMs) backlog += 1;
     if (c === undefined || c.notifiedMs < windowStartMs) continue;
     commit.push(atMs[i]! - c.updatedAtMs);
     lower.push(atMs[i]! - c.notifiedMs);
   }
-  return { commit, lower, age };
+  return { commit, lower, age, backlog };
+}
+
+/** Sums of the API's slow-close and hub read-failure counters, from its /metrics text. */
+async function streamCounters(url: string): Promise<{ slowCloses: number; readFailures: number }> {
+  const text = await fetch(url).then((r) => r.text());
+  const sum = (name: string) =>
+    text
+      .split('\n')
+      .filter((line) => line.startsWith(name))
+      .reduce((n, line) => n + Number(line.slice(line.lastIndexOf(' ') + 1)), 0);
+  return {
+    slowCloses: sum('rollup_indexer_stream_slow_closes_total'),
+    readFailures: sum('rollup_indexer_stream_read_failures_total'),
+  };
 }
 
 async function startCeiling(): Promise<Server> {
@@ -330,9 +359,10 @@ async function startCeiling(): Promise<Server> {
       const { ids, atMs } = group.arrivals;
       const out: number[] = [];
       for (let i = 0; i < ids.length; i++) if (ids[i]! >= windowStartMs) out.push(atMs[i]! - ids[i]!);
-      return { commit: out, lower: out, age: out };
+      return { commit: out, lower: out, age: out, backlog: 0 };
     },
     demand: () => Promise.resolve(undefined),
+    counters: () => Promise.resolve(undefined),
     stop: () => stopChild(child),
   };
 }
@@ -355,16 +385,21 @@ async function measure(target: 'api' | 'ceiling', server: Server, paths: string[
   const windowStartMs = nowMs();
   const cpuBefore = cpuMs(server.pid);
   const clientCpuBefore = (process.cpuUsage().user + process.cpuUsage().system) / 1000;
+  // The bench's own event loop reads every socket: a stall of its own makes a stream look slow.
+  const clientLoop = monitorEventLoopDelay({ resolution: 10 });
+  clientLoop.enable();
   group.record(true);
   await sleep(seconds * 1000);
   group.record(false);
+  clientLoop.disable();
   const cpuUsedMs = cpuMs(server.pid) - cpuBefore;
   const rssLive = rssKb(server.pid);
   const windowMs = nowMs() - windowStartMs;
   const events = group.stats.reduce((n, s) => n + s.events, 0);
   const bytes = group.stats.reduce((n, s) => n + s.bytes, 0);
-  const { commit, lower, age } = await server.latencies(group, windowStartMs);
+  const { commit, lower, age, backlog } = await server.latencies(group, windowStartMs);
   const demand = await server.demand(paths, { startMs: windowStartMs, endMs: windowStartMs + windowMs });
+  const counters = await server.counters();
   const clientCpuMs = (process.cpuUsage().user + process.cpuUsage().system) / 1000 - clientCpuBefore;
   group.close();
   commit.sort((a, b) => a - b);
@@ -377,11 +412,17 @@ async function measure(target: 'api' | 'ceiling', server: Server, paths: string[
     opened: group.opened,
     failures: group.failures,
     ...(group.firstFailure ? { firstFailure: group.firstFailure.slice(0, 300) } : {}),
+    ...(counters ?? {}),
+    repeats: group.repeats,
+    ...(group.firstRepeat ? { firstRepeat: group.firstRepeat } : {}),
     openSeconds: round(openSeconds),
     seconds: round(windowMs / 1000),
     eventsPerSec: Math.round(events / (windowMs / 1000)),
     mbPerSec: round(bytes / (windowMs / 1000) / 1e6, 2),
     ...(demand ? { demandEventsPerSec: demand.eventsPerSec, demandMbPerSec: round(demand.mbPerSec, 2) } : {}),
+    // Received of what the window's heights owe (eventsPerSec also counts backlogEvents: events of
+    // heights committed before the window, delivered in it).
+    ...(demand ? { demandEvents: demand.events, backlogEvents: backlog } : {}),
     latencySamples: commit.length,
     p50Ms: round(percentile(commit, 50)),
     p99Ms: round(percentile(commit, 99)),
@@ -397,6 +438,8 @@ async function measure(target: 'api' | 'ceiling', server: Server, paths: string[
     ageP99Ms: round(percentile(age, 99)),
     cpuPercent: round((cpuUsedMs / windowMs) * 100),
     clientCpuPercent: round((clientCpuMs / windowMs) * 100),
+    clientLoopDelayP99Ms: round(clientLoop.percentile(99) / 1e6),
+    clientLoopDelayMaxMs: round(clientLoop.max / 1e6),
     rssNoneMb: round(rssBefore / 1024),
     rssIdleMb: round(rssIdle / 1024),
     rssLiveMb: round(rssLive / 1024),

@@ -206,6 +206,7 @@ function commitWaker(core: HubCore, serial: ReturnType<typeof createSerialQueue>
       failures = 0;
     }).catch((err: unknown) => {
       failures += 1;
+      core.ctx.metrics.readFailed();
       const retryInMs = Math.min(RETRY_FIRST_MS * 2 ** (failures - 1), RETRY_MAX_MS);
       core.ctx.logger.warn(
         { error: summarizeError(err), failures, retryInMs },

@@ -11,6 +11,8 @@ export interface StreamMetrics {
   sent(route: StreamRoute, events: number): void;
   slowClose(route: StreamRoute): void;
   replayed(route: StreamRoute, items: number): void;
+  /** A read of the hub's failed (it is retried: docs/stream.md §4.1). */
+  readFailed(): void;
 }
 
 export function createStreamMetrics(registry: Registry): StreamMetrics {
@@ -67,6 +69,15 @@ export function createStreamMetrics(registry: Registry): StreamMetrics {
         registers: [registry],
       }),
   );
+  const readFailures = metric(
+    'rollup_indexer_stream_read_failures_total',
+    () =>
+      new Counter({
+        name: 'rollup_indexer_stream_read_failures_total',
+        help: "Failed reads of the streams' hub (each retried from the same position)",
+        registers: [registry],
+      }),
+  );
   return {
     opened: (route) => open.inc({ route }),
     closed: (route) => open.dec({ route }),
@@ -74,5 +85,6 @@ export function createStreamMetrics(registry: Registry): StreamMetrics {
     sent: (route, n) => events.inc({ route }, n),
     slowClose: (route) => slow.inc({ route }),
     replayed: (route, items) => replay.observe({ route }, items),
+    readFailed: () => readFailures.inc(),
   };
 }
