@@ -27,6 +27,8 @@ export interface ClientGroup {
   /** Streams that ended, failed or were refused, each counted once (with the first reason seen). */
   failures: number;
   firstFailure: string | undefined;
+  /** When it happened (ms since the epoch, as `nowMs`). */
+  firstFailureAtMs: number | undefined;
   /** Streams whose HTTP head said 200. */
   opened: number;
   /**
@@ -62,6 +64,7 @@ export async function openStreams(
     arrivals: { ids: [], atMs: [], stream: [] },
     failures: 0,
     firstFailure: undefined,
+    firstFailureAtMs: undefined,
     opened: 0,
     repeats: 0,
     firstRepeat: undefined,
@@ -78,6 +81,7 @@ export async function openStreams(
     failed.add(index);
     group.failures += 1;
     group.firstFailure ??= reason;
+    group.firstFailureAtMs ??= nowMs();
   };
 
   const openOne = (index: number) =>

@@ -412,9 +412,14 @@ async function measure(target: 'api' | 'ceiling', server: Server, paths: string[
     opened: group.opened,
     failures: group.failures,
     ...(group.firstFailure ? { firstFailure: group.firstFailure.slice(0, 300) } : {}),
+    // Seconds after the window opened (negative: while the API caught up the pause's backlog).
+    ...(group.firstFailureAtMs
+      ? { firstFailureAtS: round((group.firstFailureAtMs - windowStartMs) / 1000) }
+      : {}),
     ...(counters ?? {}),
-    repeats: group.repeats,
-    ...(group.firstRepeat ? { firstRepeat: group.firstRepeat } : {}),
+    // The ceiling's ids are send times, shared by the events of one tick: repeats mean nothing there.
+    ...(target === 'api' ? { repeats: group.repeats } : {}),
+    ...(target === 'api' && group.firstRepeat ? { firstRepeat: group.firstRepeat } : {}),
     openSeconds: round(openSeconds),
     seconds: round(windowMs / 1000),
     eventsPerSec: Math.round(events / (windowMs / 1000)),
