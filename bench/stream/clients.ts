@@ -37,6 +37,10 @@ export interface ClientGroup {
    */
   repeats: number;
   firstRepeat: string | undefined;
+  /** Per stream: the last id received (-1 before any), recording or not. */
+  lastIds: number[];
+  /** Streams that ended, failed or were refused. */
+  failedStreams: Set<number>;
   /** Start (or stop) counting events and bytes and keeping arrival times. */
   record(on: boolean): void;
   close(): void;
@@ -68,6 +72,8 @@ export async function openStreams(
     opened: 0,
     repeats: 0,
     firstRepeat: undefined,
+    lastIds: paths.map(() => -1),
+    failedStreams: new Set(),
     record: (on) => {
       recording = on;
     },
@@ -75,10 +81,9 @@ export async function openStreams(
       for (const s of sockets) s.destroy();
     },
   };
-  const failed = new Set<number>();
   const fail = (index: number, reason: string) => {
-    if (failed.has(index)) return;
-    failed.add(index);
+    if (group.failedStreams.has(index)) return;
+    group.failedStreams.add(index);
     group.failures += 1;
     group.firstFailure ??= reason;
     group.firstFailureAtMs ??= nowMs();
@@ -89,13 +94,13 @@ export async function openStreams(
       const socket = connect(target.port, target.host);
       sockets.push(socket);
       let head: string | undefined = '';
-      let lastId = -1;
       const parser = createParser((id) => {
+        const lastId = group.lastIds[index]!;
         if (id <= lastId) {
           group.repeats += 1;
           group.firstRepeat ??= `stream ${index}: id ${id} after ${lastId}`;
         }
-        lastId = Math.max(lastId, id);
+        group.lastIds[index] = Math.max(lastId, id);
         if (!recording) return;
         group.stats[index]!.events += 1;
         group.arrivals.ids.push(id);

@@ -66,7 +66,7 @@ const blockTimeMs = Number(args['block-time-ms']);
 const log = (message: string) => process.stderr.write(`[bench:streams] ${message}\n`);
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const HOST = '127.0.0.1';
-/** Seconds of steady state after the indexer caught up with the pause, before the window opens. */
+/** Seconds of steady state after the API delivered the pause's backlog, before the window opens. */
 const CATCH_UP_SECONDS = 2;
 /** Seconds a process gets to settle before its RSS is read. */
 const SETTLE_SECONDS = 3;
@@ -230,8 +230,11 @@ function subscriberPaths(n: number, chain: Chain): string[] {
 interface Server {
   pid: number;
   port: number;
-  /** Called once the idle subscribers are measured: start the traffic. */
-  go(): Promise<void>;
+  /**
+   * Called once the idle subscribers are measured: starts the traffic and resolves when it is in
+   * its steady state, with how long the server took to deliver the backlog of the pause (API runs).
+   */
+  go(group: ClientGroup, paths: string[]): Promise<number | undefined>;
   /** Delivery latency of one event: [vs commit, vs a lower-bound commit] in ms, or undefined if outside the window. */
   latencies(
     group: ClientGroup,
@@ -254,10 +257,14 @@ async function startApi(chain: Chain, n: number): Promise<Server> {
   return {
     pid: child.pid!,
     port,
-    go: async () => {
+    go: async (group, paths) => {
       chain.indexer.kill('SIGCONT');
       await chain.caughtUp();
+      const caughtUpMs = nowMs();
+      await apiCaughtUp(chain.dbUrl, group, paths);
+      const apiCatchUpSeconds = (nowMs() - caughtUpMs) / 1000;
       await sleep(CATCH_UP_SECONDS * 1000);
+      return apiCatchUpSeconds;
     },
     latencies: (group, windowStartMs) => apiLatencies(chain, group, windowStartMs),
     counters: () => streamCounters(`http://${HOST}:${port}/metrics`),
@@ -276,6 +283,34 @@ async function startApi(chain: Chain, n: number): Promise<Server> {
     },
     stop: () => stopChild(child),
   };
+}
+
+/** Seconds the API gets to deliver the pause's backlog before the window opens regardless. */
+const API_CATCH_UP_DEADLINE_S = 120;
+
+/**
+ * Waits until every open unfiltered stream has the last tx committed now: the API has written
+ * the backlog of the pause, so the window measures its steady state, not that catch-up (whose
+ * events would otherwise land in the window as events of heights committed before it).
+ */
+async function apiCaughtUp(dbUrl: string, group: ClientGroup, paths: string[]): Promise<void> {
+  const db = new pg.Client({ connectionString: dbUrl });
+  await db.connect();
+  const { rows } = await db.query<{ s: string }>(
+    `SELECT tx_sequence AS s FROM checkpoint WHERE stream = 'blocks'`,
+  );
+  await db.end();
+  const head = Number(rows[0]?.s ?? 0);
+  const unfiltered = paths.flatMap((p, i) => (p.includes('?') ? [] : [i]));
+  const deadline = nowMs() + API_CATCH_UP_DEADLINE_S * 1000;
+  const behind = () => unfiltered.filter((i) => !group.failedStreams.has(i) && group.lastIds[i]! < head);
+  while (behind().length > 0) {
+    if (nowMs() > deadline) {
+      log(`the API did not deliver the pause's backlog in ${API_CATCH_UP_DEADLINE_S} s; measuring anyway`);
+      return;
+    }
+    await sleep(50);
+  }
 }
 
 async function apiLatencies(chain: Chain, group: ClientGroup, windowStartMs: number) {
@@ -354,6 +389,7 @@ async function startCeiling(): Promise<Server> {
     go: async () => {
       child.kill('SIGUSR1');
       await sleep(1000);
+      return undefined;
     },
     latencies: async (group, windowStartMs) => {
       const { ids, atMs } = group.arrivals;
@@ -381,7 +417,7 @@ async function measure(target: 'api' | 'ceiling', server: Server, paths: string[
   const openSeconds = (performance.now() - openStarted) / 1000;
   await sleep(SETTLE_SECONDS * 1000);
   const rssIdle = rssKb(server.pid);
-  await server.go();
+  const apiCatchUpSeconds = await server.go(group, paths);
   const windowStartMs = nowMs();
   const cpuBefore = cpuMs(server.pid);
   const clientCpuBefore = (process.cpuUsage().user + process.cpuUsage().system) / 1000;
@@ -421,6 +457,7 @@ async function measure(target: 'api' | 'ceiling', server: Server, paths: string[
     ...(target === 'api' ? { repeats: group.repeats } : {}),
     ...(target === 'api' && group.firstRepeat ? { firstRepeat: group.firstRepeat } : {}),
     openSeconds: round(openSeconds),
+    ...(apiCatchUpSeconds === undefined ? {} : { apiCatchUpSeconds: round(apiCatchUpSeconds) }),
     seconds: round(windowMs / 1000),
     eventsPerSec: Math.round(events / (windowMs / 1000)),
     mbPerSec: round(bytes / (windowMs / 1000) / 1e6, 2),
