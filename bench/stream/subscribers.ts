@@ -18,8 +18,9 @@
  * reached the bench. Only heights committed inside the measured window count.
  *
  * Accounting: `eventsPerSec` counts every event received in the window, including `backlogEvents`
- * (heights committed before the window, delivered in it: after the pause, or after a stall); what
- * the window's own heights owe is `demandEvents`, of which `latencySamples` arrived in the window.
+ * (heights committed before the window, delivered in it: in flight when it opened, or a stall's
+ * backlog); what the window's own heights owe is `demandEvents`, of which `latencySamples` arrived
+ * in it. The window opens once the API has delivered the backlog of the pause (`apiCatchUpSeconds`).
  * `repeats` counts events whose id was not above their stream's previous id (an event sent twice):
  * it must be 0. `slowCloses` and `readFailures` are the API's own counters (/metrics);
  * `clientLoopDelay*` is the bench's event-loop delay: a bench too busy to read its sockets makes
