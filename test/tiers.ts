@@ -33,7 +33,7 @@ export const SLOW_FILES: readonly string[] = [
   'test/ingest/faults.test.ts',
   'test/api/e2e.test.ts',
   'test/api/rich-list-e2e.test.ts',
-  'test/ingest/nft-lookup-stop.test.ts',
+  'test/ingest/nft-lookup-outage.test.ts',
   'test/ingest/nft-replay.test.ts',
   'test/api/stages-halted-head-e2e.test.ts',
   'test/api/fuzz.test.ts',

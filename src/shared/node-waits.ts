@@ -25,20 +25,23 @@ export interface WaitEntry {
 /**
  * The board of who waits for the node, shared by every part of one ingest process and read by its
  * API (`/status`, `/health`, `/ready`, `/metrics`). Several operations of one part may wait at once
- * (a window of chunks, a batch of traces): the part shows the one waiting longest.
+ * (a window of chunks, a batch of traces): the part shows the one that started first.
  */
 export interface NodeWaits {
   /** An entry for one operation of `part` doing `what`; it shows only once it has failed. */
   entry(part: string, what: string): WaitEntry;
-  /** One wait per waiting part, the longest first; empty when nothing waits. */
-  list(now?: Date): NodeWait[];
+  /** One wait per waiting part, the longest waiting first; empty when nothing waits. */
+  list(): NodeWait[];
 }
 
 export function createNodeWaits(): NodeWaits {
-  const open = new Set<NodeWait>();
+  /** Failing operations, each with the order it started in. */
+  const open = new Map<NodeWait, number>();
+  let operations = 0;
   return {
     entry(part, what) {
       let wait: NodeWait | undefined;
+      const order = operations++;
       return {
         failed(err) {
           wait ??= {
@@ -52,7 +55,7 @@ export function createNodeWaits(): NodeWaits {
           wait.attempts++;
           wait.on = surfaceOf(err);
           wait.lastError = errorMessage(err);
-          open.add(wait);
+          open.set(wait, order);
         },
         done() {
           if (wait) open.delete(wait);
@@ -60,15 +63,22 @@ export function createNodeWaits(): NodeWaits {
       };
     },
     list() {
-      const longest = new Map<string, NodeWait>();
-      for (const w of open) {
-        const seen = longest.get(w.part);
-        if (!seen || w.since < seen.since) longest.set(w.part, w);
+      // Per part, the operation that started first (the block stream's lowest chunk: the one that
+      // holds progress back), waiting since the part's first failure.
+      const first = new Map<string, { wait: NodeWait; order: number; since: Date }>();
+      for (const [wait, order] of open) {
+        const seen = first.get(wait.part);
+        const since = seen ? minDate(seen.since, wait.since) : wait.since;
+        first.set(wait.part, !seen || order < seen.order ? { wait, order, since } : { ...seen, since });
       }
-      return [...longest.values()].sort((a, b) => a.since.getTime() - b.since.getTime());
+      return [...first.values()]
+        .map(({ wait, since }) => ({ ...wait, since }))
+        .sort((a, b) => a.since.getTime() - b.since.getTime());
     },
   };
 }
+
+const minDate = (a: Date, b: Date) => (a < b ? a : b);
 
 /** The served form of the waits (docs/api.md §4.1.1): snake_case, times as ISO text. */
 export function servedWaits(waits: readonly NodeWait[]) {
