@@ -34,6 +34,7 @@ export const SLOW_FILES: readonly string[] = [
   'test/api/e2e.test.ts',
   'test/api/rich-list-e2e.test.ts',
   'test/ingest/nft-lookup-outage.test.ts',
+  'test/ingest/outage.test.ts',
   'test/ingest/nft-replay.test.ts',
   'test/api/stages-halted-head-e2e.test.ts',
   'test/api/fuzz.test.ts',
