@@ -56,6 +56,7 @@ export async function runIngestProcess(opts: IngestProcessOptions): Promise<numb
     host: ingest.host,
     registry,
     state: ctx.state,
+    waits: ctx.waits,
     limits: opts.config.edge,
   });
   opts.onListening?.(port.url);

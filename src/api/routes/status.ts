@@ -6,7 +6,7 @@ import { jsonRoute, type RouteDeps } from './define.js';
 
 /**
  * GET /status (docs/api.md §4.1): build info, chain id, the newest indexed height and each stage's
- * height; with the ingest of the same process, what waits for the node (§4.1.1).
+ * height; with the ingest of the same process, what waits for the node (docs/api.md §4.1.1).
  */
 export function registerStatusRoutes(app: FastifyInstance, deps: RouteDeps, waits?: NodeWaits): void {
   jsonRoute(app, deps, {
