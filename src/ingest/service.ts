@@ -95,13 +95,13 @@ function openNodeTransports(ctx: IngestServiceContext) {
 }
 
 /** A node that is down at start-up is waited for (with backoff), like one that fails later. */
-function nodeWaiter(ctx: IngestServiceContext) {
+function nodeWaiter(ctx: IngestServiceContext, waits: NodeWaits) {
   return <T>(what: string, fn: () => Promise<T>) =>
     withRetry(fn, {
       policy: ctx.options.nodeRetry ?? INGEST_RETRY,
       logger: ctx.logger,
       what,
-      ...(ctx.waits ? { report: { waits: ctx.waits, part: 'start-up' } } : {}),
+      report: { waits, part: 'start-up' },
       ...(ctx.onNodeRetry ? { onRetry: ctx.onNodeRetry } : {}),
       ...(ctx.signal ? { signal: ctx.signal } : {}),
     });
@@ -150,7 +150,7 @@ export async function createIngestService(ctx: IngestServiceContext): Promise<In
   metrics.watchNodeWaits(waits);
   const node = openNodeTransports(ctx);
   const { comet, rest, transports } = node;
-  const untilNodeAnswers = nodeWaiter(ctx);
+  const untilNodeAnswers = nodeWaiter(ctx, waits);
   const chain = await untilNodeAnswers('node status', () => discoverChain(options, { comet, rest }));
   const evmTransport = chain.vmType === 'evm' ? node.open('jsonrpc', options.endpoints.jsonRpc) : undefined;
   if (evmTransport) transports.push(evmTransport);

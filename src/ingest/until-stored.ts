@@ -27,18 +27,20 @@ export async function untilStored(
   },
 ): Promise<void> {
   const nodeWait = ctx.report?.waits.entry(ctx.report.part, 'commit');
+  let awayWas: 'database' | 'node' = 'database';
   try {
     for (let attempt = 0; ; attempt++) {
       try {
         await write(attempt > 0);
         ctx.metrics.dbAvailable.set(1);
-        if (attempt > 0) ctx.logger.info({ attempts: attempt + 1 }, 'database is back; commit done');
+        if (attempt > 0) ctx.logger.info({ attempts: attempt + 1 }, `${awayWas} is back; commit done`);
         return;
       } catch (err) {
         // Stopping while the database is away: nothing is lost, the checkpoint says where to resume.
         if (!isRetryable(err) || ctx.signal.aborted) throw err;
         const delayMs = backoffDelay(attempt, ctx.policy ?? INGEST_RETRY);
-        if (!(err instanceof AppError && err.code.startsWith('node_'))) {
+        awayWas = err instanceof AppError && err.code.startsWith('node_') ? 'node' : 'database';
+        if (awayWas === 'database') {
           ctx.metrics.dbAvailable.set(0);
           ctx.metrics.dbRetries.inc();
           ctx.logger.warn(

@@ -56,7 +56,13 @@ export async function withRetry<T>(
         wait?.failed(err);
         options.onRetry?.(err as Error);
         options.logger?.warn(
-          { what: options.what, attempt: attempt + 1, delayMs: delay, err: (err as Error).message },
+          {
+            ...(options.report ? { part: options.report.part } : {}),
+            what: options.what,
+            attempt: attempt + 1,
+            delayMs: delay,
+            err: (err as Error).message,
+          },
           'node request failed, retrying',
         );
         await abortableDelay(delay, options.signal);
