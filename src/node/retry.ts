@@ -41,6 +41,7 @@ export async function withRetry<T>(
     signal?: AbortSignal;
     /** Told of each failure that will be retried (e.g. to report "node unreachable"). */
     onRetry?: (err: Error) => void;
+    /** Shows this read on the waits board from its first failure until it ends, however it ends. */
     report?: WaitReport | undefined;
   },
 ): Promise<T> {
