@@ -54,6 +54,7 @@ import { registerEvmInternalTxRoutes } from './routes/evm-internal-txs.js';
 import { registerRichListRoutes } from './routes/rich-list.js';
 import { registerNftRoutes } from './routes/nfts.js';
 import { registerStatusRoutes } from './routes/status.js';
+import type { NodeWaits } from '../shared/node-waits.js';
 import { registerSwaggerRoutes } from './routes/swagger.js';
 import { registerSystemRoutes, type ReadinessCheck } from './routes/system.js';
 import { registerLivePage } from './routes/live-page.js';
@@ -72,6 +73,8 @@ export interface ApiContext {
   metrics: Registry;
   /** Extra readiness condition, e.g. from an ingest pipeline running in the same process. */
   readiness?: ReadinessCheck;
+  /** What the ingest of the same process waits for on the node (`start`); absent for `api` alone. */
+  nodeWaits?: NodeWaits;
   /** Serve on a server the caller already listens on (the ingest process opens its port first). */
   serverFactory?: FastifyServerFactory;
   /**
@@ -265,7 +268,7 @@ function createRouteDeps(ctx: ApiContext, db: Db, refused: ReturnType<typeof ref
 function registerReadRoutes(app: FastifyInstance, ctx: ApiContext, deps: RouteDeps): void {
   const { options } = ctx;
   installReplicaLagMetric(ctx.metrics, deps.readers.health);
-  registerStatusRoutes(app, deps);
+  registerStatusRoutes(app, deps, ctx.nodeWaits);
   registerBlockRoutes(app, deps);
   registerTxRoutes(app, deps);
   if (options.vmType === 'evm') registerEvmTxRoutes(app, deps);
@@ -276,6 +279,7 @@ function registerReadRoutes(app: FastifyInstance, ctx: ApiContext, deps: RouteDe
   registerSystemRoutes(app, deps, {
     metrics: ctx.metrics,
     ...(ctx.readiness ? { readiness: ctx.readiness } : {}),
+    ...(ctx.nodeWaits ? { waits: ctx.nodeWaits } : {}),
   });
 }
 

@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import type { Registry } from 'prom-client';
 import { edgeServerOptions, installPlainServerEdge, type EdgeLimits } from '../api/http-edge.js';
 import { InputError } from '../shared/errors.js';
+import { servedWaits, type NodeWaits } from '../shared/node-waits.js';
 import type { IngestState } from './ingest-state.js';
 
 type RequestHandler = (req: http.IncomingMessage, res: http.ServerResponse) => void;
@@ -29,6 +30,8 @@ export async function openHttpPort(ctx: {
   host: string;
   registry: Registry;
   state: IngestState;
+  /** What ingest waits for on the node, added to `/health` (docs/api.md §4.1.1). */
+  waits: NodeWaits;
   limits: EdgeLimits & { requestTimeoutMs: number };
 }): Promise<HttpPort> {
   // Stream requests wait for the API instead of taking a 503: an EventSource that gets a non-200
@@ -39,7 +42,7 @@ export async function openHttpPort(ctx: {
     parked.add(entry);
     res.once('close', () => parked.delete(entry));
   };
-  let handler: RequestHandler = bootHandler(ctx.registry, ctx.state, park);
+  let handler: RequestHandler = bootHandler(ctx, park);
   const server = http.createServer(edgeServerOptions(ctx.limits), (req, res) => handler(req, res));
   installPlainServerEdge(server, ctx.limits);
   await new Promise<void>((resolve, reject) => {
@@ -81,7 +84,10 @@ function listenError(err: NodeJS.ErrnoException, host: string, port: number): Er
   return err;
 }
 
-function bootHandler(registry: Registry, state: IngestState, park: RequestHandler): RequestHandler {
+function bootHandler(
+  { registry, state, waits }: { registry: Registry; state: IngestState; waits: NodeWaits },
+  park: RequestHandler,
+): RequestHandler {
   return (req, res) => {
     const path = (req.url ?? '/').split('?', 1)[0]!.replace(/\/+$/, '').toLowerCase();
     if (path.startsWith('/indexer/stream/')) {
@@ -89,7 +95,13 @@ function bootHandler(registry: Registry, state: IngestState, park: RequestHandle
     } else if (path === '/metrics') {
       void registry.metrics().then((text) => send(res, req, 200, text, registry.contentType));
     } else if (path === '/health') {
-      send(res, req, 200, '{"status":"ok"}');
+      const waiting = waits.list();
+      send(
+        res,
+        req,
+        200,
+        JSON.stringify({ status: 'ok', waiting: waiting.length > 0 ? servedWaits(waiting) : undefined }),
+      );
     } else if (path === '/ready') {
       const check = state.readiness();
       if (check.ready) send(res, req, 200, '{"status":"ready"}');

@@ -4,6 +4,7 @@ import { createInProcessFeed, type CommitFeed } from '../shared/commit-feed.js';
 import type { IngestOptions, NodeEndpoints } from '../shared/config.js';
 import { createLogger, type Logger } from '../shared/logger.js';
 import { createMetricsRegistry, type Registry } from '../shared/metrics.js';
+import { createNodeWaits, type NodeWaits } from '../shared/node-waits.js';
 import { createIngestMetrics, type IngestMetrics } from '../ingest/metrics.js';
 import { createIngestService, type IngestService } from '../ingest/service.js';
 import type { Progress } from '../ingest/pipeline.js';
@@ -48,12 +49,14 @@ export async function runIngestProcess(opts: IngestProcessOptions): Promise<numb
     registry,
     metrics: createIngestMetrics(registry),
     state: createIngestState(),
+    waits: createNodeWaits(),
   };
   const port = await openHttpPort({
     port: ingest.port,
     host: ingest.host,
     registry,
     state: ctx.state,
+    waits: ctx.waits,
     limits: opts.config.edge,
   });
   opts.onListening?.(port.url);
@@ -87,6 +90,8 @@ interface ProcessContext {
   registry: Registry;
   metrics: IngestMetrics;
   state: IngestState;
+  /** What ingest waits for on the node: shown by the API of this process (docs/api.md §4.1.1). */
+  waits: NodeWaits;
 }
 
 /** What the process opened so far (closed in reverse when it stops), and the height it reached. */
@@ -120,6 +125,7 @@ async function startIngestService(
     metrics: ctx.metrics,
     signal: ctx.signal,
     onNodeRetry: (err) => ctx.state.trouble(`node unreachable: ${err.message}`),
+    waits: ctx.waits,
   });
   return { db, service: opened.service };
 }
@@ -214,6 +220,7 @@ async function serveApi(
     metrics: ctx.registry,
     serverFactory,
     readiness: async () => ctx.state.readiness(),
+    nodeWaits: ctx.waits,
     ...(ctx.commits ? { commitFeed: ctx.commits } : {}),
   });
   await app.ready();

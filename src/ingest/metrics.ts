@@ -1,4 +1,5 @@
 import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
+import type { NodeWaits } from '../shared/node-waits.js';
 
 export interface IngestMetrics {
   height: Gauge;
@@ -18,10 +19,25 @@ export interface IngestMetrics {
    * grows while the stage is stuck; a later call for the same stage replaces the reading.
    */
   watchStageLag(stage: string, lag: () => number): void;
+  /** Makes `rollup_indexer_node_wait_seconds{part}` read these waits at scrape time. */
+  watchNodeWaits(waits: NodeWaits): void;
 }
 
 export function createIngestMetrics(registry: Registry): IngestMetrics {
   const lagReaders = new Map<string, () => number>();
+  let waits: NodeWaits | undefined;
+  new Gauge({
+    name: 'rollup_indexer_node_wait_seconds',
+    help: 'Seconds a part of ingest (block_stream, internal_tx_stage, rich_list_stage, start_up) has waited for the node; absent while it does not',
+    labelNames: ['part'],
+    registers: [registry],
+    collect() {
+      this.reset();
+      const now = Date.now();
+      for (const w of waits?.list() ?? [])
+        this.set({ part: w.part.replace(/[ -]/g, '_') }, (now - w.since.getTime()) / 1000);
+    },
+  });
   return {
     height: new Gauge({
       name: 'rollup_indexer_height',
@@ -87,5 +103,6 @@ export function createIngestMetrics(registry: Registry): IngestMetrics {
       registers: [registry],
     }),
     watchStageLag: (stage, lag) => void lagReaders.set(stage, lag),
+    watchNodeWaits: (watched) => void (waits = watched),
   };
 }

@@ -1,5 +1,7 @@
 import type { Logger } from '../shared/logger.js';
 import type { CometClient } from '../node/cometbft.js';
+import type { RetryPolicy } from '../node/retry.js';
+import type { NodeWaits } from '../shared/node-waits.js';
 import type { BlockWriter } from '../store/writers/block-writer.js';
 import type { BlockRows } from '../store/writers/rows.js';
 import { createFetchWindow, type ChunkFetcher, type FetchWindow } from './fetch/window.js';
@@ -16,6 +18,10 @@ export interface PipelineDeps {
   /** Fetch + prepare of a chunk of heights (in this thread or in prepare workers). */
   prepareChunk: ChunkFetcher<PreparedBlock>;
   metrics: IngestMetrics;
+  /** Backoff towards the node, without an attempt budget (default INGEST_RETRY; tests shrink it). */
+  retry?: RetryPolicy | undefined;
+  /** Where the block stream waiting for the node says so (`/status`'s `waiting`). */
+  waits?: NodeWaits | undefined;
 }
 
 export interface PipelineTuning {
@@ -77,6 +83,8 @@ export async function runPipeline(deps: PipelineDeps, run: RunOptions): Promise<
     signal,
     fetchHead: async () => (await deps.comet.status()).latestHeight,
     fetchChunk: deps.prepareChunk,
+    retry: deps.retry,
+    report: deps.waits && { waits: deps.waits, part: 'block stream' },
   });
 
   let previousTime = deps.writer.checkpoint().blockTimestamp;

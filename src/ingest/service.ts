@@ -6,7 +6,8 @@ import { createCometClient, type CometClient } from '../node/cometbft.js';
 import { createEvmClient } from '../node/evm.js';
 import { createNodeMetrics } from '../node/metrics.js';
 import { createRestClient } from '../node/rest.js';
-import { INGEST_RETRY, withRetry } from '../node/retry.js';
+import { INGEST_RETRY, withRetry, type RetryPolicy } from '../node/retry.js';
+import { createNodeWaits, type NodeWaits } from '../shared/node-waits.js';
 import { createTransport, type Transport } from '../node/transport.js';
 import type { Db } from '../store/driver/db.js';
 import type { ChainMeta } from '../store/readers/chain-meta.js';
@@ -47,8 +48,13 @@ export interface IngestServiceContext {
     Partial<Pick<IngestOptions, 'internalTx' | 'richList' | 'prepareWorkers'>> & {
       /** Collect NFTs (default true; false for a bench comparison or a chain without NFTs). */
       nftIndexing?: boolean;
-      /** Attempts per NFT look-up before ingest stops (default 10). */
+      /** Attempts per NFT look-up before the block stream retries its chunk (default 10). */
       nftLookupAttempts?: number;
+      /**
+       * Backoff towards the node (default INGEST_RETRY). Node reads wait without an attempt budget
+       * (docs/ingest.md §10); tests shrink the cap to make an outage long in attempts, not seconds.
+       */
+      nodeRetry?: RetryPolicy;
       /** Per-request timeout towards the node (default 30 s). */
       requestTimeoutMs?: number;
     };
@@ -59,6 +65,8 @@ export interface IngestServiceContext {
   metrics?: IngestMetrics;
   /** Told when the node does not answer during start-up (it is waited for). */
   onNodeRetry?: (err: Error) => void;
+  /** Where every part waiting for the node says so; the API of the same process reads it. */
+  waits?: NodeWaits;
   signal?: AbortSignal;
 }
 
@@ -87,12 +95,13 @@ function openNodeTransports(ctx: IngestServiceContext) {
 }
 
 /** A node that is down at start-up is waited for (with backoff), like one that fails later. */
-function nodeWaiter(ctx: IngestServiceContext) {
+function nodeWaiter(ctx: IngestServiceContext, waits: NodeWaits) {
   return <T>(what: string, fn: () => Promise<T>) =>
     withRetry(fn, {
-      policy: INGEST_RETRY,
+      policy: ctx.options.nodeRetry ?? INGEST_RETRY,
       logger: ctx.logger,
       what,
+      report: { waits, part: 'start-up' },
       ...(ctx.onNodeRetry ? { onRetry: ctx.onNodeRetry } : {}),
       ...(ctx.signal ? { signal: ctx.signal } : {}),
     });
@@ -135,9 +144,13 @@ function tappedComet(comet: CometClient, tapped: Stages): CometClient {
 /** Wires node clients, decoder and writer; checks the chain against the database. */
 export async function createIngestService(ctx: IngestServiceContext): Promise<IngestService> {
   const { options, logger, db } = ctx;
+  const waits = ctx.waits ?? createNodeWaits();
+  const retry = options.nodeRetry;
+  const metrics = ctx.metrics ?? createIngestMetrics(ctx.registry);
+  metrics.watchNodeWaits(waits);
   const node = openNodeTransports(ctx);
   const { comet, rest, transports } = node;
-  const untilNodeAnswers = nodeWaiter(ctx);
+  const untilNodeAnswers = nodeWaiter(ctx, waits);
   const chain = await untilNodeAnswers('node status', () => discoverChain(options, { comet, rest }));
   const evmTransport = chain.vmType === 'evm' ? node.open('jsonrpc', options.endpoints.jsonRpc) : undefined;
   if (evmTransport) transports.push(evmTransport);
@@ -145,7 +158,6 @@ export async function createIngestService(ctx: IngestServiceContext): Promise<In
 
   const writer = await createBlockWriter(db);
   await settleStartHeight(ctx, writer, comet, untilNodeAnswers);
-  const metrics = ctx.metrics ?? createIngestMetrics(ctx.registry);
   metrics.height.set(writer.checkpoint().height);
   const evm = evmTransport ? createEvmClient(evmTransport) : undefined;
   const stages = createDerivations({
@@ -157,6 +169,8 @@ export async function createIngestService(ctx: IngestServiceContext): Promise<In
     evm,
     accountPrefix: options.accountPrefix,
     signal: ctx.signal,
+    retry,
+    waits,
   });
   const tapped = stages.filter((stage) => stage.onBlocks);
   const openPreparer = preparerFactory(ctx, {
@@ -169,7 +183,7 @@ export async function createIngestService(ctx: IngestServiceContext): Promise<In
     stages,
     balanceChanges: tapped.length > 0,
   });
-  const parts = { db, logger, writer, comet, metrics, stages, openPreparer };
+  const parts = { db, logger, writer, comet, metrics, stages, openPreparer, node: { retry, waits } };
   return {
     chain,
     height: () => writer.checkpoint().height,
@@ -209,7 +223,10 @@ function preparerFactory(
             maxConcurrentRequests: options.maxConcurrentRequests,
             requestTimeoutMs: options.requestTimeoutMs ?? NODE_TIMEOUT_MS,
             accountPrefix: options.accountPrefix,
-            nft: options.nftIndexing === false ? undefined : { lookupAttempts: options.nftLookupAttempts },
+            nft:
+              options.nftIndexing === false
+                ? undefined
+                : { lookupAttempts: options.nftLookupAttempts, retry: options.nodeRetry },
             balanceChanges: deps.balanceChanges,
             logLevel: logger.level,
           },
@@ -233,6 +250,7 @@ function preparerFactory(
                   logger,
                   signal,
                   lookupAttempts: options.nftLookupAttempts,
+                  retry: options.nodeRetry,
                 }),
         });
 }
@@ -247,6 +265,8 @@ async function runIngest(
     metrics: IngestMetrics;
     stages: Stages;
     openPreparer: (signal: AbortSignal) => ChunkPreparer;
+    /** Backoff towards the node and where each part waiting for it says so. */
+    node: { retry: RetryPolicy | undefined; waits: NodeWaits };
   },
   chain: ChainMeta,
   runOptions: Parameters<IngestService['run']>[0],
@@ -260,11 +280,11 @@ async function runIngest(
   const failed = new AbortController();
   const signal = AbortSignal.any([runOptions.signal, failed.signal]);
   const head = createBlockHead(() => writer.checkpoint().height);
-  const stageDeps = { db, logger, metrics, head };
+  const stageDeps = { db, logger, metrics, head, ...parts.node };
   const preparer = parts.openPreparer(runOptions.signal);
   const running = [
     runPipeline(
-      { logger, writer, comet, prepareChunk: preparer.prepare, metrics },
+      { logger, writer, comet, prepareChunk: preparer.prepare, metrics, ...parts.node },
       {
         ...runOptions,
         signal,

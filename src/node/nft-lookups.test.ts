@@ -55,7 +55,7 @@ const WASM_CREATOR = { contract_info: { creator: 'init1maker' } };
 const isSmart = (req: TransportRequest) => req.path.includes('/smart/');
 
 describe('NFT look-ups', () => {
-  it('a look-up that keeps failing stops with an error naming the height and the object, after the attempts', async () => {
+  it('a look-up that keeps failing on node trouble fails retryably (the block stream waits), naming the height and the object', async () => {
     let attempts = 0;
     const rest = fakeRest({
       getJson: async () => {
@@ -70,7 +70,10 @@ describe('NFT look-ups', () => {
     expect((err as AppError).message).toMatch(
       /^height 42: NFT look-up of 0x1::nft::Nft of 0xabc failed after 3 attempts/,
     );
-    expect((err as AppError).retryable).toBe(false);
+    expect((err as AppError).message).toMatch(
+      /the block stream waits for the node and tries this height again$/,
+    );
+    expect((err as AppError).retryable).toBe(true);
     expect(attempts).toBe(3);
   });
 

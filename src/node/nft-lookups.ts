@@ -10,8 +10,9 @@ import { INGEST_RETRY, withRetry, type RetryPolicy } from './retry.js';
  *   reverting, an ABI answer that does not decode) is decided once: the same query at the same
  *   height answers the same, so retrying it would only stall ingest on a height forever;
  * - node trouble (network, timeouts, 429, 5xx without a contract answer) is retried a bounded
- *   number of times; then the look-up fails for good with an error naming the height and the
- *   object, which stops ingest (nothing past the checkpoint is written, the next start resumes).
+ *   number of times; then the look-up fails with a retryable error naming the height and the
+ *   object, and the block stream fetches that chunk again, waiting for the node for as long as it
+ *   takes (docs/ingest.md §10): nothing past the checkpoint is written meanwhile.
  * Immutable facts (collection names and creators) are cached in bounded maps.
  */
 export interface NftLookups {
@@ -55,7 +56,9 @@ export interface NftLookupOptions {
   cacheSize?: number;
 }
 
-const DEFAULT_POLICY: RetryPolicy = { ...INGEST_RETRY, maxAttempts: 10 };
+/** Attempts of one look-up before the block stream takes over the wait (about half a minute). */
+export const NFT_LOOKUP_ATTEMPTS = 10;
+const DEFAULT_POLICY: RetryPolicy = { ...INGEST_RETRY, maxAttempts: NFT_LOOKUP_ATTEMPTS };
 /**
  * wasmd wraps every error a contract's query entry point returns (JSON parse errors such as
  * `<crate>::QueryMsg: unknown variant`, "not found", StdError) in ErrQueryFailed — codespace
@@ -114,10 +117,11 @@ function createLookup(options: NftLookupOptions): Lookup {
         : await cached(cacheKey, () => retried(what, height, fn));
     } catch (err) {
       if (options.signal?.aborted) throw err;
+      const retryable = isRetryable(err);
       throw new AppError(
         'nft_lookup_failed',
-        `height ${height}: NFT look-up of ${what} failed${isRetryable(err) ? ` after ${policy.maxAttempts} attempts` : ''}: ${errorMessage(err)}; ingest stops here and resumes from the checkpoint on the next start`,
-        { cause: err },
+        `height ${height}: NFT look-up of ${what} failed${retryable ? ` after ${policy.maxAttempts} attempts` : ''}: ${errorMessage(err)}; ${retryable ? 'the block stream waits for the node and tries this height again' : 'ingest stops here and resumes from the checkpoint on the next start'}`,
+        { cause: err, retryable, details: { surface: 'rest' } },
       );
     }
   };

@@ -94,7 +94,7 @@ export function createRestClient(transport: Transport): RestClient {
       // deterministic answer from node trouble (restErrorAnswer) read all of it.
       throw new AppError('node_rest_error', `rest ${path}: HTTP ${res.status} ${res.text.slice(0, 200)}`, {
         retryable: res.status >= 500 || res.status === 400,
-        details: { answer: parseErrorAnswer(res.status, res.text) },
+        details: { answer: parseErrorAnswer(res.status, res.text), surface: 'rest' },
       });
     }
     try {

@@ -88,7 +88,12 @@ export function createTransport(options: TransportOptions): Transport {
     ep.consecutiveFailures++;
     if (ep.consecutiveFailures >= UNHEALTHY_AFTER_FAILURES) ep.unhealthyUntil = Date.now() + UNHEALTHY_FOR_MS;
     options.metrics?.errors.inc({ surface: options.name, kind: code });
-    throw new AppError(code, `${options.name} ${ep.base}: ${message}`, { cause, retryable: true });
+    // The surface rides along so a part waiting on the node can say which one (docs/api.md §4.1.1).
+    throw new AppError(code, `${options.name} ${ep.base}: ${message}`, {
+      cause,
+      retryable: true,
+      details: { surface: options.name },
+    });
   };
 
   async function request(req: TransportRequest): Promise<TransportResponse> {

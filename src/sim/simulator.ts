@@ -379,6 +379,7 @@ export function createSimulator(options: SimulatorOptions): Simulator {
     head,
     truth,
     faultLog: () => faults.log(),
+    outage: (kind) => faults.setOutage(kind),
     listen: () => servers.listen(),
     close: () => servers.close(),
   };

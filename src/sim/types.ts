@@ -243,6 +243,11 @@ export interface Simulator {
   truth: SimulatorTruth;
   /** The faults served so far (`faults` option): lets a test prove its profile's faults hit. */
   faultLog(): FaultLog;
+  /**
+   * A node outage: from now on every request of every surface is answered by this fault (reset:
+   * connection refused-like, timeout: never answered, 5xx, 429), until called without a kind.
+   */
+  outage(kind: keyof FaultCounts | undefined): void;
   /** Start the HTTP servers; resolves with their base URLs (no trailing slash). */
   listen(): Promise<SimulatorUrls>;
   close(): Promise<void>;

@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApiApp } from '../../src/api/app.js';
 import { loadApiOptions } from '../../src/api/options.js';
 import { AppError } from '../../src/shared/errors.js';
+import { createNodeWaits } from '../../src/shared/node-waits.js';
 import { silentLogger } from '../../src/shared/logger.js';
 import { createMetricsRegistry } from '../../src/shared/metrics.js';
 import type { Db } from '../../src/store/driver/db.js';
@@ -190,6 +191,67 @@ describe.each(testDbFactories())('API document, health and outages on $name', (f
     expect(stalled.statusCode).toBe(503);
     expect(JSON.parse(stalled.body)).toEqual({ code: 14, message: 'indexer is stalled', details: [] });
     await h.db.query('UPDATE checkpoint SET updated_at = now()');
+  });
+
+  it('says what waits for the node in /status, /health and /ready, and nothing once it answers (docs/api.md §4.1.1)', async () => {
+    const waits = createNodeWaits();
+    const app = await createApiApp({
+      options: loadApiOptions({
+        CHAIN_ID: 'evm-1',
+        VM_TYPE: 'evm',
+        API_CACHE: 'false',
+        READY_MAX_LAG_SECONDS: '3600',
+      }),
+      db: h.db,
+      logger: silentLogger(),
+      metrics: createMetricsRegistry({ defaultMetrics: false }),
+      nodeWaits: waits,
+    });
+    try {
+      const calm = await Promise.all(['/status', '/health', '/ready'].map((url) => app.inject({ url })));
+      const calmBodies = calm.map((res) => res.body);
+      expect(calmBodies.every((body) => !body.includes('waiting'))).toBe(true);
+      const chunk = waits.entry('block stream', 'heights 11-30');
+      const refused = new AppError('node_unreachable', 'rpc http://node: connect ECONNREFUSED', {
+        retryable: true,
+        details: { surface: 'rpc' },
+      });
+      chunk.failed(refused);
+      chunk.failed(refused);
+      const expected = [
+        {
+          on: 'rpc',
+          what: 'block stream: heights 11-30',
+          since: waits.list()[0]!.since.toISOString(),
+          attempts: 2,
+          last_error: 'rpc http://node: connect ECONNREFUSED',
+        },
+      ];
+      const status = JSON.parse((await app.inject({ url: '/status' })).body) as Record<string, unknown>;
+      expect(Object.keys(status).at(-1)).toBe('waiting');
+      expect(status.waiting).toEqual(expected);
+      expect(JSON.parse((await app.inject({ url: '/health' })).body)).toEqual({
+        status: 'ok',
+        waiting: expected,
+      });
+      expect(JSON.parse((await app.inject({ url: '/ready' })).body)).toEqual({
+        status: 'ready',
+        waiting: expected,
+      });
+      // A stalled /ready names the wait.
+      await h.db.query("UPDATE checkpoint SET updated_at = now() - interval '2 hours'");
+      const stalled = await app.inject({ url: '/ready' });
+      await h.db.query('UPDATE checkpoint SET updated_at = now()');
+      expect(stalled.statusCode).toBe(503);
+      expect(JSON.parse(stalled.body).message).toBe(
+        `indexer is stalled: waiting for rpc since ${expected[0]!.since} (block stream: heights 11-30)`,
+      );
+      chunk.done();
+      const after = await Promise.all(['/status', '/health', '/ready'].map((url) => app.inject({ url })));
+      expect(after.map((res) => res.body)).toEqual(calmBodies);
+    } finally {
+      await app.close();
+    }
   });
 
   it('answers 503 while the database is down and recovers by itself', async () => {

@@ -89,7 +89,7 @@ function workerConfig(overrides: Partial<PrepareWorkerConfig> = {}): PrepareWork
     maxConcurrentRequests: 4,
     requestTimeoutMs: 5_000,
     accountPrefix: 'init',
-    nft: { lookupAttempts: 2 },
+    nft: { lookupAttempts: 2, retry: undefined },
     balanceChanges: false,
     logLevel: 'silent',
     ...overrides,

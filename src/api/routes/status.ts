@@ -1,10 +1,14 @@
 import type { FastifyInstance } from 'fastify';
 import { HttpError, GrpcCode } from '../errors.js';
 import { errorResponses, ref } from '../schemas.js';
+import { servedWaits, type NodeWaits } from '../../shared/node-waits.js';
 import { jsonRoute, type RouteDeps } from './define.js';
 
-/** GET /status (docs/api.md §4.1): build info, chain id, the newest indexed height and each stage's height. */
-export function registerStatusRoutes(app: FastifyInstance, deps: RouteDeps): void {
+/**
+ * GET /status (docs/api.md §4.1): build info, chain id, the newest indexed height and each stage's
+ * height; with the ingest of the same process, what waits for the node (docs/api.md §4.1.1).
+ */
+export function registerStatusRoutes(app: FastifyInstance, deps: RouteDeps, waits?: NodeWaits): void {
   jsonRoute(app, deps, {
     url: '/status',
     ttlSeconds: 1,
@@ -27,7 +31,14 @@ export function registerStatusRoutes(app: FastifyInstance, deps: RouteDeps): voi
         height: heights.height,
         internal_tx_height: heights.internalTxHeight || undefined,
         rich_list_height: heights.richListHeight || undefined,
+        waiting: waitingNow(waits),
       });
     },
   });
+}
+
+/** The parts waiting for the node, served; undefined (left out) while none waits (docs/api.md §4.1.1). */
+export function waitingNow(waits: NodeWaits | undefined) {
+  const now = waits?.list() ?? [];
+  return now.length > 0 ? servedWaits(now) : undefined;
 }

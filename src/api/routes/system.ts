@@ -2,7 +2,9 @@ import type { FastifyInstance } from 'fastify';
 import type { Registry } from 'prom-client';
 import { GrpcCode, HttpError } from '../errors.js';
 import { errorResponses, ref } from '../schemas.js';
+import type { NodeWaits } from '../../shared/node-waits.js';
 import { jsonRoute, type RouteDeps } from './define.js';
+import { waitingNow } from './status.js';
 
 /** Optional extra readiness check supplied by a process that also runs ingest. */
 export type ReadinessCheck = () => Promise<{ ready: boolean; reason?: string }>;
@@ -11,12 +13,15 @@ export type ReadinessCheck = () => Promise<{ ready: boolean; reason?: string }>;
 export function registerSystemRoutes(
   app: FastifyInstance,
   deps: RouteDeps,
-  extra: { metrics: Registry; readiness?: ReadinessCheck },
+  extra: { metrics: Registry; readiness?: ReadinessCheck; waits?: NodeWaits },
 ): void {
+  // Left out while nothing waits, so the bodies stay as they were (docs/api.md §4.9).
+  const withWaits = (body: Record<string, unknown>) =>
+    JSON.stringify({ ...body, waiting: waitingNow(extra.waits) });
   jsonRoute(app, deps, {
     url: '/health',
     schema: { tags: ['App'], summary: 'Liveness', response: { 200: ref('health.HealthResponse') } },
-    handler: async () => '{"status":"ok"}',
+    handler: async () => withWaits({ status: 'ok' }),
   });
 
   jsonRoute(app, deps, {
@@ -32,7 +37,9 @@ export function registerSystemRoutes(
       if (maxLag > 0) {
         const age = await deps.readers.health.checkpointAgeSeconds();
         if (age === undefined || age > maxLag) {
-          throw new HttpError(503, GrpcCode.unavailable, 'indexer is stalled', 'indexer_stalled');
+          const waiting = waitingNow(extra.waits)?.[0];
+          const why = waiting ? `: waiting for ${waiting.on} since ${waiting.since} (${waiting.what})` : '';
+          throw new HttpError(503, GrpcCode.unavailable, `indexer is stalled${why}`, 'indexer_stalled');
         }
       }
       if (extra.readiness) {
@@ -40,7 +47,7 @@ export function registerSystemRoutes(
         if (!check.ready)
           throw new HttpError(503, GrpcCode.unavailable, check.reason ?? 'not ready', 'not_ready');
       }
-      return '{"status":"ready"}';
+      return withWaits({ status: 'ready' });
     },
   });
 

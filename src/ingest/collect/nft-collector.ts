@@ -1,6 +1,6 @@
-import { createNftLookups, type NftLookups } from '../../node/nft-lookups.js';
+import { createNftLookups, NFT_LOOKUP_ATTEMPTS, type NftLookups } from '../../node/nft-lookups.js';
 import type { RestClient } from '../../node/rest.js';
-import { INGEST_RETRY } from '../../node/retry.js';
+import { INGEST_RETRY, type RetryPolicy } from '../../node/retry.js';
 import type { RawBlock } from '../../node/types.js';
 import type { Logger } from '../../shared/logger.js';
 import type { NftBlockRows } from '../../store/writers/nft-rows.js';
@@ -34,13 +34,15 @@ export function createIngestNftCollector(ctx: {
   logger: Logger;
   signal: AbortSignal;
   lookupAttempts?: number | undefined;
+  /** Backoff between attempts (default INGEST_RETRY; tests shrink it). */
+  retry?: RetryPolicy | undefined;
 }): NftCollector {
   const { rest, logger, signal, lookupAttempts } = ctx;
-  const policy = lookupAttempts ? { policy: { ...INGEST_RETRY, maxAttempts: lookupAttempts } } : {};
+  const policy = { ...(ctx.retry ?? INGEST_RETRY), maxAttempts: lookupAttempts ?? NFT_LOOKUP_ATTEMPTS };
   return createNftCollector({
     vm: ctx.vm,
     prefix: ctx.prefix,
     logger,
-    lookups: createNftLookups({ rest, logger, signal, ...policy }),
+    lookups: createNftLookups({ rest, logger, signal, policy }),
   });
 }

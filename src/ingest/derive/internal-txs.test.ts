@@ -1,7 +1,8 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { testDbFactories } from '../../../test/helpers/db.js';
 import type { CallFrame, EvmClient, TxTrace } from '../../node/evm.js';
 import { silentLogger } from '../../shared/logger.js';
+import { createNodeWaits } from '../../shared/node-waits.js';
 import { createMetricsRegistry } from '../../shared/metrics.js';
 import type { Db } from '../../store/driver/db.js';
 import { createIngestMetrics } from '../metrics.js';
@@ -11,6 +12,8 @@ import { runDerivation } from './runner.js';
 
 const A = '0x' + 'a1'.repeat(20);
 const B = '0x' + 'b2'.repeat(20);
+/** vi.waitFor's own 1 s is a guess about machine load: conditions are given half a minute. */
+const PATIENCE = { timeout: 30_000, interval: 10 };
 const hashAt = (height: number) => '0x' + height.toString(16).padStart(64, '0');
 
 const frame = (error?: string): CallFrame => ({
@@ -67,18 +70,15 @@ async function seedEvmChain(db: Db, to: number) {
 }
 
 describe.each(testDbFactories())('internal-tx stage on $name', (factory) => {
-  const setup = async (db: Db, node: EvmClient, traceAttempts?: number) => {
+  const setup = async (db: Db, node: EvmClient) => {
     const head = createBlockHead(() => 8);
     head.finish();
     const registry = createMetricsRegistry({ defaultMetrics: false });
     const deps = { db, logger: silentLogger(), metrics: createIngestMetrics(registry), head };
-    const stage = createInternalTxDerivation({
-      db,
-      evm: node,
-      accountPrefix: 'init',
-      ...(traceAttempts === undefined ? {} : { traceAttempts }),
-    });
-    return { deps, stage };
+    const waits = createNodeWaits();
+    const retry = { baseMs: 1, capMs: 4 };
+    const stage = createInternalTxDerivation({ db, evm: node, accountPrefix: 'init', retry, waits });
+    return { deps, stage, waits };
   };
 
   it('retries a height whose trace of one tx failed, then stores every frame with its error', async () => {
@@ -90,7 +90,6 @@ describe.each(testDbFactories())('internal-tx stage on $name', (factory) => {
       await runDerivation(stage, deps, {
         signal: new AbortController().signal,
         batchHeights: 3,
-        fetchAttempts: 4,
       });
       expect(node.calls).toBe(3);
       const { rows } = await db.query<{ height: number; error: string | null; revert_reason: string | null }>(
@@ -132,29 +131,33 @@ describe.each(testDbFactories())('internal-tx stage on $name', (factory) => {
     }
   });
 
-  it('stops naming the height and the tx when the trace keeps failing; nothing past it is stored', async () => {
+  it('waits while the trace keeps failing, naming the heights and the tx; nothing past it is stored meanwhile', async () => {
     const { db, dispose } = await factory.create();
     try {
       await seedEvmChain(db, 8);
-      const node = tracingNode(5, Number.POSITIVE_INFINITY);
-      const { deps, stage } = await setup(db, node, 3);
-      await expect(
-        runDerivation(stage, deps, {
-          signal: new AbortController().signal,
-          batchHeights: 3,
-          fetchAttempts: 3,
-        }),
-      ).rejects.toThrow(
-        `internal_tx stage stopped at heights 4..6: debug_traceBlockByNumber 5: tx ${hashAt(5)} was not traced: execution timeout`,
-      );
-      const { rows } = await db.query<{ height: number }>('SELECT height FROM checkpoint WHERE stream = $1', [
-        'internal_tx',
+      const node = tracingNode(5, 40);
+      const { deps, stage, waits } = await setup(db, node);
+      const running = runDerivation(stage, deps, { signal: new AbortController().signal, batchHeights: 3 });
+      // Four times the old budget of 10 attempts, which stopped the stage and the process.
+      await vi.waitFor(async () => {
+        expect(node.calls).toBeGreaterThanOrEqual(20);
+        const { rows } = await db.query<{ max: number }>('SELECT max(height) AS max FROM evm_internal_tx');
+        expect(rows[0]!.max).toBe(3);
+      }, PATIENCE);
+      expect(waits.list()).toMatchObject([
+        {
+          part: 'internal_tx stage',
+          what: 'internal_tx stage: debug_traceBlockByNumber 4,5,6',
+          lastError: expect.stringContaining(`tx ${hashAt(5)} was not traced: execution timeout`),
+        },
       ]);
-      expect(rows[0]!.height).toBe(3);
-      // The request's 3 attempts are the whole budget: the batch is not fetched again on top.
-      expect(node.calls).toBe(3);
-      const stored = await db.query<{ max: number }>('SELECT max(height) AS max FROM evm_internal_tx');
-      expect(stored.rows[0]!.max).toBe(3);
+      await running;
+      expect(node.calls).toBe(41);
+      const { rows } = await db.query<{ height: number }>(
+        'SELECT height FROM evm_internal_tx ORDER BY sequence',
+      );
+      expect(rows.map((r) => r.height)).toEqual([2, 3, 4, 5, 6, 7, 8]);
+      expect(waits.list()).toEqual([]);
     } finally {
       await dispose();
     }

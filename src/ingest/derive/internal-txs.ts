@@ -1,6 +1,6 @@
 import type { EvmClient } from '../../node/evm.js';
-import { INGEST_RETRY, withRetry } from '../../node/retry.js';
-import { AppError, isRetryable } from '../../shared/errors.js';
+import { INGEST_RETRY, withRetry, type RetryPolicy } from '../../node/retry.js';
+import type { NodeWaits } from '../../shared/node-waits.js';
 import type { Db } from '../../store/driver/db.js';
 import { createInternalTxWriter } from '../../store/writers/internal-tx-writer.js';
 import type { EvmInternalTxRow } from '../../wire/evm-internal-tx.js';
@@ -9,8 +9,6 @@ import type { Derivation } from './derivation.js';
 
 /** Heights per debug_traceBlockByNumber batch: traces are large, so batches stay small. */
 const TRACES_PER_REQUEST = 4;
-/** Attempts per request before the stage stops (10 to 20 seconds of backoff in all). */
-const TRACE_ATTEMPTS = 10;
 
 /**
  * EVM internal txs (docs/ingest.md §8.2): every height holding EVM txs is traced with the
@@ -21,11 +19,14 @@ export function createInternalTxDerivation(ctx: {
   db: Db;
   evm: EvmClient;
   accountPrefix: string;
-  /** Attempts per debug_traceBlockByNumber request (default 10). */
-  traceAttempts?: number;
+  /** Backoff of each trace request, without an attempt budget (default INGEST_RETRY). */
+  retry?: RetryPolicy | undefined;
+  /** Where a trace waiting for the node says so (`/status`'s `waiting`). */
+  waits?: NodeWaits | undefined;
 }): Derivation<EvmInternalTxRow[]> {
   const writer = createInternalTxWriter();
-  const policy = { ...INGEST_RETRY, maxAttempts: ctx.traceAttempts ?? TRACE_ATTEMPTS };
+  const policy = ctx.retry ?? INGEST_RETRY;
+  const report = ctx.waits && { waits: ctx.waits, part: 'internal_tx stage' };
   return {
     name: 'internal_tx',
     async fetch(from, to, signal) {
@@ -34,7 +35,8 @@ export function createInternalTxDerivation(ctx: {
         [from, to],
       );
       const heights = rows.map((r) => r.height);
-      // Once one request fails for good the batch is lost: the others stop retrying.
+      // Node trouble is waited out (docs/ingest.md §10); once one request fails for good (an error
+      // no retry fixes) the batch is lost: the others stop retrying.
       const failed = new AbortController();
       const retrySignal = AbortSignal.any([signal, failed.signal]);
       const requests: Promise<EvmInternalTxRow[]>[] = [];
@@ -47,12 +49,12 @@ export function createInternalTxDerivation(ctx: {
             const traces = await ctx.evm.traceBlocks(group);
             return traces.flatMap((t, j) => flattenBlockTraces(group[j]!, t, ctx.accountPrefix));
           },
-          { policy, what: `debug_traceBlockByNumber ${group.join(',')}`, signal: retrySignal },
+          { policy, what: `debug_traceBlockByNumber ${group.join(',')}`, signal: retrySignal, report },
         );
         requests.push(
           traced.catch((err: unknown) => {
             failed.abort();
-            throw final(err);
+            throw err;
           }),
         );
       }
@@ -65,13 +67,4 @@ export function createInternalTxDerivation(ctx: {
     committed: () => writer.committed(),
     rolledBack: () => writer.rolledBack(),
   };
-}
-
-/**
- * A request whose retries ran out fails the batch for good: the runner's own batch retries would
- * trace every height of the batch again, each time with this request's full budget.
- */
-function final(err: unknown): unknown {
-  if (!isRetryable(err) || !(err instanceof AppError)) return err;
-  return new AppError(err.code, err.message, { cause: err, details: err.details });
 }

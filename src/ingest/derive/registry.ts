@@ -3,6 +3,8 @@ import { createBankState } from '../../node/bank-state.js';
 import type { CometClient } from '../../node/cometbft.js';
 import type { EvmClient } from '../../node/evm.js';
 import type { RestClient } from '../../node/rest.js';
+import { INGEST_RETRY, type RetryPolicy } from '../../node/retry.js';
+import type { NodeWaits } from '../../shared/node-waits.js';
 import type { ChainMeta } from '../../store/readers/chain-meta.js';
 import type { RawBlock } from '../../node/types.js';
 import type { Db } from '../../store/driver/db.js';
@@ -29,6 +31,9 @@ export interface RunnableDerivation {
  */
 const KEPT_BALANCE_CHANGES = 200_000;
 
+/** Attempts of one balance read before the stage's fetch fails and is retried whole. */
+const SOURCE_READ_ATTEMPTS = 10;
+
 /** The stages this chain and configuration enable (docs/ingest.md §8.1), in a fixed order. */
 export function createDerivations(ctx: {
   chain: ChainMeta;
@@ -40,11 +45,21 @@ export function createDerivations(ctx: {
   accountPrefix: string;
   /** Stops node retries at shutdown. */
   signal?: AbortSignal | undefined;
+  /** Backoff towards the node (default INGEST_RETRY; tests shrink it). */
+  retry?: RetryPolicy | undefined;
+  /** Where a stage waiting for the node says so (`/status`'s `waiting`). */
+  waits?: NodeWaits | undefined;
 }): RunnableDerivation[] {
   const stages: RunnableDerivation[] = [];
   if (ctx.options.internalTx === true) checkInternalTx(ctx.chain.vmType);
   if (ctx.evm && ctx.options.internalTx !== false) {
-    const stage = createInternalTxDerivation({ db: ctx.db, evm: ctx.evm, accountPrefix: ctx.accountPrefix });
+    const stage = createInternalTxDerivation({
+      db: ctx.db,
+      evm: ctx.evm,
+      accountPrefix: ctx.accountPrefix,
+      retry: ctx.retry,
+      waits: ctx.waits,
+    });
     stages.push({ name: stage.name, run: (deps, options) => runDerivation(stage, deps, options) });
   }
   const source = ctx.options.richList ? balanceSource(ctx) : undefined;
@@ -62,7 +77,9 @@ export function createDerivations(ctx: {
 }
 
 function balanceSource(ctx: Parameters<typeof createDerivations>[0]): BalanceSource | undefined {
-  const retry = ctx.signal ? { signal: ctx.signal } : {};
+  // A read that keeps failing fails the stage's fetch, which the runner retries without a budget.
+  const policy = { ...(ctx.retry ?? INGEST_RETRY), maxAttempts: SOURCE_READ_ATTEMPTS };
+  const retry = ctx.signal ? { signal: ctx.signal, policy } : { policy };
   // Balances by batched abci_query over the RPC surface: one request per batch of accounts.
   const bank = createBankState(ctx.rest, { ...retry, comet: ctx.comet });
   if (ctx.chain.vmType !== 'evm')

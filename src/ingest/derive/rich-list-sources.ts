@@ -1,7 +1,7 @@
 import { accountBytesFromString, toBech32, tryAccountBytes } from '../../shared/address.js';
 import type { BankState } from '../../node/bank-state.js';
 import type { EvmClient } from '../../node/evm.js';
-import { INGEST_RETRY, withRetry } from '../../node/retry.js';
+import { INGEST_RETRY, withRetry, type RetryPolicy } from '../../node/retry.js';
 import type { RawBlock } from '../../node/types.js';
 import type { BalanceRow, DenomAlias } from '../../store/writers/rich-list-writer.js';
 import { bankDeltas, fungibleAssetDeltas, withDenoms, type AssetDelta } from '../collect/rich-list-bank.js';
@@ -100,6 +100,8 @@ export function createEvmBalanceSource(ctx: {
   bank: BankState;
   prefix: string;
   signal?: AbortSignal;
+  /** Backoff of each balanceOf batch before it fails the stage's fetch (default: INGEST_RETRY, 10 attempts). */
+  policy?: RetryPolicy;
 }): BalanceSource {
   const contracts = new Map<string, string | undefined>();
   const contractOf = async (denom: string) => {
@@ -137,7 +139,7 @@ export function createEvmBalanceSource(ctx: {
         const chunk = pairs.slice(i, i + LOOKUP_BATCH).map((p) => ({ token: p.denom, account: p.account }));
         // Each batch is retried on its own: one flaky answer does not redo the others.
         const amounts = await withRetry(() => ctx.evm.erc20BalancesAt(chunk, height), {
-          policy: { ...INGEST_RETRY, maxAttempts: 10 },
+          policy: ctx.policy ?? { ...INGEST_RETRY, maxAttempts: 10 },
           what: `balanceOf at ${height}`,
           ...(ctx.signal ? { signal: ctx.signal } : {}),
         });

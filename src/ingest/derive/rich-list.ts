@@ -1,4 +1,4 @@
-import { AppError, errorMessage } from '../../shared/errors.js';
+import { AppError } from '../../shared/errors.js';
 import type { CometClient } from '../../node/cometbft.js';
 import type { RawBlock } from '../../node/types.js';
 import { INGEST_RETRY, withRetry } from '../../node/retry.js';
@@ -362,8 +362,9 @@ async function storedAccounts(db: Queryable, accounts: readonly string[]) {
 
 /**
  * Balances the events drove below zero, read from the node at `height`. This runs inside the
- * batch's transaction, so a node that keeps failing stops the stage (not retried as a database
- * outage); the batch is then written again from the checkpoint.
+ * batch's transaction, which must not stay open through a node outage (on PGlite it would hold the
+ * API's reads): a few quick retries, then the node's error rolls the batch back and the runner
+ * commits it again from the checkpoint, waiting for the node (docs/ingest.md §10).
  */
 async function nodeBalances(
   source: BalanceSource,
@@ -372,20 +373,13 @@ async function nodeBalances(
   signal: AbortSignal | undefined,
 ): Promise<BalanceRow[]> {
   const pairs = rows.map(toDelta);
-  try {
-    const amounts = await withRetry(() => source.balancesAt(pairs, height), {
-      policy: { ...INGEST_RETRY, maxAttempts: 10 },
-      what: `rich list corrections at ${height}`,
-      ...(signal ? { signal } : {}),
-    });
-    return rows.map((r, i) => ({ ...r, amount: amounts[i]! }));
-  } catch (err) {
-    throw new AppError(
-      'stage_stalled',
-      `rich_list stage: correcting balances at ${height}: ${errorMessage(err)}`,
-      {
-        cause: err,
-      },
-    );
-  }
+  const amounts = await withRetry(() => source.balancesAt(pairs, height), {
+    policy: { ...INGEST_RETRY, maxAttempts: IN_TRANSACTION_ATTEMPTS },
+    what: `rich list corrections at ${height}`,
+    ...(signal ? { signal } : {}),
+  });
+  return rows.map((r, i) => ({ ...r, amount: amounts[i]! }));
 }
+
+/** Node reads inside a batch's transaction: about a third of a second of backoff at most. */
+const IN_TRANSACTION_ATTEMPTS = 3;

@@ -1,6 +1,7 @@
 import { describe, expect, it, vi } from 'vitest';
 import { testDbFactories } from '../../../test/helpers/db.js';
 import { AppError } from '../../shared/errors.js';
+import { createNodeWaits } from '../../shared/node-waits.js';
 import { silentLogger } from '../../shared/logger.js';
 import { createMetricsRegistry } from '../../shared/metrics.js';
 import type { Db } from '../../store/driver/db.js';
@@ -101,29 +102,66 @@ describe.each(testDbFactories())('stage runner on $name', (factory) => {
     }
   });
 
-  it('retries a failing fetch, and stops naming the heights when it keeps failing; a restart resumes there', async () => {
+  it('waits for a fetch failing on node trouble as long as it fails, shown as waiting; then goes on', async () => {
     const { db, dispose } = await factory.create();
     try {
       await seedBlocks(db, 1, 20);
       const { head, deps: d } = deps(db, { value: 20 });
       head.finish();
-      // Height 6 fails twice then works; height 13 never works.
-      const flaky = recordingStage((h, n) => (h === 6 && n <= 2) || h === 13);
-      await expect(
-        runDerivation(flaky, d, { signal: new AbortController().signal, batchHeights: 4, fetchAttempts: 3 }),
-      ).rejects.toThrow(
-        /internal_tx stage stopped at heights 13\.\.16: node down at 13; no height is skipped/,
+      const waits = createNodeWaits();
+      let nodeUp = false;
+      // Height 6 fails twice then works; height 13 fails until the node is back.
+      const flaky = recordingStage((h, n) => (h === 6 && n <= 2) || (h === 13 && !nodeUp));
+      const running = runDerivation(
+        flaky,
+        { ...d, waits, retry: { baseMs: 1, capMs: 4 } },
+        { signal: new AbortController().signal, batchHeights: 4 },
       );
-      const stored = await db.query<{ height: number }>('SELECT height FROM stage_probe ORDER BY height');
-      expect(stored.rows.map((r) => r.height)).toEqual(Array.from({ length: 12 }, (_, i) => i + 1));
+      // Far more attempts than the old budget (10) that stopped the stage, and the process.
+      await vi.waitFor(() => expect(waits.list()[0]?.attempts).toBeGreaterThan(30), PATIENCE);
+      expect(waits.list()).toMatchObject([
+        {
+          part: 'internal_tx stage',
+          what: 'internal_tx stage: heights 13..16',
+          lastError: 'node down at 13',
+        },
+      ]);
+      expect(await storedHeights(db)).toEqual(range(1, 12));
+      nodeUp = true;
+      await running;
+      expect(await storedHeights(db)).toEqual(range(1, 20));
+      expect(waits.list()).toEqual([]);
+    } finally {
+      await dispose();
+    }
+  });
 
+  it('stops naming the heights on an error no retry fixes; a restart resumes there', async () => {
+    const { db, dispose } = await factory.create();
+    try {
+      await seedBlocks(db, 1, 8);
+      const { head, deps: d } = deps(db, { value: 8 });
+      head.finish();
+      const broken: Derivation<number[]> = {
+        ...recordingStage(() => false),
+        fetch: async (from) => {
+          if (from < 5) return range(from, from + 3);
+          throw new AppError('malformed_state', 'not protobuf');
+        },
+      };
+      await expect(
+        runDerivation(broken, d, { signal: new AbortController().signal, batchHeights: 4 }),
+      ).rejects.toThrow(/internal_tx stage stopped at heights 5\.\.8: not protobuf; no height is skipped/);
+      expect(await storedHeights(db)).toEqual(range(1, 4));
       await runDerivation(
         recordingStage(() => false),
         d,
-        { signal: new AbortController().signal, batchHeights: 4 },
+        {
+          signal: new AbortController().signal,
+          batchHeights: 4,
+        },
       );
-      const after = await db.query<{ height: number }>('SELECT height FROM stage_probe ORDER BY height');
-      expect(after.rows.map((r) => r.height)).toEqual(Array.from({ length: 20 }, (_, i) => i + 1));
+      expect(await storedHeights(db)).toEqual(range(1, 8));
     } finally {
       await dispose();
     }
@@ -139,7 +177,6 @@ describe.each(testDbFactories())('stage runner on $name', (factory) => {
       const running = runDerivation(stuck, d, {
         signal: abort.signal,
         batchHeights: 4,
-        fetchAttempts: 1_000,
       });
       const lag = async () => {
         const text = await registry.metrics();

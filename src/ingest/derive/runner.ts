@@ -6,8 +6,8 @@ import {
   createDerivationCheckpoint,
   loadDerivationCheckpoint,
 } from '../../store/writers/derivation-checkpoint.js';
-import { setTimeout as sleep } from 'node:timers/promises';
-import { backoffDelay, INGEST_RETRY, withRetry } from '../../node/retry.js';
+import type { NodeWaits } from '../../shared/node-waits.js';
+import { abortableDelay, backoffDelay, INGEST_RETRY, withRetry, type RetryPolicy } from '../../node/retry.js';
 import type { IngestMetrics } from '../metrics.js';
 import { untilStored } from '../until-stored.js';
 import type { BlockHead } from './block-head.js';
@@ -18,6 +18,10 @@ export interface DerivationRunnerDeps {
   logger: Logger;
   metrics: IngestMetrics;
   head: BlockHead;
+  /** Backoff towards the node, without an attempt budget (default INGEST_RETRY; tests shrink it). */
+  retry?: RetryPolicy | undefined;
+  /** Where a stage waiting for the node says so (`/status`'s `waiting`). */
+  waits?: NodeWaits | undefined;
 }
 
 export interface DerivationRunOptions {
@@ -26,8 +30,6 @@ export interface DerivationRunOptions {
   untilHeight?: number;
   /** Heights per fetch and commit (default 50). */
   batchHeights?: number;
-  /** Fetch attempts for one batch before the stage stops (default 10). */
-  fetchAttempts?: number;
 }
 
 /**
@@ -35,8 +37,9 @@ export interface DerivationRunOptions {
  * it has caught up with a block stream that has finished. While one batch is written the next is
  * fetched, when the block stream already has it; a fetched batch is committed without waiting for
  * any later block, so on a chain that halts the stage still reaches the head. A batch whose fetch
- * keeps failing stops the stage with an error naming its heights: skipping them would leave a hole
- * nobody could see.
+ * fails on node trouble is fetched again, with capped backoff, for as long as the node is away
+ * (docs/ingest.md §10); an error no retry fixes stops the stage naming its heights: skipping them
+ * would leave a hole nobody could see.
  */
 export async function runDerivation<W>(
   stage: Derivation<W>,
@@ -170,12 +173,15 @@ async function whileDatabaseAway<T>(
     } catch (err) {
       if (!(err instanceof AppError && err.code === 'db_unavailable') || signal.aborted) throw err;
       deps.metrics.dbAvailable.set(0);
-      await sleep(backoffDelay(attempt, INGEST_RETRY), undefined, { signal }).catch(() => undefined);
+      await abortableDelay(backoffDelay(attempt, INGEST_RETRY), signal);
     }
   }
 }
 
-/** Runs a node read with the stage's retries; when they run out the stage stops, naming `what`. */
+/**
+ * Runs a node read until it answers: node trouble is waited out without an attempt budget, shown
+ * as this stage waiting (docs/ingest.md §10). An error no retry fixes stops the stage, naming `what`.
+ */
 async function retried<W, T>(
   stage: Derivation<W>,
   deps: DerivationRunnerDeps,
@@ -186,10 +192,11 @@ async function retried<W, T>(
   try {
     return await whileDatabaseAway(deps, run.signal, () =>
       withRetry(read, {
-        policy: { ...INGEST_RETRY, maxAttempts: run.fetchAttempts ?? 10 },
+        policy: deps.retry ?? INGEST_RETRY,
         logger: deps.logger,
-        what: `${stage.name} ${what}`,
+        what,
         signal: run.signal,
+        report: deps.waits && { waits: deps.waits, part: `${stage.name} stage` },
       }),
     );
   } catch (err) {
@@ -244,7 +251,13 @@ async function commitBatch<W>(
         throw err;
       }
     },
-    { logger: deps.logger, metrics: deps.metrics, signal },
+    {
+      logger: deps.logger,
+      metrics: deps.metrics,
+      signal,
+      policy: deps.retry,
+      report: deps.waits && { waits: deps.waits, part: `${stage.name} stage` },
+    },
   );
   return at;
 }

@@ -1,7 +1,12 @@
-import { setTimeout as sleep } from 'node:timers/promises';
 import { AppError, errorMessage } from '../../shared/errors.js';
 import type { Logger } from '../../shared/logger.js';
-import { INGEST_RETRY, withRetry } from '../../node/retry.js';
+import {
+  abortableDelay,
+  INGEST_RETRY,
+  withRetry,
+  type RetryPolicy,
+  type WaitReport,
+} from '../../node/retry.js';
 
 /**
  * Fetches and prepares one chunk of consecutive heights; undefined = not produced yet. A chunk
@@ -47,6 +52,13 @@ export interface FetchWindowOptions<T> {
   pollMs: number;
   logger: Logger;
   signal: AbortSignal;
+  /**
+   * Backoff of a chunk (and of the head) towards the node, without an attempt budget: an outage of
+   * any length is waited for (docs/ingest.md §10). Default INGEST_RETRY.
+   */
+  retry?: RetryPolicy | undefined;
+  /** Where the block stream waiting for the node says so (`/status`'s `waiting`). */
+  report?: WaitReport | undefined;
 }
 
 export interface FetchWindow<T> {
@@ -118,10 +130,11 @@ async function runChunk<T>(st: WindowState<T>, heights: number[]): Promise<void>
   const { options } = st;
   try {
     const items = await withRetry(() => options.fetchChunk(heights), {
-      policy: INGEST_RETRY,
+      policy: options.retry ?? INGEST_RETRY,
       logger: options.logger,
       what: `heights ${heights[0]}-${heights[heights.length - 1]}`,
       signal: options.signal,
+      report: options.report,
     });
     accept(st, heights, items);
   } catch (err) {
@@ -158,13 +171,14 @@ async function refreshHead<T>(st: WindowState<T>): Promise<void> {
   st.refreshingHead = true;
   try {
     const wait = st.lastHeadPoll + options.pollMs - Date.now();
-    if (wait > 0) await sleep(wait, undefined, { signal: options.signal }).catch(() => undefined);
+    if (wait > 0) await abortableDelay(wait, options.signal);
     st.lastHeadPoll = Date.now();
     const latest = await withRetry(options.fetchHead, {
-      policy: INGEST_RETRY,
+      policy: options.retry ?? INGEST_RETRY,
       logger: options.logger,
       what: 'node head',
       signal: options.signal,
+      report: options.report,
     });
     if (latest > st.head) st.head = latest;
   } catch (err) {

@@ -1,5 +1,6 @@
 import { AppError, type ErrorCode } from '../../shared/errors.js';
 import type { NodeMetrics, NodeMetricsSink } from '../../node/metrics.js';
+import type { RetryPolicy } from '../../node/retry.js';
 import type { AssetDelta } from '../collect/rich-list-bank.js';
 import type { PreparedBlock } from './block.js';
 
@@ -10,8 +11,8 @@ export interface PrepareWorkerConfig {
   maxConcurrentRequests: number;
   requestTimeoutMs: number;
   accountPrefix: string;
-  /** NFT collection on (with its look-up attempts, undefined = the default policy). */
-  nft: { lookupAttempts: number | undefined } | undefined;
+  /** NFT collection on (with its look-up attempts and backoff, undefined = the defaults). */
+  nft: { lookupAttempts: number | undefined; retry: RetryPolicy | undefined } | undefined;
   /** Take the rich-list stage's balance changes from each fetched block. */
   balanceChanges: boolean;
   logLevel: string;

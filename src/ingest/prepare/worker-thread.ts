@@ -62,6 +62,7 @@ const nft = config.nft
       logger,
       signal: never,
       lookupAttempts: config.nft.lookupAttempts,
+      retry: config.nft.retry,
     })
   : undefined;
 const preparer = createChunkPreparer({

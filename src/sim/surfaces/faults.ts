@@ -70,6 +70,8 @@ export type Surface = 'rpc' | 'rest' | 'jsonrpc';
  */
 export function createFaultInjector(spec: FaultSpec, seed: number) {
   let counter = 0;
+  /** While set, every request of every surface gets this fault: the node is down. */
+  let outage: keyof FaultCounts | undefined;
   const draw = (stream: number): number => hash32(seed, 900 + stream, counter) / 0x100000000;
   const zero = (): FaultCounts => ({ reset: 0, timeout: 0, '429': 0, '5xx': 0 });
   const log: FaultLog = {
@@ -92,7 +94,7 @@ export function createFaultInjector(spec: FaultSpec, seed: number) {
     /** A fault answer replacing the real one, or undefined. */
     next(surface: Surface): RawResponse | undefined {
       counter++;
-      const kind = drawKind();
+      const kind = outage ?? drawKind();
       if (kind === undefined) return undefined;
       log[surface][kind]++;
       return faultAnswer(kind, surface);
@@ -113,6 +115,10 @@ export function createFaultInjector(spec: FaultSpec, seed: number) {
       const missing = height > head - spec.lag;
       if (missing) log.laggedResults++;
       return missing;
+    },
+    /** Takes the node down (every answer replaced by `kind`) until called without one. */
+    setOutage(kind: keyof FaultCounts | undefined): void {
+      outage = kind;
     },
     /** A copy of the counts so far. */
     log(): FaultLog {
