@@ -17,6 +17,7 @@ import { discoverChain } from './fetch/discover-chain.js';
 import { createIngestMetrics, type IngestMetrics } from './metrics.js';
 import { runPipeline, type PipelineTuning, type Progress } from './pipeline.js';
 import { createIngestDecoder } from './decode/ingest-decoder.js';
+import type { MessageSchema } from '../shared/proto/schema.js';
 import { createIngestNftCollector } from './collect/nft-collector.js';
 import { createBlockHead } from './derive/block-head.js';
 import { createDerivations } from './derive/registry.js';
@@ -51,6 +52,8 @@ export interface IngestServiceContext {
       nftLookupAttempts?: number;
       /** Per-request timeout towards the node (default 30 s). */
       requestTimeoutMs?: number;
+      /** Message schemas added to the decoder's registry (tests: a later release's types). */
+      protoExtensions?: readonly MessageSchema[];
     };
   logger: Logger;
   db: Db;
@@ -212,6 +215,7 @@ function preparerFactory(
             nft: options.nftIndexing === false ? undefined : { lookupAttempts: options.nftLookupAttempts },
             balanceChanges: deps.balanceChanges,
             logLevel: logger.level,
+            ...(options.protoExtensions ? { protoExtensions: options.protoExtensions } : {}),
           },
           logger,
           nodeMetrics: deps.nodeMetrics,
@@ -221,7 +225,10 @@ function preparerFactory(
           comet: deps.comet,
           rest: deps.rest,
           evm: deps.evm,
-          decoder: createIngestDecoder({ prefix: options.accountPrefix }),
+          decoder: createIngestDecoder({
+            prefix: options.accountPrefix,
+            protoExtensions: options.protoExtensions,
+          }),
           accountPrefix: options.accountPrefix,
           nft:
             options.nftIndexing === false

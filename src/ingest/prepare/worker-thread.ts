@@ -68,7 +68,7 @@ const preparer = createChunkPreparer({
   comet,
   rest,
   evm,
-  decoder: createIngestDecoder({ prefix: config.accountPrefix }),
+  decoder: createIngestDecoder({ prefix: config.accountPrefix, protoExtensions: config.protoExtensions }),
   accountPrefix: config.accountPrefix,
   nft,
 });
