@@ -148,6 +148,11 @@ describe(`txs no decoder knows (${factory.name})`, () => {
   });
 
   it('a release knowing the type re-renders them in place, resumably: every route then equals its fresh index', async () => {
+    // An API running throughout holds the undecoded rows in its row cache (a page read twice).
+    const held = await apiOf(current.db, sim);
+    const page = `${TX}/txs?msgs=${NEW_TYPE}&pagination.limit=1000`;
+    const stale = await held.text(page);
+    expect(await held.text(page)).toBe(stale);
     // This release's own registry still cannot render them: nothing changes.
     const unchanged = await rerenderUndecoded(current.db, { registry: createProtoRegistry() });
     expect(unchanged).toMatchObject({ rowsRerendered: 0, remaining: upgraded.length, finished: true });
@@ -166,6 +171,8 @@ describe(`txs no decoder knows (${factory.name})`, () => {
     expect(rest).toMatchObject({ finished: true, remaining: 0 });
     expect(first!.rowsRerendered + rest!.rowsRerendered).toBe(upgraded.length);
     expect(await rerenderUndecoded(current.db, { registry })).toBeUndefined();
+
+    await expectHeldPageRenewed(held, page, later.db, sim);
 
     const [rerendered, fresh] = await Promise.all([
       routeAnswers(current.db, sim, HEAD),
@@ -194,10 +201,35 @@ function expectUndecodedForm(served: TxJson, decoded: TxJson, truth: TxTruth): v
   expect(withoutMessages(served)).toEqual(withoutMessages(decoded));
 }
 
+/**
+ * The held API serves the page as the later release's index does once it has re-read the store
+ * identity (at most a second after the batches committed: poll with a deadline), and it did so by
+ * dropping its rows: without the re-render moving the identity it would serve them forever.
+ */
+async function expectHeldPageRenewed(held: Api, page: string, laterDb: Db, sim: Simulator): Promise<void> {
+  const reference = await apiOf(laterDb, sim);
+  try {
+    const want = await reference.text(page);
+    const deadline = Date.now() + 15_000;
+    let answer = await held.text(page);
+    while (answer !== want && Date.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      answer = await held.text(page);
+    }
+    expect(answer).toBe(want);
+    expect(await held.text('/metrics')).toMatch(/^rollup_indexer_api_row_cache_drops_total [1-9]/m);
+  } finally {
+    await Promise.all([held.close(), reference.close()]);
+  }
+}
+
 function allTxs(sim: Simulator): TxTruth[] {
   return Array.from({ length: HEAD }, (_, i) => sim.truth.block(i + 1).txs).flat();
 }
 
+type Api = Awaited<ReturnType<typeof apiOf>>;
+
+/** The API over a database, response cache off (the row cache on, as by default). */
 async function apiOf(db: Db, sim: Simulator) {
   const app = await createApiApp({
     options: loadApiOptions({ CHAIN_ID: sim.options.chainId, VM_TYPE: sim.options.vm, API_CACHE: 'false' }),
