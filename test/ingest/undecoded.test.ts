@@ -154,10 +154,11 @@ describe(`txs no decoder knows (${factory.name})`, () => {
     const stale = await held.text(page);
     expect(await held.text(page)).toBe(stale);
     // This release's own registry still cannot render them: nothing changes.
-    const unchanged = await rerenderUndecoded(current.db, { registry: createProtoRegistry() });
+    const unchanged = await rerenderUndecoded(current.db, { registry: createProtoRegistry });
     expect(unchanged).toMatchObject({ rowsRerendered: 0, remaining: upgraded.length, finished: true });
 
-    const registry = createProtoRegistry(undefined, [UPGRADE_MSG_SCHEMA]);
+    const laterRegistry = createProtoRegistry(undefined, [UPGRADE_MSG_SCHEMA]);
+    const registry = () => laterRegistry;
     const stop = new AbortController();
     const first = await rerenderUndecoded(current.db, {
       registry,

@@ -61,7 +61,7 @@ export function registerRerender(program: Command): void {
         }
         if (stop.signal.aborted) return;
         const undecoded = await rerenderUndecoded(db, {
-          registry: createProtoRegistry(),
+          registry: () => createProtoRegistry(),
           batchRows,
           signal: stop.signal,
           onBatch: (b) =>

@@ -24,7 +24,8 @@ const DOCUMENT = 'tx_undecoded';
 const DEFAULT_BATCH_ROWS = 2_000;
 
 export interface UndecodedRerenderOptions {
-  registry: ProtoRegistry;
+  /** The release's registry; called only when some tx is marked (building one takes seconds). */
+  registry: () => ProtoRegistry;
   batchRows?: number;
   /** Called after each committed batch (a test stops the job from here). */
   onBatch?: (progress: UndecodedBatch) => void;
@@ -61,12 +62,13 @@ export async function rerenderUndecoded(
   );
   if (rows[0]?.upto == null) return undefined;
   const upto = Number(rows[0].upto);
+  const registry = options.registry();
   const started = performance.now();
   const totals = { rowsRead: 0, rowsRerendered: 0 };
   let after = rows[0].after == null ? -1 : Number(rows[0].after);
   while (after < upto && !options.signal?.aborted) {
     const limit = options.batchRows ?? DEFAULT_BATCH_ROWS;
-    const batch = await db.transaction((tx) => rerenderBatch(tx, options.registry, { after, upto, limit }));
+    const batch = await db.transaction((tx) => rerenderBatch(tx, registry, { after, upto, limit }));
     totals.rowsRead += batch.rows;
     totals.rowsRerendered += batch.rerendered;
     after = batch.after;
