@@ -230,6 +230,7 @@ function preparerFactory(
             protoExtensions: options.protoExtensions,
           }),
           accountPrefix: options.accountPrefix,
+          logger,
           nft:
             options.nftIndexing === false
               ? undefined

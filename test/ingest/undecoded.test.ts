@@ -13,6 +13,7 @@ import { expectCelatoneCanRead } from '../api/clients/celatone-txs.js';
 import { celatoneTxs, iwkTxs } from '../api/clients/schemas.js';
 import { routeAnswers } from '../api/route-answers.js';
 import { testDbFactories } from '../helpers/db.js';
+import { capturingLogger } from '../helpers/nft-blocks.js';
 import { ingestFrom } from '../helpers/ingest.js';
 
 /**
@@ -42,6 +43,7 @@ describe(`txs no decoder knows (${factory.name})`, () => {
   let later: Database;
   let upgraded: TxTruth[];
   let restUrl: string;
+  const captured = capturingLogger();
 
   beforeAll(async () => {
     sim = createSimulator({
@@ -56,7 +58,7 @@ describe(`txs no decoder knows (${factory.name})`, () => {
     const urls = await sim.listen();
     restUrl = urls.rest;
     [current, later] = await Promise.all([factory.create(), factory.create()]);
-    await ingestFrom({ db: current.db, vm: 'move', urls, untilHeight: HEAD });
+    await ingestFrom({ db: current.db, vm: 'move', urls, untilHeight: HEAD, logger: captured.logger });
     await ingestFrom({
       db: later.db,
       vm: 'move',
@@ -92,6 +94,17 @@ describe(`txs no decoder knows (${factory.name})`, () => {
     expect(stored.rows.filter((r) => r.undecoded).map((r) => r.hash)).toEqual(upgraded.map((t) => t.hash));
     const laterMarks = await later.db.query<{ n: number }>('SELECT count(*)::int AS n FROM undecoded_tx');
     expect(laterMarks.rows[0]!.n).toBe(0);
+    // One warning per height holding such txs, naming them, the unknown type and the node's words.
+    const warnings = captured.lines.filter((l) => String(l['msg']).startsWith('txs stored undecoded'));
+    // Blocks are prepared in parallel: the lines come in any order.
+    expect((warnings.map((w) => w['txs']).flat() as string[]).sort()).toEqual(
+      upgraded.map((t) => t.hash).sort(),
+    );
+    expect(new Set(warnings.map((w) => w['height']))).toEqual(new Set(upgraded.map((t) => t.height)));
+    for (const w of warnings) {
+      expect(w['unknown']).toEqual([UPGRADE_MSG_TYPE]);
+      expect(w['node']).toBe(`unable to resolve type URL ${UPGRADE_MSG_TYPE}: tx parse error`);
+    }
   });
 
   it('each route class serves them in the documented form, everything else as a decoding release', async () => {

@@ -3,7 +3,8 @@ import { AppError } from '../../shared/errors.js';
 import { accountBytesFromString } from '../../shared/address.js';
 import { boundedMemo } from '../../shared/memo.js';
 import type { EvmReceipt } from '../../node/evm.js';
-import { restCannotRenderTxs, type RestClient, type RestTx } from '../../node/rest.js';
+import { restCannotRenderTxs, restErrorAnswer, type RestClient, type RestTx } from '../../node/rest.js';
+import type { Logger } from '../../shared/logger.js';
 import type { RawBlock } from '../../node/types.js';
 import type { BlockRows, EvmTxRow, TxRow } from '../../store/writers/rows.js';
 import type { DecodedTx, TxDecoder } from '../decode/decoded-tx.js';
@@ -26,6 +27,8 @@ export interface PrepareContext {
   accountBytes: (bech32: string) => Uint8Array;
   /** NFT collector of the chain's VM (node look-ups at the block height); absent = NFTs off. */
   nft?: NftCollector;
+  /** Told when txs are stored undecoded (docs/api.md §14). */
+  logger?: Logger;
 }
 
 /** A bounded memo of docs/ingest.md §6.1 bytes per bech32 string: a chain's active accounts repeat constantly. */
@@ -126,7 +129,17 @@ async function applyRestFallback(raw: RawBlock, decoded: DecodedTx[], ctx: Prepa
     restTxs = await ctx.rest.txsOfBlock(raw.height, raw.txs.length);
   } catch (err) {
     if (!restCannotRenderTxs(err)) throw err;
-    for (const d of decoded) if (d.unknownTypes.length > 0) d.undecoded = true;
+    const undecoded = decoded.filter((d) => d.unknownTypes.length > 0);
+    for (const d of undecoded) d.undecoded = true;
+    ctx.logger?.warn(
+      {
+        height: raw.height,
+        txs: undecoded.map((d) => d.hash),
+        unknown: [...new Set(undecoded.flatMap((d) => d.unknownTypes))],
+        node: restErrorAnswer(err)?.message,
+      },
+      'txs stored undecoded: neither this release nor the node can render them',
+    );
     return;
   }
   const byKey = new Map<string, RestTx>();

@@ -71,6 +71,7 @@ const preparer = createChunkPreparer({
   decoder: createIngestDecoder({ prefix: config.accountPrefix, protoExtensions: config.protoExtensions }),
   accountPrefix: config.accountPrefix,
   nft,
+  logger,
 });
 
 /** The rich-list stage's extract of each block as it is fetched (the in-thread path's tap). */
