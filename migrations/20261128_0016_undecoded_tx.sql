@@ -16,5 +16,6 @@ CREATE TABLE undecoded_tx (
 -- The re-render of undecoded txs moves this row with every batch it commits (rerender_after: the
 -- last sequence it went through; version: runs finished). document_format is part of the store
 -- identity a running API checks before serving a cached row, so the row cache drops what it holds
--- once a batch has rewritten rows (docs/api.md §13).
-INSERT INTO document_format (document, version) VALUES ('tx_undecoded', 0);
+-- once a batch has rewritten rows (docs/api.md §13). ON CONFLICT: a database filled with a newer
+-- database's rows (a restore; the upgrade test's stepwise copy) may hold the row already.
+INSERT INTO document_format (document, version) VALUES ('tx_undecoded', 0) ON CONFLICT (document) DO NOTHING;

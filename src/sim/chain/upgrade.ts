@@ -3,13 +3,14 @@ import { makeMessageSchema, type MessageSchema } from '../../shared/proto/schema
 import { event, type SimEvent } from './events.js';
 import type { PlannedTx, VmModel } from './plan.js';
 import type { EncodedMsg } from './tx-build.js';
+import type { SimulatorOptions } from '../types.js';
 import { lenField, varintField } from './tx-wire.js';
 
 /**
  * A chain upgrade that brings a message type no release of the indexer knows
  * (docs/node-data.md §4.3): from the upgrade height on, every `every`-th tx also carries a
- * `MsgNewThing`, genuinely encoded and signed with the rest of the tx. The node's REST, like a node whose codec lacks the
- * type, cannot render those txs (surfaces/rest/blocks.ts).
+ * `MsgNewThing`, genuinely encoded and signed with the rest of the tx. The node's REST, like a
+ * node whose codec lacks the type, cannot render those txs (surfaces/rest/blocks.ts).
  */
 export const UPGRADE_MSG_TYPE = '/initia.upgrade.v2.MsgNewThing';
 
@@ -20,12 +21,8 @@ export const UPGRADE_MSG_SCHEMA: MessageSchema = makeMessageSchema('initia.upgra
   scalarField(3, 'payload', 'bytes'),
 ]);
 
-export interface UpgradeSpec {
-  /** First height whose txs may carry the new type. */
-  height: number;
-  /** One tx in `every` from the upgrade height's first tx on (default 3). */
-  every?: number;
-}
+/** `SimulatorOptions.upgrade`: the first height whose txs may carry the type, one tx in `every`. */
+export type UpgradeSpec = NonNullable<SimulatorOptions['upgrade']>;
 
 /** MsgNewThing{sender, thing_id, payload}: the payload is 8 bytes derived from the id. */
 export function msgNewThing(sender: string, thingId: number): EncodedMsg {
