@@ -193,6 +193,7 @@ describe(`txs no decoder knows (${factory.name})`, () => {
       routeAnswers(later.db, sim, HEAD),
     ]);
     expect(rerendered.size).toBeGreaterThan(100);
+    expect(rerendered.size).toBe(fresh.size);
     for (const [url, answer] of fresh) expect(rerendered.get(url), url).toBe(answer);
   });
 });
