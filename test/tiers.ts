@@ -41,6 +41,7 @@ export const SLOW_FILES: readonly string[] = [
   'test/sim/tx-bytes.test.ts',
   'test/ingest/prepare-workers.test.ts',
   'test/ingest/rich-list-modules.test.ts',
+  'test/ingest/undecoded.test.ts',
   'src/store/driver/pglite.test.ts',
   'test/vip/scores-compute-cli.test.ts',
 ];

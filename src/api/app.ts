@@ -40,6 +40,7 @@ import {
 import {
   installHttpMetrics,
   installReplicaLagMetric,
+  installUndecodedTxsMetric,
   refusalCounter,
   rowCacheMetrics,
 } from './http-metrics.js';
@@ -268,6 +269,7 @@ function createRouteDeps(ctx: ApiContext, db: Db, refused: ReturnType<typeof ref
 function registerReadRoutes(app: FastifyInstance, ctx: ApiContext, deps: RouteDeps): void {
   const { options } = ctx;
   installReplicaLagMetric(ctx.metrics, deps.readers.health);
+  installUndecodedTxsMetric(ctx.metrics, deps.readers.blocks);
   registerStatusRoutes(app, deps, ctx.nodeWaits);
   registerBlockRoutes(app, deps);
   registerTxRoutes(app, deps);

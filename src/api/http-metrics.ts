@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
+import type { BlockReader } from '../store/readers/blocks.js';
 import type { HealthReader } from '../store/readers/health.js';
 import type { RowCacheObserver } from '../store/readers/row-cache.js';
 import { registeredMetric } from '../shared/metrics.js';
@@ -73,6 +74,24 @@ export function installReplicaLagMetric(registry: Registry, health: HealthReader
     async collect() {
       const lag = await health.replicaLagSeconds().catch(() => undefined);
       this.set(lag ?? 0);
+    },
+  });
+}
+
+/**
+ * `rollup_indexer_undecoded_txs`, read from the database at each scrape: txs stored undecoded
+ * (docs/api.md §14), which a release knowing their types re-renders.
+ */
+export function installUndecodedTxsMetric(registry: Registry, blocks: BlockReader): void {
+  const name = 'rollup_indexer_undecoded_txs';
+  if (registry.getSingleMetric(name)) return;
+  new Gauge({
+    name,
+    help: 'Txs stored undecoded: no decoder of this release nor the node could render them',
+    registers: [registry],
+    async collect() {
+      const count = await blocks.undecodedTxs().catch(() => undefined);
+      if (count !== undefined) this.set(count);
     },
   });
 }

@@ -18,6 +18,7 @@ import { discoverChain } from './fetch/discover-chain.js';
 import { createIngestMetrics, type IngestMetrics } from './metrics.js';
 import { runPipeline, type PipelineTuning, type Progress } from './pipeline.js';
 import { createIngestDecoder } from './decode/ingest-decoder.js';
+import type { MessageSchema } from '../shared/proto/schema.js';
 import { createIngestNftCollector } from './collect/nft-collector.js';
 import { createBlockHead } from './derive/block-head.js';
 import { createDerivations } from './derive/registry.js';
@@ -57,6 +58,8 @@ export interface IngestServiceContext {
       nodeRetry?: RetryPolicy;
       /** Per-request timeout towards the node (default 30 s). */
       requestTimeoutMs?: number;
+      /** Message schemas added to the decoder's registry (tests: a later release's types). */
+      protoExtensions?: readonly MessageSchema[];
     };
   logger: Logger;
   db: Db;
@@ -229,6 +232,7 @@ function preparerFactory(
                 : { lookupAttempts: options.nftLookupAttempts, retry: options.nodeRetry },
             balanceChanges: deps.balanceChanges,
             logLevel: logger.level,
+            ...(options.protoExtensions ? { protoExtensions: options.protoExtensions } : {}),
           },
           logger,
           nodeMetrics: deps.nodeMetrics,
@@ -238,8 +242,12 @@ function preparerFactory(
           comet: deps.comet,
           rest: deps.rest,
           evm: deps.evm,
-          decoder: createIngestDecoder({ prefix: options.accountPrefix }),
+          decoder: createIngestDecoder({
+            prefix: options.accountPrefix,
+            protoExtensions: options.protoExtensions,
+          }),
           accountPrefix: options.accountPrefix,
+          logger,
           nft:
             options.nftIndexing === false
               ? undefined

@@ -66,6 +66,16 @@ export function restErrorAnswer(err: unknown): RestErrorAnswer | undefined {
   return answer && typeof answer.status === 'number' ? answer : undefined;
 }
 
+/**
+ * The node's tx decoder refused the block's txs: its release does not know a message type
+ * (`unable to resolve type URL /x.y.MsgZ: tx parse error`, with gRPC code 2, 3 or 13 depending on
+ * the SDK version, docs/node-data.md §1.3). Deterministic: asking again gives the same answer.
+ */
+export function restCannotRenderTxs(err: unknown): boolean {
+  const answer = restErrorAnswer(err);
+  return answer !== undefined && /unable to resolve type URL|tx parse error/.test(answer.message);
+}
+
 export function createRestClient(transport: Transport): RestClient {
   async function getJson(path: string, options: RestOptions = {}): Promise<unknown> {
     return requestJson('GET', path, undefined, options);

@@ -84,6 +84,7 @@ export const ERROR_CODES = {
   invalid_stage: { answer: "exit 2", retryable: false, meaning: "a VIP stage that is not a whole number in range" },
   invalid_text: { answer: "400", retryable: false, meaning: "a text parameter holds NUL" },
   invalid_txs_per_block: { answer: "exit 2", retryable: false, meaning: "simulator `--txs-per-block` is not N or MIN-MAX" },
+  invalid_upgrade: { answer: "exit 2", retryable: false, meaning: "the simulator's `upgrade` height or period is not a positive integer" },
   invalid_vm: { answer: "exit 2", retryable: false, meaning: "a VM other than move, wasm or evm" },
   invalid_window: { answer: "exit 2", retryable: false, meaning: "a VIP score window that is incomplete or empty" },
   l1_stage_unavailable: { answer: "exit 2", retryable: false, meaning: "the L1 VIP stage cannot be read" },

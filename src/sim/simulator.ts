@@ -31,6 +31,7 @@ import type {
   SimulatorTruth,
   SimulatorUrls,
 } from './types.js';
+import { UPGRADE_MSG_TYPE, withUpgrade, type UpgradeSpec } from './chain/upgrade.js';
 import { createSchedule, parseTxsPerBlock, recentHeights, type Schedule } from './chain/workload.js';
 import { createFaultInjector, parseFaults, type Surface } from './surfaces/faults.js';
 import {
@@ -57,6 +58,7 @@ interface Resolved {
   fastSignatures: boolean;
   accounts: number;
   nftShare: NftShare | undefined;
+  upgrade: Required<UpgradeSpec> | undefined;
 }
 
 function resolve(options: SimulatorOptions): Resolved {
@@ -79,7 +81,15 @@ function resolve(options: SimulatorOptions): Resolved {
     fastSignatures: options.fastSignatures ?? false,
     accounts,
     nftShare: options.nftShare === undefined ? undefined : parseNftShare(options.nftShare),
+    upgrade: options.upgrade === undefined ? undefined : resolveUpgrade(options.upgrade),
   };
+}
+
+function resolveUpgrade(spec: UpgradeSpec): Required<UpgradeSpec> {
+  const every = spec.every ?? 3;
+  if (!Number.isSafeInteger(spec.height) || spec.height < 1 || !Number.isSafeInteger(every) || every < 1)
+    throw new InputError('invalid_upgrade', 'upgrade height and every must be positive integers');
+  return { height: spec.height, every };
 }
 
 const OTHER_DENOMS = ['uusdc', 'ueth'];
@@ -224,6 +234,9 @@ function createRestContext(parts: SurfaceParts): RestContext {
     appName: `mini${r.vm}`,
     findTx,
     shortPage: () => faults.shortPage(),
+    // The node's codec lacks the upgrade's type: it cannot render a tx carrying it.
+    unresolvableType: (tx) =>
+      r.upgrade && tx.truth.msgTypes.includes(UPGRADE_MSG_TYPE.slice(1)) ? UPGRADE_MSG_TYPE : undefined,
   };
 }
 
@@ -303,7 +316,7 @@ function createSimChain(
     blockTimeMs: r.blockTimeMs,
     fastSignatures: r.fastSignatures,
     schedule,
-    model: vm.model,
+    model: r.upgrade ? withUpgrade(vm.model, schedule.firstTx(r.upgrade.height), r.upgrade.every) : vm.model,
     feeCollectorBech32: toBech32(FEE_COLLECTOR, PREFIX),
     rewardsBech32: toBech32(rewardsAddress(r.seed), PREFIX),
     ...(replay ? { txsAt: (h: number) => replay.txsAt(h) } : {}),

@@ -43,6 +43,12 @@ export interface SimulatorOptions {
   /** Skip real signing for large benchmarks (signatures are unique but do not verify). */
   fastSignatures?: boolean;
   /**
+   * A chain upgrade bringing a message type no indexer release knows (docs/node-data.md §4.3):
+   * from `height` on, one tx in `every` (default 3) also carries `/initia.upgrade.v2.MsgNewThing`,
+   * and REST answers "unable to resolve type URL" for those txs and their blocks.
+   */
+  upgrade?: { height: number; every?: number };
+  /**
    * Extra request handlers (e.g. the VIP chain model: broadcast, simulate, accounts, contract
    * queries, L1 module store). Tried in order after the simulator's own routes miss.
    */

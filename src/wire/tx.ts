@@ -309,3 +309,16 @@ export function txPartsFromStored(text: string): TxResponseParts {
     blockTime: JSON.parse(text.slice(timestampAt + ',"timestamp":'.length, eventsAt)) as string,
   };
 }
+
+/**
+ * A stored tx text with its `tx` piece (the REST proto-JSON) replaced and every other byte kept:
+ * how a tx stored undecoded is re-rendered once a registry knows its types (docs/api.md §14).
+ */
+export function replaceStoredRestTx(text: string, restTxJson: string): string {
+  const txStart = text.indexOf(',"tx":');
+  const timestampAt = text.lastIndexOf(',"timestamp":"', text.lastIndexOf(',"events":['));
+  if (txStart < 0 || timestampAt < txStart) {
+    throw new AppError('stored_tx_malformed', `stored tx text is not a tx document: ${text.slice(0, 80)}`);
+  }
+  return text.slice(0, txStart + ',"tx":'.length) + restTxJson + text.slice(timestampAt);
+}

@@ -1,4 +1,5 @@
 import type { Db } from '../../src/store/driver/db.js';
+import type { MessageSchema } from '../../src/shared/proto/schema.js';
 import { silentLogger, type Logger } from '../../src/shared/logger.js';
 import { createMetricsRegistry } from '../../src/shared/metrics.js';
 import { createIngestService, type IngestService } from '../../src/ingest/service.js';
@@ -117,6 +118,8 @@ function ingestServiceFor(
     logger?: Logger;
     stages?: { internalTx?: boolean; richList?: boolean };
     prepareWorkers?: number;
+    /** Message schemas added to the decoder's registry (a later release's types). */
+    protoExtensions?: readonly MessageSchema[];
   },
   urls: SimulatorUrls,
 ) {
@@ -132,6 +135,7 @@ function ingestServiceFor(
       ...(args.stages?.internalTx === undefined ? {} : { internalTx: args.stages.internalTx }),
       ...(args.stages?.richList === undefined ? {} : { richList: args.stages.richList }),
       prepareWorkers: args.prepareWorkers ?? PREPARE_WORKERS,
+      ...(args.protoExtensions ? { protoExtensions: args.protoExtensions } : {}),
     },
     logger: args.logger ?? silentLogger(),
     db: args.db,
@@ -152,6 +156,7 @@ export async function ingestFrom(args: {
   stages?: { internalTx?: boolean; richList?: boolean };
   stops?: { heights: number[]; at(height: number): Promise<void> };
   logger?: Logger;
+  protoExtensions?: readonly MessageSchema[];
 }): Promise<void> {
   const service = await ingestServiceFor(args, args.urls);
   try {

@@ -31,6 +31,8 @@ export function registerStatusRoutes(app: FastifyInstance, deps: RouteDeps, wait
         height: heights.height,
         internal_tx_height: heights.internalTxHeight || undefined,
         rich_list_height: heights.richListHeight || undefined,
+        // docs/api.md §14: shown only while some tx is stored undecoded.
+        undecoded_txs: heights.undecodedTxs || undefined,
         waiting: waitingNow(waits),
       });
     },

@@ -2,6 +2,8 @@ import type { Command } from 'commander';
 import { databaseTarget } from '../../shared/config.js';
 import { InputError } from '../../shared/errors.js';
 import { rerenderDocuments, type BatchProgress } from '../../store/writers/document-rerender.js';
+import { rerenderUndecoded, type UndecodedReport } from '../../store/writers/undecoded-rerender.js';
+import { createProtoRegistry } from '../../shared/proto/registry.js';
 import { openDatabase } from '../context.js';
 
 interface RerenderFlags {
@@ -20,7 +22,9 @@ interface RerenderFlags {
 export function registerRerender(program: Command): void {
   program
     .command('rerender-documents')
-    .description('Re-render stored documents of an older format version, in batches (resumable)')
+    .description(
+      'Re-render stored documents of an older format version, and txs stored undecoded whose types this release knows, in batches (resumable)',
+    )
     .option('--database-url <url>', 'PostgreSQL URL; absent = embedded PGlite (env DATABASE_URL or DB_DSN)')
     .option('--data-dir <dir>', 'PGlite data directory (env DATA_DIR, default ./data)')
     .option('--batch-rows <n>', 'rows per transaction', '2000')
@@ -55,12 +59,30 @@ export function registerRerender(program: Command): void {
               `${r.rowsRead} rows read, ${r.rowsChanged} rewritten in ${r.seconds.toFixed(1)} s (${rate} rows/s)`,
           );
         }
+        if (stop.signal.aborted) return;
+        const undecoded = await rerenderUndecoded(db, {
+          registry: () => createProtoRegistry(),
+          batchRows,
+          signal: stop.signal,
+          onBatch: (b) =>
+            console.log(
+              `undecoded txs: through sequence ${b.after} of ${b.upto} (${b.rerendered} re-rendered)`,
+            ),
+        });
+        console.log(undecodedLine(undecoded));
       } finally {
         process.off('SIGINT', onSignal);
         process.off('SIGTERM', onSignal);
         await db.close();
       }
     });
+}
+
+/** docs/api.md §14: txs stored undecoded that this release's registry renders. */
+function undecodedLine(r: UndecodedReport | undefined): string {
+  if (r === undefined) return 'undecoded txs: none stored';
+  const state = r.finished ? 'done' : 'stopped (run again to resume)';
+  return `undecoded txs: ${state}: ${r.rowsRead} read, ${r.rowsRerendered} re-rendered, ${r.remaining} this release cannot render either`;
 }
 
 function batchLine(b: BatchProgress, started: number): string {

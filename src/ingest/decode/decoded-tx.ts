@@ -11,6 +11,13 @@ export interface DecodedTx {
   msgTypes: string[];
   /** Type URLs the local registry could not render (REST fallback needed). */
   unknownTypes: string[];
+  /** The TxRaw bytes (kept for a tx stored undecoded, docs/api.md §14). */
+  bytes: Uint8Array;
+  /**
+   * Set when neither the registry nor the node's REST could render the tx: its JSON is the local
+   * rendering, each unknown message as {"@type","value"} (docs/api.md §14).
+   */
+  undecoded: boolean;
   /** bech32 of the first signer. */
   signer: string;
   fee: Coin[];

@@ -6,10 +6,18 @@ import { jsonbText } from '../../wire/json-text.js';
 import { createTxDecoder } from './tx.js';
 import { renderTxResponseJson } from '../../wire/tx.js';
 import type { TxDecoder } from './decoded-tx.js';
+import type { MessageSchema } from '../../shared/proto/schema.js';
 
-/** The decode layer behind the interface the pipeline uses (one registry per process). */
-export function createIngestDecoder(options: { prefix: string }): TxDecoder {
-  const decoder = createTxDecoder({ registry: createProtoRegistry(), prefix: options.prefix });
+/**
+ * The decode layer behind the interface the pipeline uses (one registry per process).
+ * `protoExtensions`: message schemas added to the registry (tests: a later release's types).
+ */
+export function createIngestDecoder(options: {
+  prefix: string;
+  protoExtensions?: readonly MessageSchema[] | undefined;
+}): TxDecoder {
+  const registry = createProtoRegistry(undefined, options.protoExtensions);
+  const decoder = createTxDecoder({ registry, prefix: options.prefix });
   // The same addresses recur in every event and tx; bech32 work dominates extraction otherwise.
   const normalise = createAccountNormaliser(options.prefix);
   return {
@@ -25,6 +33,8 @@ export function createIngestDecoder(options: { prefix: string }): TxDecoder {
         msgTypes: d.msgTypes,
         // Unknown wire fields are as bad as unknown types: the local rendering would be incomplete.
         unknownTypes: [...d.unknownTypes, ...d.unknownFields],
+        bytes: d.bytes,
+        undecoded: false,
         signer: d.signer,
         fee: d.fee,
         signaturesKey: d.signatureKey,

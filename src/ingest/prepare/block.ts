@@ -3,7 +3,8 @@ import { AppError } from '../../shared/errors.js';
 import { accountBytesFromString } from '../../shared/address.js';
 import { boundedMemo } from '../../shared/memo.js';
 import type { EvmReceipt } from '../../node/evm.js';
-import type { RestClient, RestTx } from '../../node/rest.js';
+import { restCannotRenderTxs, restErrorAnswer, type RestClient, type RestTx } from '../../node/rest.js';
+import type { Logger } from '../../shared/logger.js';
 import type { RawBlock } from '../../node/types.js';
 import type { BlockRows, EvmTxRow, TxRow } from '../../store/writers/rows.js';
 import type { DecodedTx, TxDecoder } from '../decode/decoded-tx.js';
@@ -26,6 +27,8 @@ export interface PrepareContext {
   accountBytes: (bech32: string) => Uint8Array;
   /** NFT collector of the chain's VM (node look-ups at the block height); absent = NFTs off. */
   nft?: NftCollector;
+  /** Told when txs are stored undecoded (docs/api.md §14). */
+  logger?: Logger;
 }
 
 /** A bounded memo of docs/ingest.md §6.1 bytes per bech32 string: a chain's active accounts repeat constantly. */
@@ -91,6 +94,8 @@ function txRow(raw: RawBlock, d: DecodedTx, index: number, ctx: PrepareContext):
     signer: ctx.accountBytes(d.signer),
     accounts: accounts.map(ctx.accountBytes),
     msgTypes: d.msgTypes,
+    // Its own copy: the decoded bytes may view a larger buffer a worker would post whole.
+    ...(d.undecoded ? { undecodedRaw: Buffer.from(d.bytes) } : {}),
     data: ctx.decoder.renderTxJson({
       hash: d.hash,
       height: raw.height,
@@ -114,10 +119,29 @@ function evmTxRow(height: number, receipt: EvmReceipt, ctx: PrepareContext): Evm
 
 /**
  * Txs holding a message type the local registry does not know take their JSON and message
- * types from REST, joined on the base64 signatures (docs/ingest.md §3.4).
+ * types from REST, joined on the base64 signatures (docs/ingest.md §3.4). When the node cannot
+ * render the block either, those txs are kept as decoded locally and marked undecoded
+ * (docs/api.md §14): the block is committed, never retried forever.
  */
 async function applyRestFallback(raw: RawBlock, decoded: DecodedTx[], ctx: PrepareContext): Promise<void> {
-  const restTxs = await ctx.rest.txsOfBlock(raw.height, raw.txs.length);
+  let restTxs: RestTx[];
+  try {
+    restTxs = await ctx.rest.txsOfBlock(raw.height, raw.txs.length);
+  } catch (err) {
+    if (!restCannotRenderTxs(err)) throw err;
+    const undecoded = decoded.filter((d) => d.unknownTypes.length > 0);
+    for (const d of undecoded) d.undecoded = true;
+    ctx.logger?.warn(
+      {
+        height: raw.height,
+        txs: undecoded.map((d) => d.hash),
+        unknown: [...new Set(undecoded.flatMap((d) => d.unknownTypes))],
+        node: restErrorAnswer(err)?.message,
+      },
+      'txs stored undecoded: neither this release nor the node can render them',
+    );
+    return;
+  }
   const byKey = new Map<string, RestTx>();
   for (const t of restTxs) if (t.signatures.length > 0) byKey.set(t.signatures.join(','), t);
   decoded.forEach((d, i) => {

@@ -2,6 +2,7 @@ import { isRetryable } from '../../shared/errors.js';
 import type { CometClient } from '../../node/cometbft.js';
 import type { EvmClient } from '../../node/evm.js';
 import type { RestClient } from '../../node/rest.js';
+import type { Logger } from '../../shared/logger.js';
 import type { TxDecoder } from '../decode/decoded-tx.js';
 import type { NftCollector } from '../collect/nft-collector.js';
 import { ChunkFailedAt, type ChunkFetcher } from '../fetch/window.js';
@@ -22,6 +23,8 @@ export interface ChunkPrepareDeps {
   accountPrefix: string;
   /** The VM's NFT collector; absent when NFT indexing is off. */
   nft?: NftCollector | undefined;
+  /** Told of txs stored undecoded. */
+  logger?: Logger;
 }
 
 /**
@@ -36,6 +39,7 @@ export function createChunkPreparer(deps: ChunkPrepareDeps): ChunkPreparer {
     monikers: new Map<string, string | undefined>(),
     accountBytes: createAccountBytesMemo(deps.accountPrefix),
     ...(deps.nft ? { nft: deps.nft } : {}),
+    ...(deps.logger ? { logger: deps.logger } : {}),
   };
   return {
     async prepare(heights) {

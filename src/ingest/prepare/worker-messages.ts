@@ -1,3 +1,4 @@
+import type { MessageSchema } from '../../shared/proto/schema.js';
 import { AppError, type ErrorCode } from '../../shared/errors.js';
 import type { NodeMetrics, NodeMetricsSink } from '../../node/metrics.js';
 import type { RetryPolicy } from '../../node/retry.js';
@@ -16,6 +17,8 @@ export interface PrepareWorkerConfig {
   /** Take the rich-list stage's balance changes from each fetched block. */
   balanceChanges: boolean;
   logLevel: string;
+  /** Message schemas added to the decoder's registry (structured-cloned: plain objects and Maps). */
+  protoExtensions?: readonly MessageSchema[];
 }
 
 /** A node metric update recorded in a worker, replayed into the main thread's registry. */

@@ -69,9 +69,10 @@ const preparer = createChunkPreparer({
   comet,
   rest,
   evm,
-  decoder: createIngestDecoder({ prefix: config.accountPrefix }),
+  decoder: createIngestDecoder({ prefix: config.accountPrefix, protoExtensions: config.protoExtensions }),
   accountPrefix: config.accountPrefix,
   nft,
+  logger,
 });
 
 /** The rich-list stage's extract of each block as it is fetched (the in-thread path's tap). */

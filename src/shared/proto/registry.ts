@@ -17,9 +17,16 @@ export interface ProtoRegistry {
   readonly size: number;
 }
 
-export function createProtoRegistry(reflected: ReflectResult = reflectPackages()): ProtoRegistry {
+/**
+ * `extensions`: schemas of types neither package carries, added after them (a release's own
+ * additions; tests use them to stand for a later release that knows a new message type).
+ */
+export function createProtoRegistry(
+  reflected: ReflectResult = reflectPackages(),
+  extensions: readonly MessageSchema[] = [],
+): ProtoRegistry {
   const messages = new Map(reflected.messages);
-  for (const schema of extraSchemas()) {
+  for (const schema of [...extraSchemas(), ...extensions]) {
     if (!messages.has(schema.fullName)) messages.set(schema.fullName, schema);
   }
   return {

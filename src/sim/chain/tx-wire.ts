@@ -46,7 +46,7 @@ const EMPTY = Buffer.alloc(0);
 const strField = (fieldNo: number, text: string): Buffer => lenField(fieldNo, Buffer.from(text, 'utf8'));
 
 /** A varint field, omitted when zero (proto3 default). */
-function varintField(fieldNo: number, value: number | bigint): Buffer {
+export function varintField(fieldNo: number, value: number | bigint): Buffer {
   if (value === 0 || value === 0n) return EMPTY;
   return Buffer.concat([Buffer.from([fieldNo << 3]), varint(value)]);
 }

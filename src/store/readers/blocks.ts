@@ -19,11 +19,15 @@ const BLOCK_COLUMNS =
   `b.proposer, COALESCE(v.moniker, '') AS moniker`;
 const BLOCK_FROM = 'FROM block b LEFT JOIN validator v ON v.operator_address = b.proposer';
 const LATEST_HEIGHT = 'SELECT COALESCE(MAX(height), 0) AS n FROM block';
+/** Txs stored undecoded (docs/api.md §14): a small table, its rows are the exceptions. */
+const UNDECODED_TXS = 'SELECT count(*)::int FROM undecoded_tx';
 
 export interface StatusHeights {
   height: number;
   internalTxHeight: number | undefined;
   richListHeight: number | undefined;
+  /** Txs stored undecoded (docs/api.md §14). */
+  undecodedTxs: number;
 }
 
 export interface BlockReader {
@@ -38,6 +42,8 @@ export interface BlockReader {
   statusHeights(): Promise<StatusHeights | undefined>;
   /** Mean seconds between the newest 100 blocks; 0 with fewer than two. */
   averageBlockTime(): Promise<number>;
+  /** Txs stored undecoded (docs/api.md §14). */
+  undecodedTxs(): Promise<number>;
 }
 
 export function createBlockReader(ctx: ReaderContext): BlockReader {
@@ -79,10 +85,12 @@ export function createBlockReader(ctx: ReaderContext): BlockReader {
         height: number | null;
         internal_tx: number | null;
         rich_list: number | null;
+        undecoded: number;
       }>(
         `SELECT (SELECT height FROM block ORDER BY height DESC LIMIT 1) AS height,
                 (SELECT height FROM checkpoint WHERE stream = 'internal_tx') AS internal_tx,
-                (SELECT height FROM checkpoint WHERE stream = 'rich_list') AS rich_list`,
+                (SELECT height FROM checkpoint WHERE stream = 'rich_list') AS rich_list,
+                (${UNDECODED_TXS}) AS undecoded`,
       );
       const row = rows[0];
       if (!row || row.height === null) return undefined;
@@ -90,7 +98,12 @@ export function createBlockReader(ctx: ReaderContext): BlockReader {
         height: row.height,
         internalTxHeight: row.internal_tx ?? undefined,
         richListHeight: row.rich_list ?? undefined,
+        undecodedTxs: row.undecoded,
       };
+    },
+    async undecodedTxs() {
+      const { rows } = await ctx.db.query<{ n: number }>(`SELECT (${UNDECODED_TXS}) AS n`);
+      return rows[0]?.n ?? 0;
     },
     async averageBlockTime() {
       const { rows } = await ctx.db.query<{ n: number; span: number | null }>(

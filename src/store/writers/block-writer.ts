@@ -228,6 +228,7 @@ async function insertTxs(
 ): Promise<number> {
   if (txs.length === 0) return fromSequence;
   const { seqs, edges } = await insertSequenced(tx, COSMOS_TABLES, txs, fromSequence, idOf);
+  await insertUndecodedMarks(tx, txs, seqs);
   const typesBySeq = new Map<number, number[]>();
   txs.forEach((t, i) =>
     typesBySeq.set(
@@ -266,6 +267,20 @@ async function insertTxs(
     [sqlArray(cross.accounts), sqlArray(cross.types), sqlArray(cross.seqs), sqlArray(cross.signer)],
   );
   return fromSequence + txs.length;
+}
+
+/** Txs stored undecoded keep their raw bytes beside their row (docs/api.md §14). */
+async function insertUndecodedMarks(
+  tx: Queryable,
+  txs: BlockRows['txs'],
+  seqs: readonly number[],
+): Promise<void> {
+  const marked = txs.flatMap((t, i) => (t.undecodedRaw ? [{ seq: seqs[i]!, raw: t.undecodedRaw }] : []));
+  if (marked.length === 0) return;
+  await tx.query('INSERT INTO undecoded_tx (sequence, raw) SELECT * FROM unnest($1::bigint[], $2::bytea[])', [
+    marked.map((m) => m.seq),
+    marked.map((m) => asBuffer(m.raw)),
+  ]);
 }
 
 async function insertEvmTxs(

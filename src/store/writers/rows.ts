@@ -29,6 +29,8 @@ export interface TxRow {
   msgTypes: string[];
   /** The API's Tx JSON, ready to send. */
   data: string;
+  /** Raw TxRaw bytes of a tx stored undecoded (docs/api.md §14); absent for a decoded tx. */
+  undecodedRaw?: Uint8Array;
 }
 
 export interface EvmTxRow {

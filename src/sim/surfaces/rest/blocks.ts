@@ -21,6 +21,8 @@ export interface RestContext {
   findTx(hash: string): { block: GeneratedBlock; tx: GeneratedTx } | undefined;
   /** Fault injection: serve fewer txs than asked on this page. */
   shortPage(height: number): boolean;
+  /** A type URL of the tx that this node's codec cannot resolve (sim `upgrade`), if any. */
+  unresolvableType(tx: GeneratedTx): string | undefined;
 }
 
 const b64 = (hex: string): string => Buffer.from(hex, 'hex').toString('base64');
@@ -112,6 +114,11 @@ function txsOfBlock(ctx: RestContext, heightText: string, query: URLSearchParams
   const h = heightParam(ctx, heightText);
   if (typeof h !== 'number') return h;
   const b = ctx.chain.block(h);
+  // GetBlockWithTxs decodes every tx of the block: one it cannot decode fails the whole answer.
+  for (const t of b.txs) {
+    const refused = unresolvable(ctx, t);
+    if (refused) return refused;
+  }
   const hasPagination = [...query.keys()].some((k) => k.startsWith('pagination.'));
   const offset = Number(query.get('pagination.offset') ?? '0');
   const limit = hasPagination ? Number(query.get('pagination.limit') ?? '0') : 100;
@@ -153,7 +160,17 @@ function txOfHash(ctx: RestContext, hashText: string): RestAnswer {
   }
   const found = ctx.findTx(hash);
   if (!found) return grpcError(404, 5, `tx not found: ${hash}`);
+  const refused = unresolvable(ctx, found.tx);
+  if (refused) return refused;
   return ok(`{"tx":${found.tx.restTxJson},"tx_response":${txResponseJson(found.block, found.tx)}}`);
+}
+
+/** An SDK 0.50 node's answer for a tx its codec cannot decode (docs/node-data.md §1.3). */
+function unresolvable(ctx: RestContext, tx: GeneratedTx): RestAnswer | undefined {
+  const typeUrl = ctx.unresolvableType(tx);
+  return typeUrl === undefined
+    ? undefined
+    : grpcError(500, 13, `unable to resolve type URL ${typeUrl}: tx parse error`);
 }
 
 function nodeInfo(ctx: RestContext): string {
