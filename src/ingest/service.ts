@@ -4,10 +4,12 @@ import type { Logger } from '../shared/logger.js';
 import type { Registry } from '../shared/metrics.js';
 import { createCometClient, type CometClient } from '../node/cometbft.js';
 import { createEvmClient } from '../node/evm.js';
-import { createNodeMetrics } from '../node/metrics.js';
+import { createNodeMetrics, registerEndpointMetrics } from '../node/metrics.js';
 import { createRestClient } from '../node/rest.js';
 import { INGEST_RETRY, withRetry } from '../node/retry.js';
-import { createTransport, type Transport } from '../node/transport.js';
+import { createTransport, type PooledTransport } from '../node/transport.js';
+import { evmChainIdOf, PROBES } from '../node/endpoint-probes.js';
+import type { EndpointView } from '../node/endpoint-pool.js';
 import type { Db } from '../store/driver/db.js';
 import type { ChainMeta } from '../store/readers/chain-meta.js';
 import { ensureChainMeta } from '../store/writers/chain-meta.js';
@@ -34,6 +36,8 @@ export interface IngestService {
   }): Promise<void>;
   /** Last committed height. */
   height(): number;
+  /** Every node endpoint: chain, heights, health (docs/api.md §4.3). */
+  endpoints(): EndpointView[];
   close(): Promise<void>;
 }
 
@@ -68,15 +72,21 @@ type Stages = ReturnType<typeof createDerivations>;
 function openNodeTransports(ctx: IngestServiceContext) {
   const { options } = ctx;
   const nodeMetrics = createNodeMetrics(ctx.registry);
-  const open = (name: string, endpoints: string[]): Transport =>
+  const open = (name: keyof typeof PROBES, endpoints: string[], chainId?: string): PooledTransport =>
     createTransport({
       name,
       endpoints,
       timeoutMs: options.requestTimeoutMs ?? NODE_TIMEOUT_MS,
       maxConcurrent: options.maxConcurrentRequests,
       metrics: nodeMetrics,
+      probe: PROBES[name],
+      logger: ctx.logger,
+      ...(chainId !== undefined ? { chainId } : {}),
     });
-  const transports = [open('rpc', options.endpoints.rpc), open('rest', options.endpoints.rest)];
+  const transports = [
+    open('rpc', options.endpoints.rpc, options.chainId),
+    open('rest', options.endpoints.rest, options.chainId),
+  ];
   return {
     nodeMetrics,
     open,
@@ -139,8 +149,13 @@ export async function createIngestService(ctx: IngestServiceContext): Promise<In
   const { comet, rest, transports } = node;
   const untilNodeAnswers = nodeWaiter(ctx);
   const chain = await untilNodeAnswers('node status', () => discoverChain(options, { comet, rest }));
-  const evmTransport = chain.vmType === 'evm' ? node.open('jsonrpc', options.endpoints.jsonRpc) : undefined;
+  transports.forEach((t) => t.expectChain(chain.chainId));
+  const evmTransport =
+    chain.vmType === 'evm'
+      ? node.open('jsonrpc', options.endpoints.jsonRpc, evmChainIdOf(chain.chainId))
+      : undefined;
   if (evmTransport) transports.push(evmTransport);
+  registerEndpointMetrics(ctx.registry, () => transports.flatMap((t) => t.endpoints()));
   await ensureChainMeta(db, chain);
 
   const writer = await createBlockWriter(db);
@@ -173,6 +188,7 @@ export async function createIngestService(ctx: IngestServiceContext): Promise<In
   return {
     chain,
     height: () => writer.checkpoint().height,
+    endpoints: () => transports.flatMap((t) => t.endpoints()),
     run: (runOptions) => runIngest(parts, chain, runOptions),
     async close() {
       await Promise.all(transports.map((t) => t.close()));
@@ -202,6 +218,7 @@ function preparerFactory(
           count: workers,
           config: {
             vm: deps.chain.vmType,
+            chainId: deps.chain.chainId,
             endpoints: {
               ...options.endpoints,
               jsonRpc: deps.hasEvmTransport ? options.endpoints.jsonRpc : [],
