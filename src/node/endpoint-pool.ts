@@ -46,7 +46,7 @@ export interface EndpointPoolOptions {
   timeoutMs: number;
   /** Reads an endpoint's chain and heights; without it endpoints are taken on trust (one-shot reads). */
   probe?: EndpointProbe | undefined;
-  /** The chain every endpoint must serve; else the first configured endpoint that answers decides. */
+  /** The chain every endpoint must serve; else the chain most endpoints answer with decides. */
   chainId?: string | undefined;
   logger?: Logger | undefined;
 }
@@ -98,10 +98,10 @@ export function createEndpointPool(options: EndpointPoolOptions) {
     return ep.probing;
   };
 
-  /** Without a configured chain, the first configured endpoint that answered decides it. */
+  /** Without a configured chain, the chain most answering endpoints serve decides (ties: configured first). */
   const settleChain = (): void => {
     if (expected !== undefined) return;
-    expected = endpoints.find((ep) => ep.chainId !== undefined)?.chainId;
+    expected = majorityChain(endpoints);
     endpoints.forEach(judgeChain);
   };
 
@@ -215,6 +215,15 @@ async function runProbe(ep: PoolEndpoint, options: EndpointPoolOptions): Promise
     if (ep.health !== 'wrong_chain') ep.health = 'down';
     ep.error = (err as Error).message;
   }
+}
+
+function majorityChain(endpoints: readonly PoolEndpoint[]): string | undefined {
+  const votes = new Map<string, number>();
+  for (const ep of endpoints)
+    if (ep.chainId !== undefined) votes.set(ep.chainId, (votes.get(ep.chainId) ?? 0) + 1);
+  let best: string | undefined;
+  for (const [chainId, n] of votes) if (best === undefined || n > votes.get(best)!) best = chainId;
+  return best;
 }
 
 function soonestBack(endpoints: readonly PoolEndpoint[], holders: number[]): PoolEndpoint {

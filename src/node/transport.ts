@@ -16,7 +16,7 @@ export interface TransportOptions {
   metrics?: NodeMetricsSink;
   /** Reads each endpoint's chain and heights (docs/node-data.md §5); without it, no routing by height. */
   probe?: EndpointProbe;
-  /** The chain every endpoint must serve (else the first configured endpoint that answers decides). */
+  /** The chain every endpoint must serve (else the chain most endpoints answer with decides). */
   chainId?: string;
   logger?: Logger;
 }
