@@ -62,6 +62,7 @@ import { registerTxRoutes } from './routes/txs.js';
 import { createStreamHub } from './stream/hub.js';
 import { createStreamMetrics } from './stream/metrics.js';
 import { registerUnavailableRoutes } from './routes/unavailable.js';
+import { registerStatusEndpointsRoute, type NodeEndpointsSource } from './routes/status-endpoints.js';
 import { EVM_SCHEMAS, SHARED_SCHEMAS } from './schemas.js';
 
 export interface ApiContext {
@@ -72,6 +73,8 @@ export interface ApiContext {
   metrics: Registry;
   /** Extra readiness condition, e.g. from an ingest pipeline running in the same process. */
   readiness?: ReadinessCheck;
+  /** The node endpoints of an ingest running in the same process (`/status/endpoints`). */
+  nodeEndpoints?: NodeEndpointsSource;
   /** Serve on a server the caller already listens on (the ingest process opens its port first). */
   serverFactory?: FastifyServerFactory;
   /**
@@ -273,6 +276,7 @@ function registerReadRoutes(app: FastifyInstance, ctx: ApiContext, deps: RouteDe
   registerNftRoutes(app, deps);
   registerRichListRoutes(app, deps);
   registerUnavailableRoutes(app, options);
+  if (ctx.nodeEndpoints) registerStatusEndpointsRoute(app, deps, ctx.nodeEndpoints);
   registerSystemRoutes(app, deps, {
     metrics: ctx.metrics,
     ...(ctx.readiness ? { readiness: ctx.readiness } : {}),

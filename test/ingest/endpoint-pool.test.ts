@@ -1,10 +1,12 @@
 import { Writable } from 'node:stream';
 import { pino } from 'pino';
 import { describe, expect, it } from 'vitest';
+import { createApiApp } from '../../src/api/app.js';
+import { loadApiOptions } from '../../src/api/options.js';
 import { createIngestService, type IngestService } from '../../src/ingest/service.js';
 import type { EndpointView } from '../../src/node/endpoint-pool.js';
 import { silentLogger, type Logger } from '../../src/shared/logger.js';
-import { createMetricsRegistry } from '../../src/shared/metrics.js';
+import { createMetricsRegistry, type Registry } from '../../src/shared/metrics.js';
 import { createSimulator } from '../../src/sim/simulator.js';
 import type { Simulator, SimulatorOptions, SimulatorUrls } from '../../src/sim/types.js';
 import type { Db } from '../../src/store/driver/db.js';
@@ -39,6 +41,7 @@ function openService(
   db: Db,
   nodes: SimulatorUrls[],
   logger: Logger = silentLogger(),
+  registry: Registry = createMetricsRegistry({ defaultMetrics: false }),
 ): Promise<IngestService> {
   return createIngestService({
     options: {
@@ -52,12 +55,44 @@ function openService(
     },
     logger,
     db,
-    registry: createMetricsRegistry({ defaultMetrics: false }),
+    registry,
   });
 }
 
 const rpcView = (service: IngestService, url: string): EndpointView =>
   service.endpoints().find((ep) => ep.surface === 'rpc' && ep.url === url)!;
+
+/** `/status/endpoints` (docs/api.md §4.3) and `/metrics` show each endpoint as the pool knows it. */
+async function expectServedEndpoints(db: Db, service: IngestService, registry: Registry): Promise<void> {
+  const app = await createApiApp({
+    options: loadApiOptions({ CHAIN_ID: 'minimove-1', VM_TYPE: 'move', API_CACHE: 'false' }),
+    db,
+    logger: silentLogger(),
+    metrics: registry,
+    nodeEndpoints: () => service.endpoints(),
+  });
+  try {
+    const res = await app.inject({ url: '/status/endpoints' });
+    expect(res.statusCode).toBe(200);
+    expect(res.json()).toEqual({ endpoints: service.endpoints() });
+    expect(service.endpoints().map((ep) => ep.surface)).toEqual([
+      ...Array(4).fill('rpc'),
+      ...Array(4).fill('rest'),
+    ]);
+    const metrics = (await app.inject({ url: '/metrics' })).body;
+    const pruned = service
+      .endpoints()
+      .find((ep) => ep.surface === 'rpc' && ep.lowest_height === PRUNED_LOWEST)!;
+    expect(metrics).toContain(
+      `rollup_indexer_node_endpoint_height{surface="rpc",endpoint="${pruned.url}",bound="lowest"} ${PRUNED_LOWEST}`,
+    );
+    expect(metrics).toMatch(
+      /rollup_indexer_node_endpoint_up\{[^}]*health="wrong_chain",chain_id="other-1"\} 0/,
+    );
+  } finally {
+    await app.close();
+  }
+}
 
 /** A logger whose lines a test can wait for. */
 function watchedLogger(): { logger: Logger; waitFor(re: RegExp): Promise<string> } {
@@ -90,7 +125,9 @@ describe.each(testDbFactories().slice(0, 1))('endpoint pool on $name', (factory)
     const lagging = await startNode({ lagBlocks: 10 });
     const archive = await startNode();
     // The wrong chain comes first: with no CHAIN_ID, the chain most endpoints serve decides.
-    const service = await openService(db, [other.urls, pruned.urls, lagging.urls, archive.urls]);
+    const registry = createMetricsRegistry({ defaultMetrics: false });
+    const nodes = [other.urls, pruned.urls, lagging.urls, archive.urls];
+    const service = await openService(db, nodes, silentLogger(), registry);
     try {
       await service.run({ signal: new AbortController().signal, untilHeight: HEAD, tuning: TUNING });
       await expectIngestMatchesTruth(db, archive.sim, HEAD);
@@ -114,6 +151,7 @@ describe.each(testDbFactories().slice(0, 1))('endpoint pool on $name', (factory)
         health: 'wrong_chain',
         requests: 0,
       });
+      await expectServedEndpoints(db, service, registry);
     } finally {
       await service.close();
       await Promise.all([other, pruned, lagging, archive].map((n) => n.sim.close()));
