@@ -36,7 +36,7 @@ export interface IngestService {
   }): Promise<void>;
   /** Last committed height. */
   height(): number;
-  /** Every node endpoint: chain, heights, health (docs/api.md §4.3). */
+  /** Every node endpoint: chain, heights, health (docs/api.md §4.11). */
   endpoints(): EndpointView[];
   close(): Promise<void>;
 }

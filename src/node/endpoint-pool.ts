@@ -26,7 +26,7 @@ export interface PoolEndpoint extends EndpointStatus {
   requests: number;
 }
 
-/** An endpoint as `/status/endpoints` and `/metrics` show it (docs/api.md §4.3). */
+/** An endpoint as `/status/endpoints` and `/metrics` show it (docs/api.md §4.11). */
 export interface EndpointView {
   surface: string;
   url: string;

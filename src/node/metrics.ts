@@ -93,7 +93,7 @@ const ENDPOINT_HEIGHT = 'rollup_indexer_node_endpoint_height';
 const ENDPOINT_UP = 'rollup_indexer_node_endpoint_up';
 
 /**
- * Each node endpoint's heights and health as gauges read at scrape time (docs/api.md §4.3):
+ * Each node endpoint's heights and health as gauges read at scrape time (docs/api.md §4.11):
  * `…_height{bound="lowest"|"highest"|"lag"}` and `…_up` (1 healthy, 0 down or of another chain).
  * A second ingest service on the same registry takes the gauges over.
  */

@@ -50,7 +50,7 @@ export interface Transport {
 export interface PooledTransport extends Transport {
   /** Every endpoint probed from now on must serve this chain (known once the chain is discovered). */
   expectChain(chainId: string): void;
-  /** Each endpoint's chain, heights and health (docs/api.md §4.3). */
+  /** Each endpoint's chain, heights and health (docs/api.md §4.11). */
   endpoints(): EndpointView[];
 }
 

@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { jsonRoute, type RouteDeps } from './define.js';
 
-/** One node endpoint as the ingest process running beside the API sees it (docs/api.md §4.3). */
+/** One node endpoint as the ingest process running beside the API sees it (docs/api.md §4.11). */
 export interface NodeEndpointJson {
   surface: string;
   url: string;
@@ -17,7 +17,7 @@ export interface NodeEndpointJson {
 export type NodeEndpointsSource = () => readonly NodeEndpointJson[];
 
 /**
- * GET /status/endpoints (docs/api.md §4.3): every node endpoint of the ingest running in this
+ * GET /status/endpoints (docs/api.md §4.11): every node endpoint of the ingest running in this
  * process. A route of its own, so `/status` answers as before; served only where ingest runs
  * (`start`, `demo`), and kept out of the OpenAPI document like `/metrics`.
  */

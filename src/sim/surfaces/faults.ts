@@ -102,7 +102,7 @@ export function createFaultInjector(spec: FaultSpec, seed: number) {
     /** Counts an answer a surface served, and whether it refused a height below the lowest. */
     served(surface: Surface, body: string | Buffer): void {
       log.served[surface]++;
-      if (typeof body === 'string' && body.includes('is not available, lowest height is')) log.unavailable++;
+      if (body.includes('is not available, lowest height is')) log.unavailable++;
     },
     /** Whether this answer is delayed by the latency setting (counted when it is). */
     delays(): boolean {
