@@ -113,13 +113,16 @@ async function settleStartHeight(
   ctx: IngestServiceContext,
   writer: Awaited<ReturnType<typeof createBlockWriter>>,
   comet: CometClient,
+  rpc: PooledTransport,
   untilNodeAnswers: ReturnType<typeof nodeWaiter>,
 ): Promise<void> {
   const { options, logger } = ctx;
   await untilNodeAnswers('checkpoint block', () => verifyCheckpointHash(writer.checkpoint(), comet, logger));
   if (writer.checkpoint().height === 0) {
     const status = await untilNodeAnswers('node status', () => comet.status());
-    const start = Math.max(options.startHeight ?? 1, status.earliestHeight, 1);
+    // The lowest height of the whole pool, not of the endpoint that answered (docs/node-data.md §5.2).
+    const earliest = rpc.lowestHeld() ?? status.earliestHeight;
+    const start = Math.max(options.startHeight ?? 1, earliest, 1);
     if (start > 1) await writer.startAt(start);
   } else if (options.startHeight !== undefined && options.startHeight !== writer.checkpoint().height + 1) {
     logger.warn(
@@ -159,7 +162,7 @@ export async function createIngestService(ctx: IngestServiceContext): Promise<In
   await ensureChainMeta(db, chain);
 
   const writer = await createBlockWriter(db);
-  await settleStartHeight(ctx, writer, comet, untilNodeAnswers);
+  await settleStartHeight(ctx, writer, comet, transports[0]!, untilNodeAnswers);
   const metrics = ctx.metrics ?? createIngestMetrics(ctx.registry);
   metrics.height.set(writer.checkpoint().height);
   const evm = evmTransport ? createEvmClient(evmTransport) : undefined;

@@ -154,6 +154,8 @@ export function createEndpointPool(options: EndpointPoolOptions) {
     prunedBelow(ep: PoolEndpoint, lowest: number): void {
       ep.lowest = Math.max(ep.lowest ?? 1, lowest);
     },
+    /** The lowest height an endpoint of the chain holds or may hold (one that is down counts). */
+    lowestHeld: (): number | undefined => lowestHeld(endpoints),
     views(): EndpointView[] {
       return endpoints.map((ep) => ({
         surface: options.name,

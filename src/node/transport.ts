@@ -52,6 +52,8 @@ export interface PooledTransport extends Transport {
   expectChain(chainId: string): void;
   /** Each endpoint's chain, heights and health (docs/api.md §4.11). */
   endpoints(): EndpointView[];
+  /** Where a fresh index can start: the lowest height an endpoint of the chain holds (docs/node-data.md §5.2). */
+  lowestHeld(): number | undefined;
 }
 
 /** CometBFT's (and the gateway's) answer for a height a pruned node no longer keeps (docs/node-data.md §1.2). */
@@ -126,6 +128,7 @@ export function createTransport(options: TransportOptions): PooledTransport {
     request: (req) => limiter(() => routed(req)),
     expectChain: (chainId) => pool.expectChain(chainId),
     endpoints: () => pool.views(),
+    lowestHeld: () => pool.lowestHeld(),
     close: () => pool.close(),
   };
 }
