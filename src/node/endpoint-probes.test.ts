@@ -30,6 +30,23 @@ describe('endpoint probes against a pruned, lagging EVM node (docs/node-data.md 
     expect(await probeRest(sendTo(urls.rest))).toEqual({ chainId: 'evm-probe-1' });
   });
 
+  it('a node keeping the last N blocks says its lowest moved with the head', async () => {
+    const keeping = createSimulator({
+      vm: 'move',
+      head: 30,
+      keepBlocks: 8,
+      fastSignatures: true,
+      rpcPort: 0,
+      restPort: 0,
+    });
+    const { rpc } = await keeping.listen();
+    try {
+      expect(await probeRpc(sendTo(rpc))).toEqual({ chainId: 'minimove-1', lowest: 23, highest: 30 });
+    } finally {
+      await keeping.close();
+    }
+  });
+
   it("JSON-RPC says the EVM chain id minievm derives from the rollup's, and its head", async () => {
     const identity = await probeJsonRpc(sendTo(urls.jsonRpc!));
     expect(identity).toEqual({ chainId: evmChainIdOf('evm-probe-1'), highest: 25 });
