@@ -9,7 +9,7 @@ import { createRestClient } from '../node/rest.js';
 import { INGEST_RETRY, withRetry } from '../node/retry.js';
 import { createTransport, type PooledTransport } from '../node/transport.js';
 import { evmChainIdOf, PROBES } from '../node/endpoint-probes.js';
-import type { EndpointView } from '../node/endpoint-pool.js';
+import type { NodeEndpointView } from '../shared/node-endpoint.js';
 import type { Db } from '../store/driver/db.js';
 import type { ChainMeta } from '../store/readers/chain-meta.js';
 import { ensureChainMeta } from '../store/writers/chain-meta.js';
@@ -37,7 +37,7 @@ export interface IngestService {
   /** Last committed height. */
   height(): number;
   /** Every node endpoint: chain, heights, health (docs/api.md §4.11). */
-  endpoints(): EndpointView[];
+  endpoints(): NodeEndpointView[];
   close(): Promise<void>;
 }
 

@@ -2,6 +2,7 @@ import { Pool } from 'undici';
 import { AppError } from '../shared/errors.js';
 import { redactUrl } from '../shared/config.js';
 import type { Logger } from '../shared/logger.js';
+import type { NodeEndpointView } from '../shared/node-endpoint.js';
 import type { EndpointProbe, ProbeSend } from './endpoint-probes.js';
 import {
   describeEndpoints,
@@ -24,19 +25,6 @@ export interface PoolEndpoint extends EndpointStatus {
   probing: Promise<void> | undefined;
   /** Requests routed to it (probes not counted). */
   requests: number;
-}
-
-/** An endpoint as `/status/endpoints` and `/metrics` show it (docs/api.md §4.11). */
-export interface EndpointView {
-  surface: string;
-  url: string;
-  health: EndpointStatus['health'];
-  chain_id: string | null;
-  lowest_height: number | null;
-  highest_height: number | null;
-  lag_blocks: number;
-  requests: number;
-  error?: string;
 }
 
 export interface EndpointPoolOptions {
@@ -156,7 +144,7 @@ export function createEndpointPool(options: EndpointPoolOptions) {
     },
     /** The lowest height an endpoint of the chain holds or may hold (one that is down counts). */
     lowestHeld: (): number | undefined => lowestHeld(endpoints),
-    views(): EndpointView[] {
+    views(): NodeEndpointView[] {
       return endpoints.map((ep) => ({
         surface: options.name,
         url: ep.url,

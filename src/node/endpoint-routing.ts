@@ -1,3 +1,5 @@
+import type { NodeEndpointView } from '../shared/node-endpoint.js';
+
 /**
  * Which endpoint of a node surface a request goes to, from what the pool knows of each endpoint:
  * its health, its chain and the heights it holds (docs/node-data.md §5). Pure: the transport keeps
@@ -5,7 +7,7 @@
  */
 
 /** `unprobed`: not asked yet; `down`: unreachable or failing; `wrong_chain`: serves another chain. */
-export type EndpointHealth = 'unprobed' | 'healthy' | 'down' | 'wrong_chain';
+export type EndpointHealth = NodeEndpointView['health'];
 
 export interface EndpointStatus {
   /** Redacted URL. */

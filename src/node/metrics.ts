@@ -1,5 +1,5 @@
 import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
-import type { EndpointView } from './endpoint-pool.js';
+import type { NodeEndpointView } from '../shared/node-endpoint.js';
 
 /**
  * Why a request goes to the node: what it asks for, named by its consumer where two consumers ask
@@ -97,7 +97,7 @@ const ENDPOINT_UP = 'rollup_indexer_node_endpoint_up';
  * `…_height{bound="lowest"|"highest"|"lag"}` and `…_up` (1 healthy, 0 down or of another chain).
  * A second ingest service on the same registry takes the gauges over.
  */
-export function registerEndpointMetrics(registry: Registry, endpoints: () => EndpointView[]): void {
+export function registerEndpointMetrics(registry: Registry, endpoints: () => NodeEndpointView[]): void {
   for (const name of [ENDPOINT_HEIGHT, ENDPOINT_UP]) registry.removeSingleMetric(name);
   new Gauge({
     name: ENDPOINT_HEIGHT,

@@ -2,7 +2,8 @@ import { errors as undiciErrors } from 'undici';
 import { AppError, type ErrorCode } from '../shared/errors.js';
 import { redactUrl } from '../shared/config.js';
 import type { Logger } from '../shared/logger.js';
-import { createEndpointPool, type EndpointView, type PoolEndpoint } from './endpoint-pool.js';
+import type { NodeEndpointView } from '../shared/node-endpoint.js';
+import { createEndpointPool, type PoolEndpoint } from './endpoint-pool.js';
 import type { EndpointProbe } from './endpoint-probes.js';
 import type { HeightSpan } from './endpoint-routing.js';
 import type { NodeMetricsSink, NodePurpose } from './metrics.js';
@@ -51,7 +52,7 @@ export interface PooledTransport extends Transport {
   /** Every endpoint probed from now on must serve this chain (known once the chain is discovered). */
   expectChain(chainId: string): void;
   /** Each endpoint's chain, heights and health (docs/api.md §4.11). */
-  endpoints(): EndpointView[];
+  endpoints(): NodeEndpointView[];
   /** Where a fresh index can start: the lowest height an endpoint of the chain holds (docs/node-data.md §5.2). */
   lowestHeld(): number | undefined;
 }

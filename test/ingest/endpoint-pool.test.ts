@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { createApiApp } from '../../src/api/app.js';
 import { loadApiOptions } from '../../src/api/options.js';
 import { createIngestService, type IngestService } from '../../src/ingest/service.js';
-import type { EndpointView } from '../../src/node/endpoint-pool.js';
+import type { NodeEndpointView } from '../../src/shared/node-endpoint.js';
 import { silentLogger, type Logger } from '../../src/shared/logger.js';
 import { createMetricsRegistry, type Registry } from '../../src/shared/metrics.js';
 import { createSimulator } from '../../src/sim/simulator.js';
@@ -59,7 +59,7 @@ function openService(
   });
 }
 
-const rpcView = (service: IngestService, url: string): EndpointView =>
+const rpcView = (service: IngestService, url: string): NodeEndpointView =>
   service.endpoints().find((ep) => ep.surface === 'rpc' && ep.url === url)!;
 
 /** `/status/endpoints` (docs/api.md §4.3) and `/metrics` show each endpoint as the pool knows it. */

@@ -1,20 +1,8 @@
 import type { FastifyInstance } from 'fastify';
+import type { NodeEndpointView } from '../../shared/node-endpoint.js';
 import { jsonRoute, type RouteDeps } from './define.js';
 
-/** One node endpoint as the ingest process running beside the API sees it (docs/api.md §4.11). */
-export interface NodeEndpointJson {
-  surface: string;
-  url: string;
-  health: string;
-  chain_id: string | null;
-  lowest_height: number | null;
-  highest_height: number | null;
-  lag_blocks: number;
-  requests: number;
-  error?: string;
-}
-
-export type NodeEndpointsSource = () => readonly NodeEndpointJson[];
+export type NodeEndpointsSource = () => readonly NodeEndpointView[];
 
 /**
  * GET /status/endpoints (docs/api.md §4.11): every node endpoint of the ingest running in this
