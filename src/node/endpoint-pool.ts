@@ -59,22 +59,7 @@ export function createEndpointPool(options: EndpointPoolOptions) {
   let firstRound: Promise<void> | undefined;
   let turn = 0;
 
-  /** Only a probe's answer moves an endpoint into or out of `wrong_chain`; leaving it is logged too. */
-  const judgeChain = (ep: PoolEndpoint): void => {
-    if (expected === undefined || ep.chainId === undefined) return;
-    if (ep.chainId === expected) {
-      if (ep.health === 'wrong_chain') ep.health = 'healthy';
-      return;
-    }
-    if (ep.health !== 'wrong_chain') {
-      ep.error = `${options.name} ${ep.url} serves chain ${ep.chainId}, expected ${expected}: taken out of the pool`;
-      options.logger?.error(
-        { surface: options.name, endpoint: ep.url, chainId: ep.chainId, expected },
-        ep.error,
-      );
-    }
-    ep.health = 'wrong_chain';
-  };
+  const judgeChain = (ep: PoolEndpoint): void => judgeEndpointChain(ep, expected, options);
 
   const probe = (ep: PoolEndpoint): Promise<void> => {
     ep.probing ??= runProbe(ep, options)
@@ -144,26 +129,51 @@ export function createEndpointPool(options: EndpointPoolOptions) {
     },
     /** The lowest height an endpoint of the chain holds or may hold (one that is down counts). */
     lowestHeld: (): number | undefined => lowestHeld(endpoints),
-    views(): NodeEndpointView[] {
-      return endpoints.map((ep) => ({
-        surface: options.name,
-        url: ep.url,
-        health: ep.health,
-        chain_id: ep.chainId ?? null,
-        lowest_height: ep.lowest ?? null,
-        highest_height: ep.highest ?? null,
-        lag_blocks: lagBehind(endpoints, ep),
-        requests: ep.requests,
-        ...(ep.error !== undefined && ep.health !== 'healthy' ? { error: ep.error } : {}),
-      }));
-    },
+    views: (): NodeEndpointView[] => endpoints.map((ep) => endpointView(endpoints, ep, options.name)),
     async close(): Promise<void> {
       await Promise.all(endpoints.map((ep) => ep.pool.close()));
     },
   };
 }
 
-export type EndpointPool = ReturnType<typeof createEndpointPool>;
+/** Only a probe's answer moves an endpoint into or out of `wrong_chain`; going in is logged once. */
+function judgeEndpointChain(
+  ep: PoolEndpoint,
+  expected: string | undefined,
+  options: EndpointPoolOptions,
+): void {
+  if (expected === undefined || ep.chainId === undefined) return;
+  if (ep.chainId === expected) {
+    if (ep.health === 'wrong_chain') ep.health = 'healthy';
+    return;
+  }
+  if (ep.health !== 'wrong_chain') {
+    ep.error = `${options.name} ${ep.url} serves chain ${ep.chainId}, expected ${expected}: taken out of the pool`;
+    options.logger?.error(
+      { surface: options.name, endpoint: ep.url, chainId: ep.chainId, expected },
+      ep.error,
+    );
+  }
+  ep.health = 'wrong_chain';
+}
+
+function endpointView(
+  endpoints: readonly PoolEndpoint[],
+  ep: PoolEndpoint,
+  surface: string,
+): NodeEndpointView {
+  return {
+    surface,
+    url: ep.url,
+    health: ep.health,
+    chain_id: ep.chainId ?? null,
+    lowest_height: ep.lowest ?? null,
+    highest_height: ep.highest ?? null,
+    lag_blocks: lagBehind(endpoints, ep),
+    requests: ep.requests,
+    ...(ep.error !== undefined && ep.health !== 'healthy' ? { error: ep.error } : {}),
+  };
+}
 
 function openEndpoint(url: string, connections: number, health: EndpointStatus['health']): PoolEndpoint {
   const u = new URL(url);
