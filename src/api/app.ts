@@ -64,6 +64,7 @@ import { registerTxRoutes } from './routes/txs.js';
 import { createStreamHub } from './stream/hub.js';
 import { createStreamMetrics } from './stream/metrics.js';
 import { registerUnavailableRoutes } from './routes/unavailable.js';
+import { registerStatusEndpointsRoute, type NodeEndpointsSource } from './routes/status-endpoints.js';
 import { EVM_SCHEMAS, SHARED_SCHEMAS } from './schemas.js';
 
 export interface ApiContext {
@@ -76,6 +77,8 @@ export interface ApiContext {
   readiness?: ReadinessCheck;
   /** What the ingest of the same process waits for on the node (`start`); absent for `api` alone. */
   nodeWaits?: NodeWaits;
+  /** The node endpoints of an ingest running in the same process (`/status/endpoints`). */
+  nodeEndpoints?: NodeEndpointsSource;
   /** Serve on a server the caller already listens on (the ingest process opens its port first). */
   serverFactory?: FastifyServerFactory;
   /**
@@ -278,6 +281,7 @@ function registerReadRoutes(app: FastifyInstance, ctx: ApiContext, deps: RouteDe
   registerNftRoutes(app, deps);
   registerRichListRoutes(app, deps);
   registerUnavailableRoutes(app, options);
+  if (ctx.nodeEndpoints) registerStatusEndpointsRoute(app, deps, ctx.nodeEndpoints);
   registerSystemRoutes(app, deps, {
     metrics: ctx.metrics,
     ...(ctx.readiness ? { readiness: ctx.readiness } : {}),

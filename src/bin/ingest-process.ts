@@ -1,5 +1,6 @@
 import type { FastifyInstance, FastifyServerFactory } from 'fastify';
 import { withChainIdentity } from '../api/options.js';
+import type { NodeEndpointsSource } from '../api/routes/status-endpoints.js';
 import { createInProcessFeed, type CommitFeed } from '../shared/commit-feed.js';
 import type { IngestOptions, NodeEndpoints } from '../shared/config.js';
 import { createLogger, type Logger } from '../shared/logger.js';
@@ -68,7 +69,14 @@ export async function runIngestProcess(opts: IngestProcessOptions): Promise<numb
     const { db, service } = await startIngestService(opts, ctx, opened);
     if (apiConfig) {
       opened.apiDb = await openApiDatabase(db, apiConfig, ingest);
-      opened.api = await serveApi({ ...ctx, port, db: opened.apiDb, config: apiConfig, commits });
+      opened.api = await serveApi({
+        ...ctx,
+        port,
+        db: opened.apiDb,
+        config: apiConfig,
+        commits,
+        nodeEndpoints: () => service.endpoints(),
+      });
       opts.onApiListening?.(port.url);
     }
     const onCommit = (p: Progress) => (opts.onCommit?.(p), commits?.committed());
@@ -204,6 +212,7 @@ async function serveApi(
     db: Db;
     config: ServedApiConfig;
     commits: CommitFeed | undefined;
+    nodeEndpoints: NodeEndpointsSource;
   },
 ): Promise<FastifyInstance> {
   const options = withChainIdentity(ctx.config.settings, await readChainMeta(ctx.db));
@@ -221,6 +230,7 @@ async function serveApi(
     serverFactory,
     readiness: async () => ctx.state.readiness(),
     nodeWaits: ctx.waits,
+    nodeEndpoints: ctx.nodeEndpoints,
     ...(ctx.commits ? { commitFeed: ctx.commits } : {}),
   });
   await app.ready();

@@ -4,11 +4,13 @@ import type { Logger } from '../shared/logger.js';
 import type { Registry } from '../shared/metrics.js';
 import { createCometClient, type CometClient } from '../node/cometbft.js';
 import { createEvmClient } from '../node/evm.js';
-import { createNodeMetrics } from '../node/metrics.js';
+import { createNodeMetrics, registerEndpointMetrics } from '../node/metrics.js';
 import { createRestClient } from '../node/rest.js';
 import { INGEST_RETRY, withRetry, type RetryPolicy } from '../node/retry.js';
 import { createNodeWaits, type NodeWaits } from '../shared/node-waits.js';
-import { createTransport, type Transport } from '../node/transport.js';
+import { createTransport, type PooledTransport } from '../node/transport.js';
+import { evmChainIdOf, PROBES } from '../node/endpoint-probes.js';
+import type { NodeEndpointView } from '../shared/node-endpoint.js';
 import type { Db } from '../store/driver/db.js';
 import type { ChainMeta } from '../store/readers/chain-meta.js';
 import { ensureChainMeta } from '../store/writers/chain-meta.js';
@@ -36,6 +38,8 @@ export interface IngestService {
   }): Promise<void>;
   /** Last committed height. */
   height(): number;
+  /** Every node endpoint: chain, heights, health (docs/api.md §4.11). */
+  endpoints(): NodeEndpointView[];
   close(): Promise<void>;
 }
 
@@ -79,15 +83,21 @@ type Stages = ReturnType<typeof createDerivations>;
 function openNodeTransports(ctx: IngestServiceContext) {
   const { options } = ctx;
   const nodeMetrics = createNodeMetrics(ctx.registry);
-  const open = (name: string, endpoints: string[]): Transport =>
+  const open = (name: keyof typeof PROBES, endpoints: string[], chainId?: string): PooledTransport =>
     createTransport({
       name,
       endpoints,
       timeoutMs: options.requestTimeoutMs ?? NODE_TIMEOUT_MS,
       maxConcurrent: options.maxConcurrentRequests,
       metrics: nodeMetrics,
+      probe: PROBES[name],
+      logger: ctx.logger,
+      ...(chainId !== undefined ? { chainId } : {}),
     });
-  const transports = [open('rpc', options.endpoints.rpc), open('rest', options.endpoints.rest)];
+  const transports = [
+    open('rpc', options.endpoints.rpc, options.chainId),
+    open('rest', options.endpoints.rest, options.chainId),
+  ];
   return {
     nodeMetrics,
     open,
@@ -115,13 +125,16 @@ async function settleStartHeight(
   ctx: IngestServiceContext,
   writer: Awaited<ReturnType<typeof createBlockWriter>>,
   comet: CometClient,
+  rpc: PooledTransport,
   untilNodeAnswers: ReturnType<typeof nodeWaiter>,
 ): Promise<void> {
   const { options, logger } = ctx;
   await untilNodeAnswers('checkpoint block', () => verifyCheckpointHash(writer.checkpoint(), comet, logger));
   if (writer.checkpoint().height === 0) {
     const status = await untilNodeAnswers('node status', () => comet.status());
-    const start = Math.max(options.startHeight ?? 1, status.earliestHeight, 1);
+    // The lowest height of the whole pool, not of the endpoint that answered (docs/node-data.md §5.2).
+    const earliest = rpc.lowestHeld() ?? status.earliestHeight;
+    const start = Math.max(options.startHeight ?? 1, earliest, 1);
     if (start > 1) await writer.startAt(start);
   } else if (options.startHeight !== undefined && options.startHeight !== writer.checkpoint().height + 1) {
     logger.warn(
@@ -155,12 +168,17 @@ export async function createIngestService(ctx: IngestServiceContext): Promise<In
   const { comet, rest, transports } = node;
   const untilNodeAnswers = nodeWaiter(ctx, waits);
   const chain = await untilNodeAnswers('node status', () => discoverChain(options, { comet, rest }));
-  const evmTransport = chain.vmType === 'evm' ? node.open('jsonrpc', options.endpoints.jsonRpc) : undefined;
+  transports.forEach((t) => t.expectChain(chain.chainId));
+  const evmTransport =
+    chain.vmType === 'evm'
+      ? node.open('jsonrpc', options.endpoints.jsonRpc, evmChainIdOf(chain.chainId))
+      : undefined;
   if (evmTransport) transports.push(evmTransport);
+  registerEndpointMetrics(ctx.registry, () => transports.flatMap((t) => t.endpoints()));
   await ensureChainMeta(db, chain);
 
   const writer = await createBlockWriter(db);
-  await settleStartHeight(ctx, writer, comet, untilNodeAnswers);
+  await settleStartHeight(ctx, writer, comet, transports[0]!, untilNodeAnswers);
   metrics.height.set(writer.checkpoint().height);
   const evm = evmTransport ? createEvmClient(evmTransport) : undefined;
   const stages = createDerivations({
@@ -190,6 +208,7 @@ export async function createIngestService(ctx: IngestServiceContext): Promise<In
   return {
     chain,
     height: () => writer.checkpoint().height,
+    endpoints: () => transports.flatMap((t) => t.endpoints()),
     run: (runOptions) => runIngest(parts, chain, runOptions),
     async close() {
       await Promise.all(transports.map((t) => t.close()));
@@ -219,6 +238,7 @@ function preparerFactory(
           count: workers,
           config: {
             vm: deps.chain.vmType,
+            chainId: deps.chain.chainId,
             endpoints: {
               ...options.endpoints,
               jsonRpc: deps.hasEvmTransport ? options.endpoints.jsonRpc : [],
@@ -334,7 +354,8 @@ async function verifyCheckpointHash(
   try {
     [block] = await comet.fetchBlocks([checkpoint.height]);
   } catch (err) {
-    if (err instanceof AppError && err.code === 'height_pruned') {
+    // No endpoint keeps the checkpoint's block any more (docs/node-data.md §5.2): nothing to compare with.
+    if (err instanceof AppError && (err.code === 'height_pruned' || err.code === 'height_not_held')) {
       logger.warn({ height: checkpoint.height }, 'checkpoint block is pruned on the node; hash not verified');
       return;
     }

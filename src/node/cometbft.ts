@@ -1,6 +1,7 @@
 import { AppError } from '../shared/errors.js';
 import { parseBlockBundle } from './cometbft-parse.js';
 import type { NodePurpose } from './metrics.js';
+import { spanOf, type HeightSpan } from './endpoint-routing.js';
 import type { Transport } from './transport.js';
 import type { RawBlock } from './types.js';
 
@@ -41,17 +42,19 @@ type RpcCall = (
   body: unknown,
   purpose: NodePurpose,
   calls?: Partial<Record<NodePurpose, number>>,
+  heights?: HeightSpan,
 ) => Promise<unknown>;
 
 /** One JSON-RPC POST (a call or a batch) through the transport, its answer parsed. */
 function rpcCaller(transport: Transport): RpcCall {
-  return async (body, purpose, calls) => {
+  return async (body, purpose, calls, heights) => {
     const res = await transport.request({
       method: 'POST',
       path: '/',
       body: JSON.stringify(body),
       purpose,
       ...(calls ? { calls } : {}),
+      ...(heights ? { heights } : {}),
     });
     try {
       return JSON.parse(res.text);
@@ -111,7 +114,7 @@ async function fetchBlocks(
       ? (['block', 'block_results'] as const)
       : (['rich_list_block', 'rich_list_block_results'] as const);
   const byId = batchReplies(
-    await call(batch, block, { [block]: heights.length, [results]: heights.length }),
+    await call(batch, block, { [block]: heights.length, [results]: heights.length }, spanOf(heights)),
     'batch',
   );
   return heights.map((height, i) => {
@@ -149,7 +152,10 @@ async function abciQueries(
       prove: false,
     },
   }));
-  const byId = batchReplies(await call(batch, purpose, { [purpose]: queries.length }), 'abci_query batch');
+  const byId = batchReplies(
+    await call(batch, purpose, { [purpose]: queries.length }, { from: height, to: height }),
+    'abci_query batch',
+  );
   return queries.map((q, i) => {
     const item = byId.get(i);
     const what = `abci_query ${q.path} at ${height}`;

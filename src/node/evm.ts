@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { AppError } from '../shared/errors.js';
 import type { NodePurpose } from './metrics.js';
+import { spanOf, type HeightSpan } from './endpoint-routing.js';
 import type { Transport } from './transport.js';
 
 /** An eth_getBlockReceipts entry as served (lower-case 0x hex strings). */
@@ -79,11 +80,15 @@ interface Reply {
   error?: { code?: number; message?: string };
 }
 
-type Batch = (purpose: NodePurpose, calls: { method: string; params: unknown[] }[]) => Promise<Reply[]>;
+type Batch = (
+  purpose: NodePurpose,
+  calls: { method: string; params: unknown[] }[],
+  heights: HeightSpan | undefined,
+) => Promise<Reply[]>;
 
 /** One JSON-RPC batch through the transport: every call's reply, in call order. */
 function batchCaller(transport: Transport): Batch {
-  return async (purpose, calls) => {
+  return async (purpose, calls, heights) => {
     const body = calls.map((c, id) => ({ jsonrpc: '2.0', id, ...c }));
     const res = await transport.request({
       method: 'POST',
@@ -91,6 +96,7 @@ function batchCaller(transport: Transport): Batch {
       body: JSON.stringify(body),
       purpose,
       calls: { [purpose]: calls.length },
+      ...(heights ? { heights } : {}),
     });
     let parsed: unknown;
     try {
@@ -115,6 +121,7 @@ async function receiptsOf(batch: Batch, heights: readonly number[]): Promise<(Ev
   const replies = await batch(
     'receipts',
     heights.map((h) => ({ method: 'eth_getBlockReceipts', params: ['0x' + h.toString(16)] })),
+    spanOf(heights),
   );
   return replies.map((r, i) => {
     if (r.error) {
@@ -137,6 +144,7 @@ async function traceBlocks(batch: Batch, heights: readonly number[]) {
       method: 'debug_traceBlockByNumber',
       params: ['0x' + h.toString(16), { tracer: 'callTracer' }],
     })),
+    spanOf(heights),
   );
   return replies.map((r, i) => {
     if (r.error?.code === METHOD_NOT_FOUND) {
@@ -178,6 +186,7 @@ async function erc20BalancesAt(
       method: 'eth_call',
       params: [{ to: p.token, data: BALANCE_OF + p.account.padStart(64, '0') }, block],
     })),
+    { from: height, to: height },
   );
   return replies.map((r, i) => {
     const what = `balanceOf(${pairs[i]!.account}) of ${pairs[i]!.token} at ${height}`;
@@ -200,6 +209,7 @@ async function erc20SuppliesAt(
   const replies = await batch(
     'supply',
     tokens.map((token) => ({ method: 'eth_call', params: [{ to: token, data: TOTAL_SUPPLY }, block] })),
+    { from: height, to: height },
   );
   return replies.map((r, i) => {
     if (r.error?.code === REVERTED) return undefined;

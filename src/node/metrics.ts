@@ -1,4 +1,5 @@
-import { Counter, Histogram, type Registry } from 'prom-client';
+import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
+import type { NodeEndpointView } from '../shared/node-endpoint.js';
 
 /**
  * Why a request goes to the node: what it asks for, named by its consumer where two consumers ask
@@ -86,4 +87,49 @@ export async function nodeRequestCounts(
     return out;
   };
   return { requests: await read(metrics.requests), calls: await read(metrics.calls) };
+}
+
+const ENDPOINT_HEIGHT = 'rollup_indexer_node_endpoint_height';
+const ENDPOINT_UP = 'rollup_indexer_node_endpoint_up';
+
+/**
+ * Each node endpoint's heights and health as gauges read at scrape time (docs/api.md §4.11):
+ * `…_height{bound="lowest"|"highest"|"lag"}` and `…_up` (1 healthy, 0 down or of another chain).
+ * A second ingest service on the same registry takes the gauges over.
+ */
+export function registerEndpointMetrics(registry: Registry, endpoints: () => NodeEndpointView[]): void {
+  for (const name of [ENDPOINT_HEIGHT, ENDPOINT_UP]) registry.removeSingleMetric(name);
+  new Gauge({
+    name: ENDPOINT_HEIGHT,
+    help: 'Heights of each node endpoint: lowest and highest it serves, and blocks behind the freshest',
+    labelNames: ['surface', 'endpoint', 'bound'],
+    registers: [registry],
+    collect() {
+      this.reset();
+      for (const ep of endpoints()) {
+        const labels = { surface: ep.surface, endpoint: ep.url };
+        if (ep.lowest_height !== null) this.set({ ...labels, bound: 'lowest' }, ep.lowest_height);
+        if (ep.highest_height !== null) this.set({ ...labels, bound: 'highest' }, ep.highest_height);
+        this.set({ ...labels, bound: 'lag' }, ep.lag_blocks);
+      }
+    },
+  });
+  new Gauge({
+    name: ENDPOINT_UP,
+    help: 'Whether a node endpoint is used: 1 healthy, 0 down or serving another chain (label health, chain_id)',
+    labelNames: ['surface', 'endpoint', 'health', 'chain_id'],
+    registers: [registry],
+    collect() {
+      this.reset();
+      for (const ep of endpoints()) {
+        const labels = {
+          surface: ep.surface,
+          endpoint: ep.url,
+          health: ep.health,
+          chain_id: ep.chain_id ?? '',
+        };
+        this.set(labels, ep.health === 'healthy' ? 1 : 0);
+      }
+    },
+  });
 }

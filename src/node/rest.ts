@@ -24,6 +24,8 @@ export interface RestClient {
 
 export interface RestOptions {
   height?: number;
+  /** The height the request reads when it is not sent as a header: routes it (docs/node-data.md §5.2). */
+  routeHeight?: number;
   purpose?: NodePurpose;
 }
 
@@ -88,12 +90,14 @@ export function createRestClient(transport: Transport): RestClient {
     options: RestOptions,
   ): Promise<unknown> {
     const headers: Record<string, string> = {};
+    const routeHeight = options.routeHeight ?? options.height;
     if (options.height !== undefined) headers['x-cosmos-block-height'] = String(options.height);
     if (body !== undefined) headers['content-type'] = 'application/json';
     const res = await transport.request({
       method,
       path,
       purpose: options.purpose ?? 'other',
+      ...(routeHeight !== undefined ? { heights: { from: routeHeight, to: routeHeight } } : {}),
       ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
       ...(Object.keys(headers).length > 0 ? { headers } : {}),
     });
@@ -130,7 +134,8 @@ export function createRestClient(transport: Transport): RestClient {
           : `pagination.offset=${txs.length}`;
         const page = (await getJson(
           `/cosmos/tx/v1beta1/txs/block/${height}?pagination.limit=${PAGE_LIMIT}&${query}`,
-          { purpose: 'tx_fallback' },
+          // Not sent as x-cosmos-block-height (the path names the block); it routes the request.
+          { purpose: 'tx_fallback', routeHeight: height },
         )) as { txs?: RestTx[]; pagination?: { next_key?: string | null } } | undefined;
         const got = page?.txs ?? [];
         if (got.length === 0) {

@@ -2,6 +2,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { backoffDelay } from './retry.js';
+import { probeRpc } from './endpoint-probes.js';
 import { createLimiter, createTransport } from './transport.js';
 
 describe('createLimiter', () => {
@@ -63,6 +64,78 @@ describe('createTransport', () => {
     } finally {
       await transport.close();
       server.close();
+    }
+  });
+});
+
+describe('createTransport over a probed pool (docs/node-data.md §5.2)', () => {
+  /** A CometBFT-like node: /status says `earliest`, blocks below `prunedBelow` are refused as CometBFT does. */
+  async function node(network: string, earliest: number, prunedBelow: number) {
+    const asked: string[] = [];
+    const server = http.createServer((req, res) => {
+      let body = '';
+      req.on('data', (c: Buffer) => (body += c.toString()));
+      req.on('end', () => {
+        const call = JSON.parse(body) as { method: string; params: { height?: string } };
+        asked.push(call.method);
+        if (call.method === 'status') {
+          const sync = { earliest_block_height: String(earliest), latest_block_height: '100' };
+          return res.end(JSON.stringify({ result: { node_info: { network }, sync_info: sync } }));
+        }
+        const h = Number(call.params.height);
+        if (h < prunedBelow)
+          return res.end(
+            JSON.stringify({
+              error: { data: `height ${h} is not available, lowest height is ${prunedBelow}` },
+            }),
+          );
+        res.end(JSON.stringify({ result: { height: h, network } }));
+      });
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, asked, server };
+  }
+
+  it('re-routes a height an endpoint says it pruned, without counting a failure; never asks another chain', async () => {
+    // The pruned node's /status is stale (says 1): its refusal teaches the pool its lowest height.
+    const pruned = await node('c-1', 1, 50);
+    const archive = await node('c-1', 1, 1);
+    const other = await node('x-9', 1, 1);
+    const transport = createTransport({
+      name: 'rpc',
+      endpoints: [other.url, pruned.url, archive.url],
+      timeoutMs: 2_000,
+      maxConcurrent: 1,
+      probe: probeRpc,
+      chainId: 'c-1',
+    });
+    try {
+      const block = (h: number) =>
+        transport.request({
+          method: 'POST',
+          path: '/',
+          body: JSON.stringify({ method: 'block', params: { height: String(h) } }),
+          heights: { from: h, to: h },
+        });
+      for (let h = 5; h < 9; h++)
+        expect(JSON.parse((await block(h)).text)).toEqual({ result: { height: h, network: 'c-1' } });
+      const views = transport.endpoints();
+      expect(views.map((v) => [v.health, v.lowest_height])).toEqual([
+        ['wrong_chain', 1],
+        ['healthy', 50],
+        ['healthy', 1],
+      ]);
+      expect(views[0]!.error).toBe(`rpc ${other.url} serves chain x-9, expected c-1: taken out of the pool`);
+      expect(other.asked.every((m) => m === 'status')).toBe(true);
+      expect(pruned.asked.filter((m) => m === 'block').length).toBeLessThanOrEqual(1);
+      await expect(
+        transport.request({ method: 'POST', path: '/', body: '{}', heights: { from: 0, to: 0 } }),
+      ).rejects.toMatchObject({
+        code: 'height_not_held',
+      });
+    } finally {
+      await transport.close();
+      for (const n of [pruned, archive, other]) n.server.close();
     }
   });
 });

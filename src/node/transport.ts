@@ -1,6 +1,11 @@
-import { Pool, errors as undiciErrors } from 'undici';
+import { errors as undiciErrors } from 'undici';
 import { AppError, type ErrorCode } from '../shared/errors.js';
 import { redactUrl } from '../shared/config.js';
+import type { Logger } from '../shared/logger.js';
+import type { NodeEndpointView } from '../shared/node-endpoint.js';
+import { createEndpointPool, type PoolEndpoint } from './endpoint-pool.js';
+import type { EndpointProbe } from './endpoint-probes.js';
+import type { HeightSpan } from './endpoint-routing.js';
 import type { NodeMetricsSink, NodePurpose } from './metrics.js';
 
 export interface TransportOptions {
@@ -10,6 +15,11 @@ export interface TransportOptions {
   timeoutMs: number;
   maxConcurrent: number;
   metrics?: NodeMetricsSink;
+  /** Reads each endpoint's chain and heights (docs/node-data.md §5); without it, no routing by height. */
+  probe?: EndpointProbe;
+  /** The chain every endpoint must serve (else the chain most endpoints answer with decides). */
+  chainId?: string;
+  logger?: Logger;
 }
 
 export interface TransportRequest {
@@ -22,6 +32,8 @@ export interface TransportRequest {
   purpose?: NodePurpose;
   /** Queries it carries by purpose (a JSON-RPC batch); one of `purpose` when unsaid. */
   calls?: Partial<Record<NodePurpose, number>>;
+  /** The heights it reads: it goes to an endpoint that holds them (docs/node-data.md §5.2). */
+  heights?: HeightSpan;
 }
 
 export interface TransportResponse {
@@ -35,108 +47,91 @@ export interface Transport {
   close(): Promise<void>;
 }
 
-interface Endpoint {
-  base: string;
-  basePath: string;
-  pool: Pool;
-  consecutiveFailures: number;
-  unhealthyUntil: number;
+/** A transport over an endpoint pool: what the ingest process reads of and tells its pool. */
+export interface PooledTransport extends Transport {
+  /** Every endpoint probed from now on must serve this chain (known once the chain is discovered). */
+  expectChain(chainId: string): void;
+  /** Each endpoint's chain, heights and health (docs/api.md §4.11). */
+  endpoints(): NodeEndpointView[];
+  /** Where a fresh index can start: the lowest height an endpoint of the chain holds (docs/node-data.md §5.2). */
+  lowestHeld(): number | undefined;
 }
 
-const UNHEALTHY_AFTER_FAILURES = 3;
-const UNHEALTHY_FOR_MS = 10_000;
+/** CometBFT's (and the gateway's) answer for a height a pruned node no longer keeps (docs/node-data.md §1.2). */
+const PRUNED_RE = /is not available, lowest height is (\d+)/;
 
 /**
  * HTTP to one node surface with several endpoints: keep-alive pools, a concurrency cap,
- * per-request timeouts, and rotation away from endpoints that keep failing. Network failures,
- * timeouts, 429 and 5xx without a JSON body become retryable AppErrors; other answers are returned.
+ * per-request timeouts, routing by height and chain (endpoint-pool.ts), and rotation away from
+ * endpoints that keep failing. Network failures, timeouts, 429 and 5xx without a JSON body become
+ * retryable AppErrors; other answers are returned.
  */
-export function createTransport(options: TransportOptions): Transport {
+export function createTransport(options: TransportOptions): PooledTransport {
   if (options.endpoints.length === 0)
     throw new AppError('invalid_config', `no ${options.name} endpoint configured`);
-  const endpoints: Endpoint[] = options.endpoints.map((url) => {
-    const u = new URL(url);
-    return {
-      base: redactUrl(url),
-      basePath: u.pathname.replace(/\/+$/, ''),
-      pool: new Pool(u.origin, {
-        connections: options.maxConcurrent,
-        pipelining: 1,
-        keepAliveTimeout: 30_000,
-      }),
-      consecutiveFailures: 0,
-      unhealthyUntil: 0,
-    };
-  });
+  const pool = createEndpointPool(options);
   const limiter = createLimiter(options.maxConcurrent);
-  let cursor = 0;
 
-  const pick = (): Endpoint => {
-    const now = Date.now();
-    for (let i = 0; i < endpoints.length; i++) {
-      const ep = endpoints[(cursor + i) % endpoints.length]!;
-      if (ep.unhealthyUntil <= now) {
-        cursor = (cursor + i + 1) % endpoints.length;
-        return ep;
-      }
-    }
-    // Every endpoint is marked unhealthy: try the one that recovers first rather than stall.
-    return endpoints.reduce((a, b) => (a.unhealthyUntil <= b.unhealthyUntil ? a : b));
-  };
-
-  const fail = (ep: Endpoint, code: ErrorCode, message: string, cause?: unknown): never => {
-    ep.consecutiveFailures++;
-    if (ep.consecutiveFailures >= UNHEALTHY_AFTER_FAILURES) ep.unhealthyUntil = Date.now() + UNHEALTHY_FOR_MS;
+  const fail = (ep: PoolEndpoint, code: ErrorCode, message: string, cause?: unknown): never => {
+    const text = `${options.name} ${ep.url}: ${message}`;
+    pool.failed(ep, text);
     options.metrics?.errors.inc({ surface: options.name, kind: code });
     // The surface rides along so a part waiting on the node can say which one (docs/api.md §4.1.1).
-    throw new AppError(code, `${options.name} ${ep.base}: ${message}`, {
-      cause,
-      retryable: true,
-      details: { surface: options.name },
-    });
+    throw new AppError(code, text, { cause, retryable: true, details: { surface: options.name } });
   };
 
-  async function request(req: TransportRequest): Promise<TransportResponse> {
-    return limiter(async () => {
-      const ep = pick();
-      countRequest(options, req);
-      const stopTimer = options.metrics?.latency.startTimer({ surface: options.name });
-      let status: number;
-      let text: string;
-      try {
-        const res = await ep.pool.request({
-          method: req.method,
-          path: ep.basePath + req.path || '/',
-          headers: { 'content-type': 'application/json', ...req.headers },
-          ...(req.body === undefined ? {} : { body: req.body }),
-          headersTimeout: options.timeoutMs,
-          bodyTimeout: options.timeoutMs,
-        });
-        status = res.statusCode;
-        text = await res.body.text();
-      } catch (err) {
-        if (err instanceof undiciErrors.InvalidArgumentError) {
-          throw new AppError('invalid_request', `${options.name}: ${err.message}`, { cause: err });
-        }
-        const timeout =
-          err instanceof undiciErrors.HeadersTimeoutError || err instanceof undiciErrors.BodyTimeoutError;
-        return fail(ep, timeout ? 'node_timeout' : 'node_unreachable', (err as Error).message, err);
-      } finally {
-        stopTimer?.();
+  async function send(ep: PoolEndpoint, req: TransportRequest): Promise<TransportResponse> {
+    ep.requests++;
+    countRequest(options, req);
+    const stopTimer = options.metrics?.latency.startTimer({ surface: options.name });
+    let status: number;
+    let text: string;
+    try {
+      const res = await ep.pool.request({
+        method: req.method,
+        path: ep.basePath + req.path || '/',
+        headers: { 'content-type': 'application/json', ...req.headers },
+        ...(req.body === undefined ? {} : { body: req.body }),
+        headersTimeout: options.timeoutMs,
+        bodyTimeout: options.timeoutMs,
+      });
+      status = res.statusCode;
+      text = await res.body.text();
+    } catch (err) {
+      if (err instanceof undiciErrors.InvalidArgumentError) {
+        throw new AppError('invalid_request', `${options.name}: ${err.message}`, { cause: err });
       }
-      if (status === 429) return fail(ep, 'node_rate_limited', 'HTTP 429');
-      // CometBFT answers JSON-RPC errors with 500 + a JSON body; those are for the caller to read.
-      if (status >= 500 && !looksLikeJson(text)) return fail(ep, 'node_http_error', `HTTP ${status}`);
-      ep.consecutiveFailures = 0;
-      return { status, text, endpoint: ep.base };
-    });
+      const timeout =
+        err instanceof undiciErrors.HeadersTimeoutError || err instanceof undiciErrors.BodyTimeoutError;
+      return fail(ep, timeout ? 'node_timeout' : 'node_unreachable', (err as Error).message, err);
+    } finally {
+      stopTimer?.();
+    }
+    if (status === 429) return fail(ep, 'node_rate_limited', 'HTTP 429');
+    // CometBFT answers JSON-RPC errors with 500 + a JSON body; those are for the caller to read.
+    if (status >= 500 && !looksLikeJson(text)) return fail(ep, 'node_http_error', `HTTP ${status}`);
+    pool.succeeded(ep);
+    return { status, text, endpoint: ep.url };
+  }
+
+  /** An endpoint that turns out to have pruned the heights is not failing: ask one that holds them. */
+  async function routed(req: TransportRequest): Promise<TransportResponse> {
+    await pool.ready();
+    for (let misses = 0; ; misses++) {
+      const ep = pool.choose(req.heights);
+      const res = await send(ep, req);
+      const lowest = req.heights && Number(PRUNED_RE.exec(res.text)?.[1] ?? 0);
+      if (!lowest || lowest <= req.heights!.from || misses >= pool.endpoints.length) return res;
+      pool.prunedBelow(ep, lowest);
+    }
   }
 
   return {
-    request,
-    async close() {
-      await Promise.all(endpoints.map((ep) => ep.pool.close()));
-    },
+    request: (req) => limiter(() => routed(req)),
+    expectChain: (chainId) => pool.expectChain(chainId),
+    endpoints: () => pool.views(),
+    lowestHeld: () => pool.lowestHeld(),
+    close: () => pool.close(),
   };
 }
 

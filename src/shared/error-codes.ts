@@ -47,6 +47,8 @@ export const ERROR_CODES = {
   empty_replay: { answer: "exit 2", retryable: false, meaning: "the simulator's `--replay` directory holds no usable tx" },
   event_malformed: { answer: "exit 2", retryable: false, meaning: "an event ingest must read (EVM log, fungible-asset data) is not valid JSON" },
   fee_malformed: { answer: "exit 2", retryable: false, meaning: "a tx fee amount is not an integer" },
+  height_holder_unreachable: { answer: "retried, then exit 2", retryable: true, meaning: "no reachable endpoint holds the heights asked; the endpoints that hold them are down (waited for)" },
+  height_not_held: { answer: "exit 2", retryable: false, meaning: "no endpoint of the pool holds the height: add an archive endpoint, or set `START_HEIGHT` on a fresh database" },
   height_pruned: { answer: "exit 2", retryable: false, meaning: "the node no longer serves the height: set `START_HEIGHT` at or above its lowest" },
   http_error: { answer: "405", retryable: false, meaning: "a known path asked with another method" },
   indexer_stalled: { answer: "503", retryable: false, meaning: "`/ready`: ingest has not advanced within `READY_MAX_LAG_SECONDS`" },

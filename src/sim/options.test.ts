@@ -17,8 +17,12 @@ describe('loadSimOptions', () => {
       nftShare: '0.5',
       live: true,
       vip: true,
+      lowestHeight: '7',
+      keepBlocks: '5',
+      lagBlocks: '3',
     });
     expect(o).toMatchObject({ head: 20, rpcPort: 0, nftShare: 0.5, live: true, vip: true });
+    expect(o).toMatchObject({ lowestHeight: 7, keepBlocks: 5, lagBlocks: 3 });
     expect(Object.isFrozen(o)).toBe(true);
   });
 

@@ -135,8 +135,27 @@ function simulatorHead(options: SimulatorOptions, r: Resolved, replay: Replay | 
   if (!Number.isSafeInteger(startHead) || startHead < 1)
     throw new InputError('invalid_head', '--head must be ≥ 1');
   const startedAt = Date.now();
-  return () =>
+  const lag = nonNegative(options.lagBlocks, '--lag-blocks');
+  const chainHead = (): number =>
     options.live && !replay ? startHead + Math.floor((Date.now() - startedAt) / r.blockTimeMs) : startHead;
+  return lag === 0 ? chainHead : () => Math.max(1, chainHead() - lag);
+}
+
+/**
+ * The lowest height the node serves (docs/node-data.md §5.3): an archive's 1, a state-synced or
+ * pruned node's fixed lowest, or the first of the last N blocks it keeps; never above the head.
+ */
+function servedBase(options: SimulatorOptions, prunedFault: number, head: () => number): () => number {
+  const fixed = Math.max(prunedFault, nonNegative(options.lowestHeight, '--lowest-height'), 1);
+  const keep = nonNegative(options.keepBlocks, '--keep-blocks');
+  return () => Math.min(Math.max(fixed, keep > 0 ? head() - keep + 1 : 1), head());
+}
+
+function nonNegative(value: number | undefined, flag: string): number {
+  if (value === undefined) return 0;
+  if (!Number.isSafeInteger(value) || value < 0)
+    throw new InputError('invalid_option', `${flag} must be a non-negative integer`);
+  return value;
 }
 
 function createStateContext(
@@ -341,7 +360,7 @@ export function createSimulator(options: SimulatorOptions): Simulator {
   const vmRef: { current?: VmSetup } = {};
   const stateCtx = createStateContext(r, modelCtx, schedule, head, vmRef);
   const faults = createFaultInjector(parseFaults(options.faults), r.seed);
-  const base = (): number => Math.min(faults.spec.pruned, head());
+  const base = servedBase(options, faults.spec.pruned, head);
   const recent = () => recentHeights(schedule, head(), base());
   const chainRef: { current?: Chain } = {};
   const vmDeps = {

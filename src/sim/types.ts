@@ -23,6 +23,15 @@ export interface SimulatorOptions {
   head?: number;
   /** Advance the head with wall time. */
   live?: boolean;
+  /**
+   * A node that serves the chain from this height on (a state-synced node's snapshot height, a
+   * pruned node's lowest): lower heights are answered "height X is not available, lowest height is Y".
+   */
+  lowestHeight?: number;
+  /** A pruned node that keeps only the last N blocks: its lowest height moves with the head. */
+  keepBlocks?: number;
+  /** A node that lags: it serves the head this many blocks behind the chain's. */
+  lagBlocks?: number;
   blockTimeMs?: number;
   /** e.g. "3", "0-12", "1000". */
   txsPerBlock?: string;
@@ -280,4 +289,8 @@ export interface FaultLog {
   laggedResults: number;
   /** Node answers delayed by the latency setting. */
   delayed: number;
+  /** Requests each node surface answered (faults included; the /sim/ routes not). */
+  served: Record<'rpc' | 'rest' | 'jsonrpc', number>;
+  /** Answers "height X is not available, lowest height is Y": a height below the node's lowest was asked. */
+  unavailable: number;
 }

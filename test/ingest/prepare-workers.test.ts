@@ -85,6 +85,7 @@ function corruptBlock(text: string): string {
 function workerConfig(overrides: Partial<PrepareWorkerConfig> = {}): PrepareWorkerConfig {
   return {
     vm: 'move',
+    chainId: 'minimove-1',
     endpoints: { rpc: [rpcUrl], rest: [restUrl], jsonRpc: [] },
     maxConcurrentRequests: 4,
     requestTimeoutMs: 5_000,

@@ -18,6 +18,12 @@ export function registerSim(program: Command): void {
     .option('--json-rpc-port <port>', `EVM JSON-RPC port, --vm evm (default ${SIM_DEFAULTS.jsonRpcPort})`)
     .option('--head <height>', 'fixed head height (default 1000)')
     .option('--live', 'advance the head with wall time')
+    .option('--lowest-height <h>', 'serve heights from h on, like a state-synced or pruned node')
+    .option(
+      '--keep-blocks <n>',
+      'keep only the last n blocks, like a pruned node (the lowest moves with the head)',
+    )
+    .option('--lag-blocks <k>', "serve the head k blocks behind the chain's, like a lagging node")
     .option('--block-time-ms <ms>', `block interval (default ${SIM_DEFAULTS.blockTimeMs})`)
     .option('--txs-per-block <spec>', 'txs per block: N or MIN-MAX (default 0-6)')
     .option(

@@ -8,6 +8,8 @@ import type { PreparedBlock } from './block.js';
 /** What a prepare worker is started with (workerData): plain values only. */
 export interface PrepareWorkerConfig {
   vm: 'move' | 'wasm' | 'evm';
+  /** The chain every endpoint must serve (each worker's pools check it themselves). */
+  chainId: string;
   endpoints: { rpc: string[]; rest: string[]; jsonRpc: string[] };
   maxConcurrentRequests: number;
   requestTimeoutMs: number;

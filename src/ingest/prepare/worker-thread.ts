@@ -10,6 +10,7 @@ import { createCometClient, type CometClient } from '../../node/cometbft.js';
 import { createEvmClient } from '../../node/evm.js';
 import { createRestClient } from '../../node/rest.js';
 import { createTransport } from '../../node/transport.js';
+import { evmChainIdOf, PROBES } from '../../node/endpoint-probes.js';
 import type { Logger } from '../../shared/logger.js';
 import { createIngestNftCollector } from '../collect/nft-collector.js';
 import { ChunkFailedAt } from '../fetch/window.js';
@@ -41,13 +42,16 @@ const logger: Logger = pino(
 const metrics: MetricEvent[] = [];
 let taken: TakenBalanceChanges = [];
 
-const transport = (name: string, endpoints: string[]) =>
+const transport = (name: keyof typeof PROBES, endpoints: string[]) =>
   createTransport({
     name,
     endpoints,
     timeoutMs: config.requestTimeoutMs,
     maxConcurrent: config.maxConcurrentRequests,
     metrics: recordingNodeMetrics(metrics),
+    probe: PROBES[name],
+    chainId: name === 'jsonrpc' ? evmChainIdOf(config.chainId) : config.chainId,
+    logger,
   });
 const rest = createRestClient(transport('rest', config.endpoints.rest));
 const comet = withBalanceChanges(createCometClient(transport('rpc', config.endpoints.rpc)));

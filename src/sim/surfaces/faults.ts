@@ -81,6 +81,8 @@ export function createFaultInjector(spec: FaultSpec, seed: number) {
     shortPages: 0,
     laggedResults: 0,
     delayed: 0,
+    served: { rpc: 0, rest: 0, jsonrpc: 0 },
+    unavailable: 0,
   };
   const drawKind = (): keyof FaultCounts | undefined => {
     if (draw(1) < spec.reset) return 'reset';
@@ -98,6 +100,11 @@ export function createFaultInjector(spec: FaultSpec, seed: number) {
       if (kind === undefined) return undefined;
       log[surface][kind]++;
       return faultAnswer(kind, surface);
+    },
+    /** Counts an answer a surface served, and whether it refused a height below the lowest. */
+    served(surface: Surface, body: string | Buffer): void {
+      log.served[surface]++;
+      if (body.includes('is not available, lowest height is')) log.unavailable++;
     },
     /** Whether this answer is delayed by the latency setting (counted when it is). */
     delays(): boolean {

@@ -135,6 +135,7 @@ export function faultWrapped(faults: FaultInjector, surface: Surface, handler: H
     if (req.path.startsWith('/sim/')) return handler(req);
     const fault = faults.next(surface);
     const out = fault ?? (await handler(req));
+    faults.served(surface, out.body);
     return faults.delays() ? { ...out, delayMs: faults.spec.latencyMs } : out;
   };
 }

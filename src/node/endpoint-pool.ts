@@ -1,0 +1,268 @@
+import { Pool } from 'undici';
+import { AppError } from '../shared/errors.js';
+import { redactUrl } from '../shared/config.js';
+import type { Logger } from '../shared/logger.js';
+import type { NodeEndpointView } from '../shared/node-endpoint.js';
+import type { EndpointProbe, ProbeSend } from './endpoint-probes.js';
+import {
+  describeEndpoints,
+  lagBehind,
+  lowestHeld,
+  routeRequest,
+  spanText,
+  type EndpointStatus,
+  type HeightSpan,
+} from './endpoint-routing.js';
+
+/** One endpoint of a surface: what the routing reads, and its connections. */
+export interface PoolEndpoint extends EndpointStatus {
+  pool: Pool;
+  basePath: string;
+  consecutiveFailures: number;
+  /** Without a probe, a down endpoint is tried again from then on. */
+  downUntil: number;
+  lastProbeAt: number;
+  probing: Promise<void> | undefined;
+  /** Requests routed to it (probes not counted). */
+  requests: number;
+}
+
+export interface EndpointPoolOptions {
+  name: string;
+  endpoints: string[];
+  maxConcurrent: number;
+  timeoutMs: number;
+  /** Reads an endpoint's chain and heights; without it endpoints are taken on trust (one-shot reads). */
+  probe?: EndpointProbe | undefined;
+  /** The chain every endpoint must serve; else the chain most endpoints answer with decides. */
+  chainId?: string | undefined;
+  logger?: Logger | undefined;
+}
+
+const FAILURES_BEFORE_DOWN = 3;
+/** Without a probe: how long an endpoint that keeps failing is skipped. */
+const DOWN_FOR_MS = 10_000;
+/** How often the heights of a healthy endpoint are read again. */
+const REFRESH_MS = 5_000;
+/** How often an endpoint that is down or of another chain is asked again. */
+const REPROBE_MS = 1_000;
+
+/**
+ * The endpoints of one node surface (docs/node-data.md §5): each one's chain, heights and health,
+ * read by a probe at start, every few seconds, and before an endpoint that was down is used again.
+ */
+export function createEndpointPool(options: EndpointPoolOptions) {
+  const endpoints = options.endpoints.map((url) =>
+    openEndpoint(url, options.maxConcurrent, options.probe ? 'unprobed' : 'healthy'),
+  );
+  let expected = options.chainId;
+  let firstRound: Promise<void> | undefined;
+  let turn = 0;
+
+  const judgeChain = (ep: PoolEndpoint): void => judgeEndpointChain(ep, expected, options);
+
+  const probe = (ep: PoolEndpoint): Promise<void> => {
+    ep.probing ??= runProbe(ep, options)
+      .then(() => judgeChain(ep))
+      .finally(() => {
+        ep.lastProbeAt = Date.now();
+        ep.probing = undefined;
+      });
+    return ep.probing;
+  };
+
+  /** Without a configured chain, the chain most answering endpoints serve decides (ties: configured first). */
+  const settleChain = (): void => {
+    if (expected !== undefined) return;
+    expected = majorityChain(endpoints);
+    endpoints.forEach(judgeChain);
+  };
+
+  /** Background probes: heights of the healthy refreshed, the others asked whether they are back. */
+  const refresh = (now: number): void => {
+    if (!options.probe) {
+      for (const ep of endpoints) if (ep.health === 'down' && ep.downUntil <= now) ep.health = 'healthy';
+      return;
+    }
+    for (const ep of endpoints) {
+      const every = ep.health === 'healthy' ? REFRESH_MS : REPROBE_MS;
+      if (!ep.probing && now - ep.lastProbeAt >= every) void probe(ep);
+    }
+  };
+
+  return {
+    endpoints,
+    /** Every endpoint probed once, and the chain settled: before the first request. */
+    ready(): Promise<void> {
+      if (!options.probe) return Promise.resolve();
+      firstRound ??= Promise.all(endpoints.map(probe)).then(settleChain);
+      return firstRound;
+    },
+    expectChain(chainId: string): void {
+      expected = chainId;
+      endpoints.forEach(judgeChain);
+    },
+    /** The endpoint for a request, or the error saying why none can take it. */
+    choose(span: HeightSpan | undefined): PoolEndpoint {
+      settleChain();
+      refresh(Date.now());
+      const route = routeRequest(endpoints, span, turn++);
+      if (route.kind === 'endpoint') return endpoints[route.index]!;
+      if (route.kind === 'wait' && !options.probe) return soonestBack(endpoints, route.holders);
+      throw route.kind === 'wait'
+        ? waitError(options.name, endpoints, route.holders, span)
+        : notHeldError(options.name, endpoints, span, expected);
+    },
+    succeeded(ep: PoolEndpoint): void {
+      ep.consecutiveFailures = 0;
+    },
+    failed(ep: PoolEndpoint, message: string): void {
+      ep.consecutiveFailures++;
+      if (ep.consecutiveFailures < FAILURES_BEFORE_DOWN || ep.health !== 'healthy') return;
+      ep.health = 'down';
+      ep.error = message;
+      ep.downUntil = Date.now() + DOWN_FOR_MS;
+    },
+    /** The endpoint answered that it no longer holds heights below `lowest`. */
+    prunedBelow(ep: PoolEndpoint, lowest: number): void {
+      ep.lowest = Math.max(ep.lowest ?? 1, lowest);
+    },
+    /** The lowest height an endpoint of the chain holds or may hold (one that is down counts). */
+    lowestHeld: (): number | undefined => lowestHeld(endpoints),
+    views: (): NodeEndpointView[] => endpoints.map((ep) => endpointView(endpoints, ep, options.name)),
+    async close(): Promise<void> {
+      await Promise.all(endpoints.map((ep) => ep.pool.close()));
+    },
+  };
+}
+
+/** Only a probe's answer moves an endpoint into or out of `wrong_chain`; going in is logged once. */
+function judgeEndpointChain(
+  ep: PoolEndpoint,
+  expected: string | undefined,
+  options: EndpointPoolOptions,
+): void {
+  if (expected === undefined || ep.chainId === undefined) return;
+  if (ep.chainId === expected) {
+    if (ep.health === 'wrong_chain') ep.health = 'healthy';
+    return;
+  }
+  if (ep.health !== 'wrong_chain') {
+    ep.error = `${options.name} ${ep.url} serves chain ${ep.chainId}, expected ${expected}: taken out of the pool`;
+    options.logger?.error(
+      { surface: options.name, endpoint: ep.url, chainId: ep.chainId, expected },
+      ep.error,
+    );
+  }
+  ep.health = 'wrong_chain';
+}
+
+function endpointView(
+  endpoints: readonly PoolEndpoint[],
+  ep: PoolEndpoint,
+  surface: string,
+): NodeEndpointView {
+  return {
+    surface,
+    url: ep.url,
+    health: ep.health,
+    chain_id: ep.chainId ?? null,
+    lowest_height: ep.lowest ?? null,
+    highest_height: ep.highest ?? null,
+    lag_blocks: lagBehind(endpoints, ep),
+    requests: ep.requests,
+    ...(ep.error !== undefined && ep.health !== 'healthy' ? { error: ep.error } : {}),
+  };
+}
+
+function openEndpoint(url: string, connections: number, health: EndpointStatus['health']): PoolEndpoint {
+  const u = new URL(url);
+  return {
+    url: redactUrl(url),
+    basePath: u.pathname.replace(/\/+$/, ''),
+    pool: new Pool(u.origin, { connections, pipelining: 1, keepAliveTimeout: 30_000 }),
+    health,
+    consecutiveFailures: 0,
+    downUntil: 0,
+    lastProbeAt: 0,
+    probing: undefined,
+    requests: 0,
+  };
+}
+
+async function runProbe(ep: PoolEndpoint, options: EndpointPoolOptions): Promise<void> {
+  if (!options.probe) return;
+  const send: ProbeSend = async (req) => {
+    const res = await ep.pool.request({
+      method: req.method,
+      path: ep.basePath + req.path || '/',
+      headers: { 'content-type': 'application/json' },
+      ...(req.body === undefined ? {} : { body: req.body }),
+      headersTimeout: options.timeoutMs,
+      bodyTimeout: options.timeoutMs,
+    });
+    return { status: res.statusCode, text: await res.body.text() };
+  };
+  try {
+    const identity = await options.probe(send);
+    ep.chainId = identity.chainId;
+    // REST says nothing of its lowest height: what its answers taught the pool is kept.
+    ep.lowest = identity.lowest ?? ep.lowest;
+    ep.highest = identity.highest;
+    ep.consecutiveFailures = 0;
+    if (ep.health !== 'wrong_chain') ep.health = 'healthy';
+  } catch (err) {
+    if (ep.health !== 'wrong_chain') ep.health = 'down';
+    ep.error = (err as Error).message;
+  }
+}
+
+function majorityChain(endpoints: readonly PoolEndpoint[]): string | undefined {
+  const votes = new Map<string, number>();
+  for (const ep of endpoints)
+    if (ep.chainId !== undefined) votes.set(ep.chainId, (votes.get(ep.chainId) ?? 0) + 1);
+  let best: string | undefined;
+  for (const [chainId, n] of votes) if (best === undefined || n > votes.get(best)!) best = chainId;
+  return best;
+}
+
+function soonestBack(endpoints: readonly PoolEndpoint[], holders: number[]): PoolEndpoint {
+  return holders.map((i) => endpoints[i]!).reduce((a, b) => (a.downUntil <= b.downUntil ? a : b));
+}
+
+function waitError(
+  name: string,
+  endpoints: readonly PoolEndpoint[],
+  holders: number[],
+  span: HeightSpan | undefined,
+): AppError {
+  const missing = holders.map((i) => endpoints[i]!.url).join(', ');
+  const what = span ? spanText(span) : 'any request';
+  return new AppError(
+    span ? 'height_holder_unreachable' : 'node_unreachable',
+    `${name}: no reachable endpoint serves ${what}; waiting for ${missing} (${describeEndpoints(endpoints)})`,
+    { retryable: true, details: { heights: span ?? null, waitingFor: missing } },
+  );
+}
+
+function notHeldError(
+  name: string,
+  endpoints: readonly PoolEndpoint[],
+  span: HeightSpan | undefined,
+  expected: string | undefined,
+): AppError {
+  if (!span) {
+    return new AppError(
+      'chain_mismatch',
+      `${name}: every endpoint serves another chain than ${expected ?? '?'} (${describeEndpoints(endpoints)})`,
+    );
+  }
+  const lowest = lowestHeld(endpoints);
+  return new AppError(
+    'height_not_held',
+    `${name}: ${spanText(span)} is held by no endpoint (${describeEndpoints(endpoints)}); ` +
+      `add an archive endpoint that holds it` +
+      (lowest !== undefined ? `, or index from ${lowest} on a fresh database (START_HEIGHT=${lowest})` : ''),
+    { details: { heights: span } },
+  );
+}
