@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { AppError } from '../../shared/errors.js';
-import { createRowCache, type RowFetch, type StoreIdentity } from './row-cache.js';
+import { createRowCache, type RowFetch } from './row-cache.js';
+import type { StoreIdentity } from './store-watch.js';
 
 const text = (sequence: number) => `{"sequence":${sequence},"pad":"${'x'.repeat(sequence % 7)}"}`;
 
