@@ -42,6 +42,7 @@ export const SLOW_FILES: readonly string[] = [
   'test/ingest/rich-list-modules.test.ts',
   'src/store/driver/pglite.test.ts',
   'test/vip/scores-compute-cli.test.ts',
+  'test/ingest/repair.test.ts',
 ];
 
 /** Every file `npm run test:fast` leaves out, in the order `npm test` starts them. */

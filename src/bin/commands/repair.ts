@@ -162,14 +162,12 @@ async function indexedHeight(db: Db): Promise<number> {
   return Number(rows[0]?.h ?? 0);
 }
 
-/** One line per difference (long values cut), then the summary. */
+/** One line per difference, then the summary. */
 function verifyText(report: VerifyReport): string {
-  const cut = (text: string) => (text.length > 60 ? `${text.slice(0, 57)}...` : text);
-  const lines = report.drifts.map(
-    (d: Drift) =>
-      `height ${d.height} ${d.kind}${d.hash ? ` ${d.hash}` : ''}: stored ${JSON.stringify(cut(d.stored))}, ` +
-      `node ${JSON.stringify(cut(d.node))}  GET ${d.route}`,
-  );
+  const lines = report.drifts.map((d: Drift) => {
+    const [stored, node] = aroundFirstDifference(d.stored, d.node);
+    return `height ${d.height} ${d.kind}${d.hash ? ` ${d.hash}` : ''}: stored ${stored}, node ${node}  GET ${d.route}`;
+  });
   const perSecond =
     report.seconds > 0 ? (report.heights / report.seconds).toFixed(1) : String(report.heights);
   const perHeight = report.heights > 0 ? (report.nodeRequests / report.heights).toFixed(2) : '0';
@@ -179,7 +177,17 @@ function verifyText(report: VerifyReport): string {
       `${report.nodeRequests} node requests, ${perHeight} per height): ` +
       (report.drifts.length === 0
         ? 'no difference'
-        : `${report.drifts.length} differences at ${heightsWith} heights`),
+        : `${report.drifts.length} difference(s) at ${heightsWith} height(s)`),
   );
   return lines.join('\n');
+}
+
+/** Long values (a tx's JSON) from a little before where they first differ, as JSON strings. */
+function aroundFirstDifference(a: string, b: string): [string, string] {
+  let at = 0;
+  while (at < a.length && at < b.length && a[at] === b[at]) at += 1;
+  const from = Math.max(0, at - 20);
+  const cut = (text: string) =>
+    `${from > 0 ? '…' : ''}${text.slice(from, from + 60)}${text.length > from + 60 ? '…' : ''}`;
+  return [JSON.stringify(cut(a)), JSON.stringify(cut(b))];
 }
