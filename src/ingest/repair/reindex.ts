@@ -3,7 +3,7 @@ import type { Db, Queryable } from '../../store/driver/db.js';
 import { readIndexedHeight } from '../../store/readers/chain-meta.js';
 import { STORE_CHECK_MS } from '../../store/readers/store-watch.js';
 import { createWriterDictionaries } from '../../store/writers/block-writer.js';
-import { replaceHeights } from '../../store/writers/height-replace.js';
+import { replaceHeights, type ReplaceBatch } from '../../store/writers/height-replace.js';
 import type { BlockRows } from '../../store/writers/rows.js';
 import type { PreparedBlock } from '../prepare/block.js';
 import { millisBetween } from '../time.js';
@@ -43,34 +43,18 @@ export async function runReindex(db: Db, node: NodeRows, plan: ReindexPlan): Pro
   let done = await claimJob(db, plan);
   const resumedAt = done;
   const dicts = createWriterDictionaries();
-  const size = plan.batch ?? 50;
-  const indexed = await readIndexedHeight(db);
-  while (done < plan.to && !plan.signal?.aborted) {
-    const first = done + 1;
-    const last = Math.min(done + size, plan.to);
-    const around = {
-      before: first > lowest ? first - 1 : undefined,
-      after: last === plan.to && last < indexed ? last + 1 : undefined,
-    };
-    const fetched = await node.prepare(heightsToFetch(first, last, around));
-    const blocks = blockRows(fetched, first, last);
-    const following = around.after === undefined ? undefined : fetched[fetched.length - 1]!;
-    await replaceHeights(db, dicts, {
-      job: RANGE_JOB,
-      doneThrough: done,
-      blocks,
-      ...(following
-        ? {
-            next: {
-              height: following.block.height,
-              blockTimeMs: millisBetween(fetched[fetched.length - 2]!.time, following.time),
-            },
-          }
-        : {}),
-    });
-    done = last;
-    plan.onBatch?.({ through: done, to: plan.to, heights: last - first + 1 });
+  const bounds = { lowest, indexed: await readIndexedHeight(db), to: plan.to, size: plan.batch ?? 50 };
+  // The next batch is fetched and prepared while this one is written.
+  let next = done < plan.to ? fetchBatch(node, done, bounds) : undefined;
+  while (next && !plan.signal?.aborted) {
+    const batch = await next;
+    next = batch.last < plan.to ? fetchBatch(node, batch.last, bounds) : undefined;
+    next?.catch(() => undefined); // surfaces when awaited; unobserved if this write fails
+    await replaceHeights(db, dicts, { job: RANGE_JOB, doneThrough: done, ...batch.rows });
+    plan.onBatch?.({ through: batch.last, to: plan.to, heights: batch.last - done });
+    done = batch.last;
   }
+  await next?.catch(() => undefined); // a stop leaves no request behind
   const finished = done >= plan.to;
   if (finished) {
     await db.query('DELETE FROM reindex_job WHERE job = $1', [RANGE_JOB]);
@@ -85,6 +69,31 @@ export async function runReindex(db: Db, node: NodeRows, plan: ReindexPlan): Pro
     seconds: (performance.now() - started) / 1000,
     nodeRequests: await node.requests(),
     finished,
+  };
+}
+
+/** The rows of the batch after `done`, and the next stored block's block_time when it is the last. */
+async function fetchBatch(
+  node: NodeRows,
+  done: number,
+  bounds: { lowest: number; indexed: number; to: number; size: number },
+): Promise<{ last: number; rows: Pick<ReplaceBatch, 'blocks' | 'next'> }> {
+  const first = done + 1;
+  const last = Math.min(done + bounds.size, bounds.to);
+  const around = {
+    before: first > bounds.lowest ? first - 1 : undefined,
+    after: last === bounds.to && last < bounds.indexed ? last + 1 : undefined,
+  };
+  const fetched = await node.prepare(heightsToFetch(first, last, around));
+  const blocks = blockRows(fetched, first, last);
+  if (around.after === undefined) return { last, rows: { blocks } };
+  const [previous, following] = fetched.slice(-2) as [PreparedBlock, PreparedBlock];
+  return {
+    last,
+    rows: {
+      blocks,
+      next: { height: following.block.height, blockTimeMs: millisBetween(previous.time, following.time) },
+    },
   };
 }
 
