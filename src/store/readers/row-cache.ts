@@ -1,6 +1,6 @@
 import { AppError } from '../../shared/errors.js';
 import type { JsonText } from './stored-json.js';
-import { createStoreWatch, type StoreIdentity, type StoreWatch } from './store-watch.js';
+import type { StoreWatch } from './store-watch.js';
 
 /**
  * The API's memory of stored JSON rows by `sequence` (issue 24). A committed row of `tx`, `evm_tx`
@@ -46,14 +46,11 @@ const TABLE_INDEX: Record<RowTable, number> = { tx: 0, evm_tx: 1, evm_internal_t
 
 export function createRowCache(options: {
   maxBytes: number;
-  /** Shared with the response cache in an API process; built from identity + interval otherwise. */
-  watch?: StoreWatch;
-  identity?: () => Promise<StoreIdentity>;
-  checkEveryMs?: number;
+  /** The process's store watch, shared with the response cache (docs/api.md §1.9). */
+  watch: StoreWatch;
   observer?: RowCacheObserver;
-  now?: () => number;
 }): RowCache {
-  const watch = options.watch ?? watchOf(options);
+  const { watch } = options;
   // One store for the three tables (keys carry the table), so they share the budget.
   const rowsOf = createGenerations(options.maxBytes);
   const seenBefore = createDoorkeeper(Math.max(1024, Math.floor(options.maxBytes / 1024)));
@@ -188,19 +185,5 @@ export function ownedCopy(data: JsonText): Buffer {
 function rowsChanged(table: RowTable, sequence: number): AppError {
   return new AppError('db_rows_changed', `row ${sequence} of ${table} vanished between two statements`, {
     retryable: true,
-  });
-}
-
-function watchOf(options: {
-  identity?: () => Promise<StoreIdentity>;
-  checkEveryMs?: number;
-  now?: () => number;
-}) {
-  if (!options.identity || options.checkEveryMs === undefined)
-    throw new AppError('internal', 'a row cache needs a store watch or an identity and an interval');
-  return createStoreWatch({
-    identity: options.identity,
-    checkEveryMs: options.checkEveryMs,
-    ...(options.now ? { now: options.now } : {}),
   });
 }
