@@ -200,3 +200,47 @@ describe(`verify and reindex (move, ${factory.name})`, () => {
     expect((await verify(drifted.db)).drifts).toEqual([]);
   }, 120_000);
 });
+
+describe(`verify and reindex of EVM receipts (${factory.name})`, () => {
+  it('names a changed receipt by its route, and reindex repairs it', async () => {
+    const sim = createSimulator({ vm: 'evm', head: 12, rpcPort: 0, restPort: 0, jsonRpcPort: 0 });
+    const urls = await sim.listen();
+    const { db, dispose } = await factory.create();
+    let node: NodeRows | undefined;
+    try {
+      await ingestFrom({
+        db,
+        vm: 'evm',
+        urls,
+        untilHeight: 12,
+        stages: { internalTx: false, richList: false },
+      });
+      node = await openNodeRows(db, nodeOptions(urls), createMetricsRegistry({ defaultMetrics: false }));
+      const verify = async () =>
+        (await runVerify(db, node!, { heights: await verifyHeights(db, {}), accountPrefix: 'init' })).drifts;
+      expect(await verify()).toEqual([]);
+      const { rows } = await db.query<{ sequence: string; height: string; hash: string }>(
+        `SELECT sequence::text, height::text, encode(hash, 'hex') AS hash FROM evm_tx ORDER BY sequence LIMIT 1`,
+      );
+      const receipt = rows[0]!;
+      await db.query(
+        `UPDATE evm_tx SET data = replace(data, '"status":"0x1"', '"status":"0x0"') WHERE sequence = $1`,
+        [receipt.sequence],
+      );
+      expect(await verify()).toEqual([
+        expect.objectContaining({
+          kind: 'evm_tx.data',
+          height: Number(receipt.height),
+          route: `/indexer/tx/v1/evm-txs/0x${receipt.hash}`,
+        }),
+      ]);
+      const height = Number(receipt.height);
+      await runReindex(db, node, { from: height, to: height });
+      expect(await verify()).toEqual([]);
+    } finally {
+      await node?.close();
+      await dispose();
+      await sim.close();
+    }
+  }, 90_000);
+});
