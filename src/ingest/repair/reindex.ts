@@ -1,6 +1,5 @@
 import { InputError } from '../../shared/errors.js';
 import type { Db, Queryable } from '../../store/driver/db.js';
-import { readIndexedHeight } from '../../store/readers/chain-meta.js';
 import { STORE_CHECK_MS } from '../../store/readers/store-watch.js';
 import { createWriterDictionaries } from '../../store/writers/block-writer.js';
 import { replaceHeights, type ReplaceBatch } from '../../store/writers/height-replace.js';
@@ -39,11 +38,11 @@ const RANGE_JOB = 'range';
 
 export async function runReindex(db: Db, node: NodeRows, plan: ReindexPlan): Promise<ReindexReport> {
   const started = performance.now();
-  const lowest = await checkRange(db, plan);
+  const stored = await checkRange(db, plan);
   let done = await claimJob(db, plan);
   const resumedAt = done;
   const dicts = createWriterDictionaries();
-  const bounds = { lowest, indexed: await readIndexedHeight(db), to: plan.to, size: plan.batch ?? 50 };
+  const bounds = { ...stored, to: plan.to, size: plan.batch ?? 50 };
   // The next batch is fetched and prepared while this one is written.
   let next = done < plan.to ? fetchBatch(node, done, bounds) : undefined;
   while (next && !plan.signal?.aborted) {
@@ -123,8 +122,8 @@ function blockRows(fetched: readonly PreparedBlock[], first: number, last: numbe
   return rows;
 }
 
-/** The lowest stored height; the range must lie within the stored heights. */
-async function checkRange(db: Queryable, plan: ReindexPlan): Promise<number> {
+/** The lowest stored height and the block checkpoint; the range must lie between them. */
+async function checkRange(db: Queryable, plan: ReindexPlan): Promise<{ lowest: number; indexed: number }> {
   const { rows } = await db.query<{ low: string | null; high: string | null }>(
     `SELECT (SELECT min(height) FROM block)::text AS low,
             (SELECT height FROM checkpoint WHERE stream = 'blocks')::text AS high`,
@@ -136,7 +135,7 @@ async function checkRange(db: Queryable, plan: ReindexPlan): Promise<number> {
       'invalid_range',
       `--from ${plan.from} --to ${plan.to} must lie within the indexed heights ${low}..${high}`,
     );
-  return low;
+  return { lowest: low, indexed: high };
 }
 
 /** The job's checkpoint: a new job starts before `from`; an unfinished one of another range refuses. */
