@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { flagProblem, loadIngestOptions, parseFlags, type IngestOptions } from '../../shared/config.js';
 import { createMetricsRegistry } from '../../shared/metrics.js';
 import type { Db } from '../../store/driver/db.js';
+import { readStoredBounds } from '../../store/readers/stored-heights.js';
 import type { Drift } from '../../ingest/repair/compare.js';
 import { openNodeRows, type NodeRows } from '../../ingest/repair/node-rows.js';
 import { abandonReindex, runReindex } from '../../ingest/repair/reindex.js';
@@ -134,10 +135,10 @@ export function registerRepairCommands(program: Command): void {
       process.once('SIGTERM', onSignal);
       try {
         const r = await withRepairContext(flags, async (db, node) => {
-          const to = f.to ?? (await indexedHeight(db));
+          const stored = await readStoredBounds(db);
           return runReindex(db, node, {
-            from: f.from ?? 1,
-            to,
+            from: f.from ?? stored.lowest,
+            to: f.to ?? stored.indexed,
             signal: stop.signal,
             ...(f.batch !== undefined ? { batch: f.batch } : {}),
             onBatch: (b) => console.log(`reindexed through ${b.through} of ${b.to}`),
@@ -153,13 +154,6 @@ export function registerRepairCommands(program: Command): void {
         process.off('SIGTERM', onSignal);
       }
     });
-}
-
-async function indexedHeight(db: Db): Promise<number> {
-  const { rows } = await db.query<{ h: string }>(
-    "SELECT height::text AS h FROM checkpoint WHERE stream = 'blocks'",
-  );
-  return Number(rows[0]?.h ?? 0);
 }
 
 /** One line per difference, then the summary. */

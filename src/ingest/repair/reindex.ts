@@ -1,5 +1,6 @@
 import { InputError } from '../../shared/errors.js';
 import type { Db, Queryable } from '../../store/driver/db.js';
+import { readStoredBounds } from '../../store/readers/stored-heights.js';
 import { STORE_CHECK_MS } from '../../store/readers/store-watch.js';
 import { createWriterDictionaries } from '../../store/writers/block-writer.js';
 import { replaceHeights, type ReplaceBatch } from '../../store/writers/height-replace.js';
@@ -124,18 +125,13 @@ function blockRows(fetched: readonly PreparedBlock[], first: number, last: numbe
 
 /** The lowest stored height and the block checkpoint; the range must lie between them. */
 async function checkRange(db: Queryable, plan: ReindexPlan): Promise<{ lowest: number; indexed: number }> {
-  const { rows } = await db.query<{ low: string | null; high: string | null }>(
-    `SELECT (SELECT min(height) FROM block)::text AS low,
-            (SELECT height FROM checkpoint WHERE stream = 'blocks')::text AS high`,
-  );
-  const low = Number(rows[0]?.low ?? 0);
-  const high = Number(rows[0]?.high ?? 0);
-  if (rows[0]?.low === null || plan.from < low || plan.to > high || plan.from > plan.to)
+  const stored = await readStoredBounds(db);
+  if (stored.lowest === 0 || plan.from < stored.lowest || plan.to > stored.indexed || plan.from > plan.to)
     throw new InputError(
       'invalid_range',
-      `--from ${plan.from} --to ${plan.to} must lie within the indexed heights ${low}..${high}`,
+      `--from ${plan.from} --to ${plan.to} must lie within the indexed heights ${stored.lowest}..${stored.indexed}`,
     );
-  return { lowest: low, indexed: high };
+  return stored;
 }
 
 /** The job's checkpoint: a new job starts before `from`; an unfinished one of another range refuses. */

@@ -1,6 +1,5 @@
 import type { Db } from '../../store/driver/db.js';
-import { readIndexedHeight } from '../../store/readers/chain-meta.js';
-import { normaliseTimes, readStoredHeights } from '../../store/readers/stored-heights.js';
+import { normaliseTimes, readStoredBounds, readStoredHeights } from '../../store/readers/stored-heights.js';
 import { InputError } from '../../shared/errors.js';
 import { compareHeights, type Drift } from './compare.js';
 import type { NodeRows } from './node-rows.js';
@@ -32,9 +31,8 @@ export async function verifyHeights(
   db: Db,
   range: { from?: number; to?: number; sample?: number; seed?: number },
 ): Promise<number[]> {
-  const indexed = await readIndexedHeight(db);
-  const { rows } = await db.query<{ low: string | null }>('SELECT min(height)::text AS low FROM block');
-  const low = Math.max(range.from ?? Number(rows[0]?.low ?? 1), 1);
+  const { lowest, indexed } = await readStoredBounds(db);
+  const low = Math.max(range.from ?? lowest, 1);
   const high = range.to ?? indexed;
   if (high > indexed)
     throw new InputError('invalid_range', `--to ${high} is above the indexed height ${indexed}`);

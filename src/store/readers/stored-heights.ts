@@ -153,3 +153,12 @@ export async function normaliseTimes(db: Queryable, times: readonly string[]): P
   );
   return rows.map((r) => r.t);
 }
+
+/** The lowest stored block height (0 when none) and the block checkpoint. */
+export async function readStoredBounds(db: Queryable): Promise<{ lowest: number; indexed: number }> {
+  const { rows } = await db.query<{ low: string | null; high: string | null }>(
+    `SELECT (SELECT min(height) FROM block)::text AS low,
+            (SELECT height FROM checkpoint WHERE stream = 'blocks')::text AS high`,
+  );
+  return { lowest: Number(rows[0]?.low ?? 0), indexed: Number(rows[0]?.high ?? 0) };
+}
