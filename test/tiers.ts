@@ -45,6 +45,7 @@ export const SLOW_FILES: readonly string[] = [
   'src/store/driver/pglite.test.ts',
   'test/vip/scores-compute-cli.test.ts',
   'test/ingest/endpoint-pool.test.ts',
+  'test/ingest/repair.test.ts',
 ];
 
 /** Every file `npm run test:fast` leaves out, in the order `npm test` starts them. */

@@ -19,7 +19,13 @@ import { createDictReader } from '../store/readers/dicts.js';
 import { createEvmTxReader } from '../store/readers/evm-txs.js';
 import { createEvmInternalTxReader } from '../store/readers/evm-internal-txs.js';
 import { createRichListReader } from '../store/readers/rich-list.js';
-import { createRowCache, readStoreIdentity, type RowCache } from '../store/readers/row-cache.js';
+import { createRowCache, type RowCache } from '../store/readers/row-cache.js';
+import {
+  createStoreWatch,
+  readStoreIdentity,
+  STORE_CHECK_MS,
+  type StoreWatch,
+} from '../store/readers/store-watch.js';
 import { createStreamReader } from '../store/readers/stream.js';
 import { createHealthReader } from '../store/readers/health.js';
 import { createNftCollectionReader } from '../store/readers/nft-collections.js';
@@ -91,17 +97,10 @@ export interface ApiContext {
 /** Free page memory kept for reuse: enough for the pages of ~50 concurrent requests. */
 const BODY_POOL_BYTES = 64 * 1024 * 1024;
 
-/**
- * How often the row cache re-reads the store's identity before serving rows it holds: the list
- * routes' response-cache TTL, so a reset is seen no later than a cached answer would expire.
- */
-const ROW_CACHE_CHECK_MS = 1000;
-
-function createApiRowCache(db: Db, maxBytes: number, metrics: Registry): RowCache {
+function createApiRowCache(watch: StoreWatch, maxBytes: number, metrics: Registry): RowCache {
   const cache: RowCache = createRowCache({
     maxBytes,
-    identity: () => readStoreIdentity(db),
-    checkEveryMs: ROW_CACHE_CHECK_MS,
+    watch,
     observer: rowCacheMetrics(metrics, () => cache.bytes()),
   });
   return cache;
@@ -238,6 +237,7 @@ async function registerCompressionAndOpenApi(app: FastifyInstance, options: ApiO
 function createRouteDeps(ctx: ApiContext, db: Db, refused: ReturnType<typeof refusalCounter>): RouteDeps {
   const { options } = ctx;
   const { limits } = options;
+  const watch = createStoreWatch({ identity: () => readStoreIdentity(db), checkEveryMs: STORE_CHECK_MS });
   const readerContext = {
     db,
     countTimeoutMs: options.countTimeoutMs,
@@ -248,12 +248,12 @@ function createRouteDeps(ctx: ApiContext, db: Db, refused: ReturnType<typeof ref
       ? { expensive: createWorkLimiter(limits.maxExpensiveQueries, () => refused('expensive_cap')) }
       : {}),
     ...(options.rowCacheBytes > 0
-      ? { rowCache: createApiRowCache(db, options.rowCacheBytes, ctx.metrics) }
+      ? { rowCache: createApiRowCache(watch, options.rowCacheBytes, ctx.metrics) }
       : {}),
   };
   return {
     options,
-    cache: createResponseCache({ enabled: options.cache, maxBytes: options.cacheMaxBytes }),
+    cache: createResponseCache({ enabled: options.cache, maxBytes: options.cacheMaxBytes, watch }),
     bodies: createBodyPool({ maxBytes: BODY_POOL_BYTES }),
     readers: {
       blocks: createBlockReader(readerContext),

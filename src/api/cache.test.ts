@@ -54,4 +54,19 @@ describe('createResponseCache', () => {
     await serve(request(longUrl), longAgain.reply, 10, produce('1'));
     expect(longAgain.headers['x-cache']).toBe('miss');
   });
+
+  it('answers a stored entry as a miss once the store watch moved its epoch (rows replaced)', async () => {
+    let epoch = 1;
+    const cache = createResponseCache({ enabled: true, maxBytes: 1000, watch: { epoch: () => epoch } });
+    const serve = async (body: string) => {
+      const { reply, headers } = fakeReply();
+      const served = String(await cache.serve(request('/tx'), reply, 10, async () => body));
+      return `${headers['x-cache']} ${served}`;
+    };
+    expect(await serve('old')).toBe('miss old');
+    expect(await serve('unused')).toBe('hit old');
+    epoch = 2; // a job committed a batch replacing rows; the watch confirmed it
+    expect(await serve('repaired')).toBe('miss repaired');
+    expect(await serve('unused')).toBe('hit repaired');
+  });
 });

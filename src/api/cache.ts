@@ -1,4 +1,5 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { StoreWatch } from '../store/readers/store-watch.js';
 
 /**
  * In-process response cache (docs/api.md §1.6): key = method + raw URL (path as sent plus the
@@ -21,6 +22,8 @@ interface Entry {
   /** Encoded once, so hits skip the UTF-8 encoding of large pages. */
   body: Buffer;
   expiresAt: number;
+  /** The store watch's epoch the answer was produced under: a later epoch makes it a miss. */
+  epoch: number;
 }
 
 export function createResponseCache(options: {
@@ -30,6 +33,8 @@ export function createResponseCache(options: {
    * URL may be 16 KiB of ignored query, so bodies alone would not bound the memory.
    */
   maxBytes: number;
+  /** Answers of an older store epoch (rows replaced by a job, a reset: docs/api.md §1.9) are misses. */
+  watch?: StoreWatch;
   now?: () => number;
 }): ResponseCache {
   const now = options.now ?? Date.now;
@@ -43,10 +48,10 @@ export function createResponseCache(options: {
     bytes -= sizeOf(key, entry.body);
     entries.delete(key);
   };
-  const store = (key: string, body: Buffer, ttlSeconds: number) => {
+  const store = (key: string, body: Buffer, ttlSeconds: number, epoch: number) => {
     remove(key);
     if (sizeOf(key, body) > options.maxBytes) return;
-    entries.set(key, { body, expiresAt: now() + ttlSeconds * 1000 });
+    entries.set(key, { body, expiresAt: now() + ttlSeconds * 1000, epoch });
     bytes += sizeOf(key, body);
     while (bytes > options.maxBytes) {
       const oldest = entries.keys().next();
@@ -60,9 +65,12 @@ export function createResponseCache(options: {
       const directive = String(request.headers['cache-control'] ?? '').toLowerCase();
       if (!options.enabled || directive.includes('no-store')) return produce();
       const key = `${request.method}:${request.url}`;
+      // Read before producing: an answer produced while the store changed is kept under the old
+      // epoch, so it is not served past the next confirmation.
+      const epoch = options.watch ? await options.watch.epoch() : 0;
       if (!directive.includes('no-cache')) {
         const hit = entries.get(key);
-        if (hit && hit.expiresAt > now()) {
+        if (hit && hit.expiresAt > now() && hit.epoch === epoch) {
           void reply.header('x-cache', 'hit');
           return hit.body;
         }
@@ -71,7 +79,7 @@ export function createResponseCache(options: {
       const produced = await produce();
       const body = typeof produced === 'string' ? Buffer.from(produced, 'utf8') : produced;
       // A produced Buffer may be memory that is reused once its answer is sent (body-pool.ts).
-      store(key, body === produced ? Buffer.from(body) : body, ttlSeconds);
+      store(key, body === produced ? Buffer.from(body) : body, ttlSeconds, epoch);
       void reply.header('x-cache', 'miss');
       return body;
     },

@@ -20,6 +20,8 @@ const familyOf: Record<string, keyof typeof families> = {
   demo: 'ingest',
   migrate: 'ingest',
   'rerender-documents': 'ingest',
+  verify: 'ingest',
+  reindex: 'ingest',
   api: 'api',
   sim: 'sim',
   vip: 'vip',

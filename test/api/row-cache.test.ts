@@ -112,7 +112,7 @@ describe.each(testDbFactories())('row cache on $name', (factory) => {
       await seedDb(h.db, other);
       for (const url of listUrls(other)) {
         const expected = await raw(off, url);
-        // The identity is re-read at most once a second (ROW_CACHE_CHECK_MS): poll until it was.
+        // The identity is re-read at most once a second (STORE_CHECK_MS): poll until it was.
         const deadline = Date.now() + 15_000;
         let answer = await raw(h.app, url);
         while (!answer.equals(expected) && Date.now() < deadline) {

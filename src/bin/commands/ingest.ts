@@ -1,6 +1,6 @@
 import { rm } from 'node:fs/promises';
 import type { Command } from 'commander';
-import type { Env, NodeEndpoints } from '../../shared/config.js';
+import type { NodeEndpoints } from '../../shared/config.js';
 import { createLogger, defaultLogFormat } from '../../shared/logger.js';
 import type { Simulator } from '../../sim/types.js';
 import { runIngestProcess } from '../ingest-process.js';
@@ -12,42 +12,9 @@ import {
   type DemoFlags,
 } from '../process-config.js';
 import { registerMigrate } from './migrate.js';
+import { flagsAsEnv, type NodeFlags } from '../node-flags.js';
+import { registerRepairCommands } from './repair.js';
 import { registerRerender } from './rerender.js';
-
-interface NodeFlags {
-  rpcUrl?: string;
-  restUrl?: string;
-  jsonRpcUrl?: string;
-  chainId?: string;
-  vm?: string;
-  databaseUrl?: string;
-  dataDir?: string;
-  port?: string;
-  host?: string;
-  startHeight?: string;
-  until?: string;
-  logLevel?: string;
-  logFormat?: string;
-}
-
-/** Flags override the environment variable of the same meaning. */
-function flagsAsEnv(f: NodeFlags): Env {
-  return {
-    RPC_URL: f.rpcUrl,
-    REST_URL: f.restUrl,
-    JSON_RPC_URL: f.jsonRpcUrl,
-    CHAIN_ID: f.chainId,
-    VM_TYPE: f.vm,
-    DATABASE_URL: f.databaseUrl,
-    DATA_DIR: f.dataDir,
-    PORT: f.port,
-    HOST: f.host,
-    START_HEIGHT: f.startHeight,
-    UNTIL_HEIGHT: f.until,
-    LOG_LEVEL: f.logLevel,
-    LOG_FORMAT: f.logFormat,
-  };
-}
 
 function withNodeOptions(cmd: Command): Command {
   return cmd
@@ -99,6 +66,7 @@ export function registerIngestCommands(program: Command): void {
   }
   registerMigrate(program);
   registerRerender(program);
+  registerRepairCommands(program);
   registerDemo(program);
 }
 

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { AppError } from '../../shared/errors.js';
-import { createRowCache, type RowFetch, type StoreIdentity } from './row-cache.js';
+import { createRowCache, type RowFetch } from './row-cache.js';
+import { createStoreWatch, type StoreIdentity } from './store-watch.js';
 
 const text = (sequence: number) => `{"sequence":${sequence},"pad":"${'x'.repeat(sequence % 7)}"}`;
 
@@ -11,12 +12,14 @@ function setup(options: { maxBytes?: number } = {}) {
   const seen = { hits: 0, misses: 0, drops: 0 };
   const cache = createRowCache({
     maxBytes: options.maxBytes ?? 1024 * 1024,
-    identity: async () => {
-      store.reads += 1;
-      return store.identity;
-    },
-    checkEveryMs: 1000,
-    now: () => clock.ms,
+    watch: createStoreWatch({
+      identity: async () => {
+        store.reads += 1;
+        return store.identity;
+      },
+      checkEveryMs: 1000,
+      now: () => clock.ms,
+    }),
     observer: {
       looked(_table, hits, misses) {
         seen.hits += hits;
@@ -133,12 +136,14 @@ describe('row cache', () => {
     let failing = true;
     const flaky = createRowCache({
       maxBytes: 1 << 20,
-      identity: async () => {
-        if (failing) throw new Error('connection lost');
-        return { key: 'chain-a', height: 1 };
-      },
-      checkEveryMs: 1000,
-      now: () => clock.ms,
+      watch: createStoreWatch({
+        identity: async () => {
+          if (failing) throw new Error('connection lost');
+          return { key: 'chain-a', height: 1 };
+        },
+        checkEveryMs: 1000,
+        now: () => clock.ms,
+      }),
     });
     await flaky.rows('tx', [1], fetch);
     await flaky.rows('tx', [1], fetch); // held, unconfirmed

@@ -1,6 +1,6 @@
 import { AppError } from '../../shared/errors.js';
-import type { Queryable } from '../driver/db.js';
 import type { JsonText } from './stored-json.js';
+import type { StoreWatch } from './store-watch.js';
 
 /**
  * The API's memory of stored JSON rows by `sequence` (issue 24). A committed row of `tx`, `evm_tx`
@@ -11,23 +11,16 @@ import type { JsonText } from './stored-json.js';
  *
  * What can still change a row under a running API is not ingest: a database reset or re-ingest
  * (another chain, or the same one rendered by another release), a data migration (0009 rewrote
- * `tx.data` in place) and the re-render job. Each moves the store's identity — `chain_meta`
- * (re-created on a reset), the latest applied migration, the documents' formats and re-render
- * checkpoints, or the block checkpoint going backwards — which is read at most every
+ * `tx.data` in place), the re-render job and `reindex`. Each moves the store's identity —
+ * `chain_meta` (re-created on a reset), the latest applied migration, the documents' formats and
+ * re-render checkpoints, `store_generation` (bumped with each batch of a job replacing rows), or
+ * the block checkpoint going backwards — which the store watch (store-watch.ts) reads at most every
  * `checkEveryMs`, before any row is served from memory: a cached row is served only while the
- * identity it was read under was confirmed within that interval (the list routes' response cache
- * already serves answers up to 1 s old). A change drops every row.
+ * identity it was read under was confirmed within that interval (docs/api.md §1.9). A change
+ * drops every row.
  */
 
 export type RowTable = 'tx' | 'evm_tx' | 'evm_internal_tx';
-
-/** What moves when the stored rows may have been replaced (see above). */
-export interface StoreIdentity {
-  /** Chain and its `chain_meta` creation time, latest migration: any change drops the cache. */
-  key: string;
-  /** Block checkpoint height: going backwards drops the cache (a re-ingest from scratch). */
-  height: number;
-}
 
 export interface RowCacheObserver {
   looked(table: RowTable, hits: number, misses: number): void;
@@ -53,20 +46,18 @@ const TABLE_INDEX: Record<RowTable, number> = { tx: 0, evm_tx: 1, evm_internal_t
 
 export function createRowCache(options: {
   maxBytes: number;
-  identity: () => Promise<StoreIdentity>;
-  checkEveryMs: number;
+  /** The process's store watch, shared with the response cache (docs/api.md §1.9). */
+  watch: StoreWatch;
   observer?: RowCacheObserver;
-  now?: () => number;
 }): RowCache {
-  const now = options.now ?? Date.now;
+  const { watch } = options;
   // One store for the three tables (keys carry the table), so they share the budget.
   const rowsOf = createGenerations(options.maxBytes);
   const seenBefore = createDoorkeeper(Math.max(1024, Math.floor(options.maxBytes / 1024)));
   /** Bumped on every drop: a fetch that started before it must not fill the new generation. */
   let generation = 0;
-  let known: StoreIdentity | undefined;
-  let checkedAt = -Infinity;
-  let checking: Promise<void> | undefined;
+  /** The watch's epoch the held rows were read under. */
+  let filledEpoch: number | undefined;
 
   /** Forgets every row, and every fetch still running (it may have read the old store). */
   const drop = () => {
@@ -75,28 +66,11 @@ export function createRowCache(options: {
     generation += 1;
   };
 
-  /**
-   * `next` undefined: the identity could not be read. Rows are kept only while consecutive reads
-   * agree; after a failed read nothing held is trusted again, whatever the next read says.
-   */
-  const observe = (next: StoreIdentity | undefined) => {
-    const same =
-      next !== undefined && known !== undefined && next.key === known.key && next.height >= known.height;
-    if (!same) drop();
-    known = next;
-    checkedAt = now();
-  };
-
-  /** Confirms the identity once it is due: one short query, shared by concurrent callers. */
-  const confirm = (): Promise<void> | undefined => {
-    if (now() - checkedAt < options.checkEveryMs) return undefined;
-    checking ??= options
-      .identity()
-      .then(observe, () => observe(undefined))
-      .finally(() => {
-        checking = undefined;
-      });
-    return checking;
+  /** Drops every row once the store's identity moved (or could not be confirmed). */
+  const confirm = async () => {
+    const epoch = await watch.epoch();
+    if (epoch !== filledEpoch) drop();
+    filledEpoch = epoch;
   };
 
   return {
@@ -212,27 +186,4 @@ function rowsChanged(table: RowTable, sequence: number): AppError {
   return new AppError('db_rows_changed', `row ${sequence} of ${table} vanished between two statements`, {
     retryable: true,
   });
-}
-
-/**
- * The store's identity: one short statement (four primary-key or tiny-table reads). The stored
- * documents' formats are part of it: the re-render job (src/store/writers/document-rerender.ts)
- * rewrites rows in place and moves its checkpoint with every batch it commits.
- */
-export async function readStoreIdentity(db: Queryable): Promise<StoreIdentity> {
-  const { rows } = await db.query<{
-    chain: string | null;
-    migration: string | null;
-    formats: string | null;
-    height: unknown;
-  }>(
-    `SELECT (SELECT chain_id || ' ' || vm_type || ' ' || extract(epoch FROM created_at)::text FROM chain_meta) AS chain,
-            (SELECT max(name) FROM schema_migrations) AS migration,
-            (SELECT string_agg(concat_ws(':', document, version, rerender_to, rerender_after), ' ' ORDER BY document)
-               FROM document_format) AS formats,
-            (SELECT height FROM checkpoint WHERE stream = 'blocks') AS height`,
-  );
-  const row = rows[0];
-  const key = [row?.chain ?? '', row?.migration ?? '', row?.formats ?? ''].join('\u0000');
-  return { key, height: Number(row?.height ?? 0) };
 }

@@ -40,14 +40,8 @@ export async function createBlockWriter(
   options: { maxCachedAccounts?: number } = {},
 ): Promise<BlockWriter> {
   let current = await loadCheckpoint(db);
-  const accounts = createAccountDictionary(options.maxCachedAccounts ?? 200_000);
-  const msgTypes = createDictionary<string>({
-    table: 'msg_type_dict',
-    column: 'msg_type',
-    sqlType: 'text',
-    cacheKey: (k) => k,
-    maxCached: 10_000,
-  });
+  const dicts = createWriterDictionaries(options.maxCachedAccounts);
+  const { accounts, msgTypes } = dicts;
 
   return {
     checkpoint: () => current,
@@ -76,9 +70,7 @@ export async function createBlockWriter(
         }
       });
       try {
-        const next = await db.transaction((tx) =>
-          writeInTransaction(tx, blocks, current, { accounts, msgTypes }),
-        );
+        const next = await db.transaction((tx) => writeInTransaction(tx, blocks, current, dicts));
         accounts.commit();
         msgTypes.commit();
         current = next;
@@ -116,36 +108,32 @@ async function loadCheckpoint(db: Db): Promise<Checkpoint> {
   };
 }
 
+export interface WriterDictionaries {
+  accounts: Dictionary<Uint8Array>;
+  msgTypes: Dictionary<string>;
+}
+
+/** The writer's dictionaries (their ids are cached once the transaction that interned them commits). */
+export function createWriterDictionaries(maxCachedAccounts = 200_000): WriterDictionaries {
+  return {
+    accounts: createAccountDictionary(maxCachedAccounts),
+    msgTypes: createDictionary<string>({
+      table: 'msg_type_dict',
+      column: 'msg_type',
+      sqlType: 'text',
+      cacheKey: (k) => k,
+      maxCached: 10_000,
+    }),
+  };
+}
+
 async function writeInTransaction(
   tx: Queryable,
   blocks: readonly BlockRows[],
   from: Checkpoint,
-  dicts: { accounts: Dictionary<Uint8Array>; msgTypes: Dictionary<string> },
+  dicts: WriterDictionaries,
 ): Promise<Checkpoint> {
-  const allTxs = blocks.flatMap((b) => b.txs);
-  const allEvm = blocks.flatMap((b) => b.evmTxs);
-  const accountIds = await dicts.accounts.resolve(
-    tx,
-    uniqueBytes([
-      ...[...allTxs, ...allEvm].flatMap((t) => [t.signer, ...t.accounts]),
-      ...nftAccounts(blocks.flatMap((b) => (b.nft ? [b.nft] : []))),
-    ]),
-  );
-  const msgTypeIds = await dicts.msgTypes.resolve(tx, new Set(allTxs.flatMap((t) => t.msgTypes)));
-  const idOf = (bytes: Uint8Array) => accountIds.get(hexKey(bytes))!;
-
-  await insertBlocks(tx, blocks);
-  const txSequence = await insertTxs(tx, allTxs, from.txSequence, idOf, msgTypeIds);
-  const evmSequence = await insertEvmTxs(tx, allEvm, from.evmSequence, idOf);
-  await writeNftBlocks(tx, nftInputs(blocks, from.txSequence), idOf);
-  for (const b of blocks) {
-    if (!b.validator) continue;
-    await tx.query(
-      `INSERT INTO validator (operator_address, moniker) VALUES ($1, $2)
-       ON CONFLICT (operator_address) DO UPDATE SET moniker = EXCLUDED.moniker`,
-      [b.validator.operatorAddress, b.validator.moniker],
-    );
-  }
+  const { txSequence, evmSequence } = await insertBlockRows(tx, blocks, from, dicts);
   const last = blocks[blocks.length - 1]!.block;
   // Guarded on the previous height: a second writer on the same database fails here instead of
   // interleaving rows.
@@ -171,6 +159,44 @@ async function writeInTransaction(
     evmSequence,
     blockTimestamp: last.timestamp,
   };
+}
+
+/**
+ * The rows of consecutive blocks under the sequences after `from`'s: blocks, txs and EVM txs with
+ * their edges and counts, NFT rows, monikers. The block pipeline adds its checkpoint; `reindex`
+ * writes the same rows again under the sequences they had (docs/ingest.md §11.2).
+ */
+export async function insertBlockRows(
+  tx: Queryable,
+  blocks: readonly BlockRows[],
+  from: { txSequence: number; evmSequence: number },
+  dicts: WriterDictionaries,
+): Promise<{ txSequence: number; evmSequence: number }> {
+  const allTxs = blocks.flatMap((b) => b.txs);
+  const allEvm = blocks.flatMap((b) => b.evmTxs);
+  const accountIds = await dicts.accounts.resolve(
+    tx,
+    uniqueBytes([
+      ...[...allTxs, ...allEvm].flatMap((t) => [t.signer, ...t.accounts]),
+      ...nftAccounts(blocks.flatMap((b) => (b.nft ? [b.nft] : []))),
+    ]),
+  );
+  const msgTypeIds = await dicts.msgTypes.resolve(tx, new Set(allTxs.flatMap((t) => t.msgTypes)));
+  const idOf = (bytes: Uint8Array) => accountIds.get(hexKey(bytes))!;
+
+  await insertBlocks(tx, blocks);
+  const txSequence = await insertTxs(tx, allTxs, from.txSequence, idOf, msgTypeIds);
+  const evmSequence = await insertEvmTxs(tx, allEvm, from.evmSequence, idOf);
+  await writeNftBlocks(tx, nftInputs(blocks, from.txSequence), idOf);
+  for (const b of blocks) {
+    if (!b.validator) continue;
+    await tx.query(
+      `INSERT INTO validator (operator_address, moniker) VALUES ($1, $2)
+       ON CONFLICT (operator_address) DO UPDATE SET moniker = EXCLUDED.moniker`,
+      [b.validator.operatorAddress, b.validator.moniker],
+    );
+  }
+  return { txSequence, evmSequence };
 }
 
 async function insertBlocks(tx: Queryable, blocks: readonly BlockRows[]): Promise<void> {
