@@ -22,7 +22,7 @@ import { createHarness, walk, type Harness } from './harness.js';
  * and store, before this file did both on one chain).
  */
 /**
- * Long enough for every kind of lifecycle event, each counted below: re-mints begin near block 400
+ * Long enough for every kind of lifecycle event, each counted below: re-mints begin past block 400
  * (slot REMINT of the default share), so 1,000 blocks hold several, with burns, IBC receipts and
  * (Move) offers. No list comes near a page of 1,000, so a longer chain proves nothing more.
  */
