@@ -22,13 +22,14 @@ export function testDbFactories(): TestDbFactory[] {
 }
 
 /**
- * The VMs a heavy end-to-end suite (thousands of blocks, killed processes) runs on a store: each
- * VM once and each store once. What differs by VM (collectors, stages, node clients) runs the same
- * SQL on either store, and what differs by store (driver, recovery of a killed data directory)
- * does not depend on the VM. So with both stores in the run PGlite — 3-4x slower per block — takes
- * one VM (Move, the VM with every block-pipeline collector on, or `pgliteVm` where another VM
- * exercises more of what the suite proves: EVM for the derivations) and PostgreSQL the other two;
- * a store alone takes all three.
+ * The VMs a heavy end-to-end suite (long chains, killed processes, many chains per file) runs on a
+ * store: each VM once and each store once (docs/testing.md, "Where each heavy guarantee is
+ * proven"). What differs by VM (collectors, stages, node clients) runs the same SQL on either
+ * store, and what differs by store (driver, recovery of a killed data directory) does not depend
+ * on the VM. So with both stores in the run PGlite — 3-4x slower per block — takes one VM (Move,
+ * the VM with every block-pipeline collector on, or `pgliteVm` where another VM exercises more of
+ * what the suite proves: EVM for the stages) and PostgreSQL the other two; a store alone takes all
+ * three.
  */
 export function heavySuiteVms(store: string, pgliteVm: VmType = 'move'): readonly VmType[] {
   const all: readonly VmType[] = ['move', 'wasm', 'evm'];

@@ -5,7 +5,7 @@ import { silentLogger } from '../../src/shared/logger.js';
 import { createMetricsRegistry } from '../../src/shared/metrics.js';
 import { createSimulator } from '../../src/sim/simulator.js';
 import type { FaultLog, VmType } from '../../src/sim/types.js';
-import { testDbFactories } from '../helpers/db.js';
+import { heavySuiteVms, testDbFactories } from '../helpers/db.js';
 import { indexSimulator } from '../helpers/ingest.js';
 import {
   expectIngestMatchesTruth,
@@ -44,8 +44,13 @@ function expectEveryFaultServed(log: FaultLog, vm: VmType): void {
   expect(log.delayed, 'delayed answers').toBeGreaterThan(0);
 }
 
+/**
+ * Faults are the node's, met by the node clients of each VM, and a store only ever sees the batches
+ * that got through: with both stores in the run each VM runs once, PGlite taking Move and
+ * PostgreSQL Wasm and EVM (heavySuiteVms).
+ */
 describe.each(testDbFactories())('ingest against a faulty node on $name', (factory) => {
-  it.each(['move', 'wasm', 'evm'] as const)(
+  it.each(heavySuiteVms(factory.name))(
     '%s: completes with exactly the ground truth (NFT look-ups, EVM traces and balance look-ups included) through 5xx, 429, timeouts, resets and lagging block_results, each served',
     { timeout: 240_000 },
     async (vm) => {
@@ -78,7 +83,7 @@ describe.each(testDbFactories())('ingest against a faulty node on $name', (facto
     },
   );
 
-  it.each(['move', 'wasm', 'evm'] as const)(
+  it.each(heavySuiteVms(factory.name))(
     '%s: starts at the lowest available height of a pruned node (block_time 0 first, balances from a snapshot there)',
     async (vm) => {
       const { db, dispose } = await factory.create();

@@ -1,11 +1,13 @@
 /**
  * `vip scores compute` on the simulator's chains (all three VMs, both engines) against the
  * independent oracle (test/helpers/vip-scores-truth.ts): every metric kind, rounding modes, cap,
- * minimum, exclusions (rules list, operator), and determinism.
+ * minimum, exclusions (rules list, operator), and determinism. Each VM once and each engine once
+ * (heavySuiteVms): the metrics' SQL is the same on both, and proven on both row by row by
+ * scores-compute-sql.test.ts; what differs by VM (its metric kinds, its address forms) runs once.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { toBech32 } from '../../src/shared/address.js';
-import { testDbFactories } from '../helpers/db.js';
+import { heavySuiteVms, testDbFactories } from '../helpers/db.js';
 import { addressKey, expectedScores, U64_MAX, type ScoreRules } from '../helpers/vip-scores-truth.js';
 import {
   compute,
@@ -20,9 +22,9 @@ const HEAD = 150;
 /** Leaves out the first blocks (collection creation) and the last ones: a window inside the chain. */
 const WINDOW = { from: 6, to: HEAD - 4 };
 
-describe.each(
-  testDbFactories().flatMap((f) => (['move', 'wasm', 'evm'] as const).map((vm) => [vm, f.name, f] as const)),
-)('vip scores compute on a %s chain against the oracle (%s)', (vm, _engine, factory) => {
+const runs = testDbFactories().flatMap((f) => heavySuiteVms(f.name).map((vm) => [vm, f.name, f] as const));
+
+describe.each(runs)('vip scores compute on a %s chain against the oracle (%s)', (vm, _engine, factory) => {
   let chain: ScoresChain;
   let dispose: () => Promise<void>;
   beforeAll(async () => {

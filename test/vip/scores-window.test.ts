@@ -1,12 +1,14 @@
 /**
  * The window of `vip scores compute`: time edges (a block exactly on each edge, its txs in the
  * first and last instant of the window), heights, heights with no txs, and windows the index has
- * not reached (refused with the typed error), against the oracle.
+ * not reached (refused with the typed error), against the oracle. Move and EVM, each once with
+ * both engines in the run (heavySuiteVms: Move on PGlite, EVM on PostgreSQL): the window's SQL is
+ * the same on both, and proven on both by scores-compute-sql.test.ts.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AppError } from '../../src/shared/errors.js';
 import type { BlockTruth } from '../../src/sim/types.js';
-import { testDbFactories } from '../helpers/db.js';
+import { heavySuiteVms, testDbFactories } from '../helpers/db.js';
 import { expectedScores, heightsOfTimes, type HeightWindow } from '../helpers/vip-scores-truth.js';
 import {
   compute,
@@ -23,7 +25,11 @@ const HEAD = 120;
 const msPrecise = (b: BlockTruth): boolean => /\.\d{1,3}Z$|:\d\dZ$/.test(b.time);
 
 describe.each(
-  testDbFactories().flatMap((f) => (['move', 'evm'] as const).map((vm) => [vm, f.name, f] as const)),
+  testDbFactories().flatMap((f) =>
+    heavySuiteVms(f.name)
+      .filter((vm) => vm !== 'wasm')
+      .map((vm) => [vm, f.name, f] as const),
+  ),
 )('vip scores window on a %s chain (%s)', (vm, _engine, factory) => {
   let chain: ScoresChain;
   let dispose: () => Promise<void>;
