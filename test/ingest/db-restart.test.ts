@@ -21,7 +21,7 @@ async function serveChain(
   const sim = createSimulator({
     vm: 'move',
     head,
-    txsPerBlock: '0-8',
+    txsPerBlock: '0-4',
     fastSignatures: true,
     rpcPort: port(ports?.rpc),
     restPort: port(ports?.rest),
