@@ -11,7 +11,7 @@ export const HEAVY_FILES: readonly { file: string; why: string }[] = [
   { file: 'test/ingest/crash-stages.test.ts', why: 'eight CLI children, six killed' },
   { file: 'test/bin/ingest-commands.test.ts', why: 'demo, start and indexer as child processes' },
   { file: 'test/ingest/upgrade.test.ts', why: 'every migration on a populated database, per VM' },
-  { file: 'test/ingest/e2e.test.ts', why: 'every table against the truth per VM and store' },
+  { file: 'test/ingest/e2e.test.ts', why: 'every table and stored tx against the truth per VM' },
   { file: 'test/ingest/db-restart.test.ts', why: 'a PostgreSQL server stopped under a running CLI' },
   { file: 'test/vip/scores-e2e.test.ts', why: 'a VIP stage through the CLI parser with anvil' },
   { file: 'test/bin/replica.test.ts', why: 'a PostgreSQL primary and replica of its own' },
