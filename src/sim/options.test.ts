@@ -26,6 +26,24 @@ describe('loadSimOptions', () => {
     expect(Object.isFrozen(o)).toBe(true);
   });
 
+  it('turns --upgrade-height and --upgrade-every into one upgrade option', () => {
+    expect(loadSimOptions({ vm: 'move', upgradeHeight: '10' }).upgrade).toEqual({ height: 10 });
+    expect(loadSimOptions({ vm: 'move', upgradeHeight: '10', upgradeEvery: '2' }).upgrade).toEqual({
+      height: 10,
+      every: 2,
+    });
+    expect(loadSimOptions({ vm: 'move' })).not.toHaveProperty('upgrade');
+    expect(() => loadSimOptions({ vm: 'move', upgradeEvery: '2' })).toThrow(
+      '--upgrade-every needs --upgrade-height',
+    );
+    expect(() => loadSimOptions({ vm: 'move', upgradeHeight: '0', upgradeEvery: '0' })).toThrow(
+      expect.objectContaining({
+        code: 'invalid_option',
+        message: '--upgrade-height must be at least 1, got "0"; --upgrade-every must be at least 1, got "0"',
+      }),
+    );
+  });
+
   it('a bad --vm is invalid_vm naming the flag', () => {
     expect(() => loadSimOptions({ vm: 'cosmos' })).toThrow(
       expect.objectContaining({

@@ -57,6 +57,8 @@ const simFlagsSchema = z.object({
   lowestHeight: nonNegativeInteger('--lowest-height'),
   keepBlocks: nonNegativeInteger('--keep-blocks'),
   lagBlocks: nonNegativeInteger('--lag-blocks'),
+  upgradeHeight: nonNegativeInteger('--upgrade-height'),
+  upgradeEvery: nonNegativeInteger('--upgrade-every'),
   live: switchFlag,
   blockTimeMs: nonNegativeInteger('--block-time-ms', SIM_DEFAULTS.blockTimeMs),
   txsPerBlock: optionalText,
@@ -78,7 +80,26 @@ const simFlagsSchema = z.object({
 
 /** `sim` flags → frozen options; optional settings that are not given are left out. */
 export function loadSimOptions(flags: Readonly<Record<string, unknown>>): Readonly<SimCommandOptions> {
-  const parsed = parseFlags(simFlagsSchema, flags);
-  const given = Object.entries(parsed).filter(([, value]) => value !== undefined);
+  const { upgradeHeight, upgradeEvery, ...parsed } = parseFlags(
+    simFlagsSchema.superRefine(checkUpgrade),
+    flags,
+  );
+  // docs/node-data.md §4.3: one upgrade option, from the flag pair.
+  const upgrade =
+    upgradeHeight === undefined
+      ? undefined
+      : { height: upgradeHeight, ...(upgradeEvery === undefined ? {} : { every: upgradeEvery }) };
+  const given = Object.entries({ ...parsed, upgrade }).filter(([, value]) => value !== undefined);
   return Object.freeze(Object.fromEntries(given) as unknown as SimCommandOptions);
+}
+
+/** --upgrade-every only with --upgrade-height; both at least 1. */
+function checkUpgrade(
+  flags: { upgradeHeight?: number | undefined; upgradeEvery?: number | undefined },
+  ctx: z.RefinementCtx,
+): void {
+  if (flags.upgradeHeight === 0) flagProblem(ctx, '--upgrade-height must be at least 1, got "0"');
+  if (flags.upgradeEvery === 0) flagProblem(ctx, '--upgrade-every must be at least 1, got "0"');
+  if (flags.upgradeEvery !== undefined && flags.upgradeHeight === undefined)
+    flagProblem(ctx, '--upgrade-every needs --upgrade-height');
 }

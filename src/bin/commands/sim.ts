@@ -24,6 +24,11 @@ export function registerSim(program: Command): void {
       'keep only the last n blocks, like a pruned node (the lowest moves with the head)',
     )
     .option('--lag-blocks <k>', "serve the head k blocks behind the chain's, like a lagging node")
+    .option(
+      '--upgrade-height <h>',
+      'from height h on, some txs carry a message type no indexer release knows (REST fails them)',
+    )
+    .option('--upgrade-every <n>', 'with --upgrade-height: one tx in n carries it (default 3)')
     .option('--block-time-ms <ms>', `block interval (default ${SIM_DEFAULTS.blockTimeMs})`)
     .option('--txs-per-block <spec>', 'txs per block: N or MIN-MAX (default 0-6)')
     .option(
@@ -80,5 +85,6 @@ function describeMode(sim: Simulator, options: SimCommandOptions): string[] {
     ...(options.replay !== undefined ? [`replay=${options.replay}`] : []),
     ...(options.nftShare !== undefined ? [`nft-share=${options.nftShare}`] : []),
     ...(options.faults !== undefined ? [`faults=${options.faults}`] : []),
+    ...(options.upgrade ? [`upgrade-height=${options.upgrade.height}`] : []),
   ];
 }
