@@ -65,16 +65,10 @@ export function refusalCounter(registry: Registry): (reason: 'rate_limit' | 'exp
  * replica this API reads (`DATABASE_READ_URL`) is behind its primary; 0 on a primary.
  */
 export function installReplicaLagMetric(registry: Registry, health: HealthReader): void {
-  const name = 'rollup_indexer_api_replica_lag_seconds';
-  if (registry.getSingleMetric(name)) return;
-  new Gauge({
-    name,
+  installScrapedGauge(registry, {
+    name: 'rollup_indexer_api_replica_lag_seconds',
     help: 'Replay lag of the read replica the API reads (0 on a primary)',
-    registers: [registry],
-    async collect() {
-      const lag = await health.replicaLagSeconds().catch(() => undefined);
-      this.set(lag ?? 0);
-    },
+    read: async () => (await health.replicaLagSeconds().catch(() => undefined)) ?? 0,
   });
 }
 
@@ -83,15 +77,26 @@ export function installReplicaLagMetric(registry: Registry, health: HealthReader
  * (docs/api.md §14), which a release knowing their types re-renders.
  */
 export function installUndecodedTxsMetric(registry: Registry, blocks: BlockReader): void {
-  const name = 'rollup_indexer_undecoded_txs';
-  if (registry.getSingleMetric(name)) return;
-  new Gauge({
-    name,
+  installScrapedGauge(registry, {
+    name: 'rollup_indexer_undecoded_txs',
     help: 'Txs stored undecoded: no decoder of this release nor the node could render them',
+    read: () => blocks.undecodedTxs().catch(() => undefined),
+  });
+}
+
+/** A gauge read from the database at each scrape, once per registry; a failed read keeps the last value. */
+function installScrapedGauge(
+  registry: Registry,
+  gauge: { name: string; help: string; read: () => Promise<number | undefined> },
+): void {
+  if (registry.getSingleMetric(gauge.name)) return;
+  new Gauge({
+    name: gauge.name,
+    help: gauge.help,
     registers: [registry],
     async collect() {
-      const count = await blocks.undecodedTxs().catch(() => undefined);
-      if (count !== undefined) this.set(count);
+      const value = await gauge.read();
+      if (value !== undefined) this.set(value);
     },
   });
 }

@@ -31,6 +31,7 @@ import type {
   SimulatorTruth,
   SimulatorUrls,
 } from './types.js';
+import { servedBase, simulatorHead } from './node-heights.js';
 import { UPGRADE_MSG_TYPE, withUpgrade, type UpgradeSpec } from './chain/upgrade.js';
 import { createSchedule, parseTxsPerBlock, recentHeights, type Schedule } from './chain/workload.js';
 import { createFaultInjector, parseFaults, type Surface } from './surfaces/faults.js';
@@ -47,7 +48,6 @@ const PREFIX = 'init';
 const DEFAULT_ACCOUNTS = 64;
 const MAX_ACCOUNTS = 100_000;
 const NODE_VERSION = 'v1.1.4';
-const DEFAULT_HEAD = 1000;
 
 interface Resolved {
   vm: SimulatorOptions['vm'];
@@ -127,35 +127,6 @@ function createVm(
     chain,
     base,
   });
-}
-
-/** The head the simulator serves: fixed, or growing one block per block time when live. */
-function simulatorHead(options: SimulatorOptions, r: Resolved, replay: Replay | undefined): () => number {
-  const startHead = replay ? replay.count : (options.head ?? DEFAULT_HEAD);
-  if (!Number.isSafeInteger(startHead) || startHead < 1)
-    throw new InputError('invalid_head', '--head must be ≥ 1');
-  const startedAt = Date.now();
-  const lag = nonNegative(options.lagBlocks, '--lag-blocks');
-  const chainHead = (): number =>
-    options.live && !replay ? startHead + Math.floor((Date.now() - startedAt) / r.blockTimeMs) : startHead;
-  return lag === 0 ? chainHead : () => Math.max(1, chainHead() - lag);
-}
-
-/**
- * The lowest height the node serves (docs/node-data.md §5.3): an archive's 1, a state-synced or
- * pruned node's fixed lowest, or the first of the last N blocks it keeps; never above the head.
- */
-function servedBase(options: SimulatorOptions, prunedFault: number, head: () => number): () => number {
-  const fixed = Math.max(prunedFault, nonNegative(options.lowestHeight, '--lowest-height'), 1);
-  const keep = nonNegative(options.keepBlocks, '--keep-blocks');
-  return () => Math.min(Math.max(fixed, keep > 0 ? head() - keep + 1 : 1), head());
-}
-
-function nonNegative(value: number | undefined, flag: string): number {
-  if (value === undefined) return 0;
-  if (!Number.isSafeInteger(value) || value < 0)
-    throw new InputError('invalid_option', `${flag} must be a non-negative integer`);
-  return value;
 }
 
 function createStateContext(
@@ -356,7 +327,7 @@ export function createSimulator(options: SimulatorOptions): Simulator {
   const modelCtx = modelContext(r, evmContracts);
   const lastTxAt = (h: number): number => schedule.firstTx(h + 1) - 1;
   const replay = options.replay !== undefined ? loadReplay(options.replay, PREFIX, logger) : undefined;
-  const head = simulatorHead(options, r, replay);
+  const head = simulatorHead(options, r.blockTimeMs, replay);
   const vmRef: { current?: VmSetup } = {};
   const stateCtx = createStateContext(r, modelCtx, schedule, head, vmRef);
   const faults = createFaultInjector(parseFaults(options.faults), r.seed);
