@@ -180,6 +180,9 @@ async function runService(
     await service.run({
       signal,
       ...(ingest.untilHeight === undefined ? {} : { untilHeight: ingest.untilHeight }),
+      ...(ingest.maxBlocksPerCommit === undefined
+        ? {}
+        : { tuning: { maxBlocksPerCommit: ingest.maxBlocksPerCommit } }),
       onCommit: (p) => {
         state.progress(p);
         bar?.update(p);

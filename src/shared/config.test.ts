@@ -29,6 +29,14 @@ describe('loadIngestOptions', () => {
     expect(() => loadIngestOptions({ ...base, RICH_LIST: 'yes' })).toThrow('RICH_LIST must be true or false');
   });
 
+  it('reads the commit-size cap, unset by default', () => {
+    expect(loadIngestOptions(base).maxBlocksPerCommit).toBeUndefined();
+    expect(loadIngestOptions({ ...base, MAX_BLOCKS_PER_COMMIT: '50' }).maxBlocksPerCommit).toBe(50);
+    expect(() => loadIngestOptions({ ...base, MAX_BLOCKS_PER_COMMIT: '0' })).toThrow(
+      /MAX_BLOCKS_PER_COMMIT must be an integer in 1..10000/,
+    );
+  });
+
   it('reports every bad variable by name', () => {
     expect(() => loadIngestOptions({ ...base, VM_TYPE: 'solana', MAX_CONCURRENT_REQUESTS: '0' })).toThrow(
       /VM_TYPE.*move, wasm, evm.*MAX_CONCURRENT_REQUESTS must be an integer in 1..1000/s,

@@ -43,6 +43,11 @@ export interface IngestOptions {
    * default by the number of cores.
    */
   prepareWorkers: number;
+  /**
+   * Most blocks one block-stream commit holds (MAX_BLOCKS_PER_COMMIT); undefined = the pipeline's
+   * default (docs/ingest.md §4).
+   */
+  maxBlocksPerCommit: number | undefined;
 }
 
 const urlList = (name: string) =>
@@ -124,6 +129,7 @@ const ingestEnvSchema = z.object({
   INTERNAL_TX: z.enum(['true', 'false'], { message: 'INTERNAL_TX must be true or false' }).optional(),
   RICH_LIST: z.enum(['true', 'false'], { message: 'RICH_LIST must be true or false' }).optional(),
   PREPARE_WORKERS: intIn('PREPARE_WORKERS', 0, 64),
+  MAX_BLOCKS_PER_COMMIT: intIn('MAX_BLOCKS_PER_COMMIT', 1, 10_000),
 });
 
 /**
@@ -166,6 +172,7 @@ export function loadIngestOptions(env: Env, flags: Env = {}): Readonly<IngestOpt
     internalTx,
     richList: e.RICH_LIST !== 'false',
     prepareWorkers: e.PREPARE_WORKERS ?? defaultPrepareWorkers(),
+    maxBlocksPerCommit: e.MAX_BLOCKS_PER_COMMIT,
   });
 }
 

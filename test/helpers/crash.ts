@@ -35,6 +35,8 @@ export interface MidBackfillRun {
   from: number;
   /** The commit whose log line armed the signal (-1 when none did). */
   committedBeforeKill: number;
+  /** The most blocks one of the run's logged commits held (0 when none was logged). */
+  largestCommit: number;
 }
 
 /**
@@ -49,11 +51,14 @@ export async function followIndexer(
   kill?: { height: number; delayShare: number; signal: NodeJS.Signals },
 ): Promise<MidBackfillRun> {
   const p = startCli(['indexer', '--port', '0'], { ...env, LOG_LEVEL: 'debug' });
-  const run = { from: -1, committedBeforeKill: -1 };
+  const run = { from: -1, committedBeforeKill: -1, largestCommit: 0 };
   let last: number | undefined;
   let timer: NodeJS.Timeout | undefined;
   onJsonLines(p, (line) => {
     if (line.msg === 'ingest started') run.from = Number(line.from);
+    if (line.msg === 'committed blocks') {
+      run.largestCommit = Math.max(run.largestCommit, Number(line.to) - Number(line.from) + 1);
+    }
     if (!kill || line.msg !== 'committed blocks' || timer !== undefined) return;
     const now = Date.now();
     const between = last === undefined ? 0 : now - last;
