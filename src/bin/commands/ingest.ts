@@ -3,6 +3,8 @@ import type { Command } from 'commander';
 import type { NodeEndpoints } from '../../shared/config.js';
 import { createLogger, defaultLogFormat } from '../../shared/logger.js';
 import type { Simulator } from '../../sim/types.js';
+import { loadDeploymentConfig } from '../deployment-config.js';
+import { runDeploymentProcess } from '../deployment-process.js';
 import { runIngestProcess } from '../ingest-process.js';
 import {
   loadDemoConfig,
@@ -54,6 +56,17 @@ export function registerIngestCommands(program: Command): void {
       .option('--port <port>', command.portHelp)
       .option('--host <host>', 'listen address (env HOST, default 0.0.0.0)')
       .action(async (flags: NodeFlags) => {
+        const serveApi = command.name === 'start';
+        const deployment = loadDeploymentConfig(process.env, flagsAsEnv(flags), { serveApi });
+        if (deployment) {
+          await runDeploymentProcess({
+            config: deployment,
+            serveApi,
+            onListening: (url) =>
+              console.error(`listening on ${url} (${deployment.chains.length} chains: GET /chains)`),
+          });
+          return;
+        }
         const config = command.loadConfig(process.env, flagsAsEnv(flags));
         await runIngestProcess({
           config,
