@@ -17,6 +17,8 @@ export interface DeploymentProcessOptions {
   onListening?: (url: string) => void;
   /** Told after each commit of any chain (the demo's progress, tests). */
   onCommit?: (chainId: string) => void;
+  /** Stops the deployment (tests, the demo); default: the first SIGINT/SIGTERM. */
+  signal?: AbortSignal;
 }
 
 /**
@@ -27,7 +29,7 @@ export async function runDeploymentProcess(opts: DeploymentProcessOptions): Prom
   const { config } = opts;
   const { process: settings } = config;
   const logger = opts.logger ?? createLogger({ level: settings.logLevel, format: settings.logFormat });
-  const signal = shutdownSignal(logger);
+  const signal = opts.signal ?? shutdownSignal(logger);
   const databases = createChainDatabases();
   const runs = config.chains.map((chain) =>
     createChainRun({
