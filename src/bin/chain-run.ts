@@ -1,6 +1,4 @@
-import http from 'node:http';
 import type { FastifyInstance } from 'fastify';
-import { withChainIdentity } from '../api/options.js';
 import { conditionOf, type ChainCondition } from '../shared/chain-condition.js';
 import { createInProcessFeed } from '../shared/commit-feed.js';
 import type { IngestOptions } from '../shared/config.js';
@@ -14,11 +12,11 @@ import { createIngestService, type IngestService } from '../ingest/service.js';
 import { abortableDelay } from '../node/retry.js';
 import type { Db } from '../store/driver/db.js';
 import { readChainMeta, readIndexedHeight, type ChainMeta } from '../store/readers/chain-meta.js';
+import type { RequestHandler } from '../api/deployment/directory.js';
+import { createChainApi } from './chain-api.js';
 import type { ChainDatabases } from './chain-databases.js';
 import { migrateWhenReachable } from './ingest-process.js';
 import type { ServedApiConfig } from './process-config.js';
-
-export type RequestHandler = (req: http.IncomingMessage, res: http.ServerResponse) => void;
 
 /** One chain of a deployment: its ingest, restarted alone when it fails, and its API. */
 export interface ChainRun {
@@ -106,24 +104,17 @@ export function createChainRun(ctx: ChainRunContext): ChainRun {
 
   async function serveApi(meta: ChainMeta): Promise<void> {
     if (!ctx.api || api) return;
-    const options = withChainIdentity({ ...ctx.api.settings, chainId }, meta);
-    // Loaded here: `indexer` serves no API and need not load it (see cli.ts).
-    const { createApiApp } = await import('../api/app.js');
-    let handler: RequestHandler | undefined;
-    const app = await createApiApp({
-      options,
+    api = await createChainApi({
+      settings: { ...ctx.api.settings, internalTx: options.internalTx },
+      meta,
       db: apiDb!,
       logger,
-      metrics: registry,
-      // The deployment's port routes `/chains/{id}/…` here; this server never listens.
-      serverFactory: (h) => ((handler = h), http.createServer()),
+      registry,
       readiness: async () => readiness(),
-      nodeWaits: waits,
+      waits,
       nodeEndpoints: () => service?.endpoints() ?? [],
       ...(commits ? { commitFeed: commits } : {}),
     });
-    await app.ready();
-    api = { app, handler: handler! };
   }
 
   function readiness() {

@@ -1,6 +1,22 @@
-import { loadEdgeLimits } from '../api/options.js';
+import {
+  loadApiDatabaseOptions,
+  loadApiSettings,
+  loadEdgeLimits,
+  type ApiDatabaseOptions,
+  type ApiFlags,
+  type ApiSettings,
+} from '../api/options.js';
+import type { LogFormat } from '../shared/logger.js';
 import { loadChainsFile, type ChainEntry } from '../shared/chains-file.js';
-import { deepFreeze, loadIngestOptions, parseEnv, type Env, type IngestOptions } from '../shared/config.js';
+import {
+  deepFreeze,
+  loadIngestOptions,
+  loadLogOptions,
+  parseEnv,
+  type Env,
+  type IngestOptions,
+  type LogLevel,
+} from '../shared/config.js';
 import { InputError } from '../shared/errors.js';
 import { z } from 'zod';
 import { servedApiConfig, type HttpEdgeLimits, type ServedApiConfig } from './process-config.js';
@@ -45,12 +61,7 @@ export function loadDeploymentConfig(
   if (!file) return undefined;
   refuseSingleChainSettings(env, flags);
   const entries = loadChainsFile(file);
-  const { DEFAULT_CHAIN_ID: defaultChainId } = parseEnv(
-    z.object({ DEFAULT_CHAIN_ID: z.string().min(1).optional() }),
-    { DEFAULT_CHAIN_ID: env.DEFAULT_CHAIN_ID || undefined },
-  );
-  if (defaultChainId !== undefined && !entries.some((c) => c.chainId === defaultChainId))
-    throw new InputError('invalid_config', `DEFAULT_CHAIN_ID "${defaultChainId}" is not a chain of ${file}`);
+  const defaultChainId = loadDefaultChainId(env, entries, file);
   const chains = entries.map((entry) => {
     const ingest = loadIngestOptions(chainEnv(env, entry), flags);
     return serveApi ? { ingest, api: servedApiConfig(env, ingest) } : { ingest };
@@ -62,6 +73,15 @@ export function loadDeploymentConfig(
     process: chains[0]!.ingest,
     edge: loadEdgeLimits(env),
   });
+}
+
+function loadDefaultChainId(env: Env, entries: readonly ChainEntry[], file: string): string | undefined {
+  const { DEFAULT_CHAIN_ID: id } = parseEnv(z.object({ DEFAULT_CHAIN_ID: z.string().min(1).optional() }), {
+    DEFAULT_CHAIN_ID: env.DEFAULT_CHAIN_ID || undefined,
+  });
+  if (id !== undefined && !entries.some((c) => c.chainId === id))
+    throw new InputError('invalid_config', `DEFAULT_CHAIN_ID "${id}" is not a chain of ${file}`);
+  return id;
 }
 
 function refuseSingleChainSettings(env: Env, flags: Env): void {
@@ -99,4 +119,49 @@ function chainEnv(env: Env, chain: ChainEntry): Env {
     // through the event loop instead, unless PREPARE_WORKERS says otherwise (docs/chains.md §1).
     PREPARE_WORKERS: env.PREPARE_WORKERS ?? '0',
   };
+}
+
+/** `api` with a chains file: every chain's read database, and the API settings all chains share. */
+export interface DeploymentApiConfig {
+  file: string;
+  chains: ReadonlyArray<{ chainId: string; database: ApiDatabaseOptions }>;
+  defaultChainId: string | undefined;
+  settings: Readonly<ApiSettings>;
+  /** A replica has a commit only once it replayed it: the chains' APIs then poll their checkpoints. */
+  readsReplica: boolean;
+  edge: HttpEdgeLimits;
+  logLevel: LogLevel;
+  logFormat: LogFormat;
+}
+
+export function loadDeploymentApiConfig(
+  env: Env,
+  flags: ApiFlags,
+): Readonly<DeploymentApiConfig> | undefined {
+  const file = env.CHAINS_FILE?.trim();
+  if (!file) return undefined;
+  if (flags.chainId !== undefined || flags.vmType !== undefined)
+    throw new InputError(
+      'invalid_config',
+      '--chain-id and --vm-type describe one chain: CHAINS_FILE lists the chains',
+    );
+  refuseSingleChainSettings(env, {});
+  const entries = loadChainsFile(file);
+  const defaultChainId = loadDefaultChainId(env, entries, file);
+  const shared = loadApiDatabaseOptions(env);
+  return deepFreeze({
+    file,
+    chains: entries.map((chain) => ({
+      chainId: chain.chainId,
+      // A chain on its own server reads it (its primary: the file names no replica of a shard).
+      database: chain.databaseUrl
+        ? { ...shared, target: { kind: 'postgres' as const, url: chain.databaseUrl } }
+        : shared,
+    })),
+    defaultChainId,
+    settings: loadApiSettings(env, flags),
+    readsReplica: Boolean(env.DATABASE_READ_URL),
+    edge: loadEdgeLimits(env),
+    ...loadLogOptions(env),
+  });
 }

@@ -1,7 +1,10 @@
 import type { FastifyInstance, FastifyServerFactory } from 'fastify';
 import type { ChainCondition } from '../shared/chain-condition.js';
 import { createLogger, type Logger } from '../shared/logger.js';
-import { createMetricsRegistry, mergedMetrics } from '../shared/metrics.js';
+import type { DeployedChain } from '../api/deployment/directory.js';
+import type { ApiSettings } from '../api/options.js';
+import { createMetricsRegistry, mergedMetrics, type MetricsSource } from '../shared/metrics.js';
+import { packageVersion } from '../shared/version.js';
 import { createNodeWaits } from '../shared/node-waits.js';
 import { createChainDatabases } from './chain-databases.js';
 import { createChainRun, type ChainRun } from './chain-run.js';
@@ -54,7 +57,13 @@ export async function runDeploymentProcess(opts: DeploymentProcessOptions): Prom
   });
   let app: FastifyInstance | undefined;
   try {
-    app = await serveDeployment(port, runs, { config, logger, metrics, readiness });
+    app = await serveDeployment(port, runs.map(deployedChainOf), {
+      settings: config.chains[0]!.api?.settings,
+      defaultChainId: config.defaultChainId,
+      logger,
+      metrics,
+      readiness,
+    });
     opts.onListening?.(port.url);
     logger.info({ chains: runs.map((r) => r.chainId), url: port.url }, 'deployment listening');
     await Promise.all(runs.map((r) => r.run()));
@@ -69,38 +78,39 @@ export async function runDeploymentProcess(opts: DeploymentProcessOptions): Prom
   }
 }
 
+const deployedChainOf = (run: ChainRun): DeployedChain => ({
+  chainId: run.chainId,
+  condition: run.condition,
+  handler: run.handler,
+  db: run.apiDb,
+});
+
 /** The deployment's own API on the port, in front of each chain's (dispatch.ts). */
-async function serveDeployment(
+export async function serveDeployment(
   port: HttpPort,
-  runs: readonly ChainRun[],
+  chains: readonly DeployedChain[],
   ctx: {
-    config: Readonly<DeploymentConfig>;
+    /** The API's settings; absent (`indexer`): the defaults, for the deployment's few routes. */
+    settings: Readonly<ApiSettings> | undefined;
+    defaultChainId: string | undefined;
     logger: Logger;
-    metrics: ReturnType<typeof mergedMetrics>;
+    metrics: MetricsSource;
     readiness: () => { ready: boolean; reason?: string };
   },
 ): Promise<FastifyInstance> {
   // Loaded here: `indexer` loads the API only for these few routes.
-  const [{ createDeploymentApp }, { createChainDirectory }, { createDispatcher }, { packageVersion }] =
+  const [{ createDeploymentApp }, { createChainDirectory }, { createDispatcher }, { loadApiSettings }] =
     await Promise.all([
       import('../api/deployment/app.js'),
       import('../api/deployment/directory.js'),
       import('../api/deployment/dispatch.js'),
-      import('../shared/version.js'),
+      import('../api/options.js'),
     ]);
-  const directory = createChainDirectory(
-    runs.map((run) => ({
-      chainId: run.chainId,
-      condition: run.condition,
-      handler: run.handler,
-      db: run.apiDb,
-    })),
-    ctx.config.defaultChainId,
-  );
+  const directory = createChainDirectory(chains, ctx.defaultChainId);
   let own: Parameters<FastifyServerFactory>[0] | undefined;
   const app = await createDeploymentApp({
     directory,
-    settings: ctx.config.chains[0]!.api?.settings ?? (await defaultApiSettings()),
+    settings: ctx.settings ?? loadApiSettings({}),
     logger: ctx.logger,
     metrics: ctx.metrics,
     readiness: ctx.readiness,
@@ -111,11 +121,6 @@ async function serveDeployment(
   port.adopt(createDispatcher(directory, own!));
   port.release();
   return app;
-}
-
-async function defaultApiSettings() {
-  const { loadApiSettings } = await import('../api/options.js');
-  return loadApiSettings({});
 }
 
 /**

@@ -27,20 +27,21 @@ export function registerChainsRoute(app: FastifyInstance, directory: ChainDirect
 
 async function describeChain(chain: DeployedChain) {
   const c = chain.condition();
-  const stages = await stageHeights(chain);
+  const { blocks, ...stages } = (await checkpoints(chain)) ?? {};
   return {
     chain_id: c.chainId,
     vm: c.vm,
     state: c.state,
-    indexed_height: c.height,
+    // The database's checkpoint when it answers (an `api` process has no ingest of its own).
+    indexed_height: blocks ?? c.height,
     node_height: c.nodeHeight,
-    stages,
+    stages: blocks === undefined ? undefined : stages,
     last_error: servedError(c),
   };
 }
 
-/** The stages' checkpoints; left out when the chain's database does not answer in time. */
-async function stageHeights(chain: DeployedChain): Promise<Record<string, number> | undefined> {
+/** The block stream's and the stages' checkpoints; undefined when the database does not answer in time. */
+async function checkpoints(chain: DeployedChain): Promise<Record<string, number> | undefined> {
   const db = chain.db();
   if (!db) return undefined;
   let timer: NodeJS.Timeout | undefined;
@@ -48,10 +49,7 @@ async function stageHeights(chain: DeployedChain): Promise<Record<string, number
     timer = setTimeout(() => resolve(undefined), STAGE_READ_TIMEOUT_MS);
   });
   try {
-    const heights = await Promise.race([readCheckpointHeights(db).catch(() => undefined), timeout]);
-    if (!heights) return undefined;
-    const { blocks: _blocks, ...stages } = heights;
-    return stages;
+    return await Promise.race([readCheckpointHeights(db).catch(() => undefined), timeout]);
   } finally {
     clearTimeout(timer);
   }
