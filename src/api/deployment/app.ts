@@ -7,6 +7,7 @@ import { installCors } from '../cors.js';
 import { GrpcCode, HttpError, installErrorHandlers } from '../errors.js';
 import { installRequestEdge, installServerEdge } from '../http-edge.js';
 import type { ApiSettings } from '../options.js';
+import { registerLivePage } from '../routes/live-page.js';
 import { registerSwaggerRoutes } from '../routes/swagger.js';
 import { CHAINS_SCHEMAS, registerChainsRoute } from './chains-route.js';
 import type { ChainDirectory } from './directory.js';
@@ -53,6 +54,8 @@ export async function createDeploymentApp(ctx: DeploymentApiContext): Promise<Fa
   registerChainsRoute(app, ctx.directory);
   registerDeploymentSystemRoutes(app, ctx);
   registerChainMisses(app, ctx.directory);
+  // With a root chain, `/` is that chain's own live page (dispatch.ts).
+  if (!ctx.directory.rootChain) registerLivePage(app, 'chains.html');
   registerSwaggerRoutes(app);
   return app;
 }

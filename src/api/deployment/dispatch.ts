@@ -14,6 +14,11 @@ export function createDispatcher(directory: ChainDirectory, deployment: RequestH
     if (target) {
       const handler = directory.get(target.chainId)?.handler();
       if (!handler) return deployment(req, res);
+      // The chain's live page links relative to its base: `/chains/{id}` becomes `/chains/{id}/`.
+      if (target.rest === '/' && !target.slash && (req.method === 'GET' || req.method === 'HEAD')) {
+        res.writeHead(301, { location: `${target.prefix}/` }).end();
+        return;
+      }
       req.url = target.rest;
       // What the chain's API prefixes to links it sends back (the /swagger redirect).
       const outer = req.headers['x-forwarded-prefix'];
@@ -30,7 +35,9 @@ export function createDispatcher(directory: ChainDirectory, deployment: RequestH
 const CHAIN_PREFIX = /^\/chains\/([^/?#]+)(.*)$/;
 
 /** `/chains/{id}/rest` → the chain id (percent-decoded) and the rest as a root path. */
-function chainTarget(url: string): { chainId: string; prefix: string; rest: string } | undefined {
+function chainTarget(
+  url: string,
+): { chainId: string; prefix: string; rest: string; slash: boolean } | undefined {
   const match = CHAIN_PREFIX.exec(url);
   if (!match) return undefined;
   let chainId: string;
@@ -40,7 +47,12 @@ function chainTarget(url: string): { chainId: string; prefix: string; rest: stri
     return undefined;
   }
   const rest = match[2]!;
-  return { chainId, prefix: `/chains/${match[1]!}`, rest: rest.startsWith('/') ? rest : `/${rest}` };
+  return {
+    chainId,
+    prefix: `/chains/${match[1]!}`,
+    rest: rest.startsWith('/') ? rest : `/${rest}`,
+    slash: rest.startsWith('/'),
+  };
 }
 
 /** Routes the deployment itself answers even when a root chain serves the others. */
