@@ -109,7 +109,7 @@ function createApiRowCache(watch: StoreWatch, maxBytes: number, metrics: Registr
 /** Builds the read API (routes, schemas, OpenAPI, cache, CORS, compression); the caller listens. */
 export async function createApiApp(ctx: ApiContext): Promise<FastifyInstance> {
   const { options } = ctx;
-  const app = createFastify(ctx);
+  const app = createFastify(options.limits, ctx.serverFactory);
   installServerEdge(app);
   installRequestEdge(app, options.limits);
   const refused = refusalCounter(ctx.metrics);
@@ -136,12 +136,14 @@ export async function createApiApp(ctx: ApiContext): Promise<FastifyInstance> {
 }
 
 /** The Fastify instance with the edge limits, the router's options and every method routable. */
-function createFastify(ctx: ApiContext): FastifyInstance {
-  const { limits } = ctx.options;
+export function createFastify(
+  limits: ApiOptions['limits'],
+  serverFactory?: FastifyServerFactory,
+): FastifyInstance {
   const app = Fastify({
     logger: false,
     // The ingest process opens its port first and hands it over (it applies the same limits).
-    ...(ctx.serverFactory ? { serverFactory: ctx.serverFactory } : {}),
+    ...(serverFactory ? { serverFactory } : {}),
     // Edge limits (docs/operator.md "Limits"): Node's parser answers past them, in JSON (http-edge.ts).
     http: edgeServerOptions(limits),
     requestTimeout: limits.requestTimeoutMs,
@@ -182,11 +184,15 @@ function answerFrameworkError(error: FastifyError, request: FastifyRequest, repl
 
 /** Bodies as JSON text, the shared schemas, and the reference's bare content type. */
 function installSerialization(app: FastifyInstance, options: ApiOptions): void {
-  // Bodies are assembled as JSON text; objects (errors) go through plain JSON.stringify.
-  app.setSerializerCompiler(() => (data) => JSON.stringify(data));
   for (const schema of SHARED_SCHEMAS) app.addSchema(schema);
   if (options.vmType === 'evm') for (const schema of EVM_SCHEMAS) app.addSchema(schema);
+  installJsonBodies(app);
+}
 
+/** Bodies as JSON text, sent as the reference's bare `application/json`. */
+export function installJsonBodies(app: FastifyInstance): void {
+  // Bodies are assembled as JSON text; objects (errors) go through plain JSON.stringify.
+  app.setSerializerCompiler(() => (data) => JSON.stringify(data));
   // The reference sends `application/json` without a charset (docs/api.md §1.4).
   app.addHook('onSend', async (_request, reply, payload) => {
     if (reply.getHeader('content-type') === 'application/json; charset=utf-8') {

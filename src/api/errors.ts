@@ -79,7 +79,12 @@ function sendError(reply: FastifyReply, status: number, body: ErrorBody): void {
 }
 
 /** Installs the error and not-found handlers: every failure is JSON, never a stack trace. */
-export function installErrorHandlers(app: FastifyInstance, logger: Logger): void {
+/** `notFound` names what a path of no route misses (default: `Cannot GET /path`). */
+export function installErrorHandlers(
+  app: FastifyInstance,
+  logger: Logger,
+  notFound: (request: FastifyRequest, path: string) => HttpError = cannotRoute,
+): void {
   app.setErrorHandler((err: unknown, request: FastifyRequest, reply: FastifyReply) => {
     const { status, body, log } = toErrorResponse(err);
     if (log) {
@@ -88,13 +93,12 @@ export function installErrorHandlers(app: FastifyInstance, logger: Logger): void
     sendError(reply, status, body);
   });
   app.setNotFoundHandler((request, reply) => {
-    const path = request.url.split('?', 1)[0] ?? request.url;
-    sendError(reply, 404, {
-      code: GrpcCode.notFound,
-      message: `Cannot ${request.method} ${path}`,
-      details: [],
-    });
+    const error = notFound(request, request.url.split('?', 1)[0] ?? request.url);
+    sendError(reply, error.status, { code: error.grpcCode, message: error.message, details: [] });
   });
 }
+
+const cannotRoute = (request: FastifyRequest, path: string) =>
+  new HttpError(404, GrpcCode.notFound, `Cannot ${request.method} ${path}`, 'not_found');
 
 export const methodNotAllowed = () => new HttpError(405, GrpcCode.unimplemented, 'Method Not Allowed');

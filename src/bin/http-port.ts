@@ -1,8 +1,8 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { Registry } from 'prom-client';
 import { edgeServerOptions, installPlainServerEdge, type EdgeLimits } from '../api/http-edge.js';
 import { InputError } from '../shared/errors.js';
+import type { MetricsSource } from '../shared/metrics.js';
 import { servedWaits, type NodeWaits } from '../shared/node-waits.js';
 import type { IngestState } from './ingest-state.js';
 
@@ -28,8 +28,8 @@ export interface HttpPort {
 export async function openHttpPort(ctx: {
   port: number;
   host: string;
-  registry: Registry;
-  state: IngestState;
+  registry: MetricsSource;
+  state: Pick<IngestState, 'readiness'>;
   /** What ingest waits for on the node, added to `/health` (docs/api.md §4.1.1). */
   waits: NodeWaits;
   limits: EdgeLimits & { requestTimeoutMs: number };
@@ -85,7 +85,11 @@ function listenError(err: NodeJS.ErrnoException, host: string, port: number): Er
 }
 
 function bootHandler(
-  { registry, state, waits }: { registry: Registry; state: IngestState; waits: NodeWaits },
+  {
+    registry,
+    state,
+    waits,
+  }: { registry: MetricsSource; state: Pick<IngestState, 'readiness'>; waits: NodeWaits },
   park: RequestHandler,
 ): RequestHandler {
   return (req, res) => {

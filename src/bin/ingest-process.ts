@@ -153,7 +153,12 @@ async function stopProcess(ctx: ProcessContext, port: HttpPort, opened: OpenedPa
  * A database that is not reachable yet (starting with the indexer, failing over) is waited for;
  * wrong credentials or a missing database stop at once with a message naming which.
  */
-async function migrateWhenReachable(db: Db, logger: Logger, state: IngestState, signal: AbortSignal) {
+export async function migrateWhenReachable(
+  db: Db,
+  logger: Logger,
+  state: Pick<IngestState, 'trouble'>,
+  signal: AbortSignal,
+) {
   const { applied } = await withRetry(() => migrate(db, { logger }), {
     policy: INGEST_RETRY,
     what: 'database',

@@ -1,7 +1,5 @@
 import type { Progress } from '../ingest/pipeline.js';
-
-/** Blocks behind the node's head up to which the indexer counts as caught up (ready). */
-const CAUGHT_UP_BLOCKS = 10;
+import { CAUGHT_UP_BLOCKS } from '../shared/chain-condition.js';
 
 export type IngestPhase = 'starting' | 'database' | 'node' | 'ingesting' | 'stopping';
 

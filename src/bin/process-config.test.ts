@@ -104,7 +104,7 @@ describe('migrate config', () => {
 });
 
 describe('demo config', () => {
-  const flags = { vm: 'wasm', backlog: '600', blockTimeMs: '1000' };
+  const flags = { vm: 'wasm', backlog: '600', blockTimeMs: '1000', rollups: '1' };
   it('PGlite in ./demo-data/<vm> on 127.0.0.1; the API takes nothing else from the environment', () => {
     const config = loadDemoConfig({ PORT: '9100', API_CACHE: 'false' }, flags);
     expect(config.demo).toEqual({
@@ -113,6 +113,7 @@ describe('demo config', () => {
       blockTimeMs: 1000,
       dataDir: './demo-data/wasm',
       reset: false,
+      rollups: 1,
     });
     expect(config.ingest).toMatchObject({ port: 9100, host: '127.0.0.1', progress: true, vmType: 'wasm' });
     expect(config.api?.settings).toMatchObject({ port: 9100, cache: true });
@@ -127,5 +128,16 @@ describe('demo config', () => {
     );
     expect(() => loadDemoConfig({}, { ...flags, blockTimeMs: '5' })).toThrow(/--block-time-ms must be/);
     expect(() => loadDemoConfig({}, { ...flags, port: '99999' })).toThrow(/PORT must be an integer/);
+    expect(() => loadDemoConfig({}, { ...flags, rollups: '0' })).toThrow(
+      '--rollups must be an integer ≥ 1, got "0"',
+    );
+    expect(() => loadDemoConfig({}, { ...flags, rollups: '40' })).toThrow('--rollups must be at most 12');
+  });
+
+  it('puts several rollups in ./demo-data/rollups-<n>', () => {
+    expect(loadDemoConfig({}, { ...flags, rollups: '3' }).demo).toMatchObject({
+      rollups: 3,
+      dataDir: './demo-data/rollups-3',
+    });
   });
 });

@@ -153,6 +153,8 @@ export interface DemoFlags {
   host?: string;
   backlog: string;
   blockTimeMs: string;
+  /** Simulated rollups in one deployment (commander default "1"). */
+  rollups: string;
   until?: string;
   reset?: boolean;
 }
@@ -167,6 +169,8 @@ export interface DemoConfig extends IngestProcessConfig {
     dataDir: string;
     /** Delete the data directory first. */
     reset: boolean;
+    /** More than 1: that many rollups of different VMs in one deployment (docs/chains.md). */
+    rollups: number;
   };
 }
 
@@ -185,12 +189,17 @@ const demoFlagsSchema = z.object({
   }),
   backlog: integerAtLeast('--backlog', 1, 'invalid_backlog'),
   blockTimeMs: integerAtLeast('--block-time-ms', 10, 'invalid_block_time'),
+  rollups: integerAtLeast('--rollups', 1, 'invalid_option').refine(
+    (n) => n <= 12,
+    '--rollups must be at most 12',
+  ),
 });
 
 /** Every flag is checked before anything starts, so a bad one exits at once with nothing left running. */
 export function loadDemoConfig(env: Env, flags: DemoFlags): Readonly<DemoConfig> {
-  const { vm, backlog, blockTimeMs } = parseFlags(demoFlagsSchema, flags);
-  const dataDir = flags.dataDir ?? env.DATA_DIR ?? `./demo-data/${vm}`;
+  const { vm, backlog, blockTimeMs, rollups } = parseFlags(demoFlagsSchema, flags);
+  const dataDir =
+    flags.dataDir ?? env.DATA_DIR ?? (rollups > 1 ? `./demo-data/rollups-${rollups}` : `./demo-data/${vm}`);
   const ingest = loadIngestOptions(
     {},
     {
@@ -210,6 +219,6 @@ export function loadDemoConfig(env: Env, flags: DemoFlags): Readonly<DemoConfig>
     ingest: { ...ingest, progress: true },
     edge: loadEdgeLimits({}),
     api: servedApiConfig({}, ingest),
-    demo: { vm, backlog, blockTimeMs, dataDir, reset: flags.reset === true },
+    demo: { vm, backlog, blockTimeMs, dataDir, reset: flags.reset === true, rollups },
   });
 }

@@ -32,35 +32,60 @@ export async function routeAnswers(
   });
   try {
     await app.ready();
-    const answers: RouteAnswers = new Map();
-    const get = async (url: string) => {
-      const res = await app.inject({ method: 'GET', url });
-      answers.set(url, `${res.statusCode} ${String(res.headers['content-type'])}\n${res.body}`);
-      return res;
-    };
-    const walk = async (path: string, limit: number) => {
-      for (const reverse of [true, false]) {
-        let url: string | undefined =
-          `${path}${path.includes('?') ? '&' : '?'}pagination.limit=${limit}&pagination.reverse=${reverse}`;
-        // Follows next_key, so cursors are compared too; bounded in case one never ends.
-        for (let page = 0; url !== undefined && page < 200; page++) {
-          const res = await get(url);
-          const next =
-            res.statusCode === 200 ? (res.json() as { pagination?: { next_key?: string | null } }) : {};
-          const key = next.pagination?.next_key;
-          url = key
-            ? `${url.replace(/&pagination\.key=[^&]*/, '')}&pagination.key=${encodeURIComponent(key)}`
-            : undefined;
-        }
-      }
-    };
-    const requests = requestsOf(sim, head);
-    for (const [path, limit] of requests.walks) await walk(path, limit);
-    for (const url of [...requests.gets, ...extraGets]) await get(url);
-    return answers;
+    return await routeAnswersVia(
+      async (url) => {
+        const res = await app.inject({ method: 'GET', url });
+        return { status: res.statusCode, contentType: String(res.headers['content-type']), body: res.body };
+      },
+      sim,
+      head,
+      extraGets,
+    );
   } finally {
     await app.close();
   }
+}
+
+/** An answer as a client sees it. */
+export interface RawAnswer {
+  status: number;
+  contentType: string;
+  body: string;
+}
+
+/** The same walk through any client: `get` asks one URL of the API (in-process, or over HTTP under a base path). */
+export async function routeAnswersVia(
+  get: (url: string) => Promise<RawAnswer>,
+  sim: Simulator,
+  head: number,
+  extraGets: readonly string[] = [],
+): Promise<RouteAnswers> {
+  const answers: RouteAnswers = new Map();
+  const ask = async (url: string) => {
+    const res = await get(url);
+    answers.set(url, `${res.status} ${res.contentType}\n${res.body}`);
+    return res;
+  };
+  const walk = async (path: string, limit: number) => {
+    for (const reverse of [true, false]) {
+      let url: string | undefined =
+        `${path}${path.includes('?') ? '&' : '?'}pagination.limit=${limit}&pagination.reverse=${reverse}`;
+      // Follows next_key, so cursors are compared too; bounded in case one never ends.
+      for (let page = 0; url !== undefined && page < 200; page++) {
+        const res = await ask(url);
+        const next =
+          res.status === 200 ? (JSON.parse(res.body) as { pagination?: { next_key?: string | null } }) : {};
+        const key = next.pagination?.next_key;
+        url = key
+          ? `${url.replace(/&pagination\.key=[^&]*/, '')}&pagination.key=${encodeURIComponent(key)}`
+          : undefined;
+      }
+    }
+  };
+  const requests = requestsOf(sim, head);
+  for (const [path, limit] of requests.walks) await walk(path, limit);
+  for (const url of [...requests.gets, ...extraGets]) await ask(url);
+  return answers;
 }
 
 /** Paged lists walked in full both ways (small pages, so cursors cross many rows) and single GETs. */

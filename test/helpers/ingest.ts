@@ -87,7 +87,7 @@ export async function followSimulator(args: {
   };
 }
 
-async function startSimulator(args: {
+export async function startSimulator(args: {
   vm: VmType;
   head: number;
   txsPerBlock?: string;

@@ -8,6 +8,8 @@ import { createMetricsRegistry } from '../../shared/metrics.js';
 import type { Db } from '../../store/driver/db.js';
 import { createCommitListener } from '../../store/driver/commit-listener.js';
 import { openDatabase } from '../context.js';
+import { loadDeploymentApiConfig } from '../deployment-config.js';
+import { runDeploymentApi } from '../deployment-api.js';
 import { loadApiProcessConfig, type ApiProcessConfig } from '../process-config.js';
 import { readChainMeta } from '../../store/readers/chain-meta.js';
 
@@ -54,6 +56,8 @@ export function registerApi(program: Command): void {
     .option('--vm-type <vm>', 'move | wasm | evm (env VM_TYPE; default: what ingest recorded)')
     .option('--no-cache', 'disable the in-process response cache (env API_CACHE=false)')
     .action(async (flags: ApiFlags) => {
+      const deployment = loadDeploymentApiConfig(process.env, apiFlags(flags));
+      if (deployment) return runDeploymentApi(deployment);
       const config = loadApiProcessConfig(process.env, apiFlags(flags));
       const logger = createLogger({ level: config.logLevel, format: config.logFormat, name: 'api' });
       const db = await openReadDb(config.database);

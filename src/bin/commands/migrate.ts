@@ -2,8 +2,11 @@ import type { Command } from 'commander';
 import type { DatabaseTarget } from '../../shared/config.js';
 import { migrate } from '../../store/migrations/migrate.js';
 import { createReadOnlyRole, readOnlyRoleSql } from '../../store/migrations/readonly-role.js';
+import { loadChainsFile } from '../../shared/chains-file.js';
+import type { Db } from '../../store/driver/db.js';
+import { createChainDatabases } from '../chain-databases.js';
 import { openDatabase } from '../context.js';
-import { loadMigrateConfig, type MigrateFlags } from '../process-config.js';
+import { loadMigrateConfig, type MigrateConfig, type MigrateFlags } from '../process-config.js';
 
 /** `rollup-indexer migrate`: pending migrations, and optionally the API's read-only role. */
 export function registerMigrate(program: Command): void {
@@ -22,19 +25,46 @@ export function registerMigrate(program: Command): void {
         console.log(readOnlyRoleSql(config.role, databaseName(config.database)));
         return;
       }
+      const chainsFile = process.env.CHAINS_FILE?.trim();
+      if (chainsFile) return migrateChains(config, chainsFile);
       const db = await openDatabase(config.database);
       try {
-        const { applied } = await migrate(db, config.upTo === undefined ? {} : { upTo: config.upTo });
-        console.log(applied.length ? `applied ${applied.join(', ')}` : 'database is up to date');
-        const role = config.readonlyRole;
-        if (role !== undefined) {
-          await createReadOnlyRole(db, role.name, role.password);
-          console.log(`read-only role ${role.name} can read every table (also those later migrations add)`);
-        }
+        await migrateOne(db, config, '');
       } finally {
         await db.close();
       }
     });
+}
+
+type ApplyConfig = Extract<MigrateConfig, { kind: 'migrate' }>;
+
+/** Pending migrations of one database (or one chain's schema), then the read-only role on it. */
+async function migrateOne(db: Db, config: ApplyConfig, label: string, schema?: string): Promise<void> {
+  const { applied } = await migrate(db, config.upTo === undefined ? {} : { upTo: config.upTo });
+  console.log(
+    applied.length ? `${label}applied ${applied.join(', ')}` : `${label || 'database is '}up to date`,
+  );
+  const role = config.readonlyRole;
+  if (role !== undefined) {
+    await createReadOnlyRole(db, role.name, role.password, schema);
+    console.log(`${label}read-only role ${role.name} can read every table (also those later migrations add)`);
+  }
+}
+
+/** With a chains file: every chain's schema, on its shard or the deployment's database (docs/chains.md §3). */
+async function migrateChains(config: ApplyConfig, file: string): Promise<void> {
+  const databases = createChainDatabases();
+  for (const chain of loadChainsFile(file)) {
+    const target = chain.databaseUrl
+      ? { kind: 'postgres' as const, url: chain.databaseUrl }
+      : config.database;
+    const { db, schema } = await databases.open(chain.chainId, target);
+    try {
+      await migrateOne(db, config, `${chain.chainId} (schema ${schema}): `, schema);
+    } finally {
+      await db.close();
+    }
+  }
 }
 
 /** The database the role is granted on: the URL's, else PostgreSQL's default. */

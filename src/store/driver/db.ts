@@ -47,6 +47,8 @@ export interface PostgresOptions {
   preparedStatements?: boolean;
   /** Offer `queryBytes` (API pools): see pg-bytes.ts. */
   textAsBytes?: boolean;
+  /** The schema every session reads and writes (`search_path`): one chain of a deployment. */
+  schema?: string;
 }
 
 const INT8_OID = 20;
@@ -124,6 +126,7 @@ function openPool(options: PostgresOptions): pg.Pool {
   const sessionOptions = [
     options.readOnly ? '-c default_transaction_read_only=on' : '',
     options.statementTimeoutMs ? `-c statement_timeout=${options.statementTimeoutMs}` : '',
+    options.schema ? `-c search_path=${options.schema}` : '',
   ]
     .filter(Boolean)
     .join(' ');

@@ -22,3 +22,11 @@ export async function readIndexedHeight(db: Db): Promise<number> {
   );
   return Number(rows[0]?.height ?? 0);
 }
+
+/** Every checkpoint by stream: `blocks` and each stage's (`internal_tx`, `rich_list`). */
+export async function readCheckpointHeights(db: Queryable): Promise<Record<string, number>> {
+  const { rows } = await db.query<{ stream: string; height: string }>(
+    'SELECT stream, height::text AS height FROM checkpoint ORDER BY stream',
+  );
+  return Object.fromEntries(rows.map((r) => [r.stream, Number(r.height)]));
+}

@@ -1,8 +1,9 @@
 import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { basename } from 'node:path';
-import { isMap, isScalar, isSeq, LineCounter, parseDocument, type Document, type Node } from 'yaml';
+import { isMap, isScalar } from 'yaml';
 import { InputError } from '../../shared/errors.js';
+import { YamlFileReader, type FieldPath } from '../../shared/yaml-file.js';
 import { parseDecimal, SCALE, type Decimal } from './decimal.js';
 
 /**
@@ -91,108 +92,11 @@ const KIND_KEYS: Record<ScoreMetricKind, string[]> = {
 };
 const NAME_RE = /^[a-z][a-z0-9_]*$/;
 
-type Path = (string | number)[];
-
-/** Walks the parsed document; every failure names the source line and the field path. */
-class RulesReader {
-  constructor(
-    private readonly doc: Document,
-    private readonly lines: LineCounter,
-    private readonly file: string,
-  ) {}
-
-  fail(path: Path, what: string, at?: Node | null): never {
-    const node = at ?? this.nearest(path);
-    const offset = node?.range?.[0] ?? 0;
-    const line = this.lines.linePos(offset).line;
-    const field = fieldPath(path);
-    throw new InputError('invalid_rules', `${this.file}:${line}: ${field}: ${what}`, { line, field });
-  }
-
-  /** The node at path, or its closest existing parent (a missing field is reported at its parent). */
-  nearest(path: Path): Node | null {
-    for (let n = path.length; n >= 0; n--) {
-      const node = this.doc.getIn(path.slice(0, n), true) as Node | undefined;
-      if (node && typeof node === 'object' && 'range' in node) return node;
-    }
-    return this.doc.contents;
-  }
-
-  node(path: Path): Node | undefined {
-    const node = this.doc.getIn(path, true) as Node | undefined;
-    return node && typeof node === 'object' && 'range' in node ? node : undefined;
-  }
-
-  keys(path: Path, allowed: readonly string[]): string[] {
-    const node = this.node(path);
-    if (!isMap(node)) this.fail(path, 'must be a mapping');
-    const seen: string[] = [];
-    for (const pair of node.items) {
-      const key = isScalar(pair.key) ? String(pair.key.value) : '';
-      if (!allowed.includes(key)) {
-        this.fail([...path, key], `unknown key (allowed: ${allowed.join(', ')})`, pair.key as Node);
-      }
-      seen.push(key);
-    }
-    return seen;
-  }
-
-  /** A scalar's source text (numbers keep their digits: 0.10 is not turned into 0.1). */
-  text(path: Path, what: string): string {
-    const node = this.node(path);
-    if (!isScalar(node) || (typeof node.value !== 'string' && typeof node.value !== 'number')) {
-      this.fail(path, `must be ${what}`);
-    }
-    return typeof node.value === 'string' ? node.value : (node.source ?? String(node.value));
-  }
-
-  string(path: Path, what = 'a non-empty string'): string {
-    const node = this.node(path);
-    if (!isScalar(node) || typeof node.value !== 'string' || node.value.trim() === '')
-      this.fail(path, `must be ${what}`);
-    return node.value.trim();
-  }
-
-  optionalString(path: Path, test: RegExp, what: string): string | undefined {
-    if (this.node(path) === undefined) return undefined;
-    const value = this.string(path, what);
-    if (!test.test(value)) this.fail(path, `must be ${what}`);
-    return value;
-  }
-
-  decimal(path: Path): Decimal | undefined {
-    if (this.node(path) === undefined) return undefined;
-    const value = parseDecimal(this.text(path, 'a decimal >= 0'));
-    if (!value) this.fail(path, 'must be a decimal >= 0 with at most 18 fractional digits');
-    return value;
-  }
-
-  seqLength(path: Path, what: string): number {
-    const node = this.node(path);
-    if (!isSeq(node)) this.fail(path, `must be a list of ${what}`);
-    return node.items.length;
-  }
-}
-
-function fieldPath(path: Path): string {
-  if (path.length === 0) return '(file)';
-  return path.map((p, i) => (typeof p === 'number' ? `[${p}]` : i === 0 ? p : `.${p}`)).join('');
-}
+type Path = FieldPath;
 
 export function parseRules(text: string, fileName: string): Rules {
-  const lines = new LineCounter();
-  const doc = parseDocument(text, { lineCounter: lines, prettyErrors: false, uniqueKeys: true });
-  const first = doc.errors[0];
-  if (first) {
-    const line = lines.linePos(first.pos[0]).line;
-    const message = first.message.split('\n')[0] ?? first.message;
-    throw new InputError('invalid_rules', `${fileName}:${line}: (file): ${message}`, {
-      line,
-      field: '(file)',
-    });
-  }
-  const r: RulesReader = new RulesReader(doc, lines, fileName);
-  if (!isMap(doc.contents)) r.fail([], 'the rules file must be a mapping with version and metrics');
+  const r: YamlFileReader = YamlFileReader.parse(text, fileName, 'invalid_rules');
+  if (!isMap(r.node([]))) r.fail([], 'the rules file must be a mapping with version and metrics');
   r.keys([], TOP_KEYS);
   if (r.text(['version'], 'the number 1') !== '1') r.fail(['version'], 'must be 1');
   const count = r.seqLength(['metrics'], 'metrics');
@@ -221,9 +125,9 @@ export function parseRules(text: string, fileName: string): Rules {
     /^(floor|round_half_up|ceil)$/,
     'floor, round_half_up or ceil',
   ) ?? 'floor') as Rounding;
-  const capDecimal = r.decimal(['cap']);
+  const capDecimal = readDecimal(r, ['cap']);
   const cap = capDecimal === undefined ? undefined : capDecimal.scaled / SCALE;
-  const minimum = r.decimal(['minimum']);
+  const minimum = readDecimal(r, ['minimum']);
   return {
     version: 1,
     metrics,
@@ -235,7 +139,14 @@ export function parseRules(text: string, fileName: string): Rules {
   };
 }
 
-function readMetric(r: RulesReader, at: Path): ScoreMetric {
+function readDecimal(r: YamlFileReader, path: Path): Decimal | undefined {
+  if (r.node(path) === undefined) return undefined;
+  const value = parseDecimal(r.text(path, 'a decimal >= 0'));
+  if (!value) r.fail(path, 'must be a decimal >= 0 with at most 18 fractional digits');
+  return value;
+}
+
+function readMetric(r: YamlFileReader, at: Path): ScoreMetric {
   const present = r.keys(at, ['name', 'kind', 'weight', ...new Set(Object.values(KIND_KEYS).flat())]);
   const name = r.string([...at, 'name'], 'a name matching [a-z][a-z0-9_]*');
   if (!NAME_RE.test(name)) r.fail([...at, 'name'], 'must match [a-z][a-z0-9_]*');
@@ -277,7 +188,7 @@ function readMetric(r: RulesReader, at: Path): ScoreMetric {
   return metric;
 }
 
-function readMsgFilter(r: RulesReader, at: Path, metric: ScoreMetric): void {
+function readMsgFilter(r: YamlFileReader, at: Path, metric: ScoreMetric): void {
   const n = r.seqLength([...at, 'msg_types'], 'message type URLs');
   if (n === 0) r.fail([...at, 'msg_types'], 'needs at least one message type');
   metric.msgTypes = [];

@@ -1,0 +1,200 @@
+import type { FastifyInstance } from 'fastify';
+import { conditionOf, type ChainCondition } from '../shared/chain-condition.js';
+import { createInProcessFeed } from '../shared/commit-feed.js';
+import type { IngestOptions } from '../shared/config.js';
+import { errorMessage } from '../shared/errors.js';
+import type { Logger } from '../shared/logger.js';
+import { createMetricsRegistry, type Registry } from '../shared/metrics.js';
+import { createNodeWaits } from '../shared/node-waits.js';
+import { createIngestMetrics } from '../ingest/metrics.js';
+import type { Progress } from '../ingest/pipeline.js';
+import { createIngestService, type IngestService } from '../ingest/service.js';
+import { abortableDelay } from '../node/retry.js';
+import type { Db } from '../store/driver/db.js';
+import { readChainMeta, readIndexedHeight, type ChainMeta } from '../store/readers/chain-meta.js';
+import type { RequestHandler } from '../api/deployment/directory.js';
+import { createChainApi } from './chain-api.js';
+import type { ChainDatabases } from './chain-databases.js';
+import { migrateWhenReachable } from './ingest-process.js';
+import type { ServedApiConfig } from './process-config.js';
+
+/** One chain of a deployment: its ingest, restarted alone when it fails, and its API. */
+export interface ChainRun {
+  readonly chainId: string;
+  /** The chain's metrics, each labelled with its `chain_id`. */
+  readonly registry: Registry;
+  condition(): ChainCondition;
+  /** The chain's read API (every single-chain route), once its identity is known. */
+  handler(): RequestHandler | undefined;
+  /** The database the chain's API reads. */
+  apiDb(): Db | undefined;
+  /** Ingests until the deployment stops; a failure stalls this chain only, which retries by itself. */
+  run(): Promise<void>;
+  close(): Promise<void>;
+}
+
+export interface ChainRunContext {
+  options: Readonly<IngestOptions>;
+  /** The read API every chain serves (`start`); absent for `indexer`. */
+  api: ServedApiConfig | undefined;
+  databases: ChainDatabases;
+  logger: Logger;
+  signal: AbortSignal;
+  /** Told after each of this chain's commits (the deployment's account stream). */
+  onCommit?: (chainId: string) => void;
+}
+
+/** A failed chain waits this long before it tries again, doubling up to the cap. */
+const RESTART_FIRST_MS = 1000;
+const RESTART_CAP_MS = 30_000;
+
+export function createChainRun(ctx: ChainRunContext): ChainRun {
+  const { options } = ctx;
+  const chainId = options.chainId!;
+  const logger = ctx.logger.child({ chain_id: chainId });
+  const registry = createMetricsRegistry({ defaultMetrics: false });
+  registry.setDefaultLabels({ chain_id: chainId });
+  const metrics = createIngestMetrics(registry);
+  const waits = createNodeWaits();
+  // Streams learn of commits from the pipeline itself, unless the API reads a replica.
+  const commits = ctx.api && !ctx.api.readsReplica ? createInProcessFeed() : undefined;
+  const known = {
+    vm: options.vmType,
+    started: false,
+    height: 0,
+    nodeHeight: undefined as number | undefined,
+  };
+  let failure: { message: string; since: Date } | undefined;
+  let db: Db | undefined;
+  let apiDb: Db | undefined;
+  let api: { app: FastifyInstance; handler: RequestHandler } | undefined;
+  let service: IngestService | undefined;
+
+  const fail = (err: unknown) => {
+    failure ??= { message: errorMessage(err), since: new Date() };
+    failure.message = errorMessage(err);
+  };
+
+  async function openStorage(): Promise<Db> {
+    const opened = await ctx.databases.open(chainId, options.database, { applicationName: 'rollup-indexer' });
+    db = opened.db;
+    await migrateWhenReachable(db, logger, { trouble: (reason) => fail(new Error(reason)) }, ctx.signal);
+    known.height = await readIndexedHeight(db);
+    metrics.height.set(known.height);
+    if (ctx.api) apiDb = await openApiDb(opened.schema);
+    return db;
+  }
+
+  async function openApiDb(schema: string): Promise<Db> {
+    if (options.database.kind === 'pglite') return db!;
+    const { maxConnections, statementTimeoutMs } = ctx.api!.database;
+    const opened = await ctx.databases.open(chainId, options.database, {
+      create: false,
+      readOnly: true,
+      statementTimeoutMs,
+      maxConnections,
+      preparedStatements: true,
+      textAsBytes: true,
+      applicationName: 'rollup-indexer-api',
+    });
+    if (opened.schema !== schema)
+      throw new Error(`chain ${chainId}: API found schema ${opened.schema}, ingest ${schema}`);
+    return opened.db;
+  }
+
+  async function serveApi(meta: ChainMeta): Promise<void> {
+    if (!ctx.api || api) return;
+    api = await createChainApi({
+      settings: { ...ctx.api.settings, internalTx: options.internalTx },
+      meta,
+      db: apiDb!,
+      logger,
+      registry,
+      readiness: async () => readiness(),
+      waits,
+      nodeEndpoints: () => service?.endpoints() ?? [],
+      ...(commits ? { commitFeed: commits } : {}),
+    });
+  }
+
+  function readiness() {
+    const c = condition();
+    if (c.state === 'ok') return { ready: true };
+    return { ready: false, reason: c.lastError?.message ?? c.state.replace('_', ' ') };
+  }
+
+  const onCommit = (p: Progress) => {
+    known.height = p.height;
+    known.nodeHeight = p.nodeHeight;
+    failure = undefined;
+    commits?.committed();
+    ctx.onCommit?.(chainId);
+  };
+
+  /** One attempt: storage (kept across attempts), the node, then ingest until stopped. */
+  async function attempt(): Promise<void> {
+    const storage = db ?? (await openStorage());
+    const stored = await readChainMeta(storage).catch(() => undefined);
+    if (stored) {
+      known.vm = stored.vmType;
+      await serveApi(stored);
+    }
+    service = await createIngestService({
+      options,
+      logger,
+      db: storage,
+      registry,
+      metrics,
+      signal: ctx.signal,
+      onNodeRetry: fail,
+      waits,
+    });
+    known.vm = service.chain.vmType;
+    await serveApi(service.chain);
+    known.started = true;
+    failure = undefined;
+    try {
+      await service.run({
+        signal: ctx.signal,
+        ...(options.untilHeight === undefined ? {} : { untilHeight: options.untilHeight }),
+        onCommit,
+      });
+    } finally {
+      const closing = service;
+      service = undefined;
+      await closing.close();
+    }
+  }
+
+  function condition(): ChainCondition {
+    return conditionOf({ chainId, ...known, failure, waits });
+  }
+
+  return {
+    chainId,
+    registry,
+    condition,
+    handler: () => api?.handler,
+    apiDb: () => apiDb,
+    async run() {
+      let wait = RESTART_FIRST_MS;
+      while (!ctx.signal.aborted) {
+        try {
+          await attempt();
+          return;
+        } catch (err) {
+          if (ctx.signal.aborted) return;
+          fail(err);
+          logger.error({ err: errorMessage(err), retryInMs: wait }, 'chain stalled; it restarts alone');
+          await abortableDelay(wait, ctx.signal);
+          wait = Math.min(wait * 2, RESTART_CAP_MS);
+        }
+      }
+    },
+    async close() {
+      await api?.app.close();
+      if (apiDb && apiDb !== db) await apiDb.close();
+      await db?.close();
+    },
+  };
+}

@@ -1,0 +1,153 @@
+import type { DeployedChain } from '../api/deployment/directory.js';
+import type { RequestHandler } from '../api/deployment/directory.js';
+import type { ChainCondition } from '../shared/chain-condition.js';
+import { errorMessage } from '../shared/errors.js';
+import { createLogger, type Logger } from '../shared/logger.js';
+import { createMetricsRegistry, mergedMetrics, type Registry } from '../shared/metrics.js';
+import { createNodeWaits } from '../shared/node-waits.js';
+import { abortableDelay } from '../node/retry.js';
+import { createCommitListener } from '../store/driver/commit-listener.js';
+import type { Db } from '../store/driver/db.js';
+import { readChainMeta } from '../store/readers/chain-meta.js';
+import { createChainApi } from './chain-api.js';
+import { createChainDatabases, type ChainDatabases } from './chain-databases.js';
+import { shutdownSignal } from './context.js';
+import type { DeploymentApiConfig } from './deployment-config.js';
+import { deploymentReadiness, serveDeployment } from './deployment-process.js';
+import { openHttpPort } from './http-port.js';
+
+/**
+ * `api` with a chains file: every chain's read API under `/chains/{chain_id}` from the databases
+ * (or replicas) the indexer fills, without ingest (docs/chains.md §2). A chain whose index cannot
+ * be opened yet is retried alone; the others serve meanwhile.
+ */
+export async function runDeploymentApi(
+  config: Readonly<DeploymentApiConfig>,
+  signal?: AbortSignal,
+): Promise<void> {
+  const logger = createLogger({ level: config.logLevel, format: config.logFormat, name: 'api' });
+  const stop = signal ?? shutdownSignal(logger);
+  const databases = createChainDatabases();
+  const chains = config.chains.map((chain) =>
+    createServedChain({ ...chain, config, databases, logger, signal: stop }),
+  );
+  const registry = createMetricsRegistry();
+  const metrics = mergedMetrics(() => [registry, ...chains.map((c) => c.registry)]);
+  const readiness = () => deploymentReadiness(chains.map((c) => c.condition()));
+  const port = await openHttpPort({
+    port: config.settings.port,
+    host: config.settings.host,
+    registry: metrics,
+    state: { readiness },
+    waits: createNodeWaits(),
+    limits: config.edge,
+  });
+  const app = await serveDeployment(port, chains, {
+    settings: config.settings,
+    defaultChainId: config.defaultChainId,
+    logger,
+    metrics,
+    readiness,
+  });
+  logger.info({ url: port.url, chains: chains.map((c) => c.chainId) }, 'api listening');
+  try {
+    await Promise.all(chains.map((c) => c.open()));
+    await new Promise<void>((resolve) =>
+      stop.aborted ? resolve() : stop.addEventListener('abort', () => resolve()),
+    );
+  } finally {
+    await app.close();
+    await port.close();
+    await Promise.all(chains.map((c) => c.close()));
+  }
+}
+
+interface ServedChain extends DeployedChain {
+  readonly registry: Registry;
+  /** Opens the chain's index, retrying until it is there (or the process stops). */
+  open(): Promise<void>;
+  close(): Promise<void>;
+}
+
+const REOPEN_MS = 2000;
+
+function createServedChain(ctx: {
+  chainId: string;
+  database: DeploymentApiConfig['chains'][number]['database'];
+  config: Readonly<DeploymentApiConfig>;
+  databases: ChainDatabases;
+  logger: Logger;
+  signal: AbortSignal;
+}): ServedChain {
+  const { chainId } = ctx;
+  const logger = ctx.logger.child({ chain_id: chainId });
+  const registry = createMetricsRegistry({ defaultMetrics: false });
+  registry.setDefaultLabels({ chain_id: chainId });
+  let db: Db | undefined;
+  let api: { app: { close(): Promise<unknown> }; handler: RequestHandler } | undefined;
+  let vm: ChainCondition['vm'];
+  let failure: ChainCondition['lastError'];
+
+  async function openOnce(): Promise<void> {
+    const { database } = ctx;
+    db ??= (
+      await ctx.databases.open(chainId, database.target, {
+        create: false,
+        readOnly: true,
+        statementTimeoutMs: database.statementTimeoutMs,
+        maxConnections: database.maxConnections,
+        preparedStatements: true,
+        textAsBytes: true,
+        applicationName: 'rollup-indexer-api',
+      })
+    ).db;
+    const meta = await readChainMeta(db);
+    if (!meta) throw new Error(`chain ${chainId} has no index yet`);
+    vm = meta.vmType;
+    const target = database.target;
+    api = await createChainApi({
+      settings: ctx.config.settings,
+      meta,
+      db,
+      logger,
+      registry,
+      readiness: async () => ({ ready: true }),
+      // The primary announces commits (NOTIFY); a replica's checkpoint is polled instead.
+      ...(target.kind === 'postgres' && !ctx.config.readsReplica
+        ? { commitFeed: createCommitListener({ url: target.url, logger }) }
+        : {}),
+    });
+  }
+
+  return {
+    chainId,
+    registry,
+    condition: () => ({
+      chainId,
+      vm,
+      state: api ? 'ok' : failure ? 'stalled' : 'starting',
+      height: 0,
+      nodeHeight: undefined,
+      lastError: api ? undefined : failure,
+    }),
+    handler: () => api?.handler,
+    db: () => db,
+    async open() {
+      while (!api && !ctx.signal.aborted) {
+        try {
+          await openOnce();
+          failure = undefined;
+        } catch (err) {
+          failure ??= { message: errorMessage(err), since: new Date() };
+          failure.message = errorMessage(err);
+          logger.warn({ err: failure.message }, 'chain index not readable yet; retrying');
+          await abortableDelay(REOPEN_MS, ctx.signal);
+        }
+      }
+    },
+    async close() {
+      await api?.app.close();
+      await db?.close();
+    },
+  };
+}

@@ -1,0 +1,136 @@
+import type { FastifyInstance, FastifyServerFactory } from 'fastify';
+import type { ChainCondition } from '../shared/chain-condition.js';
+import { createLogger, type Logger } from '../shared/logger.js';
+import type { DeployedChain } from '../api/deployment/directory.js';
+import type { ApiSettings } from '../api/options.js';
+import { createMetricsRegistry, mergedMetrics, type MetricsSource } from '../shared/metrics.js';
+import { packageVersion } from '../shared/version.js';
+import { createNodeWaits } from '../shared/node-waits.js';
+import { createChainDatabases } from './chain-databases.js';
+import { createChainRun, type ChainRun } from './chain-run.js';
+import { shutdownSignal } from './context.js';
+import type { DeploymentConfig } from './deployment-config.js';
+import { openHttpPort, type HttpPort } from './http-port.js';
+
+export interface DeploymentProcessOptions {
+  config: Readonly<DeploymentConfig>;
+  /** Serve every chain's API (`start`), or only /health, /ready, /metrics and /chains (`indexer`). */
+  serveApi: boolean;
+  logger?: Logger;
+  onListening?: (url: string) => void;
+  /** Told after each commit of any chain (the demo's progress, tests). */
+  onCommit?: (chainId: string) => void;
+  /** Stops the deployment (tests, the demo); default: the first SIGINT/SIGTERM. */
+  signal?: AbortSignal;
+}
+
+/**
+ * `start` / `indexer` with a chains file (docs/chains.md): one port, one ingest run per chain, each
+ * failing and recovering alone. Resolves once every chain has stopped (signal, --until).
+ */
+export async function runDeploymentProcess(opts: DeploymentProcessOptions): Promise<void> {
+  const { config } = opts;
+  const { process: settings } = config;
+  const logger = opts.logger ?? createLogger({ level: settings.logLevel, format: settings.logFormat });
+  const signal = opts.signal ?? shutdownSignal(logger);
+  const databases = createChainDatabases();
+  const runs = config.chains.map((chain) =>
+    createChainRun({
+      options: chain.ingest,
+      api: opts.serveApi ? chain.api : undefined,
+      databases,
+      logger,
+      signal,
+      ...(opts.onCommit ? { onCommit: opts.onCommit } : {}),
+    }),
+  );
+  const registry = createMetricsRegistry();
+  const metrics = mergedMetrics(() => [registry, ...runs.map((r) => r.registry)]);
+  const readiness = () => deploymentReadiness(runs.map((r) => r.condition()));
+  const port = await openHttpPort({
+    port: settings.port,
+    host: settings.host,
+    registry: metrics,
+    state: { readiness },
+    waits: createNodeWaits(),
+    limits: config.edge,
+  });
+  let app: FastifyInstance | undefined;
+  try {
+    app = await serveDeployment(port, runs.map(deployedChainOf), {
+      settings: config.chains[0]!.api?.settings,
+      defaultChainId: config.defaultChainId,
+      logger,
+      metrics,
+      readiness,
+    });
+    opts.onListening?.(port.url);
+    logger.info({ chains: runs.map((r) => r.chainId), url: port.url }, 'deployment listening');
+    await Promise.all(runs.map((r) => r.run()));
+  } finally {
+    await app?.close();
+    await port.close();
+    await Promise.all(runs.map((r) => r.close()));
+    logger.info(
+      { heights: Object.fromEntries(runs.map((r) => [r.chainId, r.condition().height])) },
+      'stopped',
+    );
+  }
+}
+
+const deployedChainOf = (run: ChainRun): DeployedChain => ({
+  chainId: run.chainId,
+  condition: run.condition,
+  handler: run.handler,
+  db: run.apiDb,
+});
+
+/** The deployment's own API on the port, in front of each chain's (dispatch.ts). */
+export async function serveDeployment(
+  port: HttpPort,
+  chains: readonly DeployedChain[],
+  ctx: {
+    /** The API's settings; absent (`indexer`): the defaults, for the deployment's few routes. */
+    settings: Readonly<ApiSettings> | undefined;
+    defaultChainId: string | undefined;
+    logger: Logger;
+    metrics: MetricsSource;
+    readiness: () => { ready: boolean; reason?: string };
+  },
+): Promise<FastifyInstance> {
+  // Loaded here: `indexer` loads the API only for these few routes.
+  const [{ createDeploymentApp }, { createChainDirectory }, { createDispatcher }, { loadApiSettings }] =
+    await Promise.all([
+      import('../api/deployment/app.js'),
+      import('../api/deployment/directory.js'),
+      import('../api/deployment/dispatch.js'),
+      import('../api/options.js'),
+    ]);
+  const directory = createChainDirectory(chains, ctx.defaultChainId);
+  let own: Parameters<FastifyServerFactory>[0] | undefined;
+  const app = await createDeploymentApp({
+    directory,
+    settings: ctx.settings ?? loadApiSettings({}),
+    logger: ctx.logger,
+    metrics: ctx.metrics,
+    readiness: ctx.readiness,
+    version: packageVersion(),
+    serverFactory: (handler) => ((own = handler), port.server),
+  });
+  await app.ready();
+  port.adopt(createDispatcher(directory, own!));
+  port.release();
+  return app;
+}
+
+/**
+ * Ready once no chain is starting or catching up and one at least is ok: a stalled chain does not
+ * hold the deployment back (an orchestrator restarting it would stop the healthy chains too).
+ */
+export function deploymentReadiness(chains: readonly ChainCondition[]): { ready: boolean; reason?: string } {
+  const waiting = chains.find((c) => c.state === 'starting' || c.state === 'catching_up');
+  if (waiting)
+    return { ready: false, reason: `chain ${waiting.chainId} is ${waiting.state.replace('_', ' ')}` };
+  if (!chains.some((c) => c.state === 'ok')) return { ready: false, reason: 'no chain is ingesting' };
+  return { ready: true };
+}

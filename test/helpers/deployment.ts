@@ -1,0 +1,136 @@
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import type { ChainCondition } from '../../src/shared/chain-condition.js';
+import { silentLogger, type Logger } from '../../src/shared/logger.js';
+import { loadDeploymentConfig } from '../../src/bin/deployment-config.js';
+import { runDeploymentProcess } from '../../src/bin/deployment-process.js';
+import type { Simulator, SimulatorOptions, SimulatorUrls, VmType } from '../../src/sim/types.js';
+import { startSimulator } from './ingest.js';
+
+/** One simulated rollup of a test deployment. */
+export interface DeploymentChainSpec {
+  vm: VmType;
+  head: number;
+  chainId: string;
+  txsPerBlock?: string;
+  sim?: Partial<SimulatorOptions>;
+  /** The chain's own PostgreSQL database (a shard); else the deployment's database. */
+  databaseUrl?: string;
+  /** More keys of the chain's entry in the chains file (e.g. `stages`). */
+  entry?: Record<string, unknown>;
+}
+
+export interface TestDeployment {
+  url: string;
+  sims: ReadonlyMap<string, { sim: Simulator; urls: SimulatorUrls }>;
+  /** Resolves once every chain committed at least `height(chainId)` (its head by default). */
+  untilIndexed(height?: (chainId: string) => number): Promise<void>;
+  chains(): Promise<ChainCondition[]>;
+  /** Stops the deployment, then the simulators; resolves when everything is closed. */
+  stop(): Promise<void>;
+}
+
+/**
+ * Simulators on free ports, a chains file naming them, and `start` with that file run in this
+ * process on `database` (a PostgreSQL URL, else PGlite in a temporary directory), on a free port.
+ */
+export async function startTestDeployment(args: {
+  chains: readonly DeploymentChainSpec[];
+  databaseUrl?: string;
+  env?: Record<string, string>;
+  logger?: Logger;
+}): Promise<TestDeployment> {
+  const dir = await mkdtemp(path.join(tmpdir(), 'ri-deploy-'));
+  const sims = new Map<string, { sim: Simulator; urls: SimulatorUrls }>();
+  const controller = new AbortController();
+  let done: Promise<void> | undefined;
+  try {
+    for (const spec of args.chains) {
+      const started = await startSimulator({
+        vm: spec.vm,
+        head: spec.head,
+        ...(spec.txsPerBlock ? { txsPerBlock: spec.txsPerBlock } : {}),
+        sim: { chainId: spec.chainId, ...spec.sim },
+      });
+      sims.set(spec.chainId, started);
+    }
+    const file = path.join(dir, 'chains.json');
+    await writeFile(
+      file,
+      JSON.stringify({ chains: args.chains.map((c) => chainEntry(c, sims.get(c.chainId)!.urls)) }),
+    );
+    const config = loadDeploymentConfig(
+      {
+        CHAINS_FILE: file,
+        PORT: '0',
+        HOST: '127.0.0.1',
+        ...(args.databaseUrl ? { DATABASE_URL: args.databaseUrl } : { DATA_DIR: path.join(dir, 'data') }),
+        API_CACHE: 'false',
+        ...args.env,
+      },
+      {},
+      { serveApi: true },
+    )!;
+    const waiters = new Set<() => void>();
+    let url!: string;
+    const listening = new Promise<void>((resolve, reject) => {
+      done = runDeploymentProcess({
+        config,
+        serveApi: true,
+        signal: controller.signal,
+        logger: args.logger ?? silentLogger(),
+        onListening: (u) => ((url = u), resolve()),
+        onCommit: () => {
+          for (const wake of waiters) wake();
+          waiters.clear();
+        },
+      });
+      done.catch(reject);
+    });
+    await listening;
+    const chains = async (): Promise<ChainCondition[]> => {
+      const res = await fetch(`${url}/chains`);
+      const body = (await res.json()) as { chains: Array<{ chain_id: string; indexed_height: number }> };
+      return body.chains.map((c) => ({ chainId: c.chain_id, height: c.indexed_height }) as ChainCondition);
+    };
+    return {
+      url,
+      sims,
+      chains,
+      async untilIndexed(height = (chainId) => args.chains.find((c) => c.chainId === chainId)!.head) {
+        // Woken by every commit; the check reads the deployment's own /chains.
+        for (;;) {
+          const woken = new Promise<void>((resolve) => waiters.add(resolve));
+          const now = await chains();
+          if (now.every((c) => c.height >= height(c.chainId))) return;
+          await woken;
+        }
+      },
+      async stop() {
+        controller.abort();
+        await done?.catch(() => undefined);
+        await Promise.all([...sims.values()].map((s) => s.sim.close()));
+        await rm(dir, { recursive: true, force: true });
+      },
+    };
+  } catch (err) {
+    controller.abort();
+    await done?.catch(() => undefined);
+    await Promise.all([...sims.values()].map((s) => s.sim.close()));
+    await rm(dir, { recursive: true, force: true });
+    throw err;
+  }
+}
+
+function chainEntry(spec: DeploymentChainSpec, urls: SimulatorUrls) {
+  return {
+    chain_id: spec.chainId,
+    vm: spec.vm,
+    rpc: urls.rpc,
+    rest: urls.rest,
+    ...(urls.jsonRpc ? { json_rpc: urls.jsonRpc } : {}),
+    ...(spec.databaseUrl ? { database_url: spec.databaseUrl } : {}),
+    ...spec.entry,
+  };
+}
