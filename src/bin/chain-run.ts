@@ -157,6 +157,9 @@ export function createChainRun(ctx: ChainRunContext): ChainRun {
       await service.run({
         signal: ctx.signal,
         ...(options.untilHeight === undefined ? {} : { untilHeight: options.untilHeight }),
+        ...(options.maxBlocksPerCommit === undefined
+          ? {}
+          : { tuning: { maxBlocksPerCommit: options.maxBlocksPerCommit } }),
         onCommit,
       });
     } finally {
