@@ -1,9 +1,10 @@
-import { Pool } from 'undici';
+import { errors as undiciErrors, Pool } from 'undici';
 import { AppError } from '../shared/errors.js';
 import { redactUrl } from '../shared/config.js';
 import type { Logger } from '../shared/logger.js';
 import type { NodeEndpointView } from '../shared/node-endpoint.js';
 import type { EndpointProbe, ProbeSend } from './endpoint-probes.js';
+import type { Refusal } from './refusals.js';
 import {
   describeEndpoints,
   lagBehind,
@@ -25,6 +26,8 @@ export interface PoolEndpoint extends EndpointStatus {
   probing: Promise<void> | undefined;
   /** Requests routed to it (probes not counted). */
   requests: number;
+  /** Refusals in a row that named no lowest height (each doubles the guess past the refused height). */
+  refusalStreak: number;
 }
 
 export interface EndpointPoolOptions {
@@ -32,6 +35,8 @@ export interface EndpointPoolOptions {
   endpoints: string[];
   maxConcurrent: number;
   timeoutMs: number;
+  /** A probe's own timeout (default the smaller of 5 s and `timeoutMs`): a slow endpoint holds nothing back. */
+  probeTimeoutMs?: number | undefined;
   /** Reads an endpoint's chain and heights; without it endpoints are taken on trust (one-shot reads). */
   probe?: EndpointProbe | undefined;
   /** The chain every endpoint must serve; else the chain most endpoints answer with decides. */
@@ -46,6 +51,8 @@ const DOWN_FOR_MS = 10_000;
 const REFRESH_MS = 5_000;
 /** How often an endpoint that is down or of another chain is asked again. */
 const REPROBE_MS = 1_000;
+/** The longest a probe waits for its answer by default. */
+const PROBE_TIMEOUT_MS = 5_000;
 
 /**
  * The endpoints of one node surface (docs/node-data.md §5): each one's chain, heights and health,
@@ -92,7 +99,11 @@ export function createEndpointPool(options: EndpointPoolOptions) {
 
   return {
     endpoints,
-    /** Every endpoint probed once, and the chain settled: before the first request. */
+    /**
+     * Every endpoint probed once, and the chain settled: before the first request. Each probe is
+     * bounded by its timeout; an endpoint that has not answered by then stays `unprobed` (unknown,
+     * not asked) and is probed again in the background.
+     */
     ready(): Promise<void> {
       if (!options.probe) return Promise.resolve();
       firstRound ??= Promise.all(endpoints.map(probe)).then(settleChain);
@@ -123,9 +134,11 @@ export function createEndpointPool(options: EndpointPoolOptions) {
       ep.error = message;
       ep.downUntil = Date.now() + DOWN_FOR_MS;
     },
-    /** The endpoint answered that it no longer holds heights below `lowest`. */
-    prunedBelow(ep: PoolEndpoint, lowest: number): void {
-      ep.lowest = Math.max(ep.lowest ?? 1, lowest);
+    /** The endpoint answered that it no longer holds the heights asked (docs/node-data.md §5.2). */
+    refused: (ep: PoolEndpoint, refusal: Refusal): void => learnRefusal(ep, refusal),
+    /** The endpoint answered heights it holds: a later refusal starts its guess afresh. */
+    held(ep: PoolEndpoint): void {
+      ep.refusalStreak = 0;
     },
     /** The lowest height an endpoint of the chain holds or may hold (one that is down counts). */
     lowestHeld: (): number | undefined => lowestHeld(endpoints),
@@ -187,19 +200,42 @@ function openEndpoint(url: string, connections: number, health: EndpointStatus['
     lastProbeAt: 0,
     probing: undefined,
     requests: 0,
+    refusalStreak: 0,
   };
+}
+
+/**
+ * What a refusal teaches: the endpoint holds nothing below `refusal.lowest`. When the node did not
+ * name its lowest height, heights a little further up are likely gone too: the guess `avoidBelow`
+ * doubles its step with each refusal in a row (capped at the endpoint's head), so a long pruned
+ * stretch costs a few refused requests, not one per batch. The guess only steers (routing prefers
+ * other endpoints below it); `lowest`, what the endpoint said, decides what it cannot serve.
+ */
+function learnRefusal(ep: PoolEndpoint, refusal: Refusal): void {
+  ep.lowest = Math.max(ep.lowest ?? 1, refusal.lowest);
+  if (refusal.exact) {
+    ep.avoidBelow = ep.lowest;
+    ep.refusalStreak = 0;
+    return;
+  }
+  const guess = ep.lowest + 2 ** ep.refusalStreak - 1;
+  ep.refusalStreak = Math.min(ep.refusalStreak + 1, 30);
+  ep.avoidBelow = Math.max(ep.avoidBelow ?? 0, Math.min(guess, ep.highest ?? guess));
 }
 
 async function runProbe(ep: PoolEndpoint, options: EndpointPoolOptions): Promise<void> {
   if (!options.probe) return;
+  const timeoutMs = options.probeTimeoutMs ?? Math.min(PROBE_TIMEOUT_MS, options.timeoutMs);
   const send: ProbeSend = async (req) => {
+    // The signal bounds the whole probe (connect included), not only the wait for headers.
     const res = await ep.pool.request({
       method: req.method,
       path: ep.basePath + req.path || '/',
       headers: { 'content-type': 'application/json' },
       ...(req.body === undefined ? {} : { body: req.body }),
-      headersTimeout: options.timeoutMs,
-      bodyTimeout: options.timeoutMs,
+      headersTimeout: timeoutMs,
+      bodyTimeout: timeoutMs,
+      signal: AbortSignal.timeout(timeoutMs),
     });
     return { status: res.statusCode, text: await res.body.text() };
   };
@@ -212,9 +248,23 @@ async function runProbe(ep: PoolEndpoint, options: EndpointPoolOptions): Promise
     ep.consecutiveFailures = 0;
     if (ep.health !== 'wrong_chain') ep.health = 'healthy';
   } catch (err) {
-    if (ep.health !== 'wrong_chain') ep.health = 'down';
-    ep.error = (err as Error).message;
+    const timedOut = isTimeout(err);
+    ep.error = timedOut ? `no answer to its probe within ${timeoutMs} ms` : (err as Error).message;
+    // Never answered yet: still unknown (not asked, waited for); else it went down.
+    if (ep.health === 'unprobed') {
+      if (ep.lastProbeAt === 0) options.logger?.warn({ surface: options.name, endpoint: ep.url }, ep.error);
+    } else if (ep.health !== 'wrong_chain') ep.health = 'down';
   }
+}
+
+/** The probe's own bound ran out (its signal, or undici's wait for headers or body). */
+function isTimeout(err: unknown): boolean {
+  return (
+    (err as Error).name === 'TimeoutError' ||
+    err instanceof undiciErrors.RequestAbortedError ||
+    err instanceof undiciErrors.HeadersTimeoutError ||
+    err instanceof undiciErrors.BodyTimeoutError
+  );
 }
 
 function majorityChain(endpoints: readonly PoolEndpoint[]): string | undefined {

@@ -132,7 +132,10 @@ describe.each(testDbFactories().slice(0, 1))('endpoint pool on $name', (factory)
       await service.run({ signal: new AbortController().signal, untilHeight: HEAD, tuning: TUNING });
       await expectIngestMatchesTruth(db, archive.sim, HEAD);
 
-      expect(pruned.sim.faultLog().unavailable).toBe(0);
+      // RPC's /status says the pruned node's lowest height: it is never asked below it. REST does
+      // not say: a few refusals teach the pool (endpoint-pool-surfaces.test.ts).
+      expect(pruned.sim.faultLog().refused.rpc).toBe(0);
+      expect(pruned.sim.faultLog().refused.rest).toBeLessThan(PRUNED_LOWEST);
       expect(rpcView(service, pruned.urls.rpc)).toMatchObject({
         health: 'healthy',
         lowest_height: PRUNED_LOWEST,
@@ -188,7 +191,7 @@ describe.each(testDbFactories().slice(0, 1))('endpoint pool on $name', (factory)
       archive = await startNode(ports);
       await run;
       await expectIngestMatchesTruth(db, archive.sim, HEAD);
-      expect(pruned.sim.faultLog().unavailable).toBe(0);
+      expect(pruned.sim.faultLog().refused.rpc).toBe(0);
     } finally {
       stop.abort();
       await service.close();
