@@ -1,7 +1,9 @@
 import { createServer, type Server, type Socket } from 'node:net';
 import { describe, expect, it } from 'vitest';
+import { createApiApp } from '../../src/api/app.js';
+import { loadApiOptions } from '../../src/api/options.js';
 import { createIngestService, type IngestService } from '../../src/ingest/service.js';
-import type { NodeEndpointView } from '../../src/shared/node-endpoint.js';
+import type { NodeEndpointReport, NodeEndpointView } from '../../src/shared/node-endpoint.js';
 import { silentLogger } from '../../src/shared/logger.js';
 import { createMetricsRegistry } from '../../src/shared/metrics.js';
 import { createSimulator } from '../../src/sim/simulator.js';
@@ -43,6 +45,7 @@ async function startNode(
 function openService(
   db: Db,
   nodes: { rpc: string; rest: string; jsonRpc: string }[],
+  extra: { prepareWorkers?: number; stages?: boolean } = {},
 ): Promise<IngestService> {
   return createIngestService({
     options: {
@@ -57,8 +60,9 @@ function openService(
       accountPrefix: 'init',
       startHeight: undefined,
       requestTimeoutMs: 2_000,
-      internalTx: true,
-      richList: true,
+      internalTx: extra.stages ?? true,
+      richList: extra.stages ?? true,
+      prepareWorkers: extra.prepareWorkers ?? 0,
     },
     logger: silentLogger(),
     db,
@@ -176,6 +180,68 @@ describe.each(testDbFactories().slice(0, 1))('REST and JSON-RPC pools on $name',
       await service.close();
       await silent.close();
       await archive.sim.close();
+      await dispose();
+    }
+  });
+  it("shows each prepare worker's own pools on /status/endpoints while they run", async () => {
+    const { db, dispose } = await factory.create();
+    const other = await startNode({ chainId: 'other-evm-1' });
+    const pruned = await startNode({ lowestHeight: PRUNED_LOWEST });
+    const archive = await startNode();
+    const nodes = [other.urls, pruned.urls, archive.urls].map(urlsOf);
+    const service = await openService(db, nodes, { prepareWorkers: 2, stages: false });
+    const otherUrls: string[] = Object.values(urlsOf(other.urls));
+    let seen: NodeEndpointReport | undefined;
+    try {
+      await service.run({
+        signal: new AbortController().signal,
+        untilHeight: HEAD,
+        tuning: TUNING,
+        // The last commit comes before the workers stop.
+        onCommit: (p) => {
+          if (p.height === HEAD) seen = service.endpointReport();
+        },
+      });
+      await expectIngestMatchesTruth(db, archive.sim, HEAD);
+      expect(seen!.endpoints).toEqual(service.endpoints());
+      expect(seen!.prepare_workers.map((w) => w.worker)).toEqual([1, 2]);
+      for (const { worker, endpoints } of seen!.prepare_workers) {
+        const where = `worker ${worker}`;
+        expect(
+          endpoints.map((ep) => ep.surface),
+          where,
+        ).toEqual(['rpc', 'rest', 'jsonrpc'].flatMap((s) => [s, s, s]));
+        for (const ep of endpoints.filter((e) => otherUrls.includes(e.url)))
+          expect(ep, where).toMatchObject({ health: 'wrong_chain', requests: 0 });
+        const prunedRpc = endpoints.find((e) => e.surface === 'rpc' && e.url === pruned.urls.rpc)!;
+        expect(prunedRpc, where).toMatchObject({ health: 'healthy', lowest_height: PRUNED_LOWEST });
+      }
+      // The workers fetch the blocks: their archive endpoints took requests.
+      const archiveRpc = seen!.prepare_workers
+        .flatMap((w) => w.endpoints)
+        .filter((e) => e.url === archive.urls.rpc);
+      expect(archiveRpc.reduce((n, e) => n + e.requests, 0)).toBeGreaterThan(0);
+      // Once they stop, they are no longer shown.
+      expect(service.endpointReport().prepare_workers).toEqual([]);
+
+      const app = await createApiApp({
+        options: loadApiOptions({ CHAIN_ID: 'minievm-1', VM_TYPE: 'evm', API_CACHE: 'false' }),
+        db,
+        logger: silentLogger(),
+        metrics: createMetricsRegistry({ defaultMetrics: false }),
+        nodeEndpoints: () => seen!,
+      });
+      try {
+        const res = await app.inject({ url: '/status/endpoints' });
+        expect(res.statusCode).toBe(200);
+        expect(Object.keys(res.json() as object)).toEqual(['endpoints', 'prepare_workers']);
+        expect(res.json()).toEqual(JSON.parse(JSON.stringify(seen)));
+      } finally {
+        await app.close();
+      }
+    } finally {
+      await service.close();
+      await Promise.all([other, pruned, archive].map((n) => n.sim.close()));
       await dispose();
     }
   });

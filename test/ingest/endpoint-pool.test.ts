@@ -69,12 +69,13 @@ async function expectServedEndpoints(db: Db, service: IngestService, registry: R
     db,
     logger: silentLogger(),
     metrics: registry,
-    nodeEndpoints: () => service.endpoints(),
+    nodeEndpoints: () => service.endpointReport(),
   });
   try {
     const res = await app.inject({ url: '/status/endpoints' });
     expect(res.statusCode).toBe(200);
-    expect(res.json()).toEqual({ endpoints: service.endpoints() });
+    // Prepare runs in this thread here: no worker pools.
+    expect(res.json()).toEqual({ endpoints: service.endpoints(), prepare_workers: [] });
     expect(service.endpoints().map((ep) => ep.surface)).toEqual([
       ...Array(4).fill('rpc'),
       ...Array(4).fill('rest'),
