@@ -50,10 +50,16 @@ export function queryHeight(
       'cannot query with height in the future; please provide a valid height: invalid height',
     );
   }
-  if (ctx.base && h < ctx.base())
+  if (ctx.base && h < lowestState(ctx.base()))
     return grpcError(500, 2, `codespace sdk code 38: not found: ${prunedState(h, ctx.head())}`);
   return h;
 }
+
+/**
+ * The lowest height whose state a node keeps when its lowest block is `base`: the state that block
+ * executes on (a state-synced node's snapshot), so its first block can still be traced.
+ */
+export const lowestState = (base: number): number => Math.max(1, base - 1);
 
 /**
  * The SDK's words for state at a height it no longer keeps (baseapp's CreateQueryContext over an
