@@ -35,8 +35,11 @@ export interface EndpointPoolOptions {
   endpoints: string[];
   maxConcurrent: number;
   timeoutMs: number;
-  /** A probe's own timeout (default the smaller of 5 s and `timeoutMs`): a slow endpoint holds nothing back. */
-  probeTimeoutMs?: number | undefined;
+  /**
+   * How long start-up waits for each endpoint's first probe (default the smaller of 5 s and
+   * `timeoutMs`): one that has not answered by then holds nothing back; its probe goes on.
+   */
+  firstProbeWaitMs?: number | undefined;
   /** Reads an endpoint's chain and heights; without it endpoints are taken on trust (one-shot reads). */
   probe?: EndpointProbe | undefined;
   /** The chain every endpoint must serve; else the chain most endpoints answer with decides. */
@@ -51,8 +54,8 @@ const DOWN_FOR_MS = 10_000;
 const REFRESH_MS = 5_000;
 /** How often an endpoint that is down or of another chain is asked again. */
 const REPROBE_MS = 1_000;
-/** The longest a probe waits for its answer by default. */
-const PROBE_TIMEOUT_MS = 5_000;
+/** The longest start-up waits for an endpoint's first probe by default. */
+const FIRST_PROBE_WAIT_MS = 5_000;
 
 /**
  * The endpoints of one node surface (docs/node-data.md §5): each one's chain, heights and health,
@@ -106,7 +109,10 @@ export function createEndpointPool(options: EndpointPoolOptions) {
      */
     ready(): Promise<void> {
       if (!options.probe) return Promise.resolve();
-      firstRound ??= Promise.all(endpoints.map(probe)).then(settleChain);
+      const waitMs = options.firstProbeWaitMs ?? Math.min(FIRST_PROBE_WAIT_MS, options.timeoutMs);
+      firstRound ??= Promise.all(endpoints.map((ep) => boundedWait(probe(ep), ep, waitMs, options))).then(
+        settleChain,
+      );
       return firstRound;
     },
     expectChain(chainId: string): void {
@@ -225,7 +231,7 @@ function learnRefusal(ep: PoolEndpoint, refusal: Refusal): void {
 
 async function runProbe(ep: PoolEndpoint, options: EndpointPoolOptions): Promise<void> {
   if (!options.probe) return;
-  const timeoutMs = options.probeTimeoutMs ?? Math.min(PROBE_TIMEOUT_MS, options.timeoutMs);
+  const timeoutMs = options.timeoutMs;
   const send: ProbeSend = async (req) => {
     // The signal bounds the whole probe (connect included), not only the wait for headers.
     const res = await ep.pool.request({
@@ -248,13 +254,35 @@ async function runProbe(ep: PoolEndpoint, options: EndpointPoolOptions): Promise
     ep.consecutiveFailures = 0;
     if (ep.health !== 'wrong_chain') ep.health = 'healthy';
   } catch (err) {
-    const timedOut = isTimeout(err);
-    ep.error = timedOut ? `no answer to its probe within ${timeoutMs} ms` : (err as Error).message;
+    // Out for serving another chain: that stays its reason until a probe says otherwise.
+    if (ep.health === 'wrong_chain') return;
+    ep.error = isTimeout(err) ? `no answer to its probe within ${timeoutMs} ms` : (err as Error).message;
     // Never answered yet: still unknown (not asked, waited for); else it went down.
-    if (ep.health === 'unprobed') {
-      if (ep.lastProbeAt === 0) options.logger?.warn({ surface: options.name, endpoint: ep.url }, ep.error);
-    } else if (ep.health !== 'wrong_chain') ep.health = 'down';
+    if (ep.health !== 'unprobed') ep.health = 'down';
   }
+}
+
+/**
+ * A first probe, waited for at most `waitMs`: past it the endpoint stays `unprobed` (unknown, not
+ * asked), start-up goes on, and the probe keeps going (its answer judges the endpoint then).
+ */
+function boundedWait(
+  probing: Promise<void>,
+  ep: PoolEndpoint,
+  waitMs: number,
+  options: EndpointPoolOptions,
+): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const waited = new Promise<void>((resolve) => {
+    timer = setTimeout(() => {
+      if (ep.health === 'unprobed') {
+        ep.error = `no answer to its probe within ${waitMs} ms`;
+        options.logger?.warn({ surface: options.name, endpoint: ep.url }, `${ep.error}: going on without it`);
+      }
+      resolve();
+    }, waitMs);
+  });
+  return Promise.race([probing, waited]).finally(() => clearTimeout(timer));
 }
 
 /** The probe's own bound ran out (its signal, or undici's wait for headers or body). */
