@@ -141,7 +141,8 @@ export function createEndpointPool(options: EndpointPoolOptions) {
       ep.downUntil = Date.now() + DOWN_FOR_MS;
     },
     /** The endpoint answered that it no longer holds the heights asked (docs/node-data.md §5.2). */
-    refused: (ep: PoolEndpoint, refusal: Refusal): void => learnRefusal(ep, refusal),
+    refused: (ep: PoolEndpoint, refusal: Refusal, span: HeightSpan): void =>
+      learnRefusal(ep, refusal, span.to - span.from + 1),
     /** The endpoint answered heights it holds: a later refusal starts its guess afresh. */
     held(ep: PoolEndpoint): void {
       ep.refusalStreak = 0;
@@ -213,20 +214,24 @@ function openEndpoint(url: string, connections: number, health: EndpointStatus['
 /**
  * What a refusal teaches: the endpoint holds nothing below `refusal.lowest`. When the node did not
  * name its lowest height, heights a little further up are likely gone too: the guess `avoidBelow`
- * doubles its step with each refusal in a row (capped at the endpoint's head), so a long pruned
- * stretch costs a few refused requests, not one per batch. The guess only steers (routing prefers
- * other endpoints below it); `lowest`, what the endpoint said, decides what it cannot serve.
+ * doubles its step (in spans of the refused request's width) with each refusal in a row, at most
+ * half the way to its head, so a long pruned stretch costs a few refused requests, not one per
+ * batch. The guess only steers (routing prefers other endpoints below it); `lowest`, what the
+ * endpoint said, decides what it cannot serve.
  */
-function learnRefusal(ep: PoolEndpoint, refusal: Refusal): void {
+function learnRefusal(ep: PoolEndpoint, refusal: Refusal, width: number): void {
   ep.lowest = Math.max(ep.lowest ?? 1, refusal.lowest);
   if (refusal.exact) {
     ep.avoidBelow = ep.lowest;
     ep.refusalStreak = 0;
     return;
   }
-  const guess = ep.lowest + 2 ** ep.refusalStreak - 1;
+  // Never more than half the way to its head (when known): a guess past its true lowest only
+  // leaves it idle below the guess, so it approaches the head by halves.
+  const room = ep.highest === undefined ? Infinity : Math.max(0, Math.floor((ep.highest - ep.lowest) / 2));
+  const guess = ep.lowest + Math.min((2 ** ep.refusalStreak - 1) * width, room);
   ep.refusalStreak = Math.min(ep.refusalStreak + 1, 30);
-  ep.avoidBelow = Math.max(ep.avoidBelow ?? 0, Math.min(guess, ep.highest ?? guess));
+  ep.avoidBelow = Math.max(ep.avoidBelow ?? 0, guess);
 }
 
 async function runProbe(ep: PoolEndpoint, options: EndpointPoolOptions): Promise<void> {

@@ -132,7 +132,7 @@ export function createTransport(options: TransportOptions): PooledTransport {
         pool.held(ep);
         return res;
       }
-      pool.refused(ep, refusal);
+      pool.refused(ep, refusal, req.heights);
       if (misses >= pool.endpoints.length) return res;
     }
   }
