@@ -141,8 +141,7 @@ function createStateContext(
     prefix: PREFIX,
     accounts: modelCtx.accounts,
     schedule,
-    head: heights.head,
-    base: heights.base,
+    ...heights,
     denoms: [modelCtx.feeDenom, ...modelCtx.denoms],
     validator: { addressHex: deriveValidator(r.seed).address, pubKeyB64: deriveValidator(r.seed).pubKeyB64 },
     balanceOf: (address, denom, h) => vmRef.current?.balanceOf?.(address, denom, h),
@@ -343,10 +342,8 @@ export function createSimulator(options: SimulatorOptions): Simulator {
     recentHeights: recent,
     rewards: rewardsAddress(r.seed),
   };
-  const vm = createVm(r, vmDeps, evmContracts, () => chainRef.current!, {
-    base,
-    refused: () => faults.refusedBelowLowest(),
-  });
+  const lowest = { base, refused: () => faults.refusedBelowLowest() };
+  const vm = createVm(r, vmDeps, evmContracts, () => chainRef.current!, lowest);
   vmRef.current = vm;
   const chain = createSimChain(r, { schedule, vm, replay, txIndex });
   chainRef.current = chain;

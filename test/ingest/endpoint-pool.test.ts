@@ -119,6 +119,7 @@ function watchedLogger(): { logger: Logger; waitFor(re: RegExp): Promise<string>
 }
 
 describe.each(testDbFactories().slice(0, 1))('endpoint pool on $name', (factory) => {
+  // Four simulators and an ingest in one process: past the default timeout on a loaded host.
   it('takes history from the archive only, the head from the freshest, and never uses another chain', async () => {
     const { db, dispose } = await factory.create();
     const other = await startNode({ chainId: 'other-1' });
@@ -161,7 +162,7 @@ describe.each(testDbFactories().slice(0, 1))('endpoint pool on $name', (factory)
       await Promise.all([other, pruned, lagging, archive].map((n) => n.sim.close()));
       await dispose();
     }
-  });
+  }, 180_000);
 
   it('waits, naming the heights and the archive, while the archive is away mid-backfill; resumes when it returns', async () => {
     const { db, dispose } = await factory.create();
