@@ -2,7 +2,8 @@
  * Node requests per 1,000 blocks of a fresh index from genesis with one archive node against a
  * pool of a pruned node (keeping the last --keep blocks) and an archive (docs/node-data.md §5):
  * requests by surface and purpose, requests routed to each endpoint, and what each simulated node
- * answered in all (probes included) and how often it refused a height below its lowest.
+ * answered in all (probes included) and how often it refused a height below its lowest, by surface
+ * (the simulator refuses on RPC, REST state routes and JSON-RPC as real nodes do, docs/node-data.md §5.3).
  *   npx tsx bench/ingest/pool-requests.ts [--blocks 1000] [--keep 200] [--vm move] [--txs 3]
  * Prints one JSON object per pool; every run has fresh simulators (in this process) and a fresh
  * database. Needs TEST_DATABASE_URL (or defaults to local postgres).
@@ -99,7 +100,8 @@ async function run(pool: string, nodes: Record<string, Partial<SimulatorOptions>
             name,
             {
               servedPer1000Blocks: perThousand(log.served.rpc + log.served.rest + log.served.jsonrpc),
-              refusedBelowLowest: log.unavailable,
+              // Answers on RPC and REST, calls on JSON-RPC (a batch refused whole counts each call).
+              refusedBelowLowest: log.refused,
             },
           ];
         }),

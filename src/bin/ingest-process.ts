@@ -75,7 +75,7 @@ export async function runIngestProcess(opts: IngestProcessOptions): Promise<numb
         db: opened.apiDb,
         config: apiConfig,
         commits,
-        nodeEndpoints: () => service.endpoints(),
+        nodeEndpoints: () => service.endpointReport(),
       });
       opts.onApiListening?.(port.url);
     }

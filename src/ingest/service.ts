@@ -10,7 +10,11 @@ import { INGEST_RETRY, withRetry, type RetryPolicy } from '../node/retry.js';
 import { createNodeWaits, type NodeWaits } from '../shared/node-waits.js';
 import { createTransport, type PooledTransport } from '../node/transport.js';
 import { evmChainIdOf, PROBES } from '../node/endpoint-probes.js';
-import type { NodeEndpointView } from '../shared/node-endpoint.js';
+import type {
+  NodeEndpointReport,
+  NodeEndpointView,
+  PrepareWorkerEndpoints,
+} from '../shared/node-endpoint.js';
 import type { Db } from '../store/driver/db.js';
 import type { ChainMeta } from '../store/readers/chain-meta.js';
 import { ensureChainMeta } from '../store/writers/chain-meta.js';
@@ -38,8 +42,10 @@ export interface IngestService {
   }): Promise<void>;
   /** Last committed height. */
   height(): number;
-  /** Every node endpoint: chain, heights, health (docs/api.md §4.11). */
+  /** Every node endpoint of the main thread's pools: chain, heights, health (docs/api.md §4.11). */
   endpoints(): NodeEndpointView[];
+  /** Those, and each running prepare worker's pools: what `/status/endpoints` serves. */
+  endpointReport(): NodeEndpointReport;
   close(): Promise<void>;
 }
 
@@ -194,6 +200,7 @@ export async function createIngestService(ctx: IngestServiceContext): Promise<In
     waits,
   });
   const tapped = stages.filter((stage) => stage.onBlocks);
+  let workerPools: PrepareWorkerEndpoints[] = [];
   const openPreparer = preparerFactory(ctx, {
     chain,
     comet: tappedComet(comet, tapped),
@@ -203,12 +210,17 @@ export async function createIngestService(ctx: IngestServiceContext): Promise<In
     nodeMetrics: node.nodeMetrics,
     stages,
     balanceChanges: tapped.length > 0,
+    onWorkerEndpoints: (pools) => (workerPools = pools),
   });
   const parts = { db, logger, writer, comet, metrics, stages, openPreparer, node: { retry, waits } };
   return {
     chain,
     height: () => writer.checkpoint().height,
     endpoints: () => transports.flatMap((t) => t.endpoints()),
+    endpointReport: () => ({
+      endpoints: transports.flatMap((t) => t.endpoints()),
+      prepare_workers: workerPools,
+    }),
     run: (runOptions) => runIngest(parts, chain, runOptions),
     async close() {
       await Promise.all(transports.map((t) => t.close()));
@@ -228,6 +240,7 @@ function preparerFactory(
     nodeMetrics: ReturnType<typeof createNodeMetrics>;
     stages: Stages;
     balanceChanges: boolean;
+    onWorkerEndpoints: (pools: PrepareWorkerEndpoints[]) => void;
   },
 ): (signal: AbortSignal) => ChunkPreparer {
   const { options, logger } = ctx;
@@ -257,6 +270,7 @@ function preparerFactory(
           logger,
           nodeMetrics: deps.nodeMetrics,
           onBalanceChanges: (taken) => deps.stages.forEach((stage) => stage.onBalanceChanges?.(taken)),
+          onEndpoints: deps.onWorkerEndpoints,
         })
       : createChunkPreparer({
           comet: deps.comet,

@@ -1,9 +1,10 @@
-import { Pool } from 'undici';
+import { errors as undiciErrors, Pool } from 'undici';
 import { AppError } from '../shared/errors.js';
 import { redactUrl } from '../shared/config.js';
 import type { Logger } from '../shared/logger.js';
 import type { NodeEndpointView } from '../shared/node-endpoint.js';
 import type { EndpointProbe, ProbeSend } from './endpoint-probes.js';
+import type { Refusal } from './refusals.js';
 import {
   describeEndpoints,
   lagBehind,
@@ -25,6 +26,8 @@ export interface PoolEndpoint extends EndpointStatus {
   probing: Promise<void> | undefined;
   /** Requests routed to it (probes not counted). */
   requests: number;
+  /** Refusals in a row that named no lowest height (each doubles the guess past the refused height). */
+  refusalStreak: number;
 }
 
 export interface EndpointPoolOptions {
@@ -32,6 +35,11 @@ export interface EndpointPoolOptions {
   endpoints: string[];
   maxConcurrent: number;
   timeoutMs: number;
+  /**
+   * How long start-up waits for each endpoint's first probe (default the smaller of 5 s and
+   * `timeoutMs`): one that has not answered by then holds nothing back; its probe goes on.
+   */
+  firstProbeWaitMs?: number | undefined;
   /** Reads an endpoint's chain and heights; without it endpoints are taken on trust (one-shot reads). */
   probe?: EndpointProbe | undefined;
   /** The chain every endpoint must serve; else the chain most endpoints answer with decides. */
@@ -46,6 +54,8 @@ const DOWN_FOR_MS = 10_000;
 const REFRESH_MS = 5_000;
 /** How often an endpoint that is down or of another chain is asked again. */
 const REPROBE_MS = 1_000;
+/** The longest start-up waits for an endpoint's first probe by default. */
+const FIRST_PROBE_WAIT_MS = 5_000;
 
 /**
  * The endpoints of one node surface (docs/node-data.md §5): each one's chain, heights and health,
@@ -92,10 +102,17 @@ export function createEndpointPool(options: EndpointPoolOptions) {
 
   return {
     endpoints,
-    /** Every endpoint probed once, and the chain settled: before the first request. */
+    /**
+     * Every endpoint probed once, and the chain settled: before the first request. Each probe is
+     * bounded by its timeout; an endpoint that has not answered by then stays `unprobed` (unknown,
+     * not asked) and is probed again in the background.
+     */
     ready(): Promise<void> {
       if (!options.probe) return Promise.resolve();
-      firstRound ??= Promise.all(endpoints.map(probe)).then(settleChain);
+      const waitMs = options.firstProbeWaitMs ?? Math.min(FIRST_PROBE_WAIT_MS, options.timeoutMs);
+      firstRound ??= Promise.all(endpoints.map((ep) => boundedWait(probe(ep), ep, waitMs, options))).then(
+        settleChain,
+      );
       return firstRound;
     },
     expectChain(chainId: string): void {
@@ -123,9 +140,12 @@ export function createEndpointPool(options: EndpointPoolOptions) {
       ep.error = message;
       ep.downUntil = Date.now() + DOWN_FOR_MS;
     },
-    /** The endpoint answered that it no longer holds heights below `lowest`. */
-    prunedBelow(ep: PoolEndpoint, lowest: number): void {
-      ep.lowest = Math.max(ep.lowest ?? 1, lowest);
+    /** The endpoint answered that it no longer holds the heights asked (docs/node-data.md §5.2). */
+    refused: (ep: PoolEndpoint, refusal: Refusal, span: HeightSpan): void =>
+      learnRefusal(ep, refusal, span.to - span.from + 1),
+    /** The endpoint answered heights it holds: a later refusal starts its guess afresh. */
+    held(ep: PoolEndpoint): void {
+      ep.refusalStreak = 0;
     },
     /** The lowest height an endpoint of the chain holds or may hold (one that is down counts). */
     lowestHeld: (): number | undefined => lowestHeld(endpoints),
@@ -187,19 +207,46 @@ function openEndpoint(url: string, connections: number, health: EndpointStatus['
     lastProbeAt: 0,
     probing: undefined,
     requests: 0,
+    refusalStreak: 0,
   };
+}
+
+/**
+ * What a refusal teaches: the endpoint holds nothing below `refusal.lowest`. When the node did not
+ * name its lowest height, heights a little further up are likely gone too: the guess `avoidBelow`
+ * doubles its step (in spans of the refused request's width) with each refusal in a row, at most
+ * half the way to its head, so a long pruned stretch costs a few refused requests, not one per
+ * batch. The guess only steers (routing prefers other endpoints below it); `lowest`, what the
+ * endpoint said, decides what it cannot serve.
+ */
+function learnRefusal(ep: PoolEndpoint, refusal: Refusal, width: number): void {
+  ep.lowest = Math.max(ep.lowest ?? 1, refusal.lowest);
+  if (refusal.exact) {
+    ep.avoidBelow = ep.lowest;
+    ep.refusalStreak = 0;
+    return;
+  }
+  // Never more than half the way to its head (when known): a guess past its true lowest only
+  // leaves it idle below the guess, so it approaches the head by halves.
+  const room = ep.highest === undefined ? Infinity : Math.max(0, Math.floor((ep.highest - ep.lowest) / 2));
+  const guess = ep.lowest + Math.min((2 ** ep.refusalStreak - 1) * width, room);
+  ep.refusalStreak = Math.min(ep.refusalStreak + 1, 30);
+  ep.avoidBelow = Math.max(ep.avoidBelow ?? 0, guess);
 }
 
 async function runProbe(ep: PoolEndpoint, options: EndpointPoolOptions): Promise<void> {
   if (!options.probe) return;
+  const timeoutMs = options.timeoutMs;
   const send: ProbeSend = async (req) => {
+    // The signal bounds the whole probe (connect included), not only the wait for headers.
     const res = await ep.pool.request({
       method: req.method,
       path: ep.basePath + req.path || '/',
       headers: { 'content-type': 'application/json' },
       ...(req.body === undefined ? {} : { body: req.body }),
-      headersTimeout: options.timeoutMs,
-      bodyTimeout: options.timeoutMs,
+      headersTimeout: timeoutMs,
+      bodyTimeout: timeoutMs,
+      signal: AbortSignal.timeout(timeoutMs),
     });
     return { status: res.statusCode, text: await res.body.text() };
   };
@@ -212,9 +259,45 @@ async function runProbe(ep: PoolEndpoint, options: EndpointPoolOptions): Promise
     ep.consecutiveFailures = 0;
     if (ep.health !== 'wrong_chain') ep.health = 'healthy';
   } catch (err) {
-    if (ep.health !== 'wrong_chain') ep.health = 'down';
-    ep.error = (err as Error).message;
+    // Out for serving another chain: that stays its reason until a probe says otherwise.
+    if (ep.health === 'wrong_chain') return;
+    ep.error = isTimeout(err) ? `no answer to its probe within ${timeoutMs} ms` : (err as Error).message;
+    // Never answered yet: still unknown (not asked, waited for); else it went down.
+    if (ep.health !== 'unprobed') ep.health = 'down';
   }
+}
+
+/**
+ * A first probe, waited for at most `waitMs`: past it the endpoint stays `unprobed` (unknown, not
+ * asked), start-up goes on, and the probe keeps going (its answer judges the endpoint then).
+ */
+function boundedWait(
+  probing: Promise<void>,
+  ep: PoolEndpoint,
+  waitMs: number,
+  options: EndpointPoolOptions,
+): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const waited = new Promise<void>((resolve) => {
+    timer = setTimeout(() => {
+      if (ep.health === 'unprobed') {
+        ep.error = `no answer to its probe within ${waitMs} ms`;
+        options.logger?.warn({ surface: options.name, endpoint: ep.url }, `${ep.error}: going on without it`);
+      }
+      resolve();
+    }, waitMs);
+  });
+  return Promise.race([probing, waited]).finally(() => clearTimeout(timer));
+}
+
+/** The probe's own bound ran out (its signal, or undici's wait for headers or body). */
+function isTimeout(err: unknown): boolean {
+  return (
+    (err as Error).name === 'TimeoutError' ||
+    err instanceof undiciErrors.RequestAbortedError ||
+    err instanceof undiciErrors.HeadersTimeoutError ||
+    err instanceof undiciErrors.BodyTimeoutError
+  );
 }
 
 function majorityChain(endpoints: readonly PoolEndpoint[]): string | undefined {

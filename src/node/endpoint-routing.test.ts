@@ -105,3 +105,16 @@ describe('helpers', () => {
     expect(spanOf([])).toBeUndefined();
   });
 });
+
+describe('routeRequest with a guessed pruned stretch (avoidBelow)', () => {
+  const restPruned: EndpointStatus = { ...pruned, lowest: 20, highest: undefined, avoidBelow: 52 };
+  const restArchive: EndpointStatus = { ...archive, highest: undefined };
+
+  it('prefers an endpoint not guessed to have pruned the span, and uses the guessed one when none is left', () => {
+    expect(picks([restPruned, restArchive], 30)).toEqual(new Set(['http://archive']));
+    expect(picks([restPruned, restArchive], 52)).toEqual(new Set(['http://pruned', 'http://archive']));
+    // The guess only steers: with the archive down, the endpoint that may hold the span is asked.
+    const down = { ...restArchive, health: 'down' as const };
+    expect(picks([restPruned, down], 30)).toEqual(new Set(['http://pruned']));
+  });
+});

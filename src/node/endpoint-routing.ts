@@ -20,6 +20,11 @@ export interface EndpointStatus {
   highest?: number | undefined;
   /** Why it is down or out. */
   error?: string | undefined;
+  /**
+   * Heights below this are likely pruned too (a guess past `lowest`, grown by each refusal that
+   * named no lowest height): such a span goes elsewhere when another endpoint may serve it.
+   */
+  avoidBelow?: number | undefined;
 }
 
 /** The heights a request reads (a batch spans several). */
@@ -41,9 +46,10 @@ const mayHold = (ep: EndpointStatus, span: HeightSpan | undefined): boolean =>
   span === undefined || lowestOf(ep) <= span.from;
 
 /**
- * History goes to an endpoint whose lowest height is at or below the span; among those, one whose
- * head reaches the span's end (rotating by `turn`), else the freshest, whose answer for heights
- * past its head is "not produced yet" rather than a failure.
+ * History goes to an endpoint whose lowest height is at or below the span, preferring those not
+ * guessed to have pruned it (`avoidBelow`); among those, one whose head reaches the span's end
+ * (rotating by `turn`), else the freshest, whose answer for heights past its head is "not produced
+ * yet" rather than a failure.
  */
 export function routeRequest(
   endpoints: readonly EndpointStatus[],
@@ -58,9 +64,11 @@ export function routeRequest(
     );
     return pending.length > 0 ? { kind: 'wait', holders: pending } : { kind: 'not_held' };
   }
-  const reaching = span ? holders.filter((i) => highestOf(endpoints[i]!) >= span.to) : holders;
+  const likely = holders.filter((i) => span === undefined || (endpoints[i]!.avoidBelow ?? 0) <= span.from);
+  const candidates = likely.length > 0 ? likely : holders;
+  const reaching = span ? candidates.filter((i) => highestOf(endpoints[i]!) >= span.to) : candidates;
   if (reaching.length > 0) return { kind: 'endpoint', index: reaching[turn % reaching.length]! };
-  const freshest = holders.reduce((a, b) => (highestOf(endpoints[b]!) > highestOf(endpoints[a]!) ? b : a));
+  const freshest = candidates.reduce((a, b) => (highestOf(endpoints[b]!) > highestOf(endpoints[a]!) ? b : a));
   return { kind: 'endpoint', index: freshest };
 }
 

@@ -3,6 +3,7 @@ import { AppError } from '../shared/errors.js';
 import type { NodePurpose } from './metrics.js';
 import { spanOf, type HeightSpan } from './endpoint-routing.js';
 import type { Transport } from './transport.js';
+import { nullBlockRefusal, type RefusalCheck } from './refusals.js';
 
 /** An eth_getBlockReceipts entry as served (lower-case 0x hex strings). */
 export type EvmReceipt = Record<string, unknown> & {
@@ -84,11 +85,12 @@ type Batch = (
   purpose: NodePurpose,
   calls: { method: string; params: unknown[] }[],
   heights: HeightSpan | undefined,
+  refusal?: RefusalCheck,
 ) => Promise<Reply[]>;
 
 /** One JSON-RPC batch through the transport: every call's reply, in call order. */
 function batchCaller(transport: Transport): Batch {
-  return async (purpose, calls, heights) => {
+  return async (purpose, calls, heights, refusal) => {
     const body = calls.map((c, id) => ({ jsonrpc: '2.0', id, ...c }));
     const res = await transport.request({
       method: 'POST',
@@ -97,6 +99,7 @@ function batchCaller(transport: Transport): Batch {
       purpose,
       calls: { [purpose]: calls.length },
       ...(heights ? { heights } : {}),
+      ...(refusal ? { refusal } : {}),
     });
     let parsed: unknown;
     try {
@@ -122,6 +125,8 @@ async function receiptsOf(batch: Batch, heights: readonly number[]): Promise<(Ev
     'receipts',
     heights.map((h) => ({ method: 'eth_getBlockReceipts', params: ['0x' + h.toString(16)] })),
     spanOf(heights),
+    // null for a block at or below the endpoint's head: pruned there (docs/node-data.md §5.2).
+    nullBlockRefusal(heights),
   );
   return replies.map((r, i) => {
     if (r.error) {

@@ -139,3 +139,62 @@ describe('createTransport over a probed pool (docs/node-data.md §5.2)', () => {
     }
   });
 });
+
+describe('createTransport learning a REST endpoint that names no lowest height (docs/node-data.md §5.2)', () => {
+  /** A REST-like node refusing state below `lowest` as an SDK 0.50 node does (HTTP 500, gRPC code 2). */
+  async function restNode(lowest: number) {
+    const refused: number[] = [];
+    const server = http.createServer((req, res) => {
+      const h = Number(req.headers['x-cosmos-block-height']);
+      if (h < lowest) {
+        refused.push(h);
+        res.statusCode = 500;
+        return res.end(
+          JSON.stringify({
+            code: 2,
+            message: `codespace sdk code 38: not found: failed to load state at height ${h}; version mismatch on immutable IAVL tree; version does not exist. Version has either been pruned, or is for a future block height (latest height: 1000)`,
+            details: [],
+          }),
+        );
+      }
+      res.end(JSON.stringify({ height: h }));
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, refused, server };
+  }
+
+  it('is refused a few times over a long pruned stretch, not once per height, and every answer comes from a holder', async () => {
+    const pruned = await restNode(500);
+    const archive = await restNode(1);
+    const transport = createTransport({
+      name: 'rest',
+      endpoints: [pruned.url, archive.url],
+      timeoutMs: 2_000,
+      maxConcurrent: 1,
+    });
+    try {
+      for (let h = 1; h <= 600; h++) {
+        const res = await transport.request({
+          method: 'GET',
+          path: '/cosmos/bank/v1beta1/supply',
+          headers: { 'x-cosmos-block-height': String(h) },
+          heights: { from: h, to: h },
+        });
+        expect(JSON.parse(res.text), `height ${h}`).toEqual({ height: h });
+      }
+      // Each refusal in a row doubles the guess: about log2(500) refusals, not ~250 (every other height).
+      expect(pruned.refused.length).toBeGreaterThan(0);
+      expect(pruned.refused.length).toBeLessThanOrEqual(12);
+      const [prunedView] = transport.endpoints();
+      expect(prunedView!.lowest_height).toBeGreaterThan(1);
+      expect(prunedView!.lowest_height).toBeLessThanOrEqual(500);
+      expect(prunedView!.health).toBe('healthy');
+      // Past the guess it serves again (rotation between the holders).
+      expect(prunedView!.requests - pruned.refused.length).toBeGreaterThan(0);
+    } finally {
+      await transport.close();
+      pruned.server.close();
+      archive.server.close();
+    }
+  });
+});

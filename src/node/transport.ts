@@ -6,6 +6,7 @@ import type { NodeEndpointView } from '../shared/node-endpoint.js';
 import { createEndpointPool, type PoolEndpoint } from './endpoint-pool.js';
 import type { EndpointProbe } from './endpoint-probes.js';
 import type { HeightSpan } from './endpoint-routing.js';
+import { refusalOf, type RefusalCheck } from './refusals.js';
 import type { NodeMetricsSink, NodePurpose } from './metrics.js';
 
 export interface TransportOptions {
@@ -34,6 +35,11 @@ export interface TransportRequest {
   calls?: Partial<Record<NodePurpose, number>>;
   /** The heights it reads: it goes to an endpoint that holds them (docs/node-data.md §5.2). */
   heights?: HeightSpan;
+  /**
+   * Reads whether an answer says the endpoint no longer holds `heights` (default `refusalOf`: the
+   * words of CometBFT, the SDK and geth); a refused request goes to another endpoint at once.
+   */
+  refusal?: RefusalCheck;
 }
 
 export interface TransportResponse {
@@ -56,9 +62,6 @@ export interface PooledTransport extends Transport {
   /** Where a fresh index can start: the lowest height an endpoint of the chain holds (docs/node-data.md §5.2). */
   lowestHeld(): number | undefined;
 }
-
-/** CometBFT's (and the gateway's) answer for a height a pruned node no longer keeps (docs/node-data.md §1.2). */
-const PRUNED_RE = /is not available, lowest height is (\d+)/;
 
 /**
  * HTTP to one node surface with several endpoints: keep-alive pools, a concurrency cap,
@@ -114,15 +117,23 @@ export function createTransport(options: TransportOptions): PooledTransport {
     return { status, text, endpoint: ep.url };
   }
 
-  /** An endpoint that turns out to have pruned the heights is not failing: ask one that holds them. */
+  /**
+   * An endpoint that turns out to have pruned the heights is not failing: the pool learns it and
+   * the request goes to one that holds them; when none is left, `choose` says so (height_not_held).
+   */
   async function routed(req: TransportRequest): Promise<TransportResponse> {
     await pool.ready();
     for (let misses = 0; ; misses++) {
       const ep = pool.choose(req.heights);
       const res = await send(ep, req);
-      const lowest = req.heights && Number(PRUNED_RE.exec(res.text)?.[1] ?? 0);
-      if (!lowest || lowest <= req.heights!.from || misses >= pool.endpoints.length) return res;
-      pool.prunedBelow(ep, lowest);
+      if (!req.heights) return res;
+      const refusal = (req.refusal ?? refusalOf)(res, req.heights, ep.highest);
+      if (!refusal) {
+        pool.held(ep);
+        return res;
+      }
+      pool.refused(ep, refusal, req.heights);
+      if (misses >= pool.endpoints.length) return res;
     }
   }
 

@@ -13,3 +13,16 @@ export interface NodeEndpointView {
   requests: number;
   error?: string;
 }
+
+/** One prepare worker's pools (docs/api.md §4.11): its own endpoints, as of its last answered chunk. */
+export interface PrepareWorkerEndpoints {
+  /** 1-based. */
+  worker: number;
+  endpoints: NodeEndpointView[];
+}
+
+/** `/status/endpoints`: the main thread's pools, then each prepare worker's (none when prepare runs in-thread). */
+export interface NodeEndpointReport {
+  endpoints: NodeEndpointView[];
+  prepare_workers: PrepareWorkerEndpoints[];
+}

@@ -114,7 +114,7 @@ function createVm(
   deps: VmDeps,
   evm: EvmContracts | undefined,
   chain: () => Chain,
-  base: () => number,
+  lowest: { base: () => number; refused: () => void },
 ): VmSetup {
   if (r.vm === 'move') return createMoveVm(deps);
   if (r.vm === 'wasm') return createWasmVm(deps);
@@ -125,7 +125,7 @@ function createVm(
     fastSignatures: r.fastSignatures,
     feeCollectorHex: '0x' + Buffer.from(FEE_COLLECTOR).toString('hex'),
     chain,
-    base,
+    ...lowest,
   });
 }
 
@@ -133,7 +133,7 @@ function createStateContext(
   r: Resolved,
   modelCtx: ModelContext,
   schedule: Schedule,
-  head: () => number,
+  heights: { head: () => number; base: () => number },
   vmRef: { current?: VmSetup },
 ): StateContext {
   return {
@@ -141,7 +141,7 @@ function createStateContext(
     prefix: PREFIX,
     accounts: modelCtx.accounts,
     schedule,
-    head,
+    ...heights,
     denoms: [modelCtx.feeDenom, ...modelCtx.denoms],
     validator: { addressHex: deriveValidator(r.seed).address, pubKeyB64: deriveValidator(r.seed).pubKeyB64 },
     balanceOf: (address, denom, h) => vmRef.current?.balanceOf?.(address, denom, h),
@@ -329,9 +329,9 @@ export function createSimulator(options: SimulatorOptions): Simulator {
   const replay = options.replay !== undefined ? loadReplay(options.replay, PREFIX, logger) : undefined;
   const head = simulatorHead(options, r.blockTimeMs, replay);
   const vmRef: { current?: VmSetup } = {};
-  const stateCtx = createStateContext(r, modelCtx, schedule, head, vmRef);
   const faults = createFaultInjector(parseFaults(options.faults), r.seed);
   const base = servedBase(options, faults.spec.pruned, head);
+  const stateCtx = createStateContext(r, modelCtx, schedule, { head, base }, vmRef);
   const recent = () => recentHeights(schedule, head(), base());
   const chainRef: { current?: Chain } = {};
   const vmDeps = {
@@ -342,7 +342,8 @@ export function createSimulator(options: SimulatorOptions): Simulator {
     recentHeights: recent,
     rewards: rewardsAddress(r.seed),
   };
-  const vm = createVm(r, vmDeps, evmContracts, () => chainRef.current!, base);
+  const lowest = { base, refused: () => faults.refusedBelowLowest() };
+  const vm = createVm(r, vmDeps, evmContracts, () => chainRef.current!, lowest);
   vmRef.current = vm;
   const chain = createSimChain(r, { schedule, vm, replay, txIndex });
   chainRef.current = chain;

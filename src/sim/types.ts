@@ -291,6 +291,12 @@ export interface FaultLog {
   delayed: number;
   /** Requests each node surface answered (faults included; the /sim/ routes not). */
   served: Record<'rpc' | 'rest' | 'jsonrpc', number>;
-  /** Answers "height X is not available, lowest height is Y": a height below the node's lowest was asked. */
+  /**
+   * Refusals of a height below the node's lowest: RPC and REST answers saying so ("height X is not
+   * available, lowest height is Y", or the SDK's pruned-state error), and each JSON-RPC call
+   * answered null or with the pruned-state error (docs/node-data.md §5.3).
+   */
   unavailable: number;
+  /** `unavailable` by surface. */
+  refused: Record<'rpc' | 'rest' | 'jsonrpc', number>;
 }

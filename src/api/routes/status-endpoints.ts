@@ -1,12 +1,12 @@
 import type { FastifyInstance } from 'fastify';
-import type { NodeEndpointView } from '../../shared/node-endpoint.js';
+import type { NodeEndpointReport } from '../../shared/node-endpoint.js';
 import { jsonRoute, type RouteDeps } from './define.js';
 
-export type NodeEndpointsSource = () => readonly NodeEndpointView[];
+export type NodeEndpointsSource = () => NodeEndpointReport;
 
 /**
  * GET /status/endpoints (docs/api.md §4.11): every node endpoint of the ingest running in this
- * process. A route of its own, so `/status` answers as before; served only where ingest runs
+ * process, the main thread's pools and each prepare worker's. A route of its own, so `/status` answers as before; served only where ingest runs
  * (`start`, `demo`), and kept out of the OpenAPI document like `/metrics`.
  */
 export function registerStatusEndpointsRoute(
@@ -17,6 +17,9 @@ export function registerStatusEndpointsRoute(
   jsonRoute(app, deps, {
     url: '/status/endpoints',
     schema: { hide: true },
-    handler: async () => JSON.stringify({ endpoints: endpoints() }),
+    handler: async () => {
+      const report = endpoints();
+      return JSON.stringify({ endpoints: report.endpoints, prepare_workers: report.prepare_workers });
+    },
   });
 }

@@ -3,6 +3,7 @@ import { AppError, type ErrorCode } from '../../shared/errors.js';
 import type { NodeMetrics, NodeMetricsSink } from '../../node/metrics.js';
 import type { RetryPolicy } from '../../node/retry.js';
 import type { AssetDelta } from '../collect/rich-list-bank.js';
+import type { NodeEndpointView } from '../../shared/node-endpoint.js';
 import type { PreparedBlock } from './block.js';
 
 /** What a prepare worker is started with (workerData): plain values only. */
@@ -55,6 +56,8 @@ export type WorkerMessage =
       failedAt?: number;
       metrics: MetricEvent[];
       taken: TakenBalanceChanges;
+      /** The worker's own pools as they stand (docs/api.md §4.11). */
+      endpoints: NodeEndpointView[];
     }
   | { kind: 'log'; line: string };
 

@@ -2,6 +2,7 @@ import { Worker } from 'node:worker_threads';
 import { AppError } from '../../shared/errors.js';
 import type { Logger } from '../../shared/logger.js';
 import type { NodeMetrics } from '../../node/metrics.js';
+import type { PrepareWorkerEndpoints } from '../../shared/node-endpoint.js';
 import { ChunkFailedAt } from '../fetch/window.js';
 import type { ChunkPreparer } from './chunk.js';
 import type { PreparedBlock } from './block.js';
@@ -38,6 +39,8 @@ export function createPrepareWorkers(ctx: {
   logger: Logger;
   nodeMetrics: NodeMetrics;
   onBalanceChanges?: ((taken: TakenBalanceChanges) => void) | undefined;
+  /** Told each worker's pools whenever one answers, and [] once they stop (docs/api.md §4.11). */
+  onEndpoints?: ((workers: PrepareWorkerEndpoints[]) => void) | undefined;
 }): ChunkPreparer {
   const pending = new Map<number, Pending>();
   const load = new Map<Worker, number>();
@@ -50,9 +53,12 @@ export function createPrepareWorkers(ctx: {
     for (const p of pending.values()) p.reject(err);
     pending.clear();
   };
+  const pools = new Map<Worker, PrepareWorkerEndpoints>();
   const onMessage = (worker: Worker, message: WorkerMessage) => {
     if (message.kind === 'log') return forwardLog(ctx.logger, message.line);
     replayNodeMetrics(message.metrics, ctx.nodeMetrics);
+    pools.get(worker)!.endpoints = message.endpoints;
+    ctx.onEndpoints?.([...pools.values()].map((p) => ({ ...p })));
     if (message.taken.length > 0) ctx.onBalanceChanges?.(message.taken);
     const p = pending.get(message.id);
     if (!p) return;
@@ -63,9 +69,10 @@ export function createPrepareWorkers(ctx: {
     if (message.failedAt === undefined) p.reject(reason);
     else p.reject(new ChunkFailedAt(message.failedAt, message.items, reason));
   };
-  const workers = Array.from({ length: ctx.count }, () => {
+  const workers = Array.from({ length: ctx.count }, (_, i) => {
     const worker = startWorker(ctx.config);
     load.set(worker, 0);
+    pools.set(worker, { worker: i + 1, endpoints: [] });
     worker.on('message', (m: WorkerMessage) => onMessage(worker, m));
     worker.on('error', (err) => failAll(workerFailed(err.message, err)));
     worker.on('exit', (code) => {
@@ -87,6 +94,7 @@ export function createPrepareWorkers(ctx: {
     },
     async close() {
       closing = true;
+      ctx.onEndpoints?.([]);
       failAll(new AppError('prepare_workers_stopped', 'prepare workers stopped'));
       await Promise.all(workers.map((w) => w.terminate()));
     },

@@ -9,7 +9,7 @@ import { pino } from 'pino';
 import { createCometClient, type CometClient } from '../../node/cometbft.js';
 import { createEvmClient } from '../../node/evm.js';
 import { createRestClient } from '../../node/rest.js';
-import { createTransport } from '../../node/transport.js';
+import { createTransport, type PooledTransport } from '../../node/transport.js';
 import { evmChainIdOf, PROBES } from '../../node/endpoint-probes.js';
 import type { Logger } from '../../shared/logger.js';
 import { createIngestNftCollector } from '../collect/nft-collector.js';
@@ -42,8 +42,9 @@ const logger: Logger = pino(
 const metrics: MetricEvent[] = [];
 let taken: TakenBalanceChanges = [];
 
-const transport = (name: keyof typeof PROBES, endpoints: string[]) =>
-  createTransport({
+const transports: PooledTransport[] = [];
+const transport = (name: keyof typeof PROBES, endpoints: string[]) => {
+  const opened = createTransport({
     name,
     endpoints,
     timeoutMs: config.requestTimeoutMs,
@@ -53,8 +54,12 @@ const transport = (name: keyof typeof PROBES, endpoints: string[]) =>
     chainId: name === 'jsonrpc' ? evmChainIdOf(config.chainId) : config.chainId,
     logger,
   });
-const rest = createRestClient(transport('rest', config.endpoints.rest));
+  transports.push(opened);
+  return opened;
+};
+// Opened in the main thread's order (RPC, REST, JSON-RPC): /status/endpoints lists them so.
 const comet = withBalanceChanges(createCometClient(transport('rpc', config.endpoints.rpc)));
+const rest = createRestClient(transport('rest', config.endpoints.rest));
 const evm = config.vm === 'evm' ? createEvmClient(transport('jsonrpc', config.endpoints.jsonRpc)) : undefined;
 // Never aborted: stopping a worker terminates it, which ends its look-ups too.
 const never = new AbortController().signal;
@@ -104,7 +109,14 @@ function reply(
   id: number,
   answer: Pick<Extract<WorkerMessage, { kind: 'chunk' }>, 'items' | 'error' | 'failedAt'>,
 ) {
-  const message: WorkerMessage = { kind: 'chunk', id, ...answer, metrics: metrics.splice(0), taken };
+  const message: WorkerMessage = {
+    kind: 'chunk',
+    id,
+    ...answer,
+    metrics: metrics.splice(0),
+    taken,
+    endpoints: transports.flatMap((t) => t.endpoints()),
+  };
   taken = [];
   post(message);
 }

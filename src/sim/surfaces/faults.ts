@@ -63,6 +63,9 @@ export function parseFaults(spec: string | undefined): FaultSpec {
 
 export type Surface = 'rpc' | 'rest' | 'jsonrpc';
 
+/** How RPC (and the REST block routes) and REST state routes refuse a height below the lowest. */
+const REFUSALS = ['is not available, lowest height is', 'Version has either been pruned'];
+
 /**
  * Draws faults per request from a counter-driven hash, so a run with the same request order
  * sees the same faults. Every fault it serves is counted in `log()`, so a test can tell that a
@@ -83,6 +86,7 @@ export function createFaultInjector(spec: FaultSpec, seed: number) {
     delayed: 0,
     served: { rpc: 0, rest: 0, jsonrpc: 0 },
     unavailable: 0,
+    refused: { rpc: 0, rest: 0, jsonrpc: 0 },
   };
   const drawKind = (): keyof FaultCounts | undefined => {
     if (draw(1) < spec.reset) return 'reset';
@@ -101,10 +105,21 @@ export function createFaultInjector(spec: FaultSpec, seed: number) {
       log[surface][kind]++;
       return faultAnswer(kind, surface);
     },
-    /** Counts an answer a surface served, and whether it refused a height below the lowest. */
+    /**
+     * Counts an answer a surface served, and whether it refused a height below the lowest
+     * (CometBFT's and the SDK's words; JSON-RPC counts each refused call itself).
+     */
     served(surface: Surface, body: string | Buffer): void {
       log.served[surface]++;
-      if (body.includes('is not available, lowest height is')) log.unavailable++;
+      if (surface !== 'jsonrpc' && REFUSALS.some((words) => body.includes(words))) {
+        log.unavailable++;
+        log.refused[surface]++;
+      }
+    },
+    /** A JSON-RPC call refused for a height below the lowest (a null block, pruned state). */
+    refusedBelowLowest(): void {
+      log.unavailable++;
+      log.refused.jsonrpc++;
     },
     /** Whether this answer is delayed by the latency setting (counted when it is). */
     delays(): boolean {

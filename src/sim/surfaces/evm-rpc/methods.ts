@@ -16,6 +16,7 @@ import {
 } from '../../chain/nft-lifecycle.js';
 import type { PlannedTx } from '../../chain/plan.js';
 import { buildView, type EthView } from './block-view.js';
+import { lowestState, prunedState } from '../rest/state.js';
 
 /** EVM JSON-RPC (minievm shapes) over the generated chain. Results are raw JSON text. */
 export interface EvmRpcContext {
@@ -28,6 +29,8 @@ export interface EvmRpcContext {
   holderHex(h: number): string;
   head(): number;
   base(): number;
+  /** Counts a call refused for a height below the lowest (the fault log's `unavailable`). */
+  refused?(): void;
   lastTxAt(height: number): number;
   recentHeights(): number[];
   /** Height of a Cosmos tx (upper-case hex) the simulator has generated, if any. */
@@ -96,21 +99,42 @@ function chainMethod(ctx: EvmRpcContext, method: string): Outcome | undefined {
   }
 }
 
+/**
+ * A height below the node's lowest (docs/node-data.md §5.3): a block it no longer keeps is `null`
+ * (geth's answer for a block it does not have), state it pruned the SDK's error as minievm passes
+ * it on (`eth_call`, and a trace, which replays the block on its parent's state). State is kept
+ * from the block before the lowest (`lowestState`).
+ */
+function belowLowest(ctx: EvmRpcContext, h: number, answer: () => Outcome): Outcome | undefined {
+  if (h >= ctx.base()) return undefined;
+  ctx.refused?.();
+  return answer();
+}
+function stateBelowLowest(ctx: EvmRpcContext, h: number): Outcome | undefined {
+  if (h >= lowestState(ctx.base())) return undefined;
+  ctx.refused?.();
+  return rpcError(-32000, `${prunedState(h, ctx.head())}: not found`);
+}
+
 /** The methods that read a block by tag. */
 function blockMethod(ctx: EvmRpcContext, view: ViewOf, method: string, p: unknown[]): Outcome | undefined {
   switch (method) {
     case 'eth_getBlockByNumber': {
       const h = resolveBlockTag(ctx, p[0]);
-      return h === undefined ? raw('null') : raw(blockJson(ctx, view(h), h, p[1] === true));
+      if (h === undefined) return raw('null');
+      return belowLowest(ctx, h, () => raw('null')) ?? raw(blockJson(ctx, view(h), h, p[1] === true));
     }
     case 'eth_getBlockReceipts': {
       const h = resolveBlockTag(ctx, p[0]);
-      return h === undefined ? raw('null') : raw(`[${view(h).receipts.join(',')}]`);
+      if (h === undefined) return raw('null');
+      return belowLowest(ctx, h, () => raw('null')) ?? raw(`[${view(h).receipts.join(',')}]`);
     }
     case 'debug_traceBlockByNumber': {
       const h = resolveBlockTag(ctx, p[0]);
       if (h === undefined) return rpcError(-32000, `block ${String(p[0])} not found`);
       if (h < 2) return rpcError(-32000, 'genesis is not traceable');
+      const pruned = stateBelowLowest(ctx, h - 1);
+      if (pruned) return pruned;
       return ok(
         view(h)
           .traces.filter((t) => t !== undefined)
@@ -174,6 +198,8 @@ export function createEvmRpc(ctx: EvmRpcContext): (method: string, params: unkno
 /** `eth_call`: read-only calls the indexer makes (ERC20 balances, ERC721 metadata). */
 export function ethCall(ctx: EvmRpcContext, callArg: unknown, height: number | undefined): Outcome {
   if (height === undefined) return rpcError(-32000, 'header not found');
+  const pruned = stateBelowLowest(ctx, height);
+  if (pruned) return pruned;
   const call = (callArg ?? {}) as { to?: string; data?: string; input?: string };
   const answer = contractCall(
     ctx,

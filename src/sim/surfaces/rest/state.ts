@@ -12,6 +12,8 @@ export interface StateContext {
   accounts: SimAccount[];
   schedule: Schedule;
   head(): number;
+  /** The lowest height whose state the node keeps (docs/node-data.md §5.3). */
+  base?(): number;
   denoms: string[];
   /** The single opchild validator (proposer). */
   validator: { addressHex: string; pubKeyB64: string };
@@ -30,9 +32,13 @@ const MODULES = ['fee_collector', 'opchild', 'nft-transfer', 'transfer'];
 
 /**
  * The height a state query reads: the `x-cosmos-block-height` header when present (validated
- * as the SDK does), else the head.
+ * as the SDK does), else the head. A height below the node's lowest is refused as an SDK 0.50 node
+ * refuses state it pruned (docs/node-data.md §5.3).
  */
-export function queryHeight(ctx: { head(): number }, req: SimHttpRequest): number | RestAnswer {
+export function queryHeight(
+  ctx: { head(): number; base?(): number },
+  req: SimHttpRequest,
+): number | RestAnswer {
   const header = req.headers['x-cosmos-block-height'];
   if (header === undefined || header === '' || header === '0') return ctx.head();
   if (!/^\d+$/.test(header)) return grpcError(400, 3, `invalid height header "${header}"`);
@@ -44,7 +50,26 @@ export function queryHeight(ctx: { head(): number }, req: SimHttpRequest): numbe
       'cannot query with height in the future; please provide a valid height: invalid height',
     );
   }
+  if (ctx.base && h < lowestState(ctx.base()))
+    return grpcError(500, 2, `codespace sdk code 38: not found: ${prunedState(h, ctx.head())}`);
   return h;
+}
+
+/**
+ * The lowest height whose state a node keeps when its lowest block is `base`: the state that block
+ * executes on (a state-synced node's snapshot), so its first block can still be traced.
+ */
+export const lowestState = (base: number): number => Math.max(1, base - 1);
+
+/**
+ * The SDK's words for state at a height it no longer keeps (baseapp's CreateQueryContext over an
+ * IAVL store): the REST gateway and minievm's JSON-RPC both pass them on.
+ */
+export function prunedState(height: number, head: number): string {
+  return (
+    `failed to load state at height ${height}; version mismatch on immutable IAVL tree; version does not exist. ` +
+    `Version has either been pruned, or is for a future block height (latest height: ${head})`
+  );
 }
 
 function accountOf(ctx: StateContext, text: string): SimAccount | undefined {

@@ -27,6 +27,8 @@ export interface EvmVmDeps extends VmDeps {
   feeCollectorHex: string;
   chain(): Chain;
   base(): number;
+  /** Counts a JSON-RPC call refused for a height below the lowest. */
+  refused?(): void;
 }
 
 /** Heights of the txs generated so far, by Ethereum and by Cosmos hash (recent blocks searched else). */
@@ -117,6 +119,7 @@ function rpcContext(
     holderHex,
     head: deps.head,
     base: deps.base,
+    ...(deps.refused ? { refused: deps.refused } : {}),
     lastTxAt: deps.lastTxAt,
     findCosmos: indexes.findCosmos,
     recentHeights: deps.recentHeights,

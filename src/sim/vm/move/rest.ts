@@ -39,6 +39,8 @@ export interface MoveRestContext {
   accounts: SimAccount[];
   denoms: string[];
   head(): number;
+  /** The lowest height whose state the node keeps. */
+  base?(): number;
   /** Last global tx index included at `height`. */
   lastTxAt(height: number): number;
 }

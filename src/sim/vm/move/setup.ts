@@ -58,6 +58,7 @@ export function createMoveVm(deps: VmDeps): VmSetup {
       accounts: ctx.accounts,
       denoms: [ctx.feeDenom, ...ctx.denoms],
       head: deps.head,
+      ...(deps.state.base ? { base: deps.state.base } : {}),
       lastTxAt: deps.lastTxAt,
     }),
   };
