@@ -1,0 +1,33 @@
+-- A version of the NFT tables an API process checks before it serves an NFT page it holds in
+-- memory (docs/api.md §1.9.1). Token and collection rows change in place (a transfer moves the
+-- owner, a URI update rewrites the token, a burn deletes it, a re-mint puts it back, an IBC
+-- receipt sets a collection's origin name, every mint and burn moves nft_count), so a held page is
+-- right only while none of these tables has changed since it was read.
+--
+-- Every statement that writes nft, nft_collection or nft_holding bumps `version` in its own
+-- transaction (statement triggers, so each writer — ingest, a reindex, a data migration, a bulk
+-- load — is covered without knowing of it). A reader that sees version V sees exactly the
+-- committed writes up to V: the row is updated, never a sequence, so the bump commits with the
+-- rows it describes.
+CREATE TABLE nft_version (
+  singleton boolean PRIMARY KEY DEFAULT true CHECK (singleton),
+  version   bigint NOT NULL
+);
+INSERT INTO nft_version (version) VALUES (0);
+COMMENT ON TABLE nft_version IS 'One row: bumped in the same transaction by every statement writing nft, nft_collection or nft_holding (triggers below); the API''s NFT page memory is valid only while it is unchanged.';
+
+CREATE FUNCTION ri_nft_version_bump() RETURNS trigger
+  LANGUAGE plpgsql
+  AS $$
+    BEGIN
+      UPDATE nft_version SET version = version + 1;
+      RETURN NULL;
+    END
+  $$;
+
+CREATE TRIGGER nft_version_bump AFTER INSERT OR UPDATE OR DELETE OR TRUNCATE ON nft
+  FOR EACH STATEMENT EXECUTE FUNCTION ri_nft_version_bump();
+CREATE TRIGGER nft_version_bump AFTER INSERT OR UPDATE OR DELETE OR TRUNCATE ON nft_collection
+  FOR EACH STATEMENT EXECUTE FUNCTION ri_nft_version_bump();
+CREATE TRIGGER nft_version_bump AFTER INSERT OR UPDATE OR DELETE OR TRUNCATE ON nft_holding
+  FOR EACH STATEMENT EXECUTE FUNCTION ri_nft_version_bump();
