@@ -220,4 +220,22 @@ describe('row cache', () => {
     clock.ms = 1000;
     expect((await cache.versioned('/page', 'v1', read('new store'))).toString()).toBe('new store');
   });
+
+  it('shares one read of a changing value among callers of the same version, never across versions', async () => {
+    const { cache } = setup();
+    let reads = 0;
+    let release: () => void = () => undefined;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    const slow = (body: string) => async () => {
+      reads += 1;
+      await gate;
+      return { body: Buffer.from(body), keep: true };
+    };
+    const same = [1, 2, 3].map(() => cache.versioned('/page', 'v1', slow('at v1')));
+    const newer = cache.versioned('/page', 'v2', slow('at v2'));
+    release();
+    expect((await Promise.all(same)).map(String)).toEqual(['at v1', 'at v1', 'at v1']);
+    expect(String(await newer)).toBe('at v2');
+    expect(reads).toBe(2);
+  });
 });

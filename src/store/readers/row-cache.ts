@@ -84,11 +84,14 @@ export function createRowCache(options: {
   let generation = 0;
   /** The watch's epoch the held rows were read under. */
   let filledEpoch: number | undefined;
+  /** Changing values being read now, by key, with the version each read is for. */
+  const reading = new Map<string, { version: string; body: Promise<Buffer> }>();
 
   /** Forgets every row, and every fetch still running (it may have read the old store). */
   const drop = () => {
     if (rowsOf.bytes() > 0) options.observer?.dropped();
     rowsOf.clear();
+    reading.clear();
     generation += 1;
   };
 
@@ -130,11 +133,24 @@ export function createRowCache(options: {
         return held.body;
       }
       options.observer?.looked('nft_page', 0, 1);
+      // Callers that read the same version share one read: it began after that version was
+      // read, so it shows every commit the version does (docs/api.md §1.9.1). After a write moves
+      // the version, the concurrent requests for a page make one database read, not one each.
+      const running = reading.get(key);
+      if (running !== undefined && running.version === version) return running.body;
       const fillGeneration = generation;
-      const { body, keep } = await fetch();
-      if (keep && generation === fillGeneration && seenBefore(key)) {
-        rowsOf.put(key, { version, body: ownedCopy(body) });
-      }
+      const body = fetch().then(({ body, keep }) => {
+        if (keep && generation === fillGeneration && seenBefore(key)) {
+          rowsOf.put(key, { version, body: ownedCopy(body) });
+        }
+        return body;
+      });
+      const entry = { version, body };
+      reading.set(key, entry);
+      const done = () => {
+        if (reading.get(key) === entry) reading.delete(key);
+      };
+      body.then(done, done);
       return body;
     },
     bytes: () => rowsOf.bytes(),
