@@ -3,11 +3,20 @@
  * cache off) on PostgreSQL, JSON results on stdout.
  *
  *   npm run bench:nft-api -- [--admin-url postgres://…/postgres] [--reseed] [--duration 10] [--connections 50]
+ *                            [--nft-writes-per-second 10]
  *
  * The dataset is written by SQL straight into the real schema (migrations/*.sql), not ingested:
  * one owner with 100,000 NFTs across 50 collections (2,000 each), 10,000 collections in all
- * (for /collections/by_name), and one token with a 300-tx history. Database ri_bench_nft is
- * created once and reused (--reseed rebuilds it).
+ * (for /collections/by_name), and one token with a 300-tx history: its tx_nfts edges, and (the
+ * chain is Move, where a token's history is its object's account history, docs/api.md §0.10) the
+ * object's account with the same 300 tx_accounts edges. Database ri_bench_nft is created once and
+ * reused (--reseed rebuilds it); the object's edges are added to a database seeded without them.
+ *
+ * The API holds NFT answers while the NFT tables are unchanged (docs/api.md §1.9.1); on this
+ * static dataset every page after the first is a hit. `--nft-writes-per-second N` commits N NFT
+ * writes a second during the runs (a transfer of a token outside every measured page, to another
+ * owner and back), as a busy chain's blocks would: each moves the tables' version, so every page
+ * is read from the database again after it.
  */
 import { cpus, loadavg } from 'node:os';
 import { parseArgs } from 'node:util';
@@ -24,6 +33,7 @@ const { values: args } = parseArgs({
     connections: { type: 'string', default: '50' },
     port: { type: 'string', default: '18090' },
     routes: { type: 'string' },
+    'nft-writes-per-second': { type: 'string', default: '0' },
   },
 });
 const log = (message: string) => process.stderr.write(`[bench:nft-api] ${message}\n`);
@@ -77,6 +87,61 @@ async function seed(db: Db): Promise<void> {
     'ANALYZE',
   ];
   for (const sql of statements) await db.query(sql);
+}
+
+/**
+ * The Move history of token 1: its object address as an account (32 bytes: an md5 address has no
+ * 12 leading zero bytes to drop, docs/api.md §2.6) named by the 300 txs. Idempotent.
+ */
+async function seedObjectHistory(url: string): Promise<void> {
+  const db = createPostgresDb({ url, maxConnections: 1 });
+  try {
+    const statements = [
+      `INSERT INTO account_dict (account) SELECT object_addr FROM nft WHERE nft_id = 1 ON CONFLICT DO NOTHING`,
+      `INSERT INTO tx_accounts (account_id, sequence, signer)
+         SELECT d.id, s, false FROM account_dict d JOIN nft n ON n.object_addr = d.account AND n.nft_id = 1,
+                generate_series(1, ${HISTORY_TXS}) s
+         ON CONFLICT DO NOTHING`,
+      `INSERT INTO tx_account_counts (account_id, txs, signed)
+         SELECT account_id, count(*), 0 FROM tx_accounts
+          WHERE account_id = (SELECT d.id FROM account_dict d JOIN nft n ON n.object_addr = d.account AND n.nft_id = 1)
+          GROUP BY account_id
+         ON CONFLICT (account_id) DO UPDATE SET txs = EXCLUDED.txs`,
+    ];
+    for (const sql of statements) await db.query(sql);
+  } finally {
+    await db.close();
+  }
+}
+
+/**
+ * NFT writes at a steady rate until stopped: the last token of the last owned collection moves
+ * between owners 1 and 2 (a real change of a live row; the measured pages never show it: it is
+ * past their first 100 rows and owner 2 is not measured). Returns the stop function.
+ */
+function startNftWrites(url: string, perSecond: number): () => Promise<number> {
+  if (perSecond <= 0) return async () => 0;
+  const db = createPostgresDb({ url, maxConnections: 1 });
+  let writes = 0;
+  let writing: Promise<unknown> = Promise.resolve();
+  const timer = setInterval(() => {
+    writing = writing.then(() =>
+      db
+        .query(
+          `UPDATE nft SET owner_id = 3 - owner_id
+            WHERE nft_id = (SELECT max(nft_id) FROM nft WHERE owner_id IN (1, 2))`,
+        )
+        .then(() => (writes += 1)),
+    );
+  }, 1000 / perSecond);
+  return async () => {
+    clearInterval(timer);
+    await writing;
+    // Leave the dataset as seeded.
+    await db.query('UPDATE nft SET owner_id = 1 WHERE owner_id = 2');
+    await db.close();
+    return writes;
+  };
 }
 
 interface Fixtures {
@@ -144,6 +209,7 @@ function routes(f: Fixtures): RouteSpec[] {
 
 async function main(): Promise<void> {
   const url = await prepareDatabase();
+  await seedObjectHistory(url);
   const fixtures = await loadFixtures(url);
   const seconds = Number(args.duration);
   const connections = Number(args.connections);
@@ -151,6 +217,8 @@ async function main(): Promise<void> {
   const only = args.routes?.split(',');
   const specs = routes(fixtures).filter((r) => !only || only.includes(r.name));
   const loadBefore = loadavg()[0] ?? 0;
+  const writesPerSecond = Number(args['nft-writes-per-second']);
+  const stopWrites = startNftWrites(url, writesPerSecond);
   // The ceiling is taken at the size of a 100-token page, the pages the target is about.
   const { results, ceiling } = await runRoutes(url, specs, {
     port,
@@ -159,6 +227,7 @@ async function main(): Promise<void> {
     log,
     ceilingRoute: 'tokens_by_account_first_page',
   });
+  const nftWrites = await stopWrites();
   const byName = (name: string) => results.find((r) => r.route === name);
   const first = byName('tokens_by_account_first_page');
   const deep = byName('tokens_by_account_500_pages_deep');
@@ -173,7 +242,14 @@ async function main(): Promise<void> {
       ownerCollections: OWNED_COLLECTIONS,
       historyTxs: HISTORY_TXS,
     },
-    settings: { connections, durationSeconds: seconds, warmupSeconds: WARMUP_SECONDS, cache: 'off' },
+    settings: {
+      connections,
+      durationSeconds: seconds,
+      warmupSeconds: WARMUP_SECONDS,
+      cache: 'off',
+      nftWritesPerSecond: writesPerSecond,
+      nftWrites,
+    },
     // Client, API and PostgreSQL share these cores (and with anything else running).
     machine: { cpus: cpus().length, loadAvg1mBefore: loadBefore, loadAvg1mAfter: loadavg()[0] ?? 0 },
     results,

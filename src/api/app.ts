@@ -20,6 +20,7 @@ import { createEvmTxReader } from '../store/readers/evm-txs.js';
 import { createEvmInternalTxReader } from '../store/readers/evm-internal-txs.js';
 import { createRichListReader } from '../store/readers/rich-list.js';
 import { createRowCache, type RowCache } from '../store/readers/row-cache.js';
+import { createNftPages } from '../store/readers/nft-pages.js';
 import {
   createStoreWatch,
   readStoreIdentity,
@@ -271,6 +272,7 @@ function createRouteDeps(ctx: ApiContext, db: Db, refused: ReturnType<typeof ref
       health: createHealthReader(readerContext),
       nftCollections: createNftCollectionReader(readerContext),
       nftTokens: createNftTokenReader(readerContext),
+      nftPages: createNftPages(db, readerContext.rowCache),
     },
   };
 }

@@ -14,6 +14,7 @@ import type { RichListReader } from '../../store/readers/rich-list.js';
 import type { HealthReader } from '../../store/readers/health.js';
 import type { NftCollectionReader } from '../../store/readers/nft-collections.js';
 import type { NftTokenReader } from '../../store/readers/nft-tokens.js';
+import type { NftPages } from '../../store/readers/nft-pages.js';
 import type { TxReader } from '../../store/readers/txs.js';
 import type { BodyPool } from '../body-pool.js';
 import type { ResponseCache } from '../cache.js';
@@ -37,6 +38,8 @@ export interface RouteDeps {
     health: HealthReader;
     nftCollections: NftCollectionReader;
     nftTokens: NftTokenReader;
+    /** NFT answers held while the NFT tables' version is unchanged. */
+    nftPages: NftPages;
   };
 }
 

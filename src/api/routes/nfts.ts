@@ -1,5 +1,5 @@
 import type { Static } from '@sinclair/typebox';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { accountBytesFromString } from '../../shared/address.js';
 import { nftNameKey } from '../../shared/nft-name.js';
 import { NotFoundError } from '../../shared/errors.js';
@@ -7,6 +7,7 @@ import { parsePagination, planKeyset, type PageRequest } from '../pagination.js'
 import { EMPTY_PAGE } from '../../store/readers/context.js';
 import type { CollectionPage, CollectionPlan } from '../../store/readers/nft-collections.js';
 import type { TokenFilter, TokenPlan } from '../../store/readers/nft-tokens.js';
+import type { NftAnswerKind } from '../../store/readers/nft-pages.js';
 import { renderCollection } from '../../wire/nft-collection.js';
 import { renderToken } from '../../wire/nft-token.js';
 import { collectionCursor, nftPagination, tokenCursor } from '../nft-render.js';
@@ -18,7 +19,7 @@ import {
   parseNftOrderBy,
   type NftOrderBy,
 } from '../params.js';
-import { renderList } from '../render.js';
+import { joinJson, renderList, type JsonList } from '../render.js';
 import {
   AccountParams,
   CollectionAddrParams,
@@ -135,8 +136,26 @@ function nftRouteContext(deps: RouteDeps) {
       nftPagination(page, { hasMore: false, total: '0', lastCursor: undefined }, { maxOffset }),
     );
 
+  /**
+   * The answer to this URL from the NFT page memory while the tables it reads are unchanged since
+   * it was read (docs/api.md §1.9.1), else `produce`'s: `tokens` answers read only the NFT tables
+   * and immutable rows; a token's tx `history` grows with every block batch too.
+   */
+  const held = (
+    request: FastifyRequest,
+    produce: () => Promise<string | JsonList>,
+    kind: NftAnswerKind = 'tokens',
+  ) =>
+    deps.readers.nftPages.page(request.url, kind, async () => {
+      const answer = await produce();
+      if (typeof answer === 'string') return { body: Buffer.from(answer, 'utf8'), keep: true };
+      // Memory of its own (never the body pool's), and not kept when its count timed out.
+      return { body: joinJson(answer, Buffer.allocUnsafeSlow), keep: !countTimedOut(answer) };
+    });
+
   return {
     ...deps.readers,
+    held,
     prefix,
     accountText,
     onMove,
@@ -150,8 +169,11 @@ function nftRouteContext(deps: RouteDeps) {
 
 const tags = ['NFT'];
 
+/** A page whose `pagination.total` is "-1" (its count timed out): a later read may count it. */
+const countTimedOut = (list: JsonList) => list.tail.endsWith(',"total":"-1"}}');
+
 function registerCollectionRoutes(app: FastifyInstance, deps: RouteDeps, ctx: NftRouteContext): void {
-  const { nftCollections, dicts, prefix, accountText, collectionsResponse, renderCollections } = ctx;
+  const { nftCollections, dicts, prefix, accountText, collectionsResponse, renderCollections, held } = ctx;
   jsonRoute(app, deps, {
     url: '/indexer/nft/v1/collections',
     ttlSeconds: 1,
@@ -161,9 +183,11 @@ function registerCollectionRoutes(app: FastifyInstance, deps: RouteDeps, ctx: Nf
       querystring: PaginationQuery,
       response: collectionsResponse,
     },
-    async handler({ query }) {
+    async handler({ query, request }) {
       const page = parsePagination(query, 'offset');
-      return renderCollections(page, await nftCollections.list(planCollections(page), page.countTotal));
+      return held(request, async () =>
+        renderCollections(page, await nftCollections.list(planCollections(page), page.countTotal)),
+      );
     },
   });
 
@@ -177,15 +201,17 @@ function registerCollectionRoutes(app: FastifyInstance, deps: RouteDeps, ctx: Nf
       querystring: PaginationQuery,
       response: collectionsResponse,
     },
-    async handler({ query, params }) {
+    async handler({ query, params, request }) {
       const account = parseAccount(params.account, prefix);
       const page = parsePagination(query, 'offset');
-      const ownerId = await dicts.accountId(account);
-      const result =
-        ownerId === undefined
-          ? { rows: [], hasMore: false, total: '0' }
-          : await nftCollections.byAccount(planCollections(page), ownerId, page.countTotal);
-      return renderCollections(page, result);
+      return held(request, async () => {
+        const ownerId = await dicts.accountId(account);
+        const result =
+          ownerId === undefined
+            ? { rows: [], hasMore: false, total: '0' }
+            : await nftCollections.byAccount(planCollections(page), ownerId, page.countTotal);
+        return renderCollections(page, result);
+      });
     },
   });
 
@@ -199,13 +225,15 @@ function registerCollectionRoutes(app: FastifyInstance, deps: RouteDeps, ctx: Nf
       querystring: PaginationQuery,
       response: collectionsResponse,
     },
-    async handler({ query, params }) {
+    async handler({ query, params, request }) {
       const page = parsePagination(query, 'offset');
       // Percent-decoded, unlike the reference, so a name Celatone sends through encodeURI finds its
       // collection (docs/api.md §0.11).
       const nameKey = nftNameKey(decodePathSegment(params.name, 'name'));
       const plan = { limit: page.limit, offset: page.offset, desc: page.reverse };
-      return renderCollections(page, await nftCollections.byName(plan, nameKey), true);
+      return held(request, async () =>
+        renderCollections(page, await nftCollections.byName(plan, nameKey), true),
+      );
     },
   });
 
@@ -218,17 +246,19 @@ function registerCollectionRoutes(app: FastifyInstance, deps: RouteDeps, ctx: Nf
       params: CollectionAddrParams,
       response: { 200: ref('nft.CollectionResponse'), ...errorResponses },
     },
-    async handler({ params }) {
+    async handler({ params, request }) {
       const addr = parseCollectionAddr(params.collection_addr, prefix);
-      const row = await nftCollections.byAddr(addr);
-      if (!row) throw new NotFoundError('collection_not_found', 'nft collection not found');
-      return `{"collection":${renderCollection(row, accountText)}}`;
+      return held(request, async () => {
+        const row = await nftCollections.byAddr(addr);
+        if (!row) throw new NotFoundError('collection_not_found', 'nft collection not found');
+        return `{"collection":${renderCollection(row, accountText)}}`;
+      });
     },
   });
 }
 
 function registerTokenRoutes(app: FastifyInstance, deps: RouteDeps, ctx: NftRouteContext): void {
-  const { dicts, prefix, tokensResponse, renderTokens, emptyTokens } = ctx;
+  const { dicts, prefix, tokensResponse, renderTokens, emptyTokens, held } = ctx;
   jsonRoute(app, deps, {
     url: '/indexer/nft/v1/tokens/by_account/:account',
     ttlSeconds: 1,
@@ -239,7 +269,7 @@ function registerTokenRoutes(app: FastifyInstance, deps: RouteDeps, ctx: NftRout
       querystring: TokensByAccountQuery,
       response: tokensResponse,
     },
-    async handler({ query, params }) {
+    async handler({ query, params, request }) {
       const account = parseAccount(params.account, prefix);
       const collection = query.collection_addr
         ? parseCollectionAddr(query.collection_addr, prefix)
@@ -247,12 +277,14 @@ function registerTokenRoutes(app: FastifyInstance, deps: RouteDeps, ctx: NftRout
       const tokenId = query.token_id ? query.token_id : undefined;
       const page = parsePagination(query, 'offset');
       parseNftOrderBy(query.order_by);
-      const ownerId = await dicts.accountId(account);
-      if (ownerId === undefined) return emptyTokens(page);
-      return renderTokens(query, page, {
-        ownerId,
-        ...(collection ? { collection } : {}),
-        ...(tokenId !== undefined ? { tokenId } : {}),
+      return held(request, async () => {
+        const ownerId = await dicts.accountId(account);
+        if (ownerId === undefined) return emptyTokens(page);
+        return renderTokens(query, page, {
+          ownerId,
+          ...(collection ? { collection } : {}),
+          ...(tokenId !== undefined ? { tokenId } : {}),
+        });
       });
     },
   });
@@ -267,17 +299,19 @@ function registerTokenRoutes(app: FastifyInstance, deps: RouteDeps, ctx: NftRout
       querystring: TokensByCollectionQuery,
       response: tokensResponse,
     },
-    async handler({ query, params }) {
+    async handler({ query, params, request }) {
       const collection = parseCollectionAddr(params.collection_addr, prefix);
       const tokenId = query.token_id ? query.token_id : undefined;
       const page = parsePagination(query, 'offset');
-      return renderTokens(query, page, { collection, ...(tokenId !== undefined ? { tokenId } : {}) });
+      return held(request, async () =>
+        renderTokens(query, page, { collection, ...(tokenId !== undefined ? { tokenId } : {}) }),
+      );
     },
   });
 }
 
 function registerNftTxRoute(app: FastifyInstance, deps: RouteDeps, ctx: NftRouteContext): void {
-  const { nftTokens, dicts, txs, prefix, onMove } = ctx;
+  const { prefix, held } = ctx;
   jsonRoute(app, deps, {
     url: '/indexer/nft/v1/txs/:collection_addr/:token_id',
     ttlSeconds: 1,
@@ -289,25 +323,36 @@ function registerNftTxRoute(app: FastifyInstance, deps: RouteDeps, ctx: NftRoute
       querystring: PaginationQuery,
       response: { 200: ref('tx.TxsResponse'), ...errorResponses },
     },
-    async handler({ query, params }) {
+    async handler({ query, params, request }) {
       const collection = parseCollectionAddr(params.collection_addr, prefix);
       const page = parsePagination(query, 'sequence');
-      // The raw path segment, not percent-decoded (docs/api.md §1.2).
-      const token = await nftTokens.liveToken(collection, params.token_id);
-      if (token === undefined) return renderTxPage(page, EMPTY_PAGE);
-      const plan = planKeyset(page, 'sequence');
-      if (!onMove) return renderTxPage(page, await nftTokens.txs(plan, token.nftId, page.countTotal));
-      // docs/api.md §0.10: on Move the history is the object's account history, so marketplace
-      // listings and offers that name the object without moving it belong to it too.
-      const objectId = token.objectAddr && (await dicts.accountId(objectAccountBytes(token.objectAddr)));
-      if (!objectId) return renderTxPage(page, EMPTY_PAGE);
-      const options = {
-        accountId: objectId,
-        signerOnly: false,
-        msgTypeIds: undefined,
-        countTotal: page.countTotal,
-      };
-      return renderTxPage(page, await txs.byAccount(plan, options));
+      return held(request, () => nftTxPage(ctx, page, collection, params.token_id), 'history');
     },
   });
+}
+
+/** A token's tx page: its tx_nfts edges, or on Move its object's account history. */
+async function nftTxPage(
+  ctx: NftRouteContext,
+  page: PageRequest,
+  collection: Uint8Array,
+  rawTokenId: string,
+): Promise<JsonList> {
+  const { nftTokens, dicts, txs, onMove } = ctx;
+  // The raw path segment, not percent-decoded (docs/api.md §1.2).
+  const token = await nftTokens.liveToken(collection, rawTokenId);
+  if (token === undefined) return renderTxPage(page, EMPTY_PAGE);
+  const plan = planKeyset(page, 'sequence');
+  if (!onMove) return renderTxPage(page, await nftTokens.txs(plan, token.nftId, page.countTotal));
+  // docs/api.md §0.10: on Move the history is the object's account history, so marketplace
+  // listings and offers that name the object without moving it belong to it too.
+  const objectId = token.objectAddr && (await dicts.accountId(objectAccountBytes(token.objectAddr)));
+  if (!objectId) return renderTxPage(page, EMPTY_PAGE);
+  const options = {
+    accountId: objectId,
+    signerOnly: false,
+    msgTypeIds: undefined,
+    countTotal: page.countTotal,
+  };
+  return renderTxPage(page, await txs.byAccount(plan, options));
 }

@@ -184,4 +184,58 @@ describe('row cache', () => {
     expect(failure).toBeInstanceOf(AppError);
     expect(failure).toMatchObject({ code: 'db_rows_changed', retryable: true });
   });
+
+  it('serves a changing value only under the version it was read under, from its second read', async () => {
+    const { cache, seen } = setup();
+    const reads: string[] = [];
+    const fetchAt =
+      (body: string, keep = true) =>
+      async () => {
+        reads.push(body);
+        return { body: Buffer.from(body), keep };
+      };
+    const at = async (version: string, body: string, keep = true) =>
+      (await cache.versioned('/page', version, fetchAt(body, keep))).toString();
+    expect(await at('v1', 'a')).toBe('a');
+    expect(await at('v1', 'a')).toBe('a'); // second read: held
+    expect(await at('v1', 'never read')).toBe('a');
+    // The tables moved: the held value is not served, the new one is held in its place.
+    expect(await at('v2', 'b')).toBe('b');
+    expect(await at('v2', 'never read')).toBe('b');
+    expect(await at('v1', 'c')).toBe('c'); // an older version is no better
+    expect(reads).toEqual(['a', 'a', 'b', 'c']);
+    expect(seen).toMatchObject({ hits: 2, misses: 4 });
+    // A value its reader says not to keep (a timed-out count) is read every time.
+    expect(await at('v3', 'x', false)).toBe('x');
+    expect(await at('v3', 'y', false)).toBe('y');
+    expect(await at('v3', 'z')).toBe('z');
+  });
+
+  it('drops changing values with the rows when the store identity changes', async () => {
+    const { cache, store, clock } = setup();
+    const read = (body: string) => async () => ({ body: Buffer.from(body), keep: true });
+    await cache.versioned('/page', 'v1', read('old store'));
+    await cache.versioned('/page', 'v1', read('old store'));
+    store.identity = { key: 'chain-b', height: 1 };
+    clock.ms = 1000;
+    expect((await cache.versioned('/page', 'v1', read('new store'))).toString()).toBe('new store');
+  });
+
+  it('shares one read of a changing value among callers of the same version, never across versions', async () => {
+    const { cache } = setup();
+    let reads = 0;
+    let release: () => void = () => undefined;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    const slow = (body: string) => async () => {
+      reads += 1;
+      await gate;
+      return { body: Buffer.from(body), keep: true };
+    };
+    const same = [1, 2, 3].map(() => cache.versioned('/page', 'v1', slow('at v1')));
+    const newer = cache.versioned('/page', 'v2', slow('at v2'));
+    release();
+    expect((await Promise.all(same)).map(String)).toEqual(['at v1', 'at v1', 'at v1']);
+    expect(String(await newer)).toBe('at v2');
+    expect(reads).toBe(2);
+  });
 });

@@ -18,12 +18,19 @@ import type { StoreWatch } from './store-watch.js';
  * `checkEveryMs`, before any row is served from memory: a cached row is served only while the
  * identity it was read under was confirmed within that interval (docs/api.md §1.9). A change
  * drops every row.
+ *
+ * It also holds values that DO change in place — NFT pages (docs/api.md §1.9.1) — each with the
+ * version of its tables it was read under: such a value is served only to a caller that has just
+ * read the same version (`versioned`), so it is never stale, and shares the budget with the rows.
  */
 
 export type RowTable = 'tx' | 'evm_tx' | 'evm_internal_tx';
 
+/** What the cache holds, for its metrics: the immutable rows' tables and the NFT pages. */
+export type HeldKind = RowTable | 'nft_page';
+
 export interface RowCacheObserver {
-  looked(table: RowTable, hits: number, misses: number): void;
+  looked(kind: HeldKind, hits: number, misses: number): void;
   /** Every cached row was dropped because the store's identity changed. */
   dropped(): void;
 }
@@ -34,11 +41,30 @@ export interface RowCache {
    * each asked sequence once). A sequence `fetch` does not return fails with `db_rows_changed`.
    */
   rows(table: RowTable, sequences: readonly number[], fetch: RowFetch): Promise<JsonText[]>;
+  /**
+   * The value held under `key` if it was read under `version` (which the caller read after its
+   * request arrived); otherwise `fetch`'s, held under `version` from its second fetch on unless
+   * `keep` is false. `version` must be read before `fetch` starts: a value read later is at least
+   * as new as the version it is held under, never older.
+   */
+  versioned(key: string, version: string, fetch: VersionedFetch): Promise<Buffer>;
   /** Bytes held (rows plus a per-entry estimate). */
   bytes(): number;
 }
 
 export type RowFetch = (missing: number[]) => Promise<{ sequence: number; data: JsonText }[]>;
+
+/** A changing value as read: its bytes (owned by the cache once kept) and whether to keep it. */
+export type VersionedFetch = () => Promise<{ body: Buffer; keep: boolean }>;
+
+/** A held changing value and the version of its tables it was read under. */
+interface VersionedEntry {
+  version: string;
+  body: Buffer;
+}
+
+type Held = Buffer | VersionedEntry;
+type HeldKey = number | string;
 
 /** Map entry, Buffer object and its own backing store: a rough per-row overhead. */
 const ENTRY_OVERHEAD = 160;
@@ -58,11 +84,14 @@ export function createRowCache(options: {
   let generation = 0;
   /** The watch's epoch the held rows were read under. */
   let filledEpoch: number | undefined;
+  /** Changing values being read now, by key, with the version each read is for. */
+  const reading = new Map<string, { version: string; body: Promise<Buffer> }>();
 
   /** Forgets every row, and every fetch still running (it may have read the old store). */
   const drop = () => {
     if (rowsOf.bytes() > 0) options.observer?.dropped();
     rowsOf.clear();
+    reading.clear();
     generation += 1;
   };
 
@@ -78,7 +107,8 @@ export function createRowCache(options: {
       await confirm();
       const tableIndex = TABLE_INDEX[table];
       const keyOf = (sequence: number) => sequence * 4 + tableIndex;
-      const found = sequences.map((sequence) => rowsOf.get(keyOf(sequence)));
+      // Number keys hold rows only (versioned values are held under string keys).
+      const found = sequences.map((sequence) => rowsOf.get(keyOf(sequence)) as Buffer | undefined);
       const missing = sequences.filter((_, i) => found[i] === undefined);
       options.observer?.looked(table, sequences.length - missing.length, missing.length);
       if (missing.length === 0) return found as Buffer[];
@@ -95,6 +125,34 @@ export function createRowCache(options: {
         return row;
       });
     },
+    async versioned(key, version, fetch) {
+      await confirm();
+      const held = rowsOf.get(key);
+      if (held !== undefined && !Buffer.isBuffer(held) && held.version === version) {
+        options.observer?.looked('nft_page', 1, 0);
+        return held.body;
+      }
+      options.observer?.looked('nft_page', 0, 1);
+      // Callers that read the same version share one read: it began after that version was
+      // read, so it shows every commit the version does (docs/api.md §1.9.1). After a write moves
+      // the version, the concurrent requests for a page make one database read, not one each.
+      const running = reading.get(key);
+      if (running !== undefined && running.version === version) return running.body;
+      const fillGeneration = generation;
+      const body = fetch().then(({ body, keep }) => {
+        if (keep && generation === fillGeneration && seenBefore(key)) {
+          rowsOf.put(key, { version, body: ownedCopy(body) });
+        }
+        return body;
+      });
+      const entry = { version, body };
+      reading.set(key, entry);
+      const done = () => {
+        if (reading.get(key) === entry) reading.delete(key);
+      };
+      body.then(done, done);
+      return body;
+    },
     bytes: () => rowsOf.bytes(),
   };
 }
@@ -107,16 +165,21 @@ export function createRowCache(options: {
  * O(deleted entries) per eviction in V8: its iteration walks the deleted slots.)
  */
 function createGenerations(maxBytes: number) {
-  let young = new Map<number, Buffer>();
-  let old = new Map<number, Buffer>();
+  let young = new Map<HeldKey, Held>();
+  let old = new Map<HeldKey, Held>();
   let youngBytes = 0;
   let oldBytes = 0;
-  const size = (row: Buffer) => row.length + ENTRY_OVERHEAD;
-  const put = (key: number, row: Buffer) => {
+  const size = (key: HeldKey, held: Held) =>
+    (Buffer.isBuffer(held) ? held.length : held.body.length + held.version.length) +
+    (typeof key === 'string' ? key.length : 0) +
+    ENTRY_OVERHEAD;
+  const put = (key: HeldKey, row: Held) => {
     // A row larger than this would evict a large part of the cache for one entry.
-    if (size(row) > maxBytes / 16) return;
+    if (size(key, row) > maxBytes / 16) return;
+    const replaced = young.get(key);
+    if (replaced !== undefined) youngBytes -= size(key, replaced);
     young.set(key, row);
-    youngBytes += size(row);
+    youngBytes += size(key, row);
     if (youngBytes < maxBytes / 2) return;
     old = young;
     oldBytes = youngBytes;
@@ -124,13 +187,13 @@ function createGenerations(maxBytes: number) {
     youngBytes = 0;
   };
   return {
-    get(key: number): Buffer | undefined {
+    get(key: HeldKey): Held | undefined {
       const row = young.get(key);
       if (row !== undefined) return row;
       const aged = old.get(key);
       if (aged === undefined) return undefined;
       old.delete(key);
-      oldBytes -= size(aged);
+      oldBytes -= size(key, aged);
       put(key, aged);
       return aged;
     },
@@ -151,9 +214,9 @@ function createGenerations(maxBytes: number) {
  * crawler walking deep history — would churn the cache and pay those collections for nothing; a
  * page asked twice is worth keeping. Remembers up to 2 × `maxKeys` keys (two generations of Sets).
  */
-function createDoorkeeper(maxKeys: number): (key: number) => boolean {
-  let recent = new Set<number>();
-  let older = new Set<number>();
+function createDoorkeeper(maxKeys: number): (key: HeldKey) => boolean {
+  let recent = new Set<HeldKey>();
+  let older = new Set<HeldKey>();
   return (key) => {
     if (recent.has(key) || older.has(key)) return true;
     recent.add(key);
