@@ -112,7 +112,7 @@ export function createChainRun(ctx: ChainRunContext): ChainRun {
       registry,
       readiness: async () => readiness(),
       waits,
-      nodeEndpoints: () => service?.endpoints() ?? [],
+      nodeEndpoints: () => service?.endpointReport() ?? { endpoints: [], prepare_workers: [] },
       ...(commits ? { commitFeed: commits } : {}),
     });
   }
