@@ -7,7 +7,9 @@ import { readStoredBounds } from '../../store/readers/stored-heights.js';
 import type { Drift } from '../../ingest/repair/compare.js';
 import { openNodeRows, type NodeRows } from '../../ingest/repair/node-rows.js';
 import { abandonReindex, runReindex } from '../../ingest/repair/reindex.js';
+import { abandonStageReindex, runStageReindex } from '../../ingest/repair/stage-reindex.js';
 import { runVerify, verifyHeights, type VerifyReport } from '../../ingest/repair/verify.js';
+import { STAGE_NAMES } from '../../store/writers/stage-swap.js';
 import { openDatabase } from '../context.js';
 import { flagsAsEnv, type NodeFlags } from '../node-flags.js';
 
@@ -25,6 +27,7 @@ interface RepairFlags extends NodeFlags {
   concurrency?: string;
   json?: boolean;
   abandon?: boolean;
+  stage?: string;
 }
 
 const optionalInt = (flag: string, min: number) =>
@@ -38,14 +41,27 @@ const optionalInt = (flag: string, min: number) =>
       return flagProblem(ctx, `${flag} must be an integer ≥ ${min}, got "${value}"`);
     });
 
-const repairFlagsSchema = z.object({
-  from: optionalInt('--from', 1),
-  to: optionalInt('--to', 1),
-  sample: optionalInt('--sample', 1),
-  seed: optionalInt('--seed', 0),
-  batch: optionalInt('--batch', 1),
-  concurrency: optionalInt('--concurrency', 1),
-});
+const repairFlagsSchema = z
+  .object({
+    from: optionalInt('--from', 1),
+    to: optionalInt('--to', 1),
+    sample: optionalInt('--sample', 1),
+    seed: optionalInt('--seed', 0),
+    batch: optionalInt('--batch', 1),
+    concurrency: optionalInt('--concurrency', 1),
+    stage: z
+      .string()
+      .optional()
+      .transform((value, ctx) => {
+        if (value === undefined) return undefined;
+        const stage = STAGE_NAMES.find((s) => s === value);
+        return stage ?? flagProblem(ctx, `--stage must be one of ${STAGE_NAMES.join(', ')}, got "${value}"`);
+      }),
+  })
+  .superRefine((f, ctx) => {
+    if (f.stage !== undefined && (f.from !== undefined || f.to !== undefined))
+      flagProblem(ctx, '--stage rebuilds the stage from its start to where it stands: --from / --to do not apply');
+  });
 
 function withRepairNodeOptions(cmd: Command): Command {
   return cmd
@@ -116,14 +132,15 @@ export function registerRepairCommands(program: Command): void {
 
   withRepairNodeOptions(program.command('reindex'))
     .description('Fetch, decode and write stored heights again, batch by batch beside a live API (resumable)')
-    .option('--abandon', 'drop an unfinished reindex instead of running one')
+    .option('--stage <name>', `re-derive one stage from its start (${STAGE_NAMES.join(', ')}) instead of a range`)
+    .option('--abandon', 'drop an unfinished reindex (of --stage, when given) instead of running one')
     .action(async (flags: RepairFlags) => {
       const f = parseFlags(repairFlagsSchema, flags);
       if (flags.abandon) {
         const options = loadIngestOptions(process.env, flagsAsEnv(flags));
         const db = await openDatabase(options.database);
         try {
-          console.log(await abandonReindex(db));
+          console.log(f.stage ? await abandonStageReindex(db, f.stage) : await abandonReindex(db));
         } finally {
           await db.close();
         }
@@ -134,6 +151,23 @@ export function registerRepairCommands(program: Command): void {
       process.once('SIGINT', onSignal);
       process.once('SIGTERM', onSignal);
       try {
+        if (f.stage) {
+          const stage = f.stage;
+          const r = await withRepairContext(flags, (db, node, options) =>
+            runStageReindex(db, node, {
+              stage,
+              accountPrefix: options.accountPrefix,
+              signal: stop.signal,
+              ...(f.batch !== undefined ? { batch: f.batch } : {}),
+              onBatch: (b) => console.log(`reindexed ${b.stage} through ${b.through} of ${b.to}`),
+            }),
+          );
+          console.log(
+            `reindex --stage ${r.stage} ${r.from}..${r.to} ${r.finished ? `done, ${r.rows} rows swapped in` : 'stopped (run it again to resume)'}: ` +
+              `${r.heights} heights in ${r.seconds.toFixed(1)} s (${rate(r)} heights/s), ${r.nodeRequests} node requests`,
+          );
+          return;
+        }
         const r = await withRepairContext(flags, async (db, node) => {
           const stored = await readStoredBounds(db);
           return runReindex(db, node, {
@@ -144,10 +178,9 @@ export function registerRepairCommands(program: Command): void {
             onBatch: (b) => console.log(`reindexed through ${b.through} of ${b.to}`),
           });
         });
-        const rate = r.seconds > 0 ? (r.heights / r.seconds).toFixed(1) : String(r.heights);
         console.log(
           `reindex ${r.from}..${r.to} ${r.finished ? 'done' : 'stopped (run it again to resume)'}: ` +
-            `${r.heights} heights in ${r.seconds.toFixed(1)} s (${rate} heights/s), ${r.nodeRequests} node requests`,
+            `${r.heights} heights in ${r.seconds.toFixed(1)} s (${rate(r)} heights/s), ${r.nodeRequests} node requests`,
         );
       } finally {
         process.off('SIGINT', onSignal);
@@ -155,6 +188,9 @@ export function registerRepairCommands(program: Command): void {
       }
     });
 }
+
+const rate = (r: { heights: number; seconds: number }) =>
+  r.seconds > 0 ? (r.heights / r.seconds).toFixed(1) : String(r.heights);
 
 /** One line per difference, then the summary. */
 function verifyText(report: VerifyReport): string {
