@@ -64,17 +64,21 @@ describe('verify and reindex as child processes (move, pglite)', { timeout: 300_
   };
 
   it('verify exits 0 on a clean index, 1 naming each difference, 2 on a bad flag or range', async () => {
-    expect(await run(['verify', '--batch', '10'])).toMatchObject({
-      code: 0,
-      out: expect.stringContaining(`verify: ${HEAD} heights`),
-    });
+    const clean = await run(['verify', '--batch', '10', '--state', 'all']);
+    expect(clean.code, clean.out).toBe(0);
+    expect(clean.out).toMatch(
+      new RegExp(
+        `verify: ${HEAD} heights, \\d+ NFT owner\\(s\\) at ${HEAD}, \\d+ balance\\(s\\) at ${HEAD} in .*: no difference`,
+      ),
+    );
     const tx = await withDb(async (db) => {
       const { rows } = await db.query<{ sequence: string; height: number; hash: string }>(
         `SELECT sequence::text, height, upper(encode(hash, 'hex')) AS hash FROM tx ORDER BY sequence DESC LIMIT 1`,
       );
-      await db.query(`UPDATE tx SET data = replace(data, '"gas_used":"', '"gas_used":"9') WHERE sequence = $1`, [
-        rows[0]!.sequence,
-      ]);
+      await db.query(
+        `UPDATE tx SET data = replace(data, '"gas_used":"', '"gas_used":"9') WHERE sequence = $1`,
+        [rows[0]!.sequence],
+      );
       return rows[0]!;
     });
     const drift = await run(['verify', '--from', String(tx.height), '--to', String(tx.height)]);
@@ -86,6 +90,11 @@ describe('verify and reindex as child processes (move, pglite)', { timeout: 300_
     const badFlag = await run(['verify', '--sample', '0']);
     expect(badFlag.code, badFlag.out).toBe(2);
     expect(badFlag.out).toContain('--sample must be an integer ≥ 1, got "0"');
+    const badState = await run(['verify', '--state', 'some']);
+    expect(badState.code, badState.out).toBe(2);
+    expect(badState.out).toContain(
+      'error [invalid_option]: --state must be "all" or an integer ≥ 0, got "some"',
+    );
     const badRange = await run(['verify', '--to', String(HEAD + 100)]);
     expect(badRange.code, badRange.out).toBe(2);
     expect(badRange.out).toContain(`above the indexed height ${HEAD}`);
@@ -149,7 +158,9 @@ describe('verify and reindex as child processes (move, pglite)', { timeout: 300_
 
     const rerun = await run(['reindex', '--stage', 'rich_list', '--batch', '5']);
     expect(rerun.code, rerun.out).toBe(0);
-    expect(rerun.out).toMatch(new RegExp(`reindex --stage rich_list 1\\.\\.${HEAD} done, \\d+ rows swapped in`));
+    expect(rerun.out).toMatch(
+      new RegExp(`reindex --stage rich_list 1\\.\\.${HEAD} done, \\d+ rows swapped in`),
+    );
     expect(rerun.out).toContain(`${HEAD - through} heights in`);
     await withDb(async (db) => {
       expect((await db.query('SELECT job FROM reindex_job')).rows).toEqual([]);

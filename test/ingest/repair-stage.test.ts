@@ -47,13 +47,25 @@ for (const factory of testDbFactories()) {
       let node: NodeRows;
 
       beforeAll(async () => {
-        sim = createSimulator({ vm, head: HEAD, chainId: `stage-${vm}`, rpcPort: 0, restPort: 0, jsonRpcPort: 0 });
+        sim = createSimulator({
+          vm,
+          head: HEAD,
+          chainId: `stage-${vm}`,
+          rpcPort: 0,
+          restPort: 0,
+          jsonRpcPort: 0,
+        });
         urls = await sim.listen();
         fresh = await factory.create();
         drifted = await factory.create();
         const on = { internalTx: vm === 'evm', richList: true };
-        for (const db of [fresh.db, drifted.db]) await ingestFrom({ db, vm, urls, untilHeight: HEAD, stages: on });
-        node = await openNodeRows(drifted.db, nodeOptions(urls), createMetricsRegistry({ defaultMetrics: false }));
+        for (const db of [fresh.db, drifted.db])
+          await ingestFrom({ db, vm, urls, untilHeight: HEAD, stages: on });
+        node = await openNodeRows(
+          drifted.db,
+          nodeOptions(urls),
+          createMetricsRegistry({ defaultMetrics: false }),
+        );
       }, 180_000);
 
       afterAll(async () => {
@@ -79,9 +91,13 @@ for (const factory of testDbFactories()) {
           onBatch: () => stop.abort(),
         });
         expect(first.finished).toBe(false);
-        expect(await abandonStageReindex(drifted.db, 'rich_list')).toBe('dropped the reindex of the rich_list stage');
+        expect(await abandonStageReindex(drifted.db, 'rich_list')).toBe(
+          'dropped the reindex of the rich_list stage',
+        );
         expect(await schemas(drifted.db)).toEqual([]);
-        expect(await abandonStageReindex(drifted.db, 'rich_list')).toBe('no reindex of the rich_list stage to drop');
+        expect(await abandonStageReindex(drifted.db, 'rich_list')).toBe(
+          'no reindex of the rich_list stage to drop',
+        );
       }, 60_000);
 
       it('repairs planted drift through a rebuild killed after one batch: every route as a fresh index', async () => {

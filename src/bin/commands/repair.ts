@@ -28,6 +28,7 @@ interface RepairFlags extends NodeFlags {
   json?: boolean;
   abandon?: boolean;
   stage?: string;
+  state?: string;
 }
 
 const optionalInt = (flag: string, min: number) =>
@@ -49,6 +50,15 @@ const repairFlagsSchema = z
     seed: optionalInt('--seed', 0),
     batch: optionalInt('--batch', 1),
     concurrency: optionalInt('--concurrency', 1),
+    state: z
+      .string()
+      .optional()
+      .transform((value, ctx) => {
+        if (value === undefined || value === 'all') return value;
+        const n = Number(value);
+        if (Number.isSafeInteger(n) && n >= 0) return n;
+        return flagProblem(ctx, `--state must be "all" or an integer ≥ 0, got "${value}"`);
+      }),
     stage: z
       .string()
       .optional()
@@ -60,7 +70,10 @@ const repairFlagsSchema = z
   })
   .superRefine((f, ctx) => {
     if (f.stage !== undefined && (f.from !== undefined || f.to !== undefined))
-      flagProblem(ctx, '--stage rebuilds the stage from its start to where it stands: --from / --to do not apply');
+      flagProblem(
+        ctx,
+        '--stage rebuilds the stage from its start to where it stands: --from / --to do not apply',
+      );
   });
 
 function withRepairNodeOptions(cmd: Command): Command {
@@ -109,6 +122,11 @@ export function registerRepairCommands(program: Command): void {
     .option('--sample <n>', 'check n heights drawn from the range instead of all of it')
     .option('--seed <n>', 'seed of the sample (the same seed draws the same heights)', '1')
     .option('--concurrency <n>', 'batches in flight', '4')
+    .option(
+      '--state <n|all>',
+      'NFT owners and rich-list balances: check n of each drawn by --seed, or all; 0 skips them',
+      '100',
+    )
     .option('--json', 'print the report as JSON')
     .action(async (flags: RepairFlags) => {
       const f = parseFlags(repairFlagsSchema, flags);
@@ -122,6 +140,7 @@ export function registerRepairCommands(program: Command): void {
         return runVerify(db, node, {
           heights,
           accountPrefix: options.accountPrefix,
+          ...(f.state !== 0 ? { state: { sample: f.state ?? 'all', seed: f.seed ?? 1 } } : {}),
           ...(f.batch !== undefined ? { batch: f.batch } : {}),
           ...(f.concurrency !== undefined ? { concurrency: f.concurrency } : {}),
         });
@@ -132,7 +151,10 @@ export function registerRepairCommands(program: Command): void {
 
   withRepairNodeOptions(program.command('reindex'))
     .description('Fetch, decode and write stored heights again, batch by batch beside a live API (resumable)')
-    .option('--stage <name>', `re-derive one stage from its start (${STAGE_NAMES.join(', ')}) instead of a range`)
+    .option(
+      '--stage <name>',
+      `re-derive one stage from its start (${STAGE_NAMES.join(', ')}) instead of a range`,
+    )
     .option('--abandon', 'drop an unfinished reindex (of --stage, when given) instead of running one')
     .action(async (flags: RepairFlags) => {
       const f = parseFlags(repairFlagsSchema, flags);
@@ -196,14 +218,20 @@ const rate = (r: { heights: number; seconds: number }) =>
 function verifyText(report: VerifyReport): string {
   const lines = report.drifts.map((d: Drift) => {
     const [stored, node] = aroundFirstDifference(d.stored, d.node);
-    return `height ${d.height} ${d.kind}${d.hash ? ` ${d.hash}` : ''}: stored ${stored}, node ${node}  GET ${d.route}`;
+    const what = d.hash ?? d.key;
+    return `height ${d.height} ${d.kind}${what ? ` ${what}` : ''}: stored ${stored}, node ${node}  GET ${d.route}`;
   });
   const perSecond =
     report.seconds > 0 ? (report.heights / report.seconds).toFixed(1) : String(report.heights);
   const perHeight = report.heights > 0 ? (report.nodeRequests / report.heights).toFixed(2) : '0';
   const heightsWith = new Set(report.drifts.map((d) => d.height)).size;
+  const { state } = report;
+  const checked = state
+    ? `, ${state.nfts.checked} NFT owner(s) at ${state.nfts.height}` +
+      (state.richList ? `, ${state.richList.checked} balance(s) at ${state.richList.height}` : '')
+    : '';
   lines.push(
-    `verify: ${report.heights} heights in ${report.seconds.toFixed(1)} s (${perSecond} heights/s, ` +
+    `verify: ${report.heights} heights${checked} in ${report.seconds.toFixed(1)} s (${perSecond} heights/s, ` +
       `${report.nodeRequests} node requests, ${perHeight} per height): ` +
       (report.drifts.length === 0
         ? 'no difference'

@@ -127,7 +127,10 @@ async function runTo(
       ...(plan.batch !== undefined ? { batchHeights: plan.batch } : {}),
       onCommitted: async (through) => {
         // The job row says how far the rebuild got (what resumes it is the rebuild's checkpoint).
-        await db.query('UPDATE reindex_job SET done_through = $2 WHERE job = $1', [stageJob(plan.stage), through]);
+        await db.query('UPDATE reindex_job SET done_through = $2 WHERE job = $1', [
+          stageJob(plan.stage),
+          through,
+        ]);
         plan.onBatch?.({ stage: plan.stage, through, to: target });
       },
     },

@@ -71,7 +71,8 @@ export async function lockDerivationCheckpoint(
     [checkpointName],
   );
   const row = rows[0];
-  if (!row || Number(row.height) !== expected.height) throw movedUnderUs(checkpointName, String(expected.height));
+  if (!row || Number(row.height) !== expected.height)
+    throw movedUnderUs(checkpointName, String(expected.height));
   return { height: expected.height, sequence: Number(row.tx_sequence) };
 }
 

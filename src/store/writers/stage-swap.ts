@@ -1,4 +1,3 @@
-import type { DerivationName } from '../../ingest/derive/derivation.js';
 import type { Db, Queryable } from '../driver/db.js';
 import { loadDerivationCheckpoint, type DerivationCheckpoint } from './derivation-checkpoint.js';
 import { bumpStoreGeneration } from './store-generation.js';
@@ -11,18 +10,21 @@ import { bumpStoreGeneration } from './store-generation.js';
  * shadow the served ones; every other table (blocks, txs, the account dictionary) is the served one.
  */
 
-/** Every table a stage writes, besides its checkpoint row. */
-export const STAGE_TABLES: Readonly<Record<DerivationName, readonly string[]>> = {
+/** Every table a stage writes, besides its checkpoint row (its `checkpoint.stream` is its name). */
+export const STAGE_TABLES = {
   internal_tx: ['evm_internal_tx', 'evm_internal_tx_accounts', 'evm_internal_tx_account_counts'],
   rich_list: ['rich_list', 'rich_list_holders', 'rich_list_denom'],
-};
+} as const satisfies Record<string, readonly string[]>;
 
-export const STAGE_NAMES = Object.keys(STAGE_TABLES) as DerivationName[];
+/** The derivation stages (src/ingest/derive/registry.ts), by checkpoint stream name. */
+export type StageName = keyof typeof STAGE_TABLES;
+
+export const STAGE_NAMES = Object.keys(STAGE_TABLES) as StageName[];
 
 const quote = (name: string) => `"${name.replaceAll('"', '""')}"`;
 
 export interface StageRebuild {
-  stage: DerivationName;
+  stage: StageName;
   /** The schema of the served tables. */
   live: string;
   /** The rebuild's schema (kept across runs until the swap or `--abandon`). */
@@ -34,7 +36,7 @@ export interface StageRebuild {
 }
 
 /** The rebuild's schema name for a stage in the served schema `live`. */
-function shadowOf(live: string, stage: DerivationName): string {
+function shadowOf(live: string, stage: StageName): string {
   return `${live}_reindex_${stage}`;
 }
 
@@ -44,7 +46,7 @@ async function liveSchema(db: Queryable): Promise<string> {
 }
 
 /** Creates the rebuild's schema and empty tables, or opens the ones a killed run left. */
-export async function openStageRebuild(db: Db, stage: DerivationName): Promise<StageRebuild> {
+export async function openStageRebuild(db: Db, stage: StageName): Promise<StageRebuild> {
   const live = await liveSchema(db);
   const shadow = shadowOf(live, stage);
   await db.transaction(async (tx) => {
@@ -123,7 +125,7 @@ export async function swapStageRebuild(
 }
 
 /** Drops an unfinished rebuild: its schema and job row (the served rows were never touched). */
-export async function dropStageRebuild(db: Db, stage: DerivationName, job: string): Promise<boolean> {
+export async function dropStageRebuild(db: Db, stage: StageName, job: string): Promise<boolean> {
   const shadow = shadowOf(await liveSchema(db), stage);
   return db.transaction(async (tx) => {
     await tx.query(`DROP SCHEMA IF EXISTS ${quote(shadow)} CASCADE`);

@@ -1,0 +1,170 @@
+import type { VmType } from '../../shared/config.js';
+import { toBech32, tryAccountBytes } from '../../shared/address.js';
+import { createNftOwnerLookups, type NftOwnerLookups } from '../../node/nft-lookups.js';
+import type { Db } from '../../store/driver/db.js';
+import { readStoredBounds } from '../../store/readers/stored-heights.js';
+import { loadDerivationCheckpoint } from '../../store/writers/derivation-checkpoint.js';
+import { createBalanceSource } from '../derive/registry.js';
+import type { BalanceSource } from '../derive/rich-list-sources.js';
+import type { Drift } from './compare.js';
+import type { NodeRows } from './node-rows.js';
+
+/**
+ * `verify`'s state checks (docs/ingest.md §11.1): each stored NFT's owner against the node's at the
+ * block checkpoint (the height the NFT rows stand at), and each stored rich-list balance against the
+ * node's at the rich-list stage's height — through the look-ups ingest itself uses (the NFT
+ * collectors' REST reads, the rich-list stage's balance source). Either all of them, or a sample
+ * drawn by a seed (the same seed, the same rows), so a schedule can walk a large index.
+ */
+export interface StateCheck {
+  /** Tokens and balances to check each: a number draws that many; `all` checks every one. */
+  sample: number | 'all';
+  seed: number;
+  accountPrefix: string;
+}
+
+export interface StateReport {
+  /** Height the owners were read at, tokens checked. */
+  nfts: { height: number; checked: number };
+  /** Height the balances were read at (the stage's), balances checked; absent without the stage. */
+  richList?: { height: number; checked: number };
+  drifts: Drift[];
+}
+
+/** Rows per read of the database, and node reads in flight per page. */
+const PAGE = 200;
+
+export async function verifyState(db: Db, node: NodeRows, check: StateCheck): Promise<StateReport> {
+  const height = (await readStoredBounds(db)).indexed;
+  const owners = createNftOwnerLookups({ rest: node.clients.rest });
+  const nfts = await verifyOwners(db, owners, node.chain.vmType, height, check);
+  const stage = await loadDerivationCheckpoint(db, 'rich_list');
+  const source =
+    stage && createBalanceSource({ chain: node.chain, ...node.clients, accountPrefix: check.accountPrefix });
+  const balances =
+    stage && source ? await verifyBalances(db, source, node.chain.vmType, stage.height, check) : undefined;
+  return {
+    nfts: { height, checked: nfts.checked },
+    ...(balances && stage ? { richList: { height: stage.height, checked: balances.checked } } : {}),
+    drifts: [...nfts.drifts, ...(balances?.drifts ?? [])],
+  };
+}
+
+/** Pages of stored rows, each page's node reads at once: `PAGE` rows after the last one read. */
+async function eachPage<Row>(
+  check: StateCheck,
+  read: (after: Row | undefined, limit: number) => Promise<Row[]>,
+  fn: (rows: Row[]) => Promise<void>,
+): Promise<number> {
+  let checked = 0;
+  let after: Row | undefined;
+  for (;;) {
+    const limit = check.sample === 'all' ? PAGE : Math.min(PAGE, check.sample - checked);
+    if (limit <= 0) return checked;
+    const rows = await read(after, limit);
+    if (rows.length === 0) return checked;
+    await fn(rows);
+    checked += rows.length;
+    after = rows[rows.length - 1];
+  }
+}
+
+/**
+ * The order rows are read in, as a key: `all` walks the primary key (`pk`, text that sorts as it
+ * does); a sample, a hash of it and the seed (the same seed, the same rows).
+ */
+const orderKey = (check: StateCheck, pk: string) =>
+  check.sample === 'all' ? pk : `md5(${pk} || ':' || '${Math.trunc(check.seed)}')`;
+
+interface NftRow {
+  key: string;
+  collection: Uint8Array;
+  token_id: string;
+  object_addr: Uint8Array | null;
+  owner: Uint8Array;
+}
+
+async function verifyOwners(db: Db, owners: NftOwnerLookups, vm: VmType, height: number, check: StateCheck) {
+  const drifts: Drift[] = [];
+  const hex = (b: Uint8Array) => Buffer.from(b).toString('hex');
+  const text = (b: Uint8Array) => toBech32(b, check.accountPrefix);
+  const checked = await eachPage<NftRow>(
+    check,
+    async (after, limit) => {
+      const order = orderKey(check, "lpad(n.nft_id::text, 20, '0')");
+      const { rows } = await db.query<NftRow>(
+        `SELECT ${order} AS key, n.collection_addr AS collection, n.token_id, n.object_addr, a.account AS owner
+           FROM nft n JOIN account_dict a ON a.id = n.owner_id
+          WHERE ${order} > $1 ORDER BY 1 LIMIT $2`,
+        [after?.key ?? '', limit],
+      );
+      return rows;
+    },
+    async (rows) => {
+      const answers = await Promise.all(
+        rows.map((r) => {
+          if (vm === 'move') return owners.moveOwner(`0x${hex(r.object_addr ?? r.collection)}`, height);
+          if (vm === 'wasm') return owners.wasmOwner(text(r.collection), r.token_id, height);
+          return owners.evmOwner(`0x${hex(r.collection)}`, r.token_id, height);
+        }),
+      );
+      rows.forEach((r, i) => {
+        const answer = answers[i];
+        const bytes = answer === undefined ? undefined : tryAccountBytes(answer, check.accountPrefix);
+        if (bytes && hex(bytes) === hex(r.owner)) return;
+        const collection = `0x${hex(r.collection)}`;
+        drifts.push({
+          height,
+          kind: 'nft.owner',
+          key: `${collection} ${r.token_id}`,
+          route: `/indexer/nft/v1/tokens/by_collection/${collection}?token_id=${encodeURIComponent(r.token_id)}`,
+          stored: text(r.owner),
+          node: bytes ? text(bytes) : (answer ?? ''),
+        });
+      });
+    },
+  );
+  return { checked, drifts };
+}
+
+interface BalanceRow {
+  key: string;
+  denom: string;
+  account: Uint8Array;
+  amount: string;
+}
+
+async function verifyBalances(db: Db, source: BalanceSource, vm: VmType, height: number, check: StateCheck) {
+  const drifts: Drift[] = [];
+  const checked = await eachPage<BalanceRow>(
+    check,
+    async (after, limit) => {
+      const order = orderKey(check, `r.denom || ' ' || lpad(r.account_id::text, 20, '0')`);
+      const { rows } = await db.query<BalanceRow>(
+        `SELECT ${order} AS key, r.denom, a.account, r.amount::text AS amount
+           FROM rich_list r JOIN account_dict a ON a.id = r.account_id
+          WHERE ${order} > $1 ORDER BY 1 LIMIT $2`,
+        [after?.key ?? '', limit],
+      );
+      return rows;
+    },
+    async (rows) => {
+      const pairs = rows.map((r) => ({ denom: r.denom, account: Buffer.from(r.account).toString('hex') }));
+      const amounts = await source.balancesAt(pairs, height);
+      rows.forEach((r, i) => {
+        const node = String(amounts[i]);
+        if (node === r.amount) return;
+        const account = vm === 'evm' ? `0x${pairs[i]!.account}` : toBech32(r.account, check.accountPrefix);
+        drifts.push({
+          height,
+          kind: 'rich_list.balance',
+          key: `${r.denom} ${account}`,
+          route: `/indexer/richlist/v1/${encodeURIComponent(r.denom)}`,
+          stored: r.amount,
+          node,
+        });
+      });
+    },
+  );
+  return { checked, drifts };
+}
