@@ -35,35 +35,42 @@ export interface StateReport {
 const PAGE = 200;
 
 export async function verifyState(db: Db, node: NodeRows, check: StateCheck): Promise<StateReport> {
-  const height = (await readStoredBounds(db)).indexed;
   const owners = createNftOwnerLookups({ rest: node.clients.rest });
-  const nfts = await verifyOwners(db, owners, node.chain.vmType, height, check);
+  const nfts = await verifyOwners(db, owners, node.chain.vmType, check);
   const stage = await loadDerivationCheckpoint(db, 'rich_list');
   const source =
     stage && createBalanceSource({ chain: node.chain, ...node.clients, accountPrefix: check.accountPrefix });
-  const balances =
-    stage && source ? await verifyBalances(db, source, node.chain.vmType, stage.height, check) : undefined;
+  const balances = source ? await verifyBalances(db, source, node.chain.vmType, check) : undefined;
   return {
-    nfts: { height, checked: nfts.checked },
-    ...(balances && stage ? { richList: { height: stage.height, checked: balances.checked } } : {}),
+    nfts: { height: nfts.height ?? (await readStoredBounds(db)).indexed, checked: nfts.checked },
+    ...(balances && stage
+      ? { richList: { height: balances.height ?? stage.height, checked: balances.checked } }
+      : {}),
     drifts: [...nfts.drifts, ...(balances?.drifts ?? [])],
   };
 }
 
-/** Pages of stored rows, each page's node reads at once: `PAGE` rows after the last one read. */
-async function eachPage<Row>(
+/**
+ * Pages of stored rows, each page's node reads at once: `PAGE` rows after the last one read. Each
+ * page's statement reads the height its rows stand at too (`at`), in the same snapshot, so a
+ * running indexer moving on between pages never pairs rows with another height's state.
+ */
+async function eachPage<Row extends { at: string }>(
   check: StateCheck,
   read: (after: Row | undefined, limit: number) => Promise<Row[]>,
-  fn: (rows: Row[]) => Promise<void>,
-): Promise<number> {
+  fn: (rows: Row[], height: number) => Promise<void>,
+): Promise<{ checked: number; height: number | undefined }> {
   let checked = 0;
+  let height: number | undefined;
   let after: Row | undefined;
   for (;;) {
     const limit = check.sample === 'all' ? PAGE : Math.min(PAGE, check.sample - checked);
-    if (limit <= 0) return checked;
+    if (limit <= 0) return { checked, height };
     const rows = await read(after, limit);
-    if (rows.length === 0) return checked;
-    await fn(rows);
+    if (rows.length === 0) return { checked, height };
+    const at = Number(rows[0]!.at);
+    height ??= at;
+    await fn(rows, at);
     checked += rows.length;
     after = rows[rows.length - 1];
   }
@@ -78,34 +85,36 @@ const orderKey = (check: StateCheck, pk: string) =>
 
 interface NftRow {
   key: string;
+  at: string;
   collection: Uint8Array;
   token_id: string;
   object_addr: Uint8Array | null;
   owner: Uint8Array;
 }
 
-async function verifyOwners(db: Db, owners: NftOwnerLookups, vm: VmType, height: number, check: StateCheck) {
+async function verifyOwners(db: Db, owners: NftOwnerLookups, vm: VmType, check: StateCheck) {
   const drifts: Drift[] = [];
   const hex = (b: Uint8Array) => Buffer.from(b).toString('hex');
   const text = (b: Uint8Array) => toBech32(b, check.accountPrefix);
-  const checked = await eachPage<NftRow>(
+  const { checked, height } = await eachPage<NftRow>(
     check,
     async (after, limit) => {
       const order = orderKey(check, "lpad(n.nft_id::text, 20, '0')");
       const { rows } = await db.query<NftRow>(
-        `SELECT ${order} AS key, n.collection_addr AS collection, n.token_id, n.object_addr, a.account AS owner
+        `SELECT ${order} AS key, (SELECT height FROM checkpoint WHERE stream = 'blocks')::text AS at,
+                n.collection_addr AS collection, n.token_id, n.object_addr, a.account AS owner
            FROM nft n JOIN account_dict a ON a.id = n.owner_id
           WHERE ${order} > $1 ORDER BY 1 LIMIT $2`,
         [after?.key ?? '', limit],
       );
       return rows;
     },
-    async (rows) => {
+    async (rows, at) => {
       const answers = await Promise.all(
         rows.map((r) => {
-          if (vm === 'move') return owners.moveOwner(`0x${hex(r.object_addr ?? r.collection)}`, height);
-          if (vm === 'wasm') return owners.wasmOwner(text(r.collection), r.token_id, height);
-          return owners.evmOwner(`0x${hex(r.collection)}`, r.token_id, height);
+          if (vm === 'move') return owners.moveOwner(`0x${hex(r.object_addr ?? r.collection)}`, at);
+          if (vm === 'wasm') return owners.wasmOwner(text(r.collection), r.token_id, at);
+          return owners.evmOwner(`0x${hex(r.collection)}`, r.token_id, at);
         }),
       );
       rows.forEach((r, i) => {
@@ -114,7 +123,7 @@ async function verifyOwners(db: Db, owners: NftOwnerLookups, vm: VmType, height:
         if (bytes && hex(bytes) === hex(r.owner)) return;
         const collection = `0x${hex(r.collection)}`;
         drifts.push({
-          height,
+          height: at,
           kind: 'nft.owner',
           key: `${collection} ${r.token_id}`,
           route: `/indexer/nft/v1/tokens/by_collection/${collection}?token_id=${encodeURIComponent(r.token_id)}`,
@@ -124,39 +133,41 @@ async function verifyOwners(db: Db, owners: NftOwnerLookups, vm: VmType, height:
       });
     },
   );
-  return { checked, drifts };
+  return { checked, height, drifts };
 }
 
 interface BalanceRow {
   key: string;
+  at: string;
   denom: string;
   account: Uint8Array;
   amount: string;
 }
 
-async function verifyBalances(db: Db, source: BalanceSource, vm: VmType, height: number, check: StateCheck) {
+async function verifyBalances(db: Db, source: BalanceSource, vm: VmType, check: StateCheck) {
   const drifts: Drift[] = [];
-  const checked = await eachPage<BalanceRow>(
+  const { checked, height } = await eachPage<BalanceRow>(
     check,
     async (after, limit) => {
       const order = orderKey(check, `r.denom || ' ' || lpad(r.account_id::text, 20, '0')`);
       const { rows } = await db.query<BalanceRow>(
-        `SELECT ${order} AS key, r.denom, a.account, r.amount::text AS amount
+        `SELECT ${order} AS key, (SELECT height FROM checkpoint WHERE stream = 'rich_list')::text AS at,
+                r.denom, a.account, r.amount::text AS amount
            FROM rich_list r JOIN account_dict a ON a.id = r.account_id
           WHERE ${order} > $1 ORDER BY 1 LIMIT $2`,
         [after?.key ?? '', limit],
       );
       return rows;
     },
-    async (rows) => {
+    async (rows, at) => {
       const pairs = rows.map((r) => ({ denom: r.denom, account: Buffer.from(r.account).toString('hex') }));
-      const amounts = await source.balancesAt(pairs, height);
+      const amounts = await source.balancesAt(pairs, at);
       rows.forEach((r, i) => {
         const node = String(amounts[i]);
         if (node === r.amount) return;
         const account = vm === 'evm' ? `0x${pairs[i]!.account}` : toBech32(r.account, check.accountPrefix);
         drifts.push({
-          height,
+          height: at,
           kind: 'rich_list.balance',
           key: `${r.denom} ${account}`,
           route: `/indexer/richlist/v1/${encodeURIComponent(r.denom)}`,
@@ -166,5 +177,5 @@ async function verifyBalances(db: Db, source: BalanceSource, vm: VmType, height:
       });
     },
   );
-  return { checked, drifts };
+  return { checked, height, drifts };
 }
