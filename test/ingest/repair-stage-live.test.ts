@@ -10,7 +10,8 @@ import { followSimulator, ingestFrom } from '../helpers/ingest.js';
 
 /**
  * `reindex --stage` beside a running indexer on a live chain (docs/ingest.md §11.4, steps 3-5): the
- * served stages keep moving while the rebuild runs, so it catches up in rounds before it swaps; the
+ * served stages keep moving (a block a second) while the rebuild runs, which catches up with them
+ * (in more rounds when they moved on) before it swaps; the
  * planted drift includes a lost last frame (the internal-tx checkpoint's sequence one lower than
  * the frames derived), so the swap moves the sequence under the running stage, which must carry on
  * after the rebuilt frames. The oracle: a fresh index of the same heights (internal txs, row for
@@ -58,7 +59,7 @@ for (const factory of testDbFactories()) {
         db: drifted.db,
         vm: 'evm',
         head: START,
-        sim: { live: true, blockTimeMs: 300, chainId: 'stage-live' },
+        sim: { live: true, blockTimeMs: 1000, chainId: 'stage-live' },
       });
       const node = await openNodeRows(
         drifted.db,
@@ -108,7 +109,7 @@ for (const factory of testDbFactories()) {
         await fresh.dispose();
       }
       expect(follower.outcome()).toEqual({});
-    }, 240_000);
+    }, 300_000);
   });
 }
 
