@@ -9,7 +9,7 @@ import { openNodeRows, type NodeRows } from '../../ingest/repair/node-rows.js';
 import { abandonReindex, runReindex } from '../../ingest/repair/reindex.js';
 import { abandonStageReindex, runStageReindex } from '../../ingest/repair/stage-reindex.js';
 import { runVerify, verifyHeights, type VerifyReport } from '../../ingest/repair/verify.js';
-import { STAGE_NAMES } from '../../store/writers/stage-swap.js';
+import { STAGE_NAMES, type StageName } from '../../store/writers/stage-swap.js';
 import { openDatabase } from '../context.js';
 import { flagsAsEnv, type NodeFlags } from '../node-flags.js';
 
@@ -156,59 +156,73 @@ export function registerRepairCommands(program: Command): void {
       `re-derive one stage from its start (${STAGE_NAMES.join(', ')}) instead of a range`,
     )
     .option('--abandon', 'drop an unfinished reindex (of --stage, when given) instead of running one')
-    .action(async (flags: RepairFlags) => {
-      const f = parseFlags(repairFlagsSchema, flags);
-      if (flags.abandon) {
-        const options = loadIngestOptions(process.env, flagsAsEnv(flags));
-        const db = await openDatabase(options.database);
-        try {
-          console.log(f.stage ? await abandonStageReindex(db, f.stage) : await abandonReindex(db));
-        } finally {
-          await db.close();
-        }
-        return;
-      }
-      const stop = new AbortController();
-      const onSignal = () => stop.abort();
-      process.once('SIGINT', onSignal);
-      process.once('SIGTERM', onSignal);
-      try {
-        if (f.stage) {
-          const stage = f.stage;
-          const r = await withRepairContext(flags, (db, node, options) =>
-            runStageReindex(db, node, {
-              stage,
-              accountPrefix: options.accountPrefix,
-              signal: stop.signal,
-              ...(f.batch !== undefined ? { batch: f.batch } : {}),
-              onBatch: (b) => console.log(`reindexed ${b.stage} through ${b.through} of ${b.to}`),
-            }),
-          );
-          console.log(
-            `reindex --stage ${r.stage} ${r.from}..${r.to} ${r.finished ? `done, ${r.rows} rows swapped in` : 'stopped (run it again to resume)'}: ` +
-              `${r.heights} heights in ${r.seconds.toFixed(1)} s (${rate(r)} heights/s), ${r.nodeRequests} node requests`,
-          );
-          return;
-        }
-        const r = await withRepairContext(flags, async (db, node) => {
-          const stored = await readStoredBounds(db);
-          return runReindex(db, node, {
-            from: f.from ?? stored.lowest,
-            to: f.to ?? stored.indexed,
-            signal: stop.signal,
-            ...(f.batch !== undefined ? { batch: f.batch } : {}),
-            onBatch: (b) => console.log(`reindexed through ${b.through} of ${b.to}`),
-          });
-        });
-        console.log(
-          `reindex ${r.from}..${r.to} ${r.finished ? 'done' : 'stopped (run it again to resume)'}: ` +
-            `${r.heights} heights in ${r.seconds.toFixed(1)} s (${rate(r)} heights/s), ${r.nodeRequests} node requests`,
-        );
-      } finally {
-        process.off('SIGINT', onSignal);
-        process.off('SIGTERM', onSignal);
-      }
+    .action(reindexAction);
+}
+
+/** `reindex`: a range, or a stage with `--stage`; `--abandon` drops the unfinished job instead. */
+async function reindexAction(flags: RepairFlags): Promise<void> {
+  const f = parseFlags(repairFlagsSchema, flags);
+  if (flags.abandon) {
+    const options = loadIngestOptions(process.env, flagsAsEnv(flags));
+    const db = await openDatabase(options.database);
+    try {
+      console.log(f.stage ? await abandonStageReindex(db, f.stage) : await abandonReindex(db));
+    } finally {
+      await db.close();
+    }
+    return;
+  }
+  const stop = new AbortController();
+  const onSignal = () => stop.abort();
+  process.once('SIGINT', onSignal);
+  process.once('SIGTERM', onSignal);
+  try {
+    console.log(
+      f.stage
+        ? await reindexStage(flags, f, f.stage, stop.signal)
+        : await reindexRange(flags, f, stop.signal),
+    );
+  } finally {
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
+  }
+}
+
+type ParsedFlags = ReturnType<typeof parseFlags<typeof repairFlagsSchema>>;
+
+/** Runs a stage reindex, printing each batch; returns the summary line. */
+async function reindexStage(flags: RepairFlags, f: ParsedFlags, stage: StageName, signal: AbortSignal) {
+  const r = await withRepairContext(flags, (db, node, options) =>
+    runStageReindex(db, node, {
+      stage,
+      accountPrefix: options.accountPrefix,
+      signal,
+      ...(f.batch !== undefined ? { batch: f.batch } : {}),
+      onBatch: (b) => console.log(`reindexed ${b.stage} through ${b.through} of ${b.to}`),
+    }),
+  );
+  return (
+    `reindex --stage ${r.stage} ${r.from}..${r.to} ${r.finished ? `done, ${r.rows} rows swapped in` : 'stopped (run it again to resume)'}: ` +
+    `${r.heights} heights in ${r.seconds.toFixed(1)} s (${rate(r)} heights/s), ${r.nodeRequests} node requests`
+  );
+}
+
+/** Runs a range reindex (default: every stored height), printing each batch; returns the summary line. */
+async function reindexRange(flags: RepairFlags, f: ParsedFlags, signal: AbortSignal) {
+  const r = await withRepairContext(flags, async (db, node) => {
+    const stored = await readStoredBounds(db);
+    return runReindex(db, node, {
+      from: f.from ?? stored.lowest,
+      to: f.to ?? stored.indexed,
+      signal,
+      ...(f.batch !== undefined ? { batch: f.batch } : {}),
+      onBatch: (b) => console.log(`reindexed through ${b.through} of ${b.to}`),
     });
+  });
+  return (
+    `reindex ${r.from}..${r.to} ${r.finished ? 'done' : 'stopped (run it again to resume)'}: ` +
+    `${r.heights} heights in ${r.seconds.toFixed(1)} s (${rate(r)} heights/s), ${r.nodeRequests} node requests`
+  );
 }
 
 const rate = (r: { heights: number; seconds: number }) =>
