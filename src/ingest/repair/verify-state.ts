@@ -77,14 +77,32 @@ async function eachPage<Row extends { at: string }>(
 }
 
 /**
- * The order rows are read in, as a key: `all` walks the primary key (`pk`, text that sorts as it
- * does); a sample, a hash of it and the seed (the same seed, the same rows).
+ * How a page is read: `all` walks the primary key (`pk`: its columns, compared as a row so the
+ * index serves each page); a sample walks a hash of the key's text and the seed (the same seed,
+ * the same rows; each page a scan, for the few pages a sample takes). `$1…` are the last row's.
  */
-const orderKey = (check: StateCheck, pk: string) =>
-  check.sample === 'all' ? pk : `md5(${pk} || ':' || '${Math.trunc(check.seed)}')`;
+function pageOrder(check: StateCheck, pk: { columns: string[]; casts: string[]; text: string }) {
+  if (check.sample === 'all') {
+    const after = pk.columns.map((_, i) => `$${i + 2}::${pk.casts[i]}`).join(', ');
+    return {
+      key: pk.text,
+      where: `(${pk.columns.join(', ')}) > (${after})`,
+      order: pk.columns.join(', '),
+      params: (last: string[] | undefined) => last ?? pk.casts.map((c) => (c === 'bigint' ? '-1' : '')),
+    };
+  }
+  const hash = `md5(${pk.text} || ':' || '${Math.trunc(check.seed)}')`;
+  return {
+    key: hash,
+    where: `${hash} > $2`,
+    order: hash,
+    params: (_last: string[] | undefined, key: string | undefined) => [key ?? ''],
+  };
+}
 
 interface NftRow {
   key: string;
+  nft_id: string;
   at: string;
   collection: Uint8Array;
   token_id: string;
@@ -99,13 +117,14 @@ async function verifyOwners(db: Db, owners: NftOwnerLookups, vm: VmType, check: 
   const { checked, height } = await eachPage<NftRow>(
     check,
     async (after, limit) => {
-      const order = orderKey(check, "lpad(n.nft_id::text, 20, '0')");
+      const page = pageOrder(check, { columns: ['n.nft_id'], casts: ['bigint'], text: 'n.nft_id::text' });
       const { rows } = await db.query<NftRow>(
-        `SELECT ${order} AS key, (SELECT height FROM checkpoint WHERE stream = 'blocks')::text AS at,
+        `SELECT ${page.key} AS key, n.nft_id::text AS nft_id,
+                (SELECT height FROM checkpoint WHERE stream = 'blocks')::text AS at,
                 n.collection_addr AS collection, n.token_id, n.object_addr, a.account AS owner
            FROM nft n JOIN account_dict a ON a.id = n.owner_id
-          WHERE ${order} > $1 ORDER BY 1 LIMIT $2`,
-        [after?.key ?? '', limit],
+          WHERE ${page.where} ORDER BY ${page.order} LIMIT $1`,
+        [limit, ...page.params(after && [after.nft_id], after?.key)],
       );
       return rows;
     },
@@ -138,6 +157,7 @@ async function verifyOwners(db: Db, owners: NftOwnerLookups, vm: VmType, check: 
 
 interface BalanceRow {
   key: string;
+  account_id: string;
   at: string;
   denom: string;
   account: Uint8Array;
@@ -149,13 +169,18 @@ async function verifyBalances(db: Db, source: BalanceSource, vm: VmType, check: 
   const { checked, height } = await eachPage<BalanceRow>(
     check,
     async (after, limit) => {
-      const order = orderKey(check, `r.denom || ' ' || lpad(r.account_id::text, 20, '0')`);
+      const page = pageOrder(check, {
+        columns: ['r.denom', 'r.account_id'],
+        casts: ['text', 'bigint'],
+        text: `r.denom || ' ' || r.account_id::text`,
+      });
       const { rows } = await db.query<BalanceRow>(
-        `SELECT ${order} AS key, (SELECT height FROM checkpoint WHERE stream = 'rich_list')::text AS at,
+        `SELECT ${page.key} AS key, r.account_id::text AS account_id,
+                (SELECT height FROM checkpoint WHERE stream = 'rich_list')::text AS at,
                 r.denom, a.account, r.amount::text AS amount
            FROM rich_list r JOIN account_dict a ON a.id = r.account_id
-          WHERE ${order} > $1 ORDER BY 1 LIMIT $2`,
-        [after?.key ?? '', limit],
+          WHERE ${page.where} ORDER BY ${page.order} LIMIT $1`,
+        [limit, ...page.params(after && [after.denom, after.account_id], after?.key)],
       );
       return rows;
     },
