@@ -10,6 +10,7 @@ export const HEAVY_FILES: readonly { file: string; why: string }[] = [
   { file: 'test/ingest/nft.test.ts', why: 'NFT-heavy and pruned chains per VM' },
   { file: 'test/ingest/crash-stages.test.ts', why: 'eight CLI children, six killed' },
   { file: 'test/bin/ingest-commands.test.ts', why: 'demo, start and indexer as child processes' },
+  { file: 'test/bin/repair-commands.test.ts', why: 'verify and reindex children, two SIGKILLed' },
   { file: 'test/ingest/upgrade.test.ts', why: 'every migration on a populated database, per VM' },
   { file: 'test/ingest/e2e.test.ts', why: 'every table and stored tx against the truth per VM' },
   { file: 'test/ingest/db-restart.test.ts', why: 'a PostgreSQL server stopped under a running CLI' },
@@ -46,6 +47,8 @@ export const SLOW_FILES: readonly string[] = [
   'test/vip/scores-compute-cli.test.ts',
   'test/ingest/endpoint-pool.test.ts',
   'test/ingest/repair.test.ts',
+  'test/ingest/repair-stage.test.ts',
+  'test/ingest/repair-state.test.ts',
 ];
 
 /** Every file `npm run test:fast` leaves out, in the order `npm test` starts them. */

@@ -46,6 +46,18 @@ export interface NftLookups {
   evmTokenUri(contract: string, tokenId: string, height: number): Promise<string>;
 }
 
+export interface NftOwnerLookups {
+  /**
+   * A token's owner at a height as the node says it (`verify`, docs/ingest.md §11.1), in the
+   * VM's text form; undefined when the token does not exist there (burnt, never minted): Move the
+   * object's `0x1::object::ObjectCore` owner, Wasm cw721 `owner_of`, EVM ERC-721 `ownerOf(id)`
+   * (a revert, or an answer that is no address word, is no token). Never cached.
+   */
+  moveOwner(object: string, height: number): Promise<string | undefined>;
+  wasmOwner(contract: string, tokenId: string, height: number): Promise<string | undefined>;
+  evmOwner(contract: string, tokenId: string, height: number): Promise<string | undefined>;
+}
+
 export interface NftLookupOptions {
   rest: RestClient;
   logger?: Logger;
@@ -72,6 +84,7 @@ const WASM_QUERY_FAILED_CODE = 9;
 const EVM_REVERTED = /\bReverted\b|execution reverted/;
 const NAME_SELECTOR = '0x06fdde03';
 const TOKEN_URI_SELECTOR = '0xc87b56dd';
+const OWNER_OF_SELECTOR = '0x6352211e';
 
 /**
  * True when the node answered that the contract itself failed the query: an HTTP 4xx/500 answer
@@ -208,6 +221,47 @@ export function createNftLookups(options: NftLookupOptions): NftLookups {
   };
 }
 
+/** The same look-ups' retry and failure rules (none is cached: an owner changes). */
+export function createNftOwnerLookups(options: NftLookupOptions): NftOwnerLookups {
+  const { rest } = options;
+  const lookup = createLookup(options);
+  return {
+    moveOwner: (object, height) =>
+      lookup(`0x1::object::ObjectCore of ${object}`, height, async () => {
+        const data = await resource(rest, object, '0x1::object::ObjectCore', height);
+        return typeof data?.owner === 'string' ? data.owner : undefined;
+      }),
+    wasmOwner: (contract, tokenId, height) =>
+      lookup(`owner_of(${tokenId}) of ${contract}`, height, async () => {
+        const res = await wasmSmart(rest, contract, { owner_of: { token_id: tokenId } }, height);
+        const owner = (res as { data?: { owner?: unknown } } | undefined)?.data?.owner;
+        return typeof owner === 'string' ? owner : undefined;
+      }),
+    evmOwner: (contract, tokenId, height) =>
+      lookup(`ownerOf(${tokenId}) of ${contract}`, height, async () => {
+        const input = OWNER_OF_SELECTOR + BigInt(tokenId).toString(16).padStart(64, '0');
+        const word = (await evmCall(rest, contract, input, height))?.replace(/^0x/, '');
+        return word !== undefined && /^[0-9a-fA-F]{64}$/.test(word)
+          ? `0x${word.slice(24).toLowerCase()}`
+          : undefined;
+      }),
+  };
+}
+
+/** A cw721 smart query's answer; undefined when the contract rejects it (no such token or query). */
+async function wasmSmart(rest: RestClient, contract: string, msg: unknown, height: number): Promise<unknown> {
+  const query = Buffer.from(JSON.stringify(msg)).toString('base64url');
+  try {
+    return await rest.getJson(`/cosmwasm/wasm/v1/contract/${contract}/smart/${query}`, {
+      height,
+      purpose: 'nft_lookup',
+    });
+  } catch (err) {
+    if (isWasmContractError(err)) return undefined;
+    throw err;
+  }
+}
+
 /** A Move resource's `data` at a height; undefined when the object holds none. */
 async function resource(
   rest: RestClient,
@@ -231,6 +285,17 @@ async function evmCallString(
   input: string,
   height: number,
 ): Promise<string | undefined> {
+  const response = await evmCall(rest, contract, input, height);
+  return response === undefined ? undefined : decodeAbiString(response);
+}
+
+/** A minievm call's hex answer; undefined when the call reverts. */
+async function evmCall(
+  rest: RestClient,
+  contract: string,
+  input: string,
+  height: number,
+): Promise<string | undefined> {
   let res: { response?: unknown; error?: unknown } | undefined;
   try {
     res = (await rest.postJson(
@@ -246,7 +311,7 @@ async function evmCallString(
   if (typeof res.error === 'string' && EVM_REVERTED.test(res.error)) return undefined;
   if (typeof res.error === 'string' && res.error !== '')
     throw new AppError('node_rest_error', `minievm call ${contract}: ${res.error}`, { retryable: true });
-  return decodeAbiString(typeof res.response === 'string' ? res.response : '0x');
+  return typeof res.response === 'string' ? res.response : '0x';
 }
 
 /** cw721 `contract_info` name and the instantiator (see NftLookups.wasmCollection). */

@@ -161,6 +161,7 @@ export const ERROR_CODES = {
   stage_finalized: { answer: "exit 2", retryable: false, meaning: "scores of a finalized stage cannot change" },
   stage_not_found: { answer: "exit 2", retryable: false, meaning: "the contract has no such stage yet" },
   stage_not_over: { answer: "exit 2", retryable: false, meaning: "the stage is not over on L1" },
+  stage_not_run: { answer: "exit 2", retryable: false, meaning: "`reindex --stage`: the stage has never run on the database, or does not run on its chain" },
   stage_stalled: { answer: "exit 2", retryable: false, meaning: "a stage met an error no retry fixes at the heights named (a node outage is waited for instead, docs/ingest.md §10)" },
   stage_window_unknown: { answer: "exit 2", retryable: false, meaning: "the L1 window of a stage is unknown: give `--from` and `--to`" },
   stored_tx_malformed: { answer: "exit 2", retryable: false, meaning: "a stored tx text is not a tx document, so the re-render job cannot parse it back" },

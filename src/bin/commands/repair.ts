@@ -7,7 +7,9 @@ import { readStoredBounds } from '../../store/readers/stored-heights.js';
 import type { Drift } from '../../ingest/repair/compare.js';
 import { openNodeRows, type NodeRows } from '../../ingest/repair/node-rows.js';
 import { abandonReindex, runReindex } from '../../ingest/repair/reindex.js';
+import { abandonStageReindex, runStageReindex } from '../../ingest/repair/stage-reindex.js';
 import { runVerify, verifyHeights, type VerifyReport } from '../../ingest/repair/verify.js';
+import { STAGE_NAMES, type StageName } from '../../store/writers/stage-swap.js';
 import { openDatabase } from '../context.js';
 import { flagsAsEnv, type NodeFlags } from '../node-flags.js';
 
@@ -25,6 +27,8 @@ interface RepairFlags extends NodeFlags {
   concurrency?: string;
   json?: boolean;
   abandon?: boolean;
+  stage?: string;
+  state?: string;
 }
 
 const optionalInt = (flag: string, min: number) =>
@@ -38,14 +42,39 @@ const optionalInt = (flag: string, min: number) =>
       return flagProblem(ctx, `${flag} must be an integer ≥ ${min}, got "${value}"`);
     });
 
-const repairFlagsSchema = z.object({
-  from: optionalInt('--from', 1),
-  to: optionalInt('--to', 1),
-  sample: optionalInt('--sample', 1),
-  seed: optionalInt('--seed', 0),
-  batch: optionalInt('--batch', 1),
-  concurrency: optionalInt('--concurrency', 1),
-});
+const repairFlagsSchema = z
+  .object({
+    from: optionalInt('--from', 1),
+    to: optionalInt('--to', 1),
+    sample: optionalInt('--sample', 1),
+    seed: optionalInt('--seed', 0),
+    batch: optionalInt('--batch', 1),
+    concurrency: optionalInt('--concurrency', 1),
+    state: z
+      .string()
+      .optional()
+      .transform((value, ctx) => {
+        if (value === undefined || value === 'all') return value;
+        const n = Number(value);
+        if (Number.isSafeInteger(n) && n >= 0) return n;
+        return flagProblem(ctx, `--state must be "all" or an integer ≥ 0, got "${value}"`);
+      }),
+    stage: z
+      .string()
+      .optional()
+      .transform((value, ctx) => {
+        if (value === undefined) return undefined;
+        const stage = STAGE_NAMES.find((s) => s === value);
+        return stage ?? flagProblem(ctx, `--stage must be one of ${STAGE_NAMES.join(', ')}, got "${value}"`);
+      }),
+  })
+  .superRefine((f, ctx) => {
+    if (f.stage !== undefined && (f.from !== undefined || f.to !== undefined))
+      flagProblem(
+        ctx,
+        '--stage rebuilds the stage from its start to where it stands: --from / --to do not apply',
+      );
+  });
 
 function withRepairNodeOptions(cmd: Command): Command {
   return cmd
@@ -93,6 +122,11 @@ export function registerRepairCommands(program: Command): void {
     .option('--sample <n>', 'check n heights drawn from the range instead of all of it')
     .option('--seed <n>', 'seed of the sample (the same seed draws the same heights)', '1')
     .option('--concurrency <n>', 'batches in flight', '4')
+    .option(
+      '--state <n|all>',
+      'NFT owners and rich-list balances: check n of each drawn by --seed, or all; 0 skips them',
+      '100',
+    )
     .option('--json', 'print the report as JSON')
     .action(async (flags: RepairFlags) => {
       const f = parseFlags(repairFlagsSchema, flags);
@@ -106,6 +140,7 @@ export function registerRepairCommands(program: Command): void {
         return runVerify(db, node, {
           heights,
           accountPrefix: options.accountPrefix,
+          ...(f.state !== 0 ? { state: { sample: f.state ?? 'all', seed: f.seed ?? 1 } } : {}),
           ...(f.batch !== undefined ? { batch: f.batch } : {}),
           ...(f.concurrency !== undefined ? { concurrency: f.concurrency } : {}),
         });
@@ -116,58 +151,101 @@ export function registerRepairCommands(program: Command): void {
 
   withRepairNodeOptions(program.command('reindex'))
     .description('Fetch, decode and write stored heights again, batch by batch beside a live API (resumable)')
-    .option('--abandon', 'drop an unfinished reindex instead of running one')
-    .action(async (flags: RepairFlags) => {
-      const f = parseFlags(repairFlagsSchema, flags);
-      if (flags.abandon) {
-        const options = loadIngestOptions(process.env, flagsAsEnv(flags));
-        const db = await openDatabase(options.database);
-        try {
-          console.log(await abandonReindex(db));
-        } finally {
-          await db.close();
-        }
-        return;
-      }
-      const stop = new AbortController();
-      const onSignal = () => stop.abort();
-      process.once('SIGINT', onSignal);
-      process.once('SIGTERM', onSignal);
-      try {
-        const r = await withRepairContext(flags, async (db, node) => {
-          const stored = await readStoredBounds(db);
-          return runReindex(db, node, {
-            from: f.from ?? stored.lowest,
-            to: f.to ?? stored.indexed,
-            signal: stop.signal,
-            ...(f.batch !== undefined ? { batch: f.batch } : {}),
-            onBatch: (b) => console.log(`reindexed through ${b.through} of ${b.to}`),
-          });
-        });
-        const rate = r.seconds > 0 ? (r.heights / r.seconds).toFixed(1) : String(r.heights);
-        console.log(
-          `reindex ${r.from}..${r.to} ${r.finished ? 'done' : 'stopped (run it again to resume)'}: ` +
-            `${r.heights} heights in ${r.seconds.toFixed(1)} s (${rate} heights/s), ${r.nodeRequests} node requests`,
-        );
-      } finally {
-        process.off('SIGINT', onSignal);
-        process.off('SIGTERM', onSignal);
-      }
-    });
+    .option(
+      '--stage <name>',
+      `re-derive one stage from its start (${STAGE_NAMES.join(', ')}) instead of a range`,
+    )
+    .option('--abandon', 'drop an unfinished reindex (of --stage, when given) instead of running one')
+    .action(reindexAction);
 }
+
+/** `reindex`: a range, or a stage with `--stage`; `--abandon` drops the unfinished job instead. */
+async function reindexAction(flags: RepairFlags): Promise<void> {
+  const f = parseFlags(repairFlagsSchema, flags);
+  if (flags.abandon) {
+    const options = loadIngestOptions(process.env, flagsAsEnv(flags));
+    const db = await openDatabase(options.database);
+    try {
+      console.log(f.stage ? await abandonStageReindex(db, f.stage) : await abandonReindex(db));
+    } finally {
+      await db.close();
+    }
+    return;
+  }
+  const stop = new AbortController();
+  const onSignal = () => stop.abort();
+  process.once('SIGINT', onSignal);
+  process.once('SIGTERM', onSignal);
+  try {
+    console.log(
+      f.stage
+        ? await reindexStage(flags, f, f.stage, stop.signal)
+        : await reindexRange(flags, f, stop.signal),
+    );
+  } finally {
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
+  }
+}
+
+type ParsedFlags = ReturnType<typeof parseFlags<typeof repairFlagsSchema>>;
+
+/** Runs a stage reindex, printing each batch; returns the summary line. */
+async function reindexStage(flags: RepairFlags, f: ParsedFlags, stage: StageName, signal: AbortSignal) {
+  const r = await withRepairContext(flags, (db, node, options) =>
+    runStageReindex(db, node, {
+      stage,
+      accountPrefix: options.accountPrefix,
+      signal,
+      ...(f.batch !== undefined ? { batch: f.batch } : {}),
+      onBatch: (b) => console.log(`reindexed ${b.stage} through ${b.through} of ${b.to}`),
+    }),
+  );
+  return (
+    `reindex --stage ${r.stage} ${r.from}..${r.to} ${r.finished ? `done, ${r.rows} rows swapped in` : 'stopped (run it again to resume)'}: ` +
+    `${r.heights} heights in ${r.seconds.toFixed(1)} s (${rate(r)} heights/s), ${r.nodeRequests} node requests`
+  );
+}
+
+/** Runs a range reindex (default: every stored height), printing each batch; returns the summary line. */
+async function reindexRange(flags: RepairFlags, f: ParsedFlags, signal: AbortSignal) {
+  const r = await withRepairContext(flags, async (db, node) => {
+    const stored = await readStoredBounds(db);
+    return runReindex(db, node, {
+      from: f.from ?? stored.lowest,
+      to: f.to ?? stored.indexed,
+      signal,
+      ...(f.batch !== undefined ? { batch: f.batch } : {}),
+      onBatch: (b) => console.log(`reindexed through ${b.through} of ${b.to}`),
+    });
+  });
+  return (
+    `reindex ${r.from}..${r.to} ${r.finished ? 'done' : 'stopped (run it again to resume)'}: ` +
+    `${r.heights} heights in ${r.seconds.toFixed(1)} s (${rate(r)} heights/s), ${r.nodeRequests} node requests`
+  );
+}
+
+const rate = (r: { heights: number; seconds: number }) =>
+  r.seconds > 0 ? (r.heights / r.seconds).toFixed(1) : String(r.heights);
 
 /** One line per difference, then the summary. */
 function verifyText(report: VerifyReport): string {
   const lines = report.drifts.map((d: Drift) => {
     const [stored, node] = aroundFirstDifference(d.stored, d.node);
-    return `height ${d.height} ${d.kind}${d.hash ? ` ${d.hash}` : ''}: stored ${stored}, node ${node}  GET ${d.route}`;
+    const what = d.hash ?? d.key;
+    return `height ${d.height} ${d.kind}${what ? ` ${what}` : ''}: stored ${stored}, node ${node}  GET ${d.route}`;
   });
   const perSecond =
     report.seconds > 0 ? (report.heights / report.seconds).toFixed(1) : String(report.heights);
   const perHeight = report.heights > 0 ? (report.nodeRequests / report.heights).toFixed(2) : '0';
   const heightsWith = new Set(report.drifts.map((d) => d.height)).size;
+  const { state } = report;
+  const checked = state
+    ? `, ${state.nfts.checked} NFT owner(s) at ${state.nfts.height}` +
+      (state.richList ? `, ${state.richList.checked} balance(s) at ${state.richList.height}` : '')
+    : '';
   lines.push(
-    `verify: ${report.heights} heights in ${report.seconds.toFixed(1)} s (${perSecond} heights/s, ` +
+    `verify: ${report.heights} heights${checked} in ${report.seconds.toFixed(1)} s (${perSecond} heights/s, ` +
       `${report.nodeRequests} node requests, ${perHeight} per height): ` +
       (report.drifts.length === 0
         ? 'no difference'

@@ -1,5 +1,6 @@
 import type { Queryable } from '../../store/driver/db.js';
 import type { DerivationCheckpoint } from '../../store/writers/derivation-checkpoint.js';
+import type { StageName } from '../../store/writers/stage-swap.js';
 
 export type { DerivationCheckpoint };
 
@@ -40,4 +41,5 @@ export interface Derivation<Work> {
   rolledBack?(): void;
 }
 
-export type DerivationName = 'internal_tx' | 'rich_list';
+/** The stages' names (their tables listed beside: src/store/writers/stage-swap.ts). */
+export type DerivationName = StageName;

@@ -62,7 +62,7 @@ export function createDerivations(ctx: {
     });
     stages.push({ name: stage.name, run: (deps, options) => runDerivation(stage, deps, options) });
   }
-  const source = ctx.options.richList ? balanceSource(ctx) : undefined;
+  const source = ctx.options.richList ? createBalanceSource(ctx) : undefined;
   if (source) {
     const kept = createKeptBlocks((block) => source.extract(block), KEPT_BALANCE_CHANGES);
     const stage = createRichListDerivation({ db: ctx.db, comet: ctx.comet, source, kept });
@@ -76,7 +76,16 @@ export function createDerivations(ctx: {
   return stages;
 }
 
-function balanceSource(ctx: Parameters<typeof createDerivations>[0]): BalanceSource | undefined {
+/**
+ * The rich-list stage's node reads (balances, snapshot, supply) for this chain's VM; `verify` reads
+ * the node's balances through it too (docs/ingest.md §11.1). Undefined on EVM without JSON-RPC.
+ */
+export function createBalanceSource(
+  ctx: Pick<
+    Parameters<typeof createDerivations>[0],
+    'chain' | 'comet' | 'rest' | 'evm' | 'accountPrefix' | 'signal' | 'retry'
+  >,
+): BalanceSource | undefined {
   // A read that keeps failing fails the stage's fetch, which the runner retries without a budget.
   const policy = { ...(ctx.retry ?? INGEST_RETRY), maxAttempts: SOURCE_READ_ATTEMPTS };
   const retry = ctx.signal ? { signal: ctx.signal, policy } : { policy };

@@ -5,6 +5,7 @@ import {
   advanceDerivationCheckpoint,
   createDerivationCheckpoint,
   loadDerivationCheckpoint,
+  lockDerivationCheckpoint,
 } from '../../store/writers/derivation-checkpoint.js';
 import type { NodeWaits } from '../../shared/node-waits.js';
 import { abortableDelay, backoffDelay, INGEST_RETRY, withRetry, type RetryPolicy } from '../../node/retry.js';
@@ -30,6 +31,8 @@ export interface DerivationRunOptions {
   untilHeight?: number;
   /** Heights per fetch and commit (default 50). */
   batchHeights?: number;
+  /** Told after each batch committed, with the stage's new height (`reindex --stage`'s progress). */
+  onCommitted?: (height: number) => Promise<void> | void;
 }
 
 /**
@@ -79,6 +82,7 @@ export async function runDerivation<W>(
       at = await commitBatch(stage, deps, signal, at, to, work);
       committed = at;
       deps.metrics.stageHeight.set({ stage: stage.name }, at.height);
+      await run.onCommitted?.(at.height);
       if (!range) {
         range = await heights.after(to);
         pending = range && fetch(range);
@@ -238,9 +242,10 @@ async function commitBatch<W>(
       }
       try {
         const { next, rows } = await deps.db.transaction(async (tx) => {
-          const written = await stage.write(tx, work, from);
+          const base = await lockDerivationCheckpoint(tx, stage.name, from);
+          const written = await stage.write(tx, work, base);
           const next = { height: to, sequence: written.sequence };
-          await advanceDerivationCheckpoint(tx, stage.name, from, next);
+          await advanceDerivationCheckpoint(tx, stage.name, base, next);
           return { next, rows: written.rows };
         });
         stage.committed?.();

@@ -11,6 +11,8 @@ export interface Drift {
   kind: string;
   /** The tx or EVM tx hash, when the drift is in one. */
   hash?: string;
+  /** The token (`<collection> <token id>`) or balance (`<denom> <account>`) of a state drift. */
+  key?: string;
   /** The route whose answer shows the drift. */
   route: string;
   stored: string;

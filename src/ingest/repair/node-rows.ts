@@ -1,10 +1,10 @@
 import type { NodeEndpoints } from '../../shared/config.js';
 import { InputError } from '../../shared/errors.js';
 import type { Registry } from '../../shared/metrics.js';
-import { createCometClient } from '../../node/cometbft.js';
-import { createEvmClient } from '../../node/evm.js';
+import { createCometClient, type CometClient } from '../../node/cometbft.js';
+import { createEvmClient, type EvmClient } from '../../node/evm.js';
 import { createNodeMetrics } from '../../node/metrics.js';
-import { createRestClient } from '../../node/rest.js';
+import { createRestClient, type RestClient } from '../../node/rest.js';
 import { createTransport, type Transport } from '../../node/transport.js';
 import type { Db } from '../../store/driver/db.js';
 import { readChainMeta, type ChainMeta } from '../../store/readers/chain-meta.js';
@@ -21,6 +21,8 @@ import { createChunkPreparer } from '../prepare/chunk.js';
  */
 export interface NodeRows {
   chain: ChainMeta;
+  /** The node clients themselves (a stage's own reads: `reindex --stage`, `verify`'s state checks). */
+  clients: { comet: CometClient; rest: RestClient; evm: EvmClient | undefined };
   /** The prepared blocks of `heights`, in that order; a height the node does not serve fails. */
   prepare(heights: readonly number[]): Promise<PreparedBlock[]>;
   /** HTTP requests sent to the node so far (retries included). */
@@ -75,6 +77,7 @@ export async function openNodeRows(db: Db, options: NodeRowsOptions, registry: R
   });
   return {
     chain,
+    clients: { comet, rest, evm },
     async prepare(heights) {
       const blocks = await preparer.prepare(heights);
       const served = blocks.filter((b): b is PreparedBlock => b !== undefined);

@@ -3,6 +3,7 @@ import { normaliseTimes, readStoredBounds, readStoredHeights } from '../../store
 import { InputError } from '../../shared/errors.js';
 import { compareHeights, type Drift } from './compare.js';
 import type { NodeRows } from './node-rows.js';
+import { verifyState, type StateCheck, type StateReport } from './verify-state.js';
 
 /**
  * `verify` (docs/ingest.md §11.1): the node's blocks of some stored heights, prepared as ingest
@@ -17,6 +18,8 @@ export interface VerifyPlan {
   /** Batches in flight (default 4). */
   concurrency?: number;
   accountPrefix: string;
+  /** NFT owners and rich-list balances too (a sample, or all); absent: not checked. */
+  state?: Omit<StateCheck, 'accountPrefix'>;
 }
 
 export interface VerifyReport {
@@ -24,6 +27,8 @@ export interface VerifyReport {
   drifts: Drift[];
   seconds: number;
   nodeRequests: number;
+  /** What the state checks read, when asked. */
+  state?: Omit<StateReport, 'drifts'>;
 }
 
 /** Heights `from..to`, or `sample` of them drawn by `seed` (the same seed, the same heights). */
@@ -72,9 +77,14 @@ export async function runVerify(db: Db, node: NodeRows, plan: VerifyPlan): Promi
     }
   };
   await Promise.all(Array.from({ length: Math.max(1, plan.concurrency ?? 4) }, worker));
+  const state =
+    plan.state && (await verifyState(db, node, { ...plan.state, accountPrefix: plan.accountPrefix }));
   return {
     heights: plan.heights.length,
-    drifts: results.flat(),
+    drifts: [...results.flat(), ...(state?.drifts ?? [])],
+    ...(state
+      ? { state: { nfts: state.nfts, ...(state.richList ? { richList: state.richList } : {}) } }
+      : {}),
     seconds: (performance.now() - started) / 1000,
     nodeRequests: await node.requests(),
   };

@@ -54,6 +54,28 @@ export async function advanceDerivationCheckpoint(
   if (rows.length === 0) throw movedUnderUs(checkpointName, String(from.height));
 }
 
+/**
+ * The checkpoint row, locked for the batch's transaction, which must still stand at `expected`'s
+ * height. Its sequence may differ from the one the stage holds: a `reindex --stage` swapped the
+ * stage's rows in under the same height (docs/ingest.md §11.4), and the batch continues after them.
+ * Taken before the batch writes any row, so the swap (which locks the row first too) and a batch
+ * never wait on each other's locks.
+ */
+export async function lockDerivationCheckpoint(
+  tx: Queryable,
+  checkpointName: string,
+  expected: DerivationCheckpoint,
+): Promise<DerivationCheckpoint> {
+  const { rows } = await tx.query<{ height: number; tx_sequence: number }>(
+    'SELECT height, tx_sequence FROM checkpoint WHERE stream = $1 FOR UPDATE',
+    [checkpointName],
+  );
+  const row = rows[0];
+  if (!row || Number(row.height) !== expected.height)
+    throw movedUnderUs(checkpointName, String(expected.height));
+  return { height: expected.height, sequence: Number(row.tx_sequence) };
+}
+
 function movedUnderUs(checkpointName: string, expected: string): AppError {
   return new AppError(
     'checkpoint_moved',
