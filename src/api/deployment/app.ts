@@ -8,6 +8,7 @@ import { GrpcCode, HttpError, installErrorHandlers } from '../errors.js';
 import { installRequestEdge, installServerEdge } from '../http-edge.js';
 import type { ApiSettings } from '../options.js';
 import { registerSwaggerRoutes } from '../routes/swagger.js';
+import { registerAccountRoutes } from './account-routes.js';
 import { CHAINS_SCHEMAS, registerChainsRoute } from './chains-route.js';
 import type { ChainDirectory } from './directory.js';
 
@@ -44,13 +45,14 @@ export async function createDeploymentApp(ctx: DeploymentApiContext): Promise<Fa
         description: `Every chain's API is under /chains/{chain_id} (its own /swagger/doc.json there)`,
         version: ctx.version,
       },
-      tags: [{ name: 'Chains' }, { name: 'App' }],
+      tags: [{ name: 'Chains' }, { name: 'Account' }, { name: 'App' }],
     },
     refResolver: {
       buildLocalReference: (json, _b, _f, i) => (typeof json.$id === 'string' ? json.$id : `def-${i}`),
     },
   });
   registerChainsRoute(app, ctx.directory);
+  registerAccountRoutes(app, ctx.directory, ctx.settings);
   registerDeploymentSystemRoutes(app, ctx);
   registerChainMisses(app, ctx.directory);
   registerSwaggerRoutes(app);
