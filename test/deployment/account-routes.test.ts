@@ -59,12 +59,16 @@ describe.each(testDbFactories())('account routes across three rollups ($name)', 
   let d: TestDeployment;
   let shardName: string | undefined;
   const truth = new Map<string, TruthTx>();
-  let all: TruthTx[] = [];
+  const all: TruthTx[] = [];
   const disposers: Array<() => Promise<void>> = [];
   beforeAll(async () => {
     const pg = store.name === 'postgres';
-    const base = pg ? await createPostgresTestDb(process.env.TEST_DATABASE_URL!, { migrate: false }) : undefined;
-    const shard = pg ? await createPostgresTestDb(process.env.TEST_DATABASE_URL!, { migrate: false }) : undefined;
+    const base = pg
+      ? await createPostgresTestDb(process.env.TEST_DATABASE_URL!, { migrate: false })
+      : undefined;
+    const shard = pg
+      ? await createPostgresTestDb(process.env.TEST_DATABASE_URL!, { migrate: false })
+      : undefined;
     for (const db of [base, shard]) if (db) disposers.push(() => db.dispose());
     shardName = shard && new URL(shard.url).pathname.slice(1);
     const specs = SPECS.map((s) => (s.vm === 'evm' && shard ? { ...s, databaseUrl: shard.url } : s));
@@ -147,7 +151,9 @@ describe.each(testDbFactories())('account routes across three rollups ($name)', 
     const items = (JSON.parse(text) as { items: WalkItem[] }).items;
     expect(new Set(items.map((i) => i.chain_id)).size).toBeGreaterThan(0);
     for (const item of items) {
-      const own = await (await fetch(`${d.url}/chains/${item.chain_id}/indexer/tx/v1/txs/${item.tx.txhash}`)).text();
+      const own = await (
+        await fetch(`${d.url}/chains/${item.chain_id}/indexer/tx/v1/txs/${item.tx.txhash}`)
+      ).text();
       expect(text).toContain(`{"chain_id":"${item.chain_id}","tx":${own.slice('{"tx":'.length, -1)}}`);
     }
   });
@@ -155,13 +161,20 @@ describe.each(testDbFactories())('account routes across three rollups ($name)', 
   it('filters by is_signer, msgs and chain_ids as the list routes do', async () => {
     const account = accountsOnSeveralChains(all)[0]!;
     const signed = await walkAccount(d.url, account, { is_signer: 'true', 'pagination.limit': '3' });
-    expect(signed.items.map(walkKey)).toEqual(expectedWalk(all, { account, signerOnly: true }, true).map(walkKey));
+    expect(signed.items.map(walkKey)).toEqual(
+      expectedWalk(all, { account, signerOnly: true }, true).map(walkKey),
+    );
     const mine = all.filter((t) => t.accounts.includes(account));
     const msg = mine[0]!.msgTypes[0]!;
     const byMsg = await walkAccount(d.url, account, { msgs: msg, 'pagination.limit': '3' });
     expect(byMsg.items.map(walkKey)).toEqual(expectedWalk(all, { account, msgs: [msg] }, true).map(walkKey));
-    expect(byMsg.pages[0]!.pagination.total).toBe(String(expectedWalk(all, { account, msgs: [msg] }, true).length));
-    const two = await walkAccount(d.url, account, { chain_ids: 'acct-wasm-1,acct-move-1', 'pagination.limit': '4' });
+    expect(byMsg.pages[0]!.pagination.total).toBe(
+      String(expectedWalk(all, { account, msgs: [msg] }, true).length),
+    );
+    const two = await walkAccount(d.url, account, {
+      chain_ids: 'acct-wasm-1,acct-move-1',
+      'pagination.limit': '4',
+    });
     const want = expectedWalk(all, { account }, true).filter((t) => t.chainId !== 'acct-evm-1');
     expect(two.items.map(walkKey)).toEqual(want.map(walkKey));
     expect(two.pages[0]!.unavailable).toEqual([]);
@@ -203,12 +216,16 @@ describe.each(testDbFactories())('account routes across three rollups ($name)', 
       let key: string | null = null;
       do {
         const q: string = key ? `&pagination.key=${encodeURIComponent(key)}` : '';
-        const page = (await (await fetch(`${d.url}/indexer/account/v1/${account}/nfts?pagination.limit=2${q}`)).json()) as {
+        const page = (await (
+          await fetch(`${d.url}/indexer/account/v1/${account}/nfts?pagination.limit=2${q}`)
+        ).json()) as {
           items: { chain_id: string; token: { collection_addr: string; nft: { token_id: string } } }[];
           pagination: { next_key: string | null; total: string };
         };
         if (!key) expect(page.pagination.total).toBe(String(want.length));
-        got.push(...page.items.map((i) => `${i.chain_id}/${i.token.collection_addr}/${i.token.nft.token_id}`));
+        got.push(
+          ...page.items.map((i) => `${i.chain_id}/${i.token.collection_addr}/${i.token.nft.token_id}`),
+        );
         key = page.pagination.next_key;
       } while (key);
       expect(got.length).toBe(new Set(got).size);
@@ -219,14 +236,23 @@ describe.each(testDbFactories())('account routes across three rollups ($name)', 
   it('summarises each chain: tx counts, first and last activity, NFTs held, balances', async () => {
     const account = accountsOnSeveralChains(all)[0]!;
     const body = (await (await fetch(`${d.url}/indexer/account/v1/${account}/summary`)).json()) as {
-      chains: { chain_id: string; txs: { all: string; signed: string }; first_activity: string | null; last_activity: string | null; nfts_held: string }[];
+      chains: {
+        chain_id: string;
+        txs: { all: string; signed: string };
+        first_activity: string | null;
+        last_activity: string | null;
+        nfts_held: string;
+      }[];
       unavailable: string[];
     };
     expect(body.unavailable).toEqual([DEAD]);
     for (const s of LIVE) {
       const c = body.chains.find((x) => x.chain_id === s.chainId)!;
       const mine = all.filter((t) => t.chainId === s.chainId && t.accounts.includes(account));
-      expect(c.txs).toEqual({ all: String(mine.length), signed: String(mine.filter((t) => t.signer === account).length) });
+      expect(c.txs).toEqual({
+        all: String(mine.length),
+        signed: String(mine.filter((t) => t.signer === account).length),
+      });
       const sim = d.sims.get(s.chainId)!.sim;
       expect(c.first_activity).toBe(mine.length ? sim.truth.block(mine[0]!.height).time : null);
       expect(c.last_activity).toBe(mine.length ? sim.truth.block(mine.at(-1)!.height).time : null);
@@ -236,36 +262,47 @@ describe.each(testDbFactories())('account routes across three rollups ($name)', 
   });
 
   it('documents the account routes in the deployment’s OpenAPI', async () => {
-    const doc = (await (await fetch(`${d.url}/swagger/doc.json`)).json()) as { paths: Record<string, unknown> };
-    for (const p of ['txs', 'nfts', 'summary']) expect(doc.paths).toHaveProperty([`/indexer/account/v1/{address}/${p}`]);
+    const doc = (await (await fetch(`${d.url}/swagger/doc.json`)).json()) as {
+      paths: Record<string, unknown>;
+    };
+    for (const p of ['txs', 'nfts', 'summary'])
+      expect(doc.paths).toHaveProperty([`/indexer/account/v1/{address}/${p}`]);
   });
 
-  it.runIf(store.name === 'postgres')('names a chain whose database went down and walks on without it', async () => {
-    const account = accountsOnSeveralChains(all)[0]!;
-    const admin = new Client({ connectionString: process.env.TEST_DATABASE_URL });
-    await admin.connect();
-    try {
-      const walked = await walkAccount(d.url, account, { 'pagination.limit': '2' }, async (_page, n) => {
-        if (n !== 1) return;
-        await admin.query(`ALTER DATABASE "${shardName}" ALLOW_CONNECTIONS false`);
-        await admin.query('SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1', [shardName]);
-      });
-      expect(walked.pages.at(-1)!.unavailable.sort()).toEqual([DEAD, 'acct-evm-1'].sort());
-      const keys = walked.items.map(walkKey);
-      expect(new Set(keys).size).toBe(keys.length);
-      expectStrictOrder(walked.items, truth, true);
-      const want = expectedWalk(all, { account }, true);
-      // Everything of the chains still up, and of the EVM chain only what the first page served.
-      const evmServed = new Set(walked.pages[0]!.items.map(walkKey));
-      expect(keys).toEqual(want.filter((t) => t.chainId !== 'acct-evm-1' || evmServed.has(walkKey(t))).map(walkKey));
-      const summary = await fetch(`${d.url}/indexer/account/v1/${account}/summary`);
-      expect(summary.status).toBe(200);
-      expect(((await summary.json()) as { unavailable: string[] }).unavailable).toContain('acct-evm-1');
-    } finally {
-      await admin.query(`ALTER DATABASE "${shardName}" ALLOW_CONNECTIONS true`);
-      await admin.end();
-    }
-  }, 120_000);
+  it.runIf(store.name === 'postgres')(
+    'names a chain whose database went down and walks on without it',
+    async () => {
+      const account = accountsOnSeveralChains(all)[0]!;
+      const admin = new Client({ connectionString: process.env.TEST_DATABASE_URL });
+      await admin.connect();
+      try {
+        const walked = await walkAccount(d.url, account, { 'pagination.limit': '2' }, async (_page, n) => {
+          if (n !== 1) return;
+          await admin.query(`ALTER DATABASE "${shardName}" ALLOW_CONNECTIONS false`);
+          await admin.query('SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1', [
+            shardName,
+          ]);
+        });
+        expect(walked.pages.at(-1)!.unavailable.sort()).toEqual([DEAD, 'acct-evm-1'].sort());
+        const keys = walked.items.map(walkKey);
+        expect(new Set(keys).size).toBe(keys.length);
+        expectStrictOrder(walked.items, truth, true);
+        const want = expectedWalk(all, { account }, true);
+        // Everything of the chains still up, and of the EVM chain only what the first page served.
+        const evmServed = new Set(walked.pages[0]!.items.map(walkKey));
+        expect(keys).toEqual(
+          want.filter((t) => t.chainId !== 'acct-evm-1' || evmServed.has(walkKey(t))).map(walkKey),
+        );
+        const summary = await fetch(`${d.url}/indexer/account/v1/${account}/summary`);
+        expect(summary.status).toBe(200);
+        expect(((await summary.json()) as { unavailable: string[] }).unavailable).toContain('acct-evm-1');
+      } finally {
+        await admin.query(`ALTER DATABASE "${shardName}" ALLOW_CONNECTIONS true`);
+        await admin.end();
+      }
+    },
+    120_000,
+  );
 });
 
 /** The account's 20 bytes in hex. */

@@ -79,7 +79,10 @@ export function accountsOnSeveralChains(truth: readonly TruthTx[]): string[] {
       if (!chains.has(a)) chains.set(a, new Set());
       chains.get(a)!.add(t.chainId);
     }
-  return [...chains].filter(([, c]) => c.size >= 2).map(([a]) => a).sort();
+  return [...chains]
+    .filter(([, c]) => c.size >= 2)
+    .map(([a]) => a)
+    .sort();
 }
 
 export interface WalkItem {

@@ -26,7 +26,8 @@ interface WireCursor {
   c: [string, number, number | null, 0 | 1][];
 }
 
-const badKey = () => new InputError('invalid_pagination', 'pagination.key is not a key this route handed out');
+const badKey = () =>
+  new InputError('invalid_pagination', 'pagination.key is not a key this route handed out');
 
 export function encodeWalkCursor(cursor: AccountWalkCursor): string {
   const wire: WireCursor = {

@@ -1,6 +1,4 @@
 import { InputError } from '../../shared/errors.js';
-import { accountSummary } from '../../store/readers/account-activity.js';
-import { readCheckpointHeights } from '../../store/readers/chain-meta.js';
 import { createNftTokenReader, type TokenPosition } from '../../store/readers/nft-tokens.js';
 import { renderToken } from '../../wire/nft-token.js';
 import { accountTextMemo } from '../account-text.js';
@@ -16,7 +14,8 @@ interface NftWalk {
   unavailable: string[];
 }
 
-const badKey = () => new InputError('invalid_pagination', 'pagination.key is not a key this route handed out');
+const badKey = () =>
+  new InputError('invalid_pagination', 'pagination.key is not a key this route handed out');
 
 function decodeNftKey(key: string): NftWalk {
   try {
@@ -35,7 +34,9 @@ function decodeNftKey(key: string): NftWalk {
 
 function encodeNftKey(w: NftWalk): string {
   const a = w.after && [w.after.height, w.after.tokenId, w.after.collection!.toString('hex')];
-  return Buffer.from(JSON.stringify({ n: w.chain, ...(a ? { a } : {}), u: w.unavailable })).toString('base64');
+  return Buffer.from(JSON.stringify({ n: w.chain, ...(a ? { a } : {}), u: w.unavailable })).toString(
+    'base64',
+  );
 }
 
 /**
@@ -62,7 +63,11 @@ export async function accountNftsPage(
         const reach = index < walk.chain ? 1 : page.limit + 1;
         const after = index === walk.chain ? walk.after : undefined;
         const plan = { orderBy: 'height' as const, desc: page.reverse, limit: reach, offset: 0 };
-        return createNftTokenReader(r.ctx).list(after ? { ...plan, after } : plan, { ownerId }, page.countTotal);
+        return createNftTokenReader(r.ctx).list(
+          after ? { ...plan, after } : plan,
+          { ownerId },
+          page.countTotal,
+        );
       }),
     ),
   );
@@ -79,9 +84,15 @@ export async function accountNftsPage(
         next = { chain: index, unavailable: [] };
         return;
       }
-      items.push(`{"chain_id":${JSON.stringify(res.chain.chainId)},"token":${renderToken(row, accountText)}}`);
+      items.push(
+        `{"chain_id":${JSON.stringify(res.chain.chainId)},"token":${renderToken(row, accountText)}}`,
+      );
       const c = tokenCursor(row, true) as { height: number; token_id: string; collection_addr: string };
-      walk.after = { height: c.height, tokenId: c.token_id, collection: Buffer.from(c.collection_addr.slice(2), 'hex') };
+      walk.after = {
+        height: c.height,
+        tokenId: c.token_id,
+        collection: Buffer.from(c.collection_addr.slice(2), 'hex'),
+      };
       walk.chain = index;
     }
     delete walk.after;
@@ -91,37 +102,4 @@ export async function accountNftsPage(
   const nextKey = next ? encodeNftKey({ ...walk, chain: next.chain, unavailable: list }) : null;
   const pagination = { next_key: nextKey, total: page.countTotal ? String(total) : '0' };
   return `{"items":[${items.join(',')}],"pagination":${JSON.stringify(pagination)},"unavailable":${JSON.stringify(list)}}`;
-}
-
-const timeOf = (data: string | Buffer | undefined): string | null => {
-  if (data === undefined) return null;
-  return (JSON.parse(typeof data === 'string' ? data : data.toString('utf8')) as { timestamp: string }).timestamp;
-};
-
-/** Per chain: tx counts, first and last activity, NFTs held, rich-list balances (docs/chains.md §4.3). */
-export async function accountSummaryBody(account: Uint8Array, chains: DeployedChain[]): Promise<string> {
-  const results = await Promise.all(
-    chains.map((c) =>
-      settleChain(c, async (r) => {
-        const stages = await readCheckpointHeights(r.ctx.db);
-        const accountId = await r.dicts.accountId(account);
-        const richList = stages.rich_list;
-        const s =
-          accountId === undefined
-            ? { txs: 0, signed: 0, nfts: 0, balances: [] }
-            : await accountSummary(r.ctx, accountId, { nfts: true, balances: richList !== undefined });
-        return {
-          chain_id: c.chainId,
-          txs: { all: String(s.txs), signed: String(s.signed) },
-          first_activity: timeOf('first' in s ? s.first : undefined),
-          last_activity: timeOf('last' in s ? s.last : undefined),
-          nfts_held: String(s.nfts),
-          ...(richList !== undefined ? { balances: { height: richList, coins: s.balances } } : {}),
-        };
-      }),
-    ),
-  );
-  const served = results.flatMap((r) => (r.ok ? [r.value] : []));
-  const unavailable = results.flatMap((r) => (r.ok ? [] : [r.chain.chainId]));
-  return JSON.stringify({ chains: served, unavailable });
 }

@@ -1,10 +1,12 @@
-import { Type } from '@sinclair/typebox';
+import { Type, type TProperties } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
 import { AccountTxsQuery, PaginationQuery } from '../schemas.js';
+import type { PaginationQuery as PageQuery } from '../pagination.js';
 import { parseAccountAddress, selectChains } from './account-chains.js';
-import { accountNftsPage, accountSummaryBody } from './account-nfts.js';
+import { accountNftsPage } from './account-nfts.js';
+import { accountSummaryBody } from './account-summary.js';
 import { accountTxsPage } from './account-txs.js';
-import type { ChainDirectory } from './directory.js';
+import type { ChainDirectory, DeployedChain } from './directory.js';
 
 const AddressParams = Type.Object({
   address: Type.String({
@@ -15,6 +17,37 @@ const chainIds = {
   chain_ids: Type.Optional(Type.String({ description: 'comma list of chain ids (default: every chain)' })),
 };
 
+type AccountQuery = Record<string, string | undefined> & { msgs?: string[]; chain_ids?: string };
+type AccountAnswer = (account: Uint8Array, chains: DeployedChain[], query: AccountQuery) => Promise<string>;
+
+/** One account route: the address and `chain_ids` parsed (400 naming them), the body as text. */
+function accountRoute(
+  app: FastifyInstance,
+  ctx: { directory: ChainDirectory; prefix: string },
+  route: { path: string; summary: string; query: TProperties; response: string; answer: AccountAnswer },
+): void {
+  app.get(
+    `/indexer/account/v1/:address/${route.path}`,
+    {
+      schema: {
+        tags: ['Account'],
+        summary: route.summary,
+        params: AddressParams,
+        querystring: Type.Object({ ...route.query, ...chainIds }),
+        response: { 200: { $ref: `${route.response}#` }, 400: { $ref: 'account.Error#' } },
+      },
+    },
+    async (request, reply) => {
+      const { address } = request.params as { address: string };
+      const query = request.query as AccountQuery;
+      const account = parseAccountAddress(address, ctx.prefix);
+      const chains = selectChains(ctx.directory, query.chain_ids);
+      void reply.header('content-type', 'application/json');
+      return route.answer(account, chains, query);
+    },
+  );
+}
+
 /** The cross-chain account routes (docs/chains.md §4): txs, NFTs and a summary across chains. */
 export function registerAccountRoutes(
   app: FastifyInstance,
@@ -22,68 +55,29 @@ export function registerAccountRoutes(
   settings: { accountPrefix: string },
 ): void {
   for (const schema of ACCOUNT_SCHEMAS) app.addSchema(schema);
-  const prefix = settings.accountPrefix;
-  const json = (reply: { header(k: string, v: string): unknown }, body: string) => {
-    reply.header('content-type', 'application/json');
-    return body;
-  };
-  const errors = { 400: { $ref: 'account.Error#' } };
-  app.get(
-    '/indexer/account/v1/:address/txs',
-    {
-      schema: {
-        tags: ['Account'],
-        summary: "An account's txs on every chain, newest first, with a snapshot cursor",
-        params: AddressParams,
-        querystring: Type.Object({ ...AccountTxsQuery.properties, ...chainIds }),
-        response: { 200: { $ref: 'account.TxsResponse#' }, ...errors },
-      },
-    },
-    async (request, reply) => {
-      const { address } = request.params as { address: string };
-      const query = request.query as Record<string, string | undefined> & { msgs?: string[]; chain_ids?: string };
-      const account = parseAccountAddress(address, prefix);
-      const chains = selectChains(directory, query.chain_ids);
-      return json(reply, await accountTxsPage({ account, chains, query }));
-    },
-  );
-  app.get(
-    '/indexer/account/v1/:address/nfts',
-    {
-      schema: {
-        tags: ['Account'],
-        summary: "An account's NFTs on every chain",
-        params: AddressParams,
-        querystring: Type.Object({ ...PaginationQuery.properties, ...chainIds }),
-        response: { 200: { $ref: 'account.NftsResponse#' }, ...errors },
-      },
-    },
-    async (request, reply) => {
-      const { address } = request.params as { address: string };
-      const query = request.query as Record<string, string | undefined>;
-      const account = parseAccountAddress(address, prefix);
-      const chains = selectChains(directory, query.chain_ids);
-      return json(reply, await accountNftsPage({ account, chains, query }, prefix));
-    },
-  );
-  app.get(
-    '/indexer/account/v1/:address/summary',
-    {
-      schema: {
-        tags: ['Account'],
-        summary: 'Per chain: tx counts, first and last activity, NFTs held, balances',
-        params: AddressParams,
-        querystring: Type.Object(chainIds),
-        response: { 200: { $ref: 'account.SummaryResponse#' }, ...errors },
-      },
-    },
-    async (request, reply) => {
-      const { address } = request.params as { address: string };
-      const query = request.query as { chain_ids?: string };
-      const account = parseAccountAddress(address, prefix);
-      return json(reply, await accountSummaryBody(account, selectChains(directory, query.chain_ids)));
-    },
-  );
+  const ctx = { directory, prefix: settings.accountPrefix };
+  accountRoute(app, ctx, {
+    path: 'txs',
+    summary: "An account's txs on every chain, newest first, with a snapshot cursor",
+    query: AccountTxsQuery.properties,
+    response: 'account.TxsResponse',
+    answer: (account, chains, query) => accountTxsPage({ account, chains, query }),
+  });
+  accountRoute(app, ctx, {
+    path: 'nfts',
+    summary: "An account's NFTs on every chain",
+    query: PaginationQuery.properties,
+    response: 'account.NftsResponse',
+    answer: (account, chains, query) =>
+      accountNftsPage({ account, chains, query: query as PageQuery }, ctx.prefix),
+  });
+  accountRoute(app, ctx, {
+    path: 'summary',
+    summary: 'Per chain: tx counts, first and last activity, NFTs held, balances',
+    query: {},
+    response: 'account.SummaryResponse',
+    answer: (account, chains) => accountSummaryBody(account, chains),
+  });
 }
 
 const unavailable = {
@@ -156,7 +150,10 @@ export const ACCOUNT_SCHEMAS = [
                 height: { type: 'integer', description: "the rich-list stage's checkpoint" },
                 coins: {
                   type: 'array',
-                  items: { type: 'object', properties: { denom: { type: 'string' }, amount: { type: 'string' } } },
+                  items: {
+                    type: 'object',
+                    properties: { denom: { type: 'string' }, amount: { type: 'string' } },
+                  },
                 },
               },
             },

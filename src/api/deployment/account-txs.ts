@@ -117,7 +117,8 @@ export async function accountTxsPage(req: AccountTxsRequest): Promise<string> {
   for (const item of merged.items) cursor.chains.get(item.chainId)!.after = item.sequence;
   const unavailable = [...cursor.chains].filter(([, p]) => p.unavailable).map(([id]) => id);
   const items = merged.items.map(
-    (i) => `{"chain_id":${JSON.stringify(i.chainId)},"tx":${typeof i.value === 'string' ? i.value : i.value.toString('utf8')}}`,
+    (i) =>
+      `{"chain_id":${JSON.stringify(i.chainId)},"tx":${typeof i.value === 'string' ? i.value : i.value.toString('utf8')}}`,
   );
   const pagination = {
     next_key: merged.hasMore ? encodeWalkCursor(cursor) : null,
