@@ -11,7 +11,11 @@
 import { performance } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
 import { createPostgresTestDb } from '../../test/helpers/db.js';
-import { startTestDeployment, type DeploymentChainSpec } from '../../test/helpers/deployment.js';
+import {
+  startTestDeployment,
+  type DeploymentChainSpec,
+  type TestDeployment,
+} from '../../test/helpers/deployment.js';
 import type { VmType } from '../../src/sim/types.js';
 
 const { values } = parseArgs({
@@ -62,12 +66,23 @@ async function getJson(url: string): Promise<unknown> {
   return res.json();
 }
 
+/** Waits for every chain's head; a poll whose idle keep-alive socket the server closed is retried. */
+async function untilIndexed(d: TestDeployment): Promise<void> {
+  for (;;) {
+    try {
+      return await d.untilIndexed();
+    } catch (error) {
+      if (!(error instanceof TypeError)) throw error;
+    }
+  }
+}
+
 async function main() {
   const pgUrl = process.env.BENCH_DATABASE_URL;
   const db = pgUrl ? await createPostgresTestDb(pgUrl, { migrate: false }) : undefined;
   const d = await startTestDeployment({ chains: specs, ...(db ? { databaseUrl: db.url } : {}) });
   try {
-    await d.untilIndexed();
+    await untilIndexed(d);
     const first = specs[0]!.chainId;
     const accounts = d.sims
       .get(first)!
