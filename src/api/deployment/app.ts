@@ -45,7 +45,7 @@ export async function createDeploymentApp(ctx: DeploymentApiContext): Promise<Fa
         description: `Every chain's API is under /chains/{chain_id} (its own /swagger/doc.json there)`,
         version: ctx.version,
       },
-      tags: [{ name: 'Chains' }, { name: 'Account' }, { name: 'App' }],
+      tags: [{ name: 'Chains' }, { name: 'App' }],
     },
     refResolver: {
       buildLocalReference: (json, _b, _f, i) => (typeof json.$id === 'string' ? json.$id : `def-${i}`),
