@@ -53,6 +53,7 @@ interface Resolved {
   vm: SimulatorOptions['vm'];
   chainId: string;
   seed: number;
+  keyringSeed: number;
   host: string;
   blockTimeMs: number;
   fastSignatures: boolean;
@@ -68,6 +69,9 @@ function resolve(options: SimulatorOptions): Resolved {
   const seed = options.seed ?? 1;
   if (!Number.isSafeInteger(seed) || seed < 0)
     throw new InputError('invalid_seed', '--seed must be a non-negative integer');
+  const keyringSeed = options.keyringSeed ?? seed;
+  if (!Number.isSafeInteger(keyringSeed) || keyringSeed < 0)
+    throw new InputError('invalid_seed', 'keyringSeed must be a non-negative integer');
   const accounts = options.accounts ?? DEFAULT_ACCOUNTS;
   // Two at least: a transfer's recipient is another account of the keyring.
   if (!Number.isSafeInteger(accounts) || accounts < 2 || accounts > MAX_ACCOUNTS)
@@ -76,6 +80,7 @@ function resolve(options: SimulatorOptions): Resolved {
     vm: options.vm,
     chainId: options.chainId ?? `mini${options.vm}-1`,
     seed: seed >>> 0,
+    keyringSeed: keyringSeed >>> 0,
     host: options.host ?? '127.0.0.1',
     blockTimeMs: options.blockTimeMs ?? 500,
     fastSignatures: options.fastSignatures ?? false,
@@ -101,7 +106,7 @@ function modelContext(r: Resolved, evm: EvmContracts | undefined): ModelContext 
   return {
     seed: r.seed,
     prefix: PREFIX,
-    accounts: createKeyring(r.seed, r.accounts, PREFIX),
+    accounts: createKeyring(r.keyringSeed, r.accounts, PREFIX),
     ...(r.nftShare ? { nftShare: r.nftShare } : {}),
     feeDenom: evm ? evm.feeDenom : 'umin',
     denoms: OTHER_DENOMS,

@@ -45,6 +45,11 @@ export interface SimulatorOptions {
    */
   accounts?: number;
   /**
+   * Seed of the user keyring (default: `seed`). Chains of different seeds given one keyring seed
+   * share their users, as one person's account is the same 20 bytes on every rollup.
+   */
+  keyringSeed?: number;
+  /**
    * Share of txs that are NFT operations, a multiple of 0.05 in (0, 1] (default 0.2: one tx in
    * five, which every existing chain's answers depend on).
    */

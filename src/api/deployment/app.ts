@@ -9,6 +9,7 @@ import { installRequestEdge, installServerEdge } from '../http-edge.js';
 import type { ApiSettings } from '../options.js';
 import { registerLivePage } from '../routes/live-page.js';
 import { registerSwaggerRoutes } from '../routes/swagger.js';
+import { registerAccountRoutes } from './account-routes.js';
 import { CHAINS_SCHEMAS, registerChainsRoute } from './chains-route.js';
 import type { ChainDirectory } from './directory.js';
 
@@ -52,6 +53,7 @@ export async function createDeploymentApp(ctx: DeploymentApiContext): Promise<Fa
     },
   });
   registerChainsRoute(app, ctx.directory);
+  registerAccountRoutes(app, ctx.directory, ctx.settings);
   registerDeploymentSystemRoutes(app, ctx);
   registerChainMisses(app, ctx.directory);
   // With a root chain, `/` is that chain's own live page (dispatch.ts).
