@@ -66,6 +66,8 @@ export function createChainRun(ctx: ChainRunContext): ChainRun {
   };
   let failure: { message: string; since: Date } | undefined;
   let db: Db | undefined;
+  /** Where the chain's rows are (docs/chains.md §3), known once its database opened. */
+  let schema: string | undefined;
   let apiDb: Db | undefined;
   let api: { app: FastifyInstance; handler: RequestHandler } | undefined;
   let service: IngestService | undefined;
@@ -78,17 +80,18 @@ export function createChainRun(ctx: ChainRunContext): ChainRun {
   async function openStorage(): Promise<Db> {
     const opened = await ctx.databases.open(chainId, options.database, { applicationName: 'rollup-indexer' });
     db = opened.db;
+    schema = opened.schema;
     await migrateWhenReachable(db, logger, { trouble: (reason) => fail(new Error(reason)) }, ctx.signal);
     known.height = await readIndexedHeight(db);
     metrics.height.set(known.height);
-    if (ctx.api) apiDb = await openApiDb(opened.schema);
     return db;
   }
 
-  async function openApiDb(schema: string): Promise<Db> {
-    if (options.database.kind === 'pglite') return db!;
-    const { maxConnections, statementTimeoutMs } = ctx.api!.database;
-    const opened = await ctx.databases.open(chainId, options.database, {
+  /** PGlite is shared in-process; PostgreSQL gets the API's own read-only pool (or a replica). */
+  async function openApiDb(storage: Db): Promise<Db> {
+    if (options.database.kind === 'pglite') return storage;
+    const { target, maxConnections, statementTimeoutMs } = ctx.api!.database;
+    const opened = await ctx.databases.open(chainId, target, {
       create: false,
       readOnly: true,
       statementTimeoutMs,
@@ -134,6 +137,7 @@ export function createChainRun(ctx: ChainRunContext): ChainRun {
   /** One attempt: storage (kept across attempts), the node, then ingest until stopped. */
   async function attempt(): Promise<void> {
     const storage = db ?? (await openStorage());
+    if (ctx.api && !apiDb) apiDb = await openApiDb(storage);
     const stored = await readChainMeta(storage).catch(() => undefined);
     if (stored) {
       known.vm = stored.vmType;

@@ -64,7 +64,9 @@ export function loadDeploymentConfig(
   const defaultChainId = loadDefaultChainId(env, entries, file);
   const chains = entries.map((entry) => {
     const ingest = loadIngestOptions(chainEnv(env, entry), flags);
-    return serveApi ? { ingest, api: servedApiConfig(env, ingest) } : { ingest };
+    // A chain on its own server reads that server (the file names no replica of a shard).
+    const apiEnv = entry.databaseUrl ? { ...env, DATABASE_READ_URL: undefined } : env;
+    return serveApi ? { ingest, api: servedApiConfig(apiEnv, ingest) } : { ingest };
   });
   return deepFreeze({
     file,
