@@ -45,10 +45,13 @@ export interface TestDeployment {
 export async function startTestDeployment(args: {
   chains: readonly DeploymentChainSpec[];
   databaseUrl?: string;
+  /** The embedded database's directory when there is no `databaseUrl` (default: a new one). */
+  dataDir?: string;
   env?: Record<string, string>;
   logger?: Logger;
 }): Promise<TestDeployment> {
   const dir = await mkdtemp(path.join(tmpdir(), 'ri-deploy-'));
+  const dataDir = args.dataDir ?? path.join(dir, 'data');
   const sims = new Map<string, { sim: Simulator; urls: SimulatorUrls }>();
   const controller = new AbortController();
   let done: Promise<void> | undefined;
@@ -72,7 +75,7 @@ export async function startTestDeployment(args: {
         CHAINS_FILE: file,
         PORT: '0',
         HOST: '127.0.0.1',
-        ...(args.databaseUrl ? { DATABASE_URL: args.databaseUrl } : { DATA_DIR: path.join(dir, 'data') }),
+        ...(args.databaseUrl ? { DATABASE_URL: args.databaseUrl } : { DATA_DIR: dataDir }),
         API_CACHE: 'false',
         ...args.env,
       },
@@ -122,9 +125,7 @@ export async function startTestDeployment(args: {
       async chainDb(chainId) {
         const spec = args.chains.find((c) => c.chainId === chainId)!;
         const url = spec.databaseUrl ?? args.databaseUrl;
-        const target: DatabaseTarget = url
-          ? { kind: 'postgres', url }
-          : { kind: 'pglite', dataDir: path.join(dir, 'data') };
+        const target: DatabaseTarget = url ? { kind: 'postgres', url } : { kind: 'pglite', dataDir };
         // One opener for every chain: the PGlite chains are views of one embedded database.
         return (await databases.open(chainId, target, { create: false })).db;
       },
