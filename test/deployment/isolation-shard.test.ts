@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SimulatorOptions } from '../../src/sim/types.js';
 import { startTestDeployment, type TestDeployment } from '../helpers/deployment.js';
 import {
@@ -61,6 +61,12 @@ describe.runIf(needs(pgServer))('a deployment whose EVM chain loses its own Post
     await cluster.stop();
     await untilStalled(deployment, SHARDED, /connect|terminat|shut|database|ECONNREFUSED/i);
     await expectOthersAdvance(deployment, SHARDED, 4);
+    // Its own routes cannot read its index meanwhile: they say so (503 JSON), never 500.
+    const res = await fetch(`${deployment.url}/chains/${SHARDED}/indexer/block/v1/blocks/1`);
+    expect({ status: res.status, type: res.headers.get('content-type') }).toEqual({
+      status: 503,
+      type: expect.stringMatching(/^application\/json/),
+    });
     await cluster.start();
     await untilRecovered(deployment, SHARDED, deployment.sims.get(SHARDED)!.sim);
   }, 180_000);
