@@ -259,6 +259,7 @@ function preparerFactory(
           onBalanceChanges: (taken) => deps.stages.forEach((stage) => stage.onBalanceChanges?.(taken)),
         })
       : createChunkPreparer({
+          chainId: deps.chain.chainId,
           comet: deps.comet,
           rest: deps.rest,
           evm: deps.evm,

@@ -70,6 +70,7 @@ const nft = config.nft
     })
   : undefined;
 const preparer = createChunkPreparer({
+  chainId: config.chainId,
   comet,
   rest,
   evm,
