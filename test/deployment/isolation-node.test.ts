@@ -73,8 +73,8 @@ describe('a deployment whose Wasm chain loses its node', () => {
   }, 120_000);
 
   it('refuses a node serving another chain id, naming it, and recovers when the chain’s node returns', async () => {
-    await node.kill();
-    await untilStalled(deployment, FAULTY, /ECONNREFUSED|unreachable|connect/i);
+    // Swapped at once, with no failure between: blocks of the other chain may be fetched before
+    // the endpoint's next probe, and must not be stored.
     const impostor = await node.replace({ chainId: 'iso-other-1', seed: 99 });
     await untilStalled(
       deployment,
