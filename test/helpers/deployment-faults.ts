@@ -122,10 +122,22 @@ export async function expectOthersAdvance(
 }
 
 /** `chainId`'s condition once it is stalled with an error matching `error`. */
-export function untilStalled(deployment: TestDeployment, chainId: string, error: RegExp): Promise<ChainView> {
-  return until(`${chainId} to be stalled with ${String(error)}`, async () => {
-    const c = (await chainViews(deployment.url)).get(chainId)!;
-    return c.state === 'stalled' && error.test(c.last_error?.message ?? '') && c;
+export function untilStalled(
+  deployment: TestDeployment,
+  chainId: string,
+  error: RegExp,
+  timeoutMs?: number,
+): Promise<ChainView> {
+  let seen: ChainView | undefined;
+  return until(
+    `${chainId} to be stalled with ${String(error)}`,
+    async () => {
+      const c = (seen = (await chainViews(deployment.url)).get(chainId)!);
+      return c.state === 'stalled' && error.test(c.last_error?.message ?? '') && c;
+    },
+    timeoutMs,
+  ).catch((err: Error) => {
+    throw new Error(`${err.message}; /chains showed ${JSON.stringify(seen)}`);
   });
 }
 
