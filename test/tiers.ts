@@ -22,6 +22,11 @@ export const HEAVY_FILES: readonly { file: string; why: string }[] = [
   { file: 'test/api/stream-pg.test.ts', why: 'the CLI on a PostgreSQL server of its own' },
   { file: 'test/api/stream-browser.test.ts', why: 'Chromium against the CLI' },
   { file: 'test/api/browser-cors.test.ts', why: 'Chromium against the CLI' },
+  { file: 'test/deployment/isolation-node.test.ts', why: 'three live rollups, one losing its node thrice' },
+  { file: 'test/deployment/isolation-shard.test.ts', why: 'a PostgreSQL server of its own stopped' },
+  { file: 'test/deployment/clients.test.ts', why: 'the client contracts on three chains of a deployment' },
+  { file: 'test/deployment/upgrade.test.ts', why: 'a single-chain index joining two live rollups' },
+  { file: 'test/deployment/chains-cli.test.ts', why: 'start as a child process' },
 ];
 
 /**

@@ -273,6 +273,7 @@ function preparerFactory(
           onEndpoints: deps.onWorkerEndpoints,
         })
       : createChunkPreparer({
+          chainId: deps.chain.chainId,
           comet: deps.comet,
           rest: deps.rest,
           evm: deps.evm,

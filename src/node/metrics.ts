@@ -1,4 +1,5 @@
 import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
+import { registeredMetric } from '../shared/metrics.js';
 import type { NodeEndpointView } from '../shared/node-endpoint.js';
 
 /**
@@ -45,33 +46,42 @@ export interface NodeMetricsSink {
   calls: { inc(labels: { surface: string; purpose: string }, value?: number): void };
 }
 
+/**
+ * The node's metrics on `registry`, registered the first time: a deployment's chain builds a new
+ * ingest service on its own registry each time it restarts after a failure (docs/chains.md §5),
+ * and keeps counting into the same series.
+ */
 export function createNodeMetrics(registry: Registry): NodeMetrics {
+  const counter = (name: string, help: string, labelNames: string[]) =>
+    registeredMetric(registry, name, () => new Counter({ name, help, labelNames, registers: [registry] }));
   return {
-    latency: new Histogram({
-      name: 'rollup_indexer_node_request_seconds',
-      help: 'Latency of requests to the rollup node, by surface (rpc, rest, jsonrpc)',
-      labelNames: ['surface'],
-      buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
-      registers: [registry],
-    }),
-    errors: new Counter({
-      name: 'rollup_indexer_node_request_errors_total',
-      help: 'Failed requests to the rollup node, by surface and kind',
-      labelNames: ['surface', 'kind'],
-      registers: [registry],
-    }),
-    requests: new Counter({
-      name: 'rollup_indexer_node_requests_total',
-      help: 'HTTP requests to the rollup node (retries included), by surface and purpose',
-      labelNames: ['surface', 'purpose'],
-      registers: [registry],
-    }),
-    calls: new Counter({
-      name: 'rollup_indexer_node_calls_total',
-      help: 'Queries sent to the rollup node (each call of a JSON-RPC batch counts), by surface and purpose',
-      labelNames: ['surface', 'purpose'],
-      registers: [registry],
-    }),
+    latency: registeredMetric(
+      registry,
+      'rollup_indexer_node_request_seconds',
+      () =>
+        new Histogram({
+          name: 'rollup_indexer_node_request_seconds',
+          help: 'Latency of requests to the rollup node, by surface (rpc, rest, jsonrpc)',
+          labelNames: ['surface'],
+          buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+          registers: [registry],
+        }),
+    ),
+    errors: counter(
+      'rollup_indexer_node_request_errors_total',
+      'Failed requests to the rollup node, by surface and kind',
+      ['surface', 'kind'],
+    ) as Counter<'surface' | 'kind'>,
+    requests: counter(
+      'rollup_indexer_node_requests_total',
+      'HTTP requests to the rollup node (retries included), by surface and purpose',
+      ['surface', 'purpose'],
+    ) as Counter<'surface' | 'purpose'>,
+    calls: counter(
+      'rollup_indexer_node_calls_total',
+      'Queries sent to the rollup node (each call of a JSON-RPC batch counts), by surface and purpose',
+      ['surface', 'purpose'],
+    ) as Counter<'surface' | 'purpose'>,
   };
 }
 

@@ -24,6 +24,7 @@ export const ERROR_CODES = {
   bad_progress: { answer: "exit 2", retryable: false, meaning: "a VIP progress file belongs to another scores file or stage" },
   bad_response: { answer: "retried, then exit 2", retryable: true, meaning: "a node answered without a field the command needs" },
   block_not_found: { answer: "404", retryable: false, meaning: "`/blocks/{height}`: no such block indexed" },
+  block_of_another_chain: { answer: "retried, then exit 2", retryable: true, meaning: "a `/block` answer whose header names another chain than the one indexed (its node was swapped): never stored" },
   chain_mismatch: { answer: "exit 2", retryable: false, meaning: "the node serves another chain than `CHAIN_ID` or the database holds" },
   chain_not_chosen: { answer: "404", retryable: false, meaning: "a single-chain route at the root of a deployment of several chains with no `DEFAULT_CHAIN_ID`" },
   chain_not_found: { answer: "404", retryable: false, meaning: "`/chains/{chain_id}/…`: the deployment has no chain of that id" },

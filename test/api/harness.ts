@@ -88,12 +88,18 @@ export async function createHarness(
 /** Compiles each path's 200 schema from the served document; matches request paths to templates. */
 export async function openApiValidators(app: FastifyInstance) {
   const res = await app.inject({ url: '/swagger/doc.json' });
-  const doc = JSON.parse(res.body) as {
-    paths: Record<
-      string,
-      { get?: { responses?: Record<string, { content?: Record<string, { schema: unknown }> }> } }
-    >;
-  };
+  return openApiValidatorsOf(JSON.parse(res.body) as OpenApiDocument);
+}
+
+export type OpenApiDocument = {
+  paths: Record<
+    string,
+    { get?: { responses?: Record<string, { content?: Record<string, { schema: unknown }> }> } }
+  >;
+};
+
+/** The validators of a served document (an API reached over HTTP fetches it itself). */
+export function openApiValidatorsOf(doc: OpenApiDocument) {
   const ajv = new Ajv({ strict: false, allErrors: true });
   ajv.addSchema(doc, 'openapi.json');
   const routes: { re: RegExp; params: number; validate: ValidateFunction }[] = [];

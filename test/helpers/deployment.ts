@@ -1,7 +1,10 @@
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { createChainDatabases } from '../../src/bin/chain-databases.js';
 import type { ChainCondition } from '../../src/shared/chain-condition.js';
+import type { DatabaseTarget } from '../../src/shared/config.js';
+import type { Db } from '../../src/store/driver/db.js';
 import { silentLogger, type Logger } from '../../src/shared/logger.js';
 import { loadDeploymentConfig } from '../../src/bin/deployment-config.js';
 import { runDeploymentProcess } from '../../src/bin/deployment-process.js';
@@ -27,6 +30,10 @@ export interface TestDeployment {
   /** Resolves once every chain committed at least `height(chainId)` (its head by default). */
   untilIndexed(height?: (chainId: string) => number): Promise<void>;
   chains(): Promise<ChainCondition[]>;
+  /** Stops the deployment (ingest and API), keeping the simulators and every chain's rows. */
+  halt(): Promise<void>;
+  /** A chain's own rows (its schema, on its database), opened as the deployment opens them; after halt(). */
+  chainDb(chainId: string): Promise<Db>;
   /** Stops the deployment, then the simulators; resolves when everything is closed. */
   stop(): Promise<void>;
 }
@@ -38,10 +45,13 @@ export interface TestDeployment {
 export async function startTestDeployment(args: {
   chains: readonly DeploymentChainSpec[];
   databaseUrl?: string;
+  /** The embedded database's directory when there is no `databaseUrl` (default: a new one). */
+  dataDir?: string;
   env?: Record<string, string>;
   logger?: Logger;
 }): Promise<TestDeployment> {
   const dir = await mkdtemp(path.join(tmpdir(), 'ri-deploy-'));
+  const dataDir = args.dataDir ?? path.join(dir, 'data');
   const sims = new Map<string, { sim: Simulator; urls: SimulatorUrls }>();
   const controller = new AbortController();
   let done: Promise<void> | undefined;
@@ -65,7 +75,7 @@ export async function startTestDeployment(args: {
         CHAINS_FILE: file,
         PORT: '0',
         HOST: '127.0.0.1',
-        ...(args.databaseUrl ? { DATABASE_URL: args.databaseUrl } : { DATA_DIR: path.join(dir, 'data') }),
+        ...(args.databaseUrl ? { DATABASE_URL: args.databaseUrl } : { DATA_DIR: dataDir }),
         API_CACHE: 'false',
         ...args.env,
       },
@@ -94,6 +104,7 @@ export async function startTestDeployment(args: {
       const body = (await res.json()) as { chains: Array<{ chain_id: string; indexed_height: number }> };
       return body.chains.map((c) => ({ chainId: c.chain_id, height: c.indexed_height }) as ChainCondition);
     };
+    const databases = createChainDatabases();
     return {
       url,
       sims,
@@ -106,6 +117,17 @@ export async function startTestDeployment(args: {
           if (now.every((c) => c.height >= height(c.chainId))) return;
           await woken;
         }
+      },
+      async halt() {
+        controller.abort();
+        await done?.catch(() => undefined);
+      },
+      async chainDb(chainId) {
+        const spec = args.chains.find((c) => c.chainId === chainId)!;
+        const url = spec.databaseUrl ?? args.databaseUrl;
+        const target: DatabaseTarget = url ? { kind: 'postgres', url } : { kind: 'pglite', dataDir };
+        // One opener for every chain: the PGlite chains are views of one embedded database.
+        return (await databases.open(chainId, target, { create: false })).db;
       },
       async stop() {
         controller.abort();

@@ -1,7 +1,8 @@
-import { isRetryable } from '../../shared/errors.js';
+import { AppError, isRetryable } from '../../shared/errors.js';
 import type { CometClient } from '../../node/cometbft.js';
 import type { EvmClient } from '../../node/evm.js';
 import type { RestClient } from '../../node/rest.js';
+import type { RawBlock } from '../../node/types.js';
 import type { Logger } from '../../shared/logger.js';
 import type { TxDecoder } from '../decode/decoded-tx.js';
 import type { NftCollector } from '../collect/nft-collector.js';
@@ -25,6 +26,8 @@ export interface ChunkPrepareDeps {
   nft?: NftCollector | undefined;
   /** Told of txs stored undecoded. */
   logger?: Logger;
+  /** The chain indexed: a block whose header names another is refused (docs/chains.md §5). */
+  chainId?: string;
 }
 
 /**
@@ -47,6 +50,7 @@ export function createChunkPreparer(deps: ChunkPrepareDeps): ChunkPreparer {
         deps.comet.fetchBlocks(heights),
         deps.evm ? deps.evm.receiptsOf(heights) : undefined,
       ]);
+      refuseForeignBlocks(blocks, deps.chainId);
       const settled = await Promise.allSettled(
         blocks.map((raw, i) => {
           const r = receipts?.[i];
@@ -58,6 +62,22 @@ export function createChunkPreparer(deps: ChunkPrepareDeps): ChunkPreparer {
     },
     close: () => Promise.resolve(),
   };
+}
+
+/**
+ * A node swapped for another chain's between two probes of its endpoint (docs/node-data.md §5)
+ * answers blocks of that chain: the chunk is refused whole and retried, until the probe takes the
+ * endpoint out of the pool.
+ */
+function refuseForeignBlocks(blocks: readonly (RawBlock | undefined)[], chainId: string | undefined): void {
+  if (chainId === undefined) return;
+  const foreign = blocks.find((b) => b !== undefined && b.chainId !== chainId);
+  if (foreign)
+    throw new AppError(
+      'block_of_another_chain',
+      `height ${foreign.height}: the node answered a block of chain ${foreign.chainId}, not ${chainId}`,
+      { retryable: true },
+    );
 }
 
 /**

@@ -75,6 +75,7 @@ const nft = config.nft
     })
   : undefined;
 const preparer = createChunkPreparer({
+  chainId: config.chainId,
   comet,
   rest,
   evm,

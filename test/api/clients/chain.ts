@@ -8,7 +8,7 @@ import type {
 import { nftOpAt, parseNftShare, type NftPlanContext } from '../../../src/sim/chain/nft-lifecycle.js';
 import { testDbFactories } from '../../helpers/db.js';
 import { indexSimulator, type IndexedSimulator } from '../../helpers/ingest.js';
-import { createHarness, type Harness } from '../harness.js';
+import { createHarness, type ApiAnswer } from '../harness.js';
 
 /**
  * One simulator chain per VM, indexed by the real ingest pipeline and served by the real API,
@@ -23,10 +23,31 @@ export const HEAD = 80;
  */
 const ACCOUNTS = 4;
 const NFT_SHARE = 0.75;
+/** The simulated chain every client-contract test of a VM reads (chain id, workload). */
+export const clientChainSpec = (vm: VmType) => ({
+  chainId: `clients-${vm}-1`,
+  txsPerBlock: '0-4',
+  sim: { accounts: ACCOUNTS, nftShare: NFT_SHARE },
+});
+
+/**
+ * How the contract tests reach the API: the single-chain app in-process (createHarness), or a
+ * deployment's `/chains/{chain_id}` base over HTTP (clients-deployment.ts). Every 200 JSON answer
+ * is validated against the served OpenAPI document either way.
+ */
+export interface ClientApi {
+  get(url: string, headers?: Record<string, string>): Promise<ApiAnswer>;
+  /** Any method (a browser's preflight): the status and the headers. */
+  request(
+    method: 'GET' | 'OPTIONS',
+    url: string,
+    headers: Record<string, string>,
+  ): Promise<Pick<ApiAnswer, 'status' | 'headers'>>;
+}
 
 export interface ClientChain {
   vm: VmType;
-  h: Harness;
+  h: ClientApi;
   indexed: IndexedSimulator;
   blocks: BlockTruth[];
   /** Chain order (= sequence order). */
@@ -47,38 +68,55 @@ export interface ClientChain {
 
 export async function ingestClientChain(vm: VmType): Promise<ClientChain> {
   const factory = testDbFactories().at(-1)!;
-  const chainId = `clients-${vm}-1`;
-  const h = await createHarness(factory, { vm, blocks: 0, seed: false, env: { CHAIN_ID: chainId } });
+  const spec = clientChainSpec(vm);
+  const h = await createHarness(factory, { vm, blocks: 0, seed: false, env: { CHAIN_ID: spec.chainId } });
   try {
     const indexed = await indexSimulator({
       db: h.db,
       vm,
       head: HEAD,
-      txsPerBlock: '0-4',
-      sim: { chainId, accounts: ACCOUNTS, nftShare: NFT_SHARE },
+      txsPerBlock: spec.txsPerBlock,
+      sim: { chainId: spec.chainId, ...spec.sim },
     });
-    const blocks = Array.from({ length: HEAD }, (_, i) => indexed.sim.truth.block(i + 1));
-    const txs = blocks.flatMap((b) => b.txs);
-    return {
-      vm,
-      h,
-      indexed,
-      blocks,
-      txs,
-      accounts: accountsToWalk(txs),
-      sampleTxs: sampleOf(txs),
-      collections: indexed.sim.truth.nftCollections(HEAD),
-      tokens: indexed.sim.truth.nftTokens(HEAD),
-      evmHashes: vm === 'evm' ? await evmHashesOf(indexed.urls.jsonRpc ?? '', txs) : new Map(),
-      async close() {
-        await indexed.close();
-        await h.dispose();
+    const api: ClientApi = {
+      get: (url, headers) => h.get(url, headers),
+      async request(method, url, headers) {
+        const res = await h.app.inject({ method, url, headers });
+        return { status: res.statusCode, headers: res.headers };
       },
     };
+    return await clientChainOf(vm, api, indexed, h.dispose);
   } catch (err) {
     await h.dispose();
     throw err;
   }
+}
+
+/** The chain's truth beside the API that serves it; `dispose` runs after the simulator closed. */
+export async function clientChainOf(
+  vm: VmType,
+  h: ClientApi,
+  indexed: IndexedSimulator,
+  dispose: () => Promise<void>,
+): Promise<ClientChain> {
+  const blocks = Array.from({ length: HEAD }, (_, i) => indexed.sim.truth.block(i + 1));
+  const txs = blocks.flatMap((b) => b.txs);
+  return {
+    vm,
+    h,
+    indexed,
+    blocks,
+    txs,
+    accounts: accountsToWalk(txs),
+    sampleTxs: sampleOf(txs),
+    collections: indexed.sim.truth.nftCollections(HEAD),
+    tokens: indexed.sim.truth.nftTokens(HEAD),
+    evmHashes: vm === 'evm' ? await evmHashesOf(indexed.urls.jsonRpc ?? '', txs) : new Map(),
+    async close() {
+      await indexed.close();
+      await dispose();
+    },
+  };
 }
 
 function accountsToWalk(txs: TxTruth[]): string[] {

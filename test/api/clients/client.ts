@@ -7,7 +7,7 @@ import { expect } from 'vitest';
 import type { z } from 'zod';
 import { accountBytesFromString, toBech32 } from '../../../src/shared/address.js';
 import type { VmType } from '../../../src/sim/types.js';
-import type { Harness } from '../harness.js';
+import type { ClientApi } from './chain.js';
 
 /**
  * How the two clients talk to the API: query strings built the way axios (Celatone) and ky
@@ -29,7 +29,7 @@ export function withQuery(path: string, params: Params): string {
 
 /** One GET that must answer 200 and satisfy the client's schema (the client rejects it otherwise). */
 export async function fetchParsed<S extends z.ZodType>(
-  h: Harness,
+  h: ClientApi,
   path: string,
   params: Params,
   schema: S,
@@ -55,7 +55,7 @@ interface Paged {
  * is what the client does to a key before sending it back.
  */
 export async function followPages<S extends z.ZodType<Paged>>(
-  h: Harness,
+  h: ClientApi,
   path: string,
   params: Params,
   schema: S,

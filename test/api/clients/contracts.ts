@@ -6,13 +6,22 @@ import { celatoneTxTests } from './celatone-txs.js';
 import { ingestClientChain, type ClientChain } from './chain.js';
 import { browserTests, interwovenkitTests } from './interwovenkit.js';
 
-/** Every client-contract test of one VM, over one ingested chain. */
-export function describeClientContracts(vm: VmType): void {
-  describe(`client contracts on ${vm}`, () => {
+/**
+ * Every client-contract test of one VM, over one ingested chain: a single-chain API by default,
+ * or what `open` gives (a deployment's `/chains/{chain_id}` base: test/deployment/clients.test.ts).
+ */
+export function describeClientContracts(
+  vm: VmType,
+  open: { name: string; chain: () => Promise<ClientChain> } = {
+    name: '',
+    chain: () => ingestClientChain(vm),
+  },
+): void {
+  describe(`client contracts on ${vm}${open.name}`, () => {
     let current: ClientChain | undefined;
     beforeAll(async () => {
-      current = await ingestClientChain(vm);
-    }, 120_000);
+      current = await open.chain();
+    }, 300_000);
     afterAll(async () => {
       await current?.close();
     });

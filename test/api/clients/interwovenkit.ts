@@ -130,15 +130,11 @@ export function browserTests(chain: () => ClientChain): void {
     const { h, accounts } = chain();
     const origin = 'https://scan.example.org';
     const url = `${TXS}/${bech32Of(accounts[0]!)}?pagination.limit=1`;
-    const get = await h.app.inject({ method: 'GET', url, headers: { origin } });
-    expect(get.statusCode).toBe(200);
+    const get = await h.request('GET', url, { origin });
+    expect(get.status).toBe(200);
     expect(get.headers['access-control-allow-origin']).toBe('*');
-    const preflight = await h.app.inject({
-      method: 'OPTIONS',
-      url,
-      headers: { origin, 'access-control-request-method': 'GET' },
-    });
-    expect(preflight.statusCode).toBe(204);
+    const preflight = await h.request('OPTIONS', url, { origin, 'access-control-request-method': 'GET' });
+    expect(preflight.status).toBe(204);
     expect(preflight.headers['access-control-allow-origin']).toBe('*');
     expect(String(preflight.headers['access-control-allow-methods'])).toMatch(/GET/);
   });
