@@ -174,7 +174,7 @@ export function createChainRun(ctx: ChainRunContext): ChainRun {
   }
 
   function condition(): ChainCondition {
-    return conditionOf({ chainId, ...known, failure, waits });
+    return conditionOf({ chainId, ...known, failure: failure ?? metrics.database.awaySince(), waits });
   }
 
   return {

@@ -9,7 +9,8 @@ export interface IngestMetrics {
   writeSeconds: Histogram;
   queueDepth: Gauge<'kind'>;
   dbRetries: Counter;
-  dbAvailable: Gauge;
+  /** Whether commits reach the database (`rollup_indexer_db_available`), and since when they do not. */
+  database: DatabaseAvailability;
   /** Per stage (internal_tx, rich_list): its checkpoint height, blocks behind the block stream, rows written. */
   stageHeight: Gauge<'stage'>;
   stageLag: Gauge<'stage'>;
@@ -21,6 +22,31 @@ export interface IngestMetrics {
   watchStageLag(stage: string, lag: () => number): void;
   /** Makes `rollup_indexer_node_wait_seconds{part}` read these waits at scrape time. */
   watchNodeWaits(waits: NodeWaits): void;
+}
+
+export interface DatabaseAvailability {
+  /** The database failed a read or commit that is now waited out. */
+  away(err: unknown): void;
+  /** A commit succeeded. */
+  back(): void;
+  /** The first failure of the current outage (a deployment shows it as the chain's last error). */
+  awaySince(): { message: string; since: Date } | undefined;
+}
+
+function databaseAvailability(gauge: Gauge): DatabaseAvailability {
+  let away: { message: string; since: Date } | undefined;
+  return {
+    away(err) {
+      gauge.set(0);
+      const message = `database unavailable: ${err instanceof Error ? err.message : String(err)}`;
+      away = { message, since: away?.since ?? new Date() };
+    },
+    back() {
+      gauge.set(1);
+      away = undefined;
+    },
+    awaySince: () => away,
+  };
 }
 
 export function createIngestMetrics(registry: Registry): IngestMetrics {
@@ -76,11 +102,13 @@ export function createIngestMetrics(registry: Registry): IngestMetrics {
       help: 'Commits retried because the database was unavailable',
       registers: [registry],
     }),
-    dbAvailable: new Gauge({
-      name: 'rollup_indexer_db_available',
-      help: '1 while commits succeed, 0 while ingest waits for the database',
-      registers: [registry],
-    }),
+    database: databaseAvailability(
+      new Gauge({
+        name: 'rollup_indexer_db_available',
+        help: '1 while commits succeed, 0 while ingest waits for the database',
+        registers: [registry],
+      }),
+    ),
     stageHeight: new Gauge({
       name: 'rollup_indexer_stage_height',
       help: 'Last height a stage (internal_tx, rich_list) has committed',

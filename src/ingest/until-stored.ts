@@ -20,7 +20,7 @@ export async function untilStored(
   write: (afterLostCommit: boolean) => Promise<void>,
   ctx: {
     logger: Logger;
-    metrics: Pick<IngestMetrics, 'dbAvailable' | 'dbRetries'>;
+    metrics: Pick<IngestMetrics, 'database' | 'dbRetries'>;
     signal: AbortSignal;
     report?: WaitReport | undefined;
     policy?: RetryPolicy | undefined;
@@ -32,7 +32,7 @@ export async function untilStored(
     for (let attempt = 0; ; attempt++) {
       try {
         await write(attempt > 0);
-        ctx.metrics.dbAvailable.set(1);
+        ctx.metrics.database.back();
         if (attempt > 0) ctx.logger.info({ attempts: attempt + 1 }, `${awayWas} is back; commit done`);
         return;
       } catch (err) {
@@ -41,7 +41,7 @@ export async function untilStored(
         const delayMs = backoffDelay(attempt, ctx.policy ?? INGEST_RETRY);
         awayWas = err instanceof AppError && err.code.startsWith('node_') ? 'node' : 'database';
         if (awayWas === 'database') {
-          ctx.metrics.dbAvailable.set(0);
+          ctx.metrics.database.away(err);
           ctx.metrics.dbRetries.inc();
           ctx.logger.warn(
             { attempt: attempt + 1, delayMs, err: errorMessage(err) },

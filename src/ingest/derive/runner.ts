@@ -176,7 +176,7 @@ async function whileDatabaseAway<T>(
       return await fn();
     } catch (err) {
       if (!(err instanceof AppError && err.code === 'db_unavailable') || signal.aborted) throw err;
-      deps.metrics.dbAvailable.set(0);
+      deps.metrics.database.away(err);
       await abortableDelay(backoffDelay(attempt, INGEST_RETRY), signal);
     }
   }
