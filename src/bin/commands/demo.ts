@@ -170,7 +170,7 @@ function simulatedNode(demo: DemoConfig['demo'], identity: { chainId?: string; s
     });
     const urls = await sim.listen();
     console.error(
-      `simulated ${demo.vm} rollup ${sim.options.chainId} from height ${head}: rpc ${urls.rpc}  rest ${urls.rest}${urls.jsonRpc ? `  json-rpc ${urls.jsonRpc}` : ''}`,
+      `simulated ${demo.vm} rollup${identity.chainId ? ` ${identity.chainId}` : ''} from height ${head}: rpc ${urls.rpc}  rest ${urls.rest}${urls.jsonRpc ? `  json-rpc ${urls.jsonRpc}` : ''}`,
     );
     return { rpc: [urls.rpc], rest: [urls.rest], jsonRpc: urls.jsonRpc ? [urls.jsonRpc] : [] };
   };
