@@ -12,6 +12,7 @@ import { createIngestMetrics } from '../ingest/metrics.js';
 import type { Progress } from '../ingest/pipeline.js';
 import { createIngestService, type IngestService } from '../ingest/service.js';
 import { abortableDelay } from '../node/retry.js';
+import type { StreamSource } from '../api/stream/source.js';
 import type { Db } from '../store/driver/db.js';
 import { readChainMeta, readIndexedHeight, type ChainMeta } from '../store/readers/chain-meta.js';
 import type { ChainDatabases } from './chain-databases.js';
@@ -30,6 +31,8 @@ export interface ChainRun {
   handler(): RequestHandler | undefined;
   /** The database the chain's API reads. */
   apiDb(): Db | undefined;
+  /** The live streams of the chain's API, once it serves (the deployment's account stream). */
+  streams(): StreamSource | undefined;
   /** Ingests until the deployment stops; a failure stalls this chain only, which retries by itself. */
   run(): Promise<void>;
   close(): Promise<void>;
@@ -70,6 +73,7 @@ export function createChainRun(ctx: ChainRunContext): ChainRun {
   let db: Db | undefined;
   let apiDb: Db | undefined;
   let api: { app: FastifyInstance; handler: RequestHandler } | undefined;
+  let streams: StreamSource | undefined;
   let service: IngestService | undefined;
 
   const fail = (err: unknown) => {
@@ -121,6 +125,7 @@ export function createChainRun(ctx: ChainRunContext): ChainRun {
       nodeWaits: waits,
       nodeEndpoints: () => service?.endpoints() ?? [],
       ...(commits ? { commitFeed: commits } : {}),
+      onStreams: (source) => (streams = source),
     });
     await app.ready();
     api = { app, handler: handler! };
@@ -185,6 +190,7 @@ export function createChainRun(ctx: ChainRunContext): ChainRun {
     condition,
     handler: () => api?.handler,
     apiDb: () => apiDb,
+    streams: () => (api ? streams : undefined),
     async run() {
       let wait = RESTART_FIRST_MS;
       while (!ctx.signal.aborted) {

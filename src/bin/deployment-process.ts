@@ -94,6 +94,7 @@ async function serveDeployment(
       condition: run.condition,
       handler: run.handler,
       db: run.apiDb,
+      streams: run.streams,
     })),
     ctx.config.defaultChainId,
   );

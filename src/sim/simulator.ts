@@ -53,6 +53,7 @@ interface Resolved {
   vm: SimulatorOptions['vm'];
   chainId: string;
   seed: number;
+  keyringSeed: number;
   host: string;
   blockTimeMs: number;
   fastSignatures: boolean;
@@ -76,6 +77,7 @@ function resolve(options: SimulatorOptions): Resolved {
     vm: options.vm,
     chainId: options.chainId ?? `mini${options.vm}-1`,
     seed: seed >>> 0,
+    keyringSeed: keyringSeedOf(options, seed),
     host: options.host ?? '127.0.0.1',
     blockTimeMs: options.blockTimeMs ?? 500,
     fastSignatures: options.fastSignatures ?? false,
@@ -83,6 +85,13 @@ function resolve(options: SimulatorOptions): Resolved {
     nftShare: options.nftShare === undefined ? undefined : parseNftShare(options.nftShare),
     upgrade: options.upgrade === undefined ? undefined : resolveUpgrade(options.upgrade),
   };
+}
+
+function keyringSeedOf(options: SimulatorOptions, seed: number): number {
+  const keyringSeed = options.keyringSeed ?? seed;
+  if (!Number.isSafeInteger(keyringSeed) || keyringSeed < 0)
+    throw new InputError('invalid_seed', 'the keyring seed must be a non-negative integer');
+  return keyringSeed >>> 0;
 }
 
 function resolveUpgrade(spec: UpgradeSpec): Required<UpgradeSpec> {
@@ -101,7 +110,7 @@ function modelContext(r: Resolved, evm: EvmContracts | undefined): ModelContext 
   return {
     seed: r.seed,
     prefix: PREFIX,
-    accounts: createKeyring(r.seed, r.accounts, PREFIX),
+    accounts: createKeyring(r.keyringSeed, r.accounts, PREFIX),
     ...(r.nftShare ? { nftShare: r.nftShare } : {}),
     feeDenom: evm ? evm.feeDenom : 'umin',
     denoms: OTHER_DENOMS,

@@ -45,6 +45,11 @@ export interface SimulatorOptions {
    */
   accounts?: number;
   /**
+   * Seed of the user keyring (default `seed`). Rollups simulated with different seeds but one
+   * keyring seed share their accounts: one user active on several chains, as on Initia.
+   */
+  keyringSeed?: number;
+  /**
    * Share of txs that are NFT operations, a multiple of 0.05 in (0, 1] (default 0.2: one tx in
    * five, which every existing chain's answers depend on).
    */

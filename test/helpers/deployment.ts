@@ -27,6 +27,8 @@ export interface TestDeployment {
   /** Resolves once every chain committed at least `height(chainId)` (its head by default). */
   untilIndexed(height?: (chainId: string) => number): Promise<void>;
   chains(): Promise<ChainCondition[]>;
+  /** Stops the deployment (not the simulators) and starts it again on the same port and databases. */
+  restart(): Promise<void>;
   /** Stops the deployment, then the simulators; resolves when everything is closed. */
   stop(): Promise<void>;
 }
@@ -43,7 +45,7 @@ export async function startTestDeployment(args: {
 }): Promise<TestDeployment> {
   const dir = await mkdtemp(path.join(tmpdir(), 'ri-deploy-'));
   const sims = new Map<string, { sim: Simulator; urls: SimulatorUrls }>();
-  const controller = new AbortController();
+  let controller = new AbortController();
   let done: Promise<void> | undefined;
   try {
     for (const spec of args.chains) {
@@ -60,35 +62,39 @@ export async function startTestDeployment(args: {
       file,
       JSON.stringify({ chains: args.chains.map((c) => chainEntry(c, sims.get(c.chainId)!.urls)) }),
     );
-    const config = loadDeploymentConfig(
-      {
-        CHAINS_FILE: file,
-        PORT: '0',
-        HOST: '127.0.0.1',
-        ...(args.databaseUrl ? { DATABASE_URL: args.databaseUrl } : { DATA_DIR: path.join(dir, 'data') }),
-        API_CACHE: 'false',
-        ...args.env,
-      },
-      {},
-      { serveApi: true },
-    )!;
     const waiters = new Set<() => void>();
     let url!: string;
-    const listening = new Promise<void>((resolve, reject) => {
-      done = runDeploymentProcess({
-        config,
-        serveApi: true,
-        signal: controller.signal,
-        logger: args.logger ?? silentLogger(),
-        onListening: (u) => ((url = u), resolve()),
-        onCommit: () => {
-          for (const wake of waiters) wake();
-          waiters.clear();
+    /** Runs `start` with the chains file on `port` (0: a free one); resolves once it listens. */
+    const launch = (port: number) => {
+      const config = loadDeploymentConfig(
+        {
+          CHAINS_FILE: file,
+          PORT: String(port),
+          HOST: '127.0.0.1',
+          ...(args.databaseUrl ? { DATABASE_URL: args.databaseUrl } : { DATA_DIR: path.join(dir, 'data') }),
+          API_CACHE: 'false',
+          ...args.env,
         },
+        {},
+        { serveApi: true },
+      )!;
+      return new Promise<void>((resolve, reject) => {
+        controller = new AbortController();
+        done = runDeploymentProcess({
+          config,
+          serveApi: true,
+          signal: controller.signal,
+          logger: args.logger ?? silentLogger(),
+          onListening: (u) => ((url = u), resolve()),
+          onCommit: () => {
+            for (const wake of waiters) wake();
+            waiters.clear();
+          },
+        });
+        done.catch(reject);
       });
-      done.catch(reject);
-    });
-    await listening;
+    };
+    await launch(0);
     const chains = async (): Promise<ChainCondition[]> => {
       const res = await fetch(`${url}/chains`);
       const body = (await res.json()) as { chains: Array<{ chain_id: string; indexed_height: number }> };
@@ -97,6 +103,12 @@ export async function startTestDeployment(args: {
     return {
       url,
       sims,
+      async restart() {
+        const port = Number(new URL(url).port);
+        controller.abort();
+        await done;
+        await launch(port);
+      },
       chains,
       async untilIndexed(height = (chainId) => args.chains.find((c) => c.chainId === chainId)!.head) {
         // Woken by every commit; the check reads the deployment's own /chains.

@@ -8,6 +8,7 @@ import { GrpcCode, HttpError, installErrorHandlers } from '../errors.js';
 import { installRequestEdge, installServerEdge } from '../http-edge.js';
 import type { ApiSettings } from '../options.js';
 import { registerSwaggerRoutes } from '../routes/swagger.js';
+import { registerAccountStream } from './account-stream.js';
 import { CHAINS_SCHEMAS, registerChainsRoute } from './chains-route.js';
 import type { ChainDirectory } from './directory.js';
 
@@ -51,6 +52,7 @@ export async function createDeploymentApp(ctx: DeploymentApiContext): Promise<Fa
     },
   });
   registerChainsRoute(app, ctx.directory);
+  registerAccountStream(app, ctx);
   registerDeploymentSystemRoutes(app, ctx);
   registerChainMisses(app, ctx.directory);
   registerSwaggerRoutes(app);
