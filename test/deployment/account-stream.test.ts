@@ -202,6 +202,39 @@ describe('the account stream across rollups (PGlite)', { timeout: 240_000 }, () 
     }
   });
 
+  it("goes on for the other chains while one chain's node is down, and says so", async () => {
+    const down = SPECS[0]!.chainId;
+    const feed = recordFeed(
+      `${deployment.url}/indexer/stream/v1/account/${account}?last_event_id=${encodeURIComponent(fromStart())}`,
+    );
+    const { sim } = deployment.sims.get(down)!;
+    try {
+      await feed.until(() => feed.states.length > 0);
+      sim.outage('reset');
+      const stalled = () =>
+        feed.states.some((d) => {
+          const e = JSON.parse(d) as { chain_id?: string; state?: string };
+          return e.chain_id === down && e.state === 'stalled';
+        });
+      await feed.until(stalled);
+      // The others keep coming: every other chain indexes six more blocks and the feed has them.
+      const at = await heights();
+      await deployment.untilIndexed((chainId) => (chainId === down ? 0 : at.get(chainId)! + 6));
+      const others = new Map([...(await heights())].map(([c, h]) => [c, c === down ? 0 : h]));
+      await feed.until(() => covers(feed.items, others));
+      sim.outage(undefined);
+      await feed.until(() => feed.states.some((d) => d.includes(`"chain_id":"${down}","state":"live"`)));
+      const back = await heights();
+      await deployment.untilIndexed((chainId) => back.get(chainId)! + 3);
+      const after = await heights();
+      await feed.until(() => covers(feed.items, after));
+      expectTruth(feed.items);
+    } finally {
+      sim.outage(undefined);
+      feed.close();
+    }
+  });
+
   const pageOrigin = usePageOrigin(`<!doctype html><title>wallet</title><ul id="feed"></ul><script>
     const params = new URLSearchParams(location.search);
     const source = new EventSource(params.get('api') + '/indexer/stream/v1/account/' + params.get('account')

@@ -96,7 +96,8 @@ export async function startTestDeployment(args: {
     };
     await launch(0);
     const chains = async (): Promise<ChainCondition[]> => {
-      const res = await fetch(`${url}/chains`);
+      // A pooled connection to the process before a restart fails once: ask again on a new one.
+      const res = await fetch(`${url}/chains`).catch(() => fetch(`${url}/chains`));
       const body = (await res.json()) as { chains: Array<{ chain_id: string; indexed_height: number }> };
       return body.chains.map((c) => ({ chainId: c.chain_id, height: c.indexed_height }) as ChainCondition);
     };

@@ -118,7 +118,11 @@ export class AccountStreamConnection {
   closeWith(code: number, message: string): void {
     if (this.ended) return;
     if (this.ctx.res.headersSent && !this.ctx.res.writableEnded)
-      this.ctx.res.end(`event: error\ndata: ${JSON.stringify({ code, message })}\n\n`);
+      // The socket goes with it: a client must reconnect on a new connection, never on a
+      // kept-alive one to a server that is stopping.
+      this.ctx.res.end(`event: error\ndata: ${JSON.stringify({ code, message })}\n\n`, () =>
+        this.ctx.res.socket?.destroy(),
+      );
     this.end();
   }
 

@@ -32,7 +32,9 @@ export interface AccountStreamDeps {
  */
 export function registerAccountStream(app: FastifyInstance, deps: AccountStreamDeps): void {
   const open = new Set<AccountStreamConnection>();
+  const state = { closing: false };
   app.addHook('preClose', async () => {
+    state.closing = true;
     for (const c of [...open]) c.closeWith(14, 'server shutting down: resume with Last-Event-ID');
   });
   app.get(
@@ -68,7 +70,7 @@ export function registerAccountStream(app: FastifyInstance, deps: AccountStreamD
         },
       },
     },
-    (request, reply) => openAccountStream(request, reply, deps, open),
+    (request, reply) => openAccountStream(request, reply, deps, { open, state }),
   );
   registerOtherMethods(app, URL);
 }
@@ -77,7 +79,7 @@ async function openAccountStream(
   request: FastifyRequest,
   reply: FastifyReply,
   deps: AccountStreamDeps,
-  open: Set<AccountStreamConnection>,
+  { open, state }: { open: Set<AccountStreamConnection>; state: { closing: boolean } },
 ) {
   const { settings } = deps;
   const { address } = request.params as { address: string };
@@ -86,6 +88,7 @@ async function openAccountStream(
   const chains = selectChains(deps.directory, query.chain_ids);
   const resume = resumePositions(request.headers['last-event-id'], query);
   if (request.method === 'HEAD') return reply.code(200).header('content-type', 'text/event-stream').send();
+  if (state.closing) return dropConnection(reply);
   if (open.size >= settings.streams.maxSubscribers)
     throw new HttpError(
       503,
@@ -107,7 +110,8 @@ async function openAccountStream(
   open.add(connection);
   connection.onClose(() => open.delete(connection));
   await connection.attachAll();
-  if (connection.closed) return reply;
+  if (state.closing) connection.end();
+  if (connection.closed) return dropConnection(reply);
   if (connection.backlogSize() > settings.streams.maxReplay) {
     connection.end();
     throw new HttpError(
@@ -119,6 +123,17 @@ async function openAccountStream(
   }
   writeHead(reply, settings.streams.retryMs);
   connection.start();
+  return reply;
+}
+
+/**
+ * The process is stopping (or the client left): a dropped connection makes an EventSource retry and
+ * find the restarted process, where an error status would make it give up, and no stream opened
+ * now holds the port open while the process closes it.
+ */
+function dropConnection(reply: FastifyReply): FastifyReply {
+  reply.hijack();
+  reply.raw.destroy();
   return reply;
 }
 
