@@ -70,6 +70,7 @@ import { registerStreamRoutes } from './routes/stream.js';
 import { registerTxRoutes } from './routes/txs.js';
 import { createStreamHub } from './stream/hub.js';
 import { createStreamMetrics } from './stream/metrics.js';
+import type { StreamSource } from './stream/source.js';
 import { registerUnavailableRoutes } from './routes/unavailable.js';
 import { registerStatusEndpointsRoute, type NodeEndpointsSource } from './routes/status-endpoints.js';
 import { EVM_SCHEMAS, SHARED_SCHEMAS } from './schemas.js';
@@ -93,6 +94,8 @@ export interface ApiContext {
    * by default a short poll of the checkpoint, which also suits a replica.
    */
   commitFeed?: CommitFeed;
+  /** Told the app's stream hub and readers once built (a deployment follows each chain's). */
+  onStreams?: (source: StreamSource) => void;
 }
 
 /** Free page memory kept for reuse: enough for the pages of ~50 concurrent requests. */
@@ -313,6 +316,13 @@ function registerStreams(app: FastifyInstance, ctx: ApiContext, deps: RouteDeps,
     logger: ctx.logger,
     // A commit feed is given on the primary (in-process or LISTEN); a replica is polled instead.
     trustDictionaryGrowth: ctx.commitFeed !== undefined,
+  });
+  ctx.onStreams?.({
+    chainId: options.chainId,
+    accountPrefix: options.accountPrefix,
+    hub,
+    reader: streamReader,
+    blocks: deps.readers.blocks,
   });
   registerStreamRoutes(app, {
     options,

@@ -1,6 +1,7 @@
 import http from 'node:http';
 import type { FastifyInstance } from 'fastify';
 import type { RequestHandler } from '../api/deployment/directory.js';
+import type { StreamSource } from '../api/stream/source.js';
 import type { ReadinessCheck } from '../api/routes/system.js';
 import type { NodeEndpointsSource } from '../api/routes/status-endpoints.js';
 import { withChainIdentity, type ApiSettings } from '../api/options.js';
@@ -26,6 +27,8 @@ export async function createChainApi(ctx: {
   waits?: NodeWaits;
   nodeEndpoints?: NodeEndpointsSource;
   commitFeed?: CommitFeed;
+  /** Told of the app's stream hub and readers (the deployment's account stream follows them). */
+  onStreams?: (source: StreamSource) => void;
 }): Promise<{ app: FastifyInstance; handler: RequestHandler }> {
   const options = withChainIdentity(
     { ...ctx.settings, chainId: ctx.meta.chainId, vmType: ctx.meta.vmType },
@@ -44,6 +47,7 @@ export async function createChainApi(ctx: {
     ...(ctx.waits ? { nodeWaits: ctx.waits } : {}),
     ...(ctx.nodeEndpoints ? { nodeEndpoints: ctx.nodeEndpoints } : {}),
     ...(ctx.commitFeed ? { commitFeed: ctx.commitFeed } : {}),
+    ...(ctx.onStreams ? { onStreams: ctx.onStreams } : {}),
   });
   await app.ready();
   return { app, handler: handler! };

@@ -10,6 +10,7 @@ import { createIngestMetrics } from '../ingest/metrics.js';
 import type { Progress } from '../ingest/pipeline.js';
 import { createIngestService, type IngestService } from '../ingest/service.js';
 import { abortableDelay } from '../node/retry.js';
+import type { StreamSource } from '../api/stream/source.js';
 import type { Db } from '../store/driver/db.js';
 import { readChainMeta, readIndexedHeight, type ChainMeta } from '../store/readers/chain-meta.js';
 import type { RequestHandler } from '../api/deployment/directory.js';
@@ -28,6 +29,8 @@ export interface ChainRun {
   handler(): RequestHandler | undefined;
   /** The database the chain's API reads. */
   apiDb(): Db | undefined;
+  /** The live streams of the chain's API, once it serves (the deployment's account stream). */
+  streams(): StreamSource | undefined;
   /** Ingests until the deployment stops; a failure stalls this chain only, which retries by itself. */
   run(): Promise<void>;
   close(): Promise<void>;
@@ -70,6 +73,7 @@ export function createChainRun(ctx: ChainRunContext): ChainRun {
   let schema: string | undefined;
   let apiDb: Db | undefined;
   let api: { app: FastifyInstance; handler: RequestHandler } | undefined;
+  let streams: StreamSource | undefined;
   let service: IngestService | undefined;
 
   const fail = (err: unknown) => {
@@ -117,6 +121,7 @@ export function createChainRun(ctx: ChainRunContext): ChainRun {
       waits,
       nodeEndpoints: () => service?.endpointReport() ?? { endpoints: [], prepare_workers: [] },
       ...(commits ? { commitFeed: commits } : {}),
+      onStreams: (source) => (streams = source),
     });
   }
 
@@ -183,6 +188,7 @@ export function createChainRun(ctx: ChainRunContext): ChainRun {
     condition,
     handler: () => api?.handler,
     apiDb: () => apiDb,
+    streams: () => (api ? streams : undefined),
     async run() {
       let wait = RESTART_FIRST_MS;
       while (!ctx.signal.aborted) {

@@ -1,5 +1,6 @@
 import type { DeployedChain } from '../api/deployment/directory.js';
 import type { RequestHandler } from '../api/deployment/directory.js';
+import type { StreamSource } from '../api/stream/source.js';
 import type { ChainCondition } from '../shared/chain-condition.js';
 import { errorMessage } from '../shared/errors.js';
 import { createLogger, type Logger } from '../shared/logger.js';
@@ -85,6 +86,7 @@ function createServedChain(ctx: {
   registry.setDefaultLabels({ chain_id: chainId });
   let db: Db | undefined;
   let api: { app: { close(): Promise<unknown> }; handler: RequestHandler } | undefined;
+  let streams: StreamSource | undefined;
   let vm: ChainCondition['vm'];
   let failure: ChainCondition['lastError'];
 
@@ -112,6 +114,7 @@ function createServedChain(ctx: {
       logger,
       registry,
       readiness: async () => ({ ready: true }),
+      onStreams: (source) => (streams = source),
       // The primary announces commits (NOTIFY); a replica's checkpoint is polled instead.
       ...(target.kind === 'postgres' && !ctx.config.readsReplica
         ? { commitFeed: createCommitListener({ url: target.url, logger }) }
@@ -132,6 +135,7 @@ function createServedChain(ctx: {
     }),
     handler: () => api?.handler,
     db: () => db,
+    streams: () => (api ? streams : undefined),
     async open() {
       while (!api && !ctx.signal.aborted) {
         try {

@@ -83,6 +83,7 @@ const deployedChainOf = (run: ChainRun): DeployedChain => ({
   condition: run.condition,
   handler: run.handler,
   db: run.apiDb,
+  streams: run.streams,
 });
 
 /** The deployment's own API on the port, in front of each chain's (dispatch.ts). */

@@ -64,7 +64,7 @@ export const ERROR_CODES = {
   invalid_address: { answer: "400 / exit 2", retryable: false, meaning: "an address that does not parse (or cannot hold a score)" },
   invalid_backlog: { answer: "exit 2", retryable: false, meaning: "`--backlog` is not an integer ≥ 1" },
   invalid_block_time: { answer: "exit 2", retryable: false, meaning: "`--block-time-ms` is not an integer ≥ 10" },
-  invalid_chain_ids: { answer: "400", retryable: false, meaning: "`chain_ids` of an account route names no chain of the deployment" },
+  invalid_chain_ids: { answer: "400", retryable: false, meaning: "`chain_ids` of a cross-chain route is not a comma list of the deployment's chain ids" },
   invalid_chains_file: { answer: "exit 2", retryable: false, meaning: "the chains file (`CHAINS_FILE`) cannot be read or has a bad field (file, line and field named)" },
   invalid_collection_addr: { answer: "400", retryable: false, meaning: "a collection address that does not parse" },
   invalid_config: { answer: "exit 2", retryable: false, meaning: "a configuration value (variable or flag, named in the message) is invalid" },

@@ -72,19 +72,15 @@ describe.runIf(needs(pgServer))('a deployment whose EVM chain loses its own Post
 
   // Known gap (docs/chains.md §5): the block stream's commit waits for its database without telling
   // the chain's condition, so /chains shows the chain `catching_up` with no last_error meanwhile.
-  it(
-    'shows the chain stalled with its database error while its shard is down',
-    async () => {
-      await cluster.stop();
-      try {
-        await untilStalled(deployment, SHARDED, /connect|terminat|shut|database|ECONNREFUSED/i, 30_000);
-      } finally {
-        await cluster.start();
-        await untilRecovered(deployment, SHARDED, deployment.sims.get(SHARDED)!.sim);
-      }
-    },
-    180_000,
-  );
+  it('shows the chain stalled with its database error while its shard is down', async () => {
+    await cluster.stop();
+    try {
+      await untilStalled(deployment, SHARDED, /connect|terminat|shut|database|ECONNREFUSED/i, 30_000);
+    } finally {
+      await cluster.start();
+      await untilRecovered(deployment, SHARDED, deployment.sims.get(SHARDED)!.sim);
+    }
+  }, 180_000);
 
   it('has stored every chain exactly as its simulator made it: nothing skipped or repeated', async () => {
     const reached = new Map(

@@ -32,6 +32,8 @@ export interface TestDeployment {
   chains(): Promise<ChainCondition[]>;
   /** Stops the deployment (ingest and API), keeping the simulators and every chain's rows. */
   halt(): Promise<void>;
+  /** Stops the deployment (not the simulators) and starts it again on the same port and databases. */
+  restart(): Promise<void>;
   /** A chain's own rows (its schema, on its database), opened as the deployment opens them; after halt(). */
   chainDb(chainId: string): Promise<Db>;
   /** Stops the deployment, then the simulators; resolves when everything is closed. */
@@ -53,7 +55,7 @@ export async function startTestDeployment(args: {
   const dir = await mkdtemp(path.join(tmpdir(), 'ri-deploy-'));
   const dataDir = args.dataDir ?? path.join(dir, 'data');
   const sims = new Map<string, { sim: Simulator; urls: SimulatorUrls }>();
-  const controller = new AbortController();
+  let controller = new AbortController();
   let done: Promise<void> | undefined;
   try {
     for (const spec of args.chains) {
@@ -70,37 +72,42 @@ export async function startTestDeployment(args: {
       file,
       JSON.stringify({ chains: args.chains.map((c) => chainEntry(c, sims.get(c.chainId)!.urls)) }),
     );
-    const config = loadDeploymentConfig(
-      {
-        CHAINS_FILE: file,
-        PORT: '0',
-        HOST: '127.0.0.1',
-        ...(args.databaseUrl ? { DATABASE_URL: args.databaseUrl } : { DATA_DIR: dataDir }),
-        API_CACHE: 'false',
-        ...args.env,
-      },
-      {},
-      { serveApi: true },
-    )!;
     const waiters = new Set<() => void>();
     let url!: string;
-    const listening = new Promise<void>((resolve, reject) => {
-      done = runDeploymentProcess({
-        config,
-        serveApi: true,
-        signal: controller.signal,
-        logger: args.logger ?? silentLogger(),
-        onListening: (u) => ((url = u), resolve()),
-        onCommit: () => {
-          for (const wake of waiters) wake();
-          waiters.clear();
+    /** Runs `start` with the chains file on `port` (0: a free one); resolves once it listens. */
+    const launch = (port: number) => {
+      const config = loadDeploymentConfig(
+        {
+          CHAINS_FILE: file,
+          PORT: String(port),
+          HOST: '127.0.0.1',
+          ...(args.databaseUrl ? { DATABASE_URL: args.databaseUrl } : { DATA_DIR: dataDir }),
+          API_CACHE: 'false',
+          ...args.env,
         },
+        {},
+        { serveApi: true },
+      )!;
+      return new Promise<void>((resolve, reject) => {
+        controller = new AbortController();
+        done = runDeploymentProcess({
+          config,
+          serveApi: true,
+          signal: controller.signal,
+          logger: args.logger ?? silentLogger(),
+          onListening: (u) => ((url = u), resolve()),
+          onCommit: () => {
+            for (const wake of waiters) wake();
+            waiters.clear();
+          },
+        });
+        done.catch(reject);
       });
-      done.catch(reject);
-    });
-    await listening;
+    };
+    await launch(0);
     const chains = async (): Promise<ChainCondition[]> => {
-      const res = await fetch(`${url}/chains`);
+      // A pooled connection to the process before a restart fails once: ask again on a new one.
+      const res = await fetch(`${url}/chains`).catch(() => fetch(`${url}/chains`));
       const body = (await res.json()) as { chains: Array<{ chain_id: string; indexed_height: number }> };
       return body.chains.map((c) => ({ chainId: c.chain_id, height: c.indexed_height }) as ChainCondition);
     };
@@ -117,6 +124,12 @@ export async function startTestDeployment(args: {
           if (now.every((c) => c.height >= height(c.chainId))) return;
           await woken;
         }
+      },
+      async restart() {
+        const port = Number(new URL(url).port);
+        controller.abort();
+        await done;
+        await launch(port);
       },
       async halt() {
         controller.abort();

@@ -10,6 +10,7 @@ import type { ApiSettings } from '../options.js';
 import { registerLivePage } from '../routes/live-page.js';
 import { registerSwaggerRoutes } from '../routes/swagger.js';
 import { registerAccountRoutes } from './account-routes.js';
+import { registerAccountStream } from './account-stream.js';
 import { CHAINS_SCHEMAS, registerChainsRoute } from './chains-route.js';
 import type { ChainDirectory } from './directory.js';
 
@@ -54,6 +55,7 @@ export async function createDeploymentApp(ctx: DeploymentApiContext): Promise<Fa
   });
   registerChainsRoute(app, ctx.directory);
   registerAccountRoutes(app, ctx.directory, ctx.settings);
+  registerAccountStream(app, ctx);
   registerDeploymentSystemRoutes(app, ctx);
   registerChainMisses(app, ctx.directory);
   // With a root chain, `/` is that chain's own live page (dispatch.ts).

@@ -1,6 +1,7 @@
 import type http from 'node:http';
 import type { ChainCondition } from '../../shared/chain-condition.js';
 import type { Db } from '../../store/driver/db.js';
+import type { StreamSource } from '../stream/source.js';
 
 export type RequestHandler = (req: http.IncomingMessage, res: http.ServerResponse) => void;
 
@@ -12,6 +13,8 @@ export interface DeployedChain {
   handler(): RequestHandler | undefined;
   /** The database its API reads; undefined until opened. */
   db(): Db | undefined;
+  /** Its API's live streams (hub and readers); undefined until its API serves. */
+  streams(): StreamSource | undefined;
 }
 
 /** The chains of one deployment, in the chains file's order. */

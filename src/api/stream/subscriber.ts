@@ -104,6 +104,14 @@ interface SubscriberInit {
   onSlow: () => void;
   /** The clock stalls are measured with (tests move it by hand). */
   now?: () => number;
+  /**
+   * The frame of an event, called once per event right before it is written (default: the
+   * route's frame, shared by every subscriber): a stream whose ids are its own (the deployment's
+   * account stream) encodes each frame for its one client.
+   */
+  encode?: (event: StreamEvent) => Buffer;
+  /** Writes the hub's `: keep-alive` comments (default true; false where its owner sends them). */
+  keepAlive?: boolean;
 }
 
 /** One SSE client on its response; the state the `Subscriber` contract above describes. */
@@ -225,6 +233,7 @@ class SseSubscriber implements Subscriber {
 
   heartbeat(): void {
     // Not before the route has written the stream's head (the subscriber is registered first).
+    if (this.init.keepAlive === false) return;
     if (!this.isClosed && this.res.headersSent) this.res.write(': keep-alive\n\n');
   }
 
@@ -250,6 +259,7 @@ class SseSubscriber implements Subscriber {
   }
 
   private frame(e: StreamEvent): Buffer {
+    if (this.init.encode) return this.init.encode(e);
     return (e.frame ??= Buffer.from(`id: ${e.id}\nevent: ${this.eventName}\ndata: ${e.data}\n\n`));
   }
 
