@@ -3,6 +3,7 @@ import type { Logger } from '../../shared/logger.js';
 import { GrpcCode, HttpError } from '../errors.js';
 import type { ApiSettings } from '../options.js';
 import { registerOtherMethods } from '../routes/define.js';
+import { openEventStream } from '../routes/stream.js';
 import { parseStreamAccount, resumePositions, selectChains } from './account-stream-id.js';
 import { AccountStreamConnection } from './account-stream-connection.js';
 import type { ChainDirectory } from './directory.js';
@@ -121,7 +122,7 @@ async function openAccountStream(
       'replay_too_long',
     );
   }
-  writeHead(reply, settings.streams.retryMs);
+  openEventStream(reply, settings.streams.retryMs);
   connection.start();
   return reply;
 }
@@ -135,21 +136,4 @@ function dropConnection(reply: FastifyReply): FastifyReply {
   reply.hijack();
   reply.raw.destroy();
   return reply;
-}
-
-/** Takes the socket from Fastify and writes the SSE head (CORS headers the hooks set included). */
-function writeHead(reply: FastifyReply, retryMs: number): void {
-  reply.hijack();
-  const headers: Record<string, string | number | string[]> = {};
-  for (const [name, value] of Object.entries(reply.getHeaders())) {
-    if (value !== undefined && name !== 'content-length') headers[name] = value;
-  }
-  reply.raw.writeHead(200, {
-    ...headers,
-    'content-type': 'text/event-stream',
-    'cache-control': 'no-cache',
-    connection: 'keep-alive',
-    'x-accel-buffering': 'no',
-  });
-  reply.raw.write(`retry: ${retryMs}\n\n`);
 }

@@ -168,7 +168,7 @@ async function openStream(request: FastifyRequest, reply: FastifyReply, spec: St
     throw err;
   }
   sub.lastId = backlog.after;
-  open(reply, options.streams.retryMs);
+  openEventStream(reply, options.streams.retryMs);
   deps.metrics.opened(spec.route);
   deps.metrics.replayed(spec.route, backlog.size);
   sub.onClose(() => deps.metrics.closed(spec.route));
@@ -221,7 +221,7 @@ function restRouteOf(spec: StreamSpec, query: Query): string {
 }
 
 /** Takes the socket from Fastify and writes the SSE head (CORS headers the hooks set included). */
-function open(reply: FastifyReply, retryMs: number): void {
+export function openEventStream(reply: FastifyReply, retryMs: number): void {
   reply.hijack();
   const headers: Record<string, string | number | string[]> = {};
   for (const [name, value] of Object.entries(reply.getHeaders())) {
