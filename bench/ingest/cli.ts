@@ -14,8 +14,7 @@ import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import pg from 'pg';
-import { processCpuSeconds, startBenchChain } from '../lib/harness.js';
+import { processCpuSeconds, startBenchChain, withFreshDatabase } from '../lib/harness.js';
 
 const { values } = parseArgs({
   options: {
@@ -37,21 +36,6 @@ function parseTime(text: string): { cpu: number; maxRssMb: number } {
   const m = /^TIME (\S+) (\S+) (\d+)$/m.exec(text);
   if (!m) throw new Error(`no /usr/bin/time line in: ${text.slice(-500)}`);
   return { cpu: Number(m[1]) + Number(m[2]), maxRssMb: Math.round(Number(m[3]) / 1024) };
-}
-
-async function withDatabase<T>(name: string, fn: (url: string) => Promise<T>): Promise<T> {
-  const admin = new pg.Client({ connectionString: adminUrl });
-  await admin.connect();
-  await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-  await admin.query(`CREATE DATABASE ${name}`);
-  const url = new URL(adminUrl);
-  url.pathname = `/${name}`;
-  try {
-    return await fn(url.toString());
-  } finally {
-    await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-    await admin.end();
-  }
 }
 
 function runIndexer(env: NodeJS.ProcessEnv, blocks: number): Promise<{ cpu: number; maxRssMb: number }> {
@@ -84,7 +68,7 @@ async function oneRun(run: number) {
   const vm = values.vm;
   const sim = await startBenchChain(vm, blocks, values.txs);
   try {
-    return await withDatabase(`bench_ingest_cli_${process.pid}_${run}`, async (url) => {
+    return await withFreshDatabase(adminUrl, `bench_ingest_cli_${process.pid}_${run}`, async (url) => {
       const stagesOff = values.stages === 'off';
       const env = {
         ...process.env,

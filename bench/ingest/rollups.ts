@@ -23,10 +23,20 @@ import { readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import pg from 'pg';
 import { createSimulator } from '../../src/sim/simulator.js';
 import type { Simulator, VmType } from '../../src/sim/types.js';
-import { percentile, processCpuSeconds, startBenchChain, type SimProcess } from '../lib/harness.js';
+import {
+  percentile,
+  processCpuSeconds,
+  startBenchChain,
+  withFreshDatabase,
+  type SimProcess,
+} from '../lib/harness.js';
+
+/** A fresh database per run, named for this process and run. */
+let runs = 0;
+const withDatabase = <T>(fn: (url: string) => Promise<T>) =>
+  withFreshDatabase(adminUrl, `bench_rollups_${process.pid}_${++runs}`, fn);
 
 const { values } = parseArgs({
   options: {
@@ -51,21 +61,6 @@ const mix = values.chains.split(',').flatMap((part) => {
 const chainIdOf = (vm: VmType, i: number) => `bench-${vm}-${i + 1}`;
 const round = (n: number, digits = 2) => Math.round(n * 10 ** digits) / 10 ** digits;
 const load1 = () => Number(readFileSync('/proc/loadavg', 'utf8').split(' ')[0]);
-
-async function withDatabase<T>(fn: (url: string) => Promise<T>): Promise<T> {
-  const name = `bench_rollups_${process.pid}_${Math.floor(performance.now())}`;
-  const admin = new pg.Client({ connectionString: adminUrl });
-  await admin.connect();
-  await admin.query(`CREATE DATABASE ${name}`);
-  const url = new URL(adminUrl);
-  url.pathname = `/${name}`;
-  try {
-    return await fn(url.toString());
-  } finally {
-    await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-    await admin.end();
-  }
-}
 
 /** The CLI under /usr/bin/time; resolves with its CPU seconds and peak RSS once it exits. */
 function runCli(args: string[], env: NodeJS.ProcessEnv) {

@@ -18,7 +18,6 @@ import {
 } from './replay/state.js';
 import { createEvmContracts, type EvmContracts } from './vm/evm/contracts.js';
 import { nftCollectionsTruth, nftMovesTruth, nftTokensTruth } from './truth/nft.js';
-import { parseNftShare, type NftShare } from './chain/nft-lifecycle.js';
 import { type StateContext } from './surfaces/rest/state.js';
 import type { ClientRpcContext } from './surfaces/rpc/client-context.js';
 import { type RestAnswer, type RestContext } from './surfaces/rest/blocks.js';
@@ -32,7 +31,8 @@ import type {
   SimulatorUrls,
 } from './types.js';
 import { servedBase, simulatorHead } from './node-heights.js';
-import { UPGRADE_MSG_TYPE, withUpgrade, type UpgradeSpec } from './chain/upgrade.js';
+import { UPGRADE_MSG_TYPE, withUpgrade } from './chain/upgrade.js';
+import { resolveOptions, type Resolved } from './resolve-options.js';
 import { createSchedule, parseTxsPerBlock, recentHeights, type Schedule } from './chain/workload.js';
 import { createFaultInjector, parseFaults, type Surface } from './surfaces/faults.js';
 import {
@@ -45,57 +45,7 @@ import {
 import type { VmSetup } from './vm/setup.js';
 
 const PREFIX = 'init';
-const DEFAULT_ACCOUNTS = 64;
-const MAX_ACCOUNTS = 100_000;
 const NODE_VERSION = 'v1.1.4';
-
-interface Resolved {
-  vm: SimulatorOptions['vm'];
-  chainId: string;
-  seed: number;
-  keyringSeed: number;
-  host: string;
-  blockTimeMs: number;
-  fastSignatures: boolean;
-  accounts: number;
-  nftShare: NftShare | undefined;
-  upgrade: Required<UpgradeSpec> | undefined;
-}
-
-function resolve(options: SimulatorOptions): Resolved {
-  if (!['move', 'wasm', 'evm'].includes(options.vm)) {
-    throw new InputError('invalid_vm', `--vm must be move, wasm or evm, got "${options.vm}"`);
-  }
-  const seed = options.seed ?? 1;
-  if (!Number.isSafeInteger(seed) || seed < 0)
-    throw new InputError('invalid_seed', '--seed must be a non-negative integer');
-  const keyringSeed = options.keyringSeed ?? seed;
-  if (!Number.isSafeInteger(keyringSeed) || keyringSeed < 0)
-    throw new InputError('invalid_seed', 'keyringSeed must be a non-negative integer');
-  const accounts = options.accounts ?? DEFAULT_ACCOUNTS;
-  // Two at least: a transfer's recipient is another account of the keyring.
-  if (!Number.isSafeInteger(accounts) || accounts < 2 || accounts > MAX_ACCOUNTS)
-    throw new InputError('invalid_accounts', `--accounts must be an integer from 2 to ${MAX_ACCOUNTS}`);
-  return {
-    vm: options.vm,
-    chainId: options.chainId ?? `mini${options.vm}-1`,
-    seed: seed >>> 0,
-    keyringSeed: keyringSeed >>> 0,
-    host: options.host ?? '127.0.0.1',
-    blockTimeMs: options.blockTimeMs ?? 500,
-    fastSignatures: options.fastSignatures ?? false,
-    accounts,
-    nftShare: options.nftShare === undefined ? undefined : parseNftShare(options.nftShare),
-    upgrade: options.upgrade === undefined ? undefined : resolveUpgrade(options.upgrade),
-  };
-}
-
-function resolveUpgrade(spec: UpgradeSpec): Required<UpgradeSpec> {
-  const every = spec.every ?? 3;
-  if (!Number.isSafeInteger(spec.height) || spec.height < 1 || !Number.isSafeInteger(every) || every < 1)
-    throw new InputError('invalid_upgrade', 'upgrade height and every must be positive integers');
-  return { height: spec.height, every };
-}
 
 const OTHER_DENOMS = ['uusdc', 'ueth'];
 /** The operator account the fee collector pays the block's fees to at EndBlock. */
@@ -324,7 +274,7 @@ function createSimChain(
 }
 
 export function createSimulator(options: SimulatorOptions): Simulator {
-  const r = resolve(options);
+  const r = resolveOptions(options);
   const logger = options.logger ?? createLogger({ level: 'warn', format: 'json', name: 'sim' });
   const schedule = createSchedule(r.seed, parseTxsPerBlock(options.txsPerBlock ?? '0-6'));
   const txIndex = new Map<string, number>();

@@ -24,6 +24,15 @@ export async function routeAnswers(
   head: number,
   extraGets: readonly string[] = [],
 ): Promise<RouteAnswers> {
+  return withSingleChainApi(db, sim, (get) => routeAnswersVia(get, sim, head, extraGets));
+}
+
+/** A single-chain API app over `db` (the simulator's chain, cache off), asked in-process by `use`. */
+export async function withSingleChainApi<T>(
+  db: Db,
+  sim: Simulator,
+  use: (get: (url: string) => Promise<RawAnswer>) => Promise<T>,
+): Promise<T> {
   const app = await createApiApp({
     options: loadApiOptions({ CHAIN_ID: sim.options.chainId, VM_TYPE: sim.options.vm, API_CACHE: 'false' }),
     db,
@@ -32,15 +41,10 @@ export async function routeAnswers(
   });
   try {
     await app.ready();
-    return await routeAnswersVia(
-      async (url) => {
-        const res = await app.inject({ method: 'GET', url });
-        return { status: res.statusCode, contentType: String(res.headers['content-type']), body: res.body };
-      },
-      sim,
-      head,
-      extraGets,
-    );
+    return await use(async (url) => {
+      const res = await app.inject({ method: 'GET', url });
+      return { status: res.statusCode, contentType: String(res.headers['content-type']), body: res.body };
+    });
   } finally {
     await app.close();
   }

@@ -9,11 +9,7 @@ import type { Db } from '../../src/store/driver/db.js';
 import { startTestDeployment, type TestDeployment } from '../helpers/deployment.js';
 import { chainViews, expectEveryChainMatchesTruth, until } from '../helpers/deployment-faults.js';
 import { ingestFrom, startSimulator } from '../helpers/ingest.js';
-import type { RawAnswer } from '../api/route-answers.js';
-import { createApiApp } from '../../src/api/app.js';
-import { loadApiOptions } from '../../src/api/options.js';
-import { silentLogger } from '../../src/shared/logger.js';
-import { createMetricsRegistry } from '../../src/shared/metrics.js';
+import { withSingleChainApi, type RawAnswer } from '../api/route-answers.js';
 
 /**
  * An index made by the single-chain path (DATA_DIR, `ingestFrom` as `start` without a chains
@@ -133,24 +129,6 @@ describe('a single-chain index joining a deployment', () => {
 });
 
 /** heightAnswers over a single-chain API app on `db` (as `start` without a chains file serves it). */
-async function heightAnswersOf(db: Db, sim: Simulator): Promise<Map<string, string>> {
-  const app = await createApiApp({
-    options: loadApiOptions({ CHAIN_ID: sim.options.chainId, VM_TYPE: sim.options.vm, API_CACHE: 'false' }),
-    db,
-    logger: silentLogger(),
-    metrics: createMetricsRegistry({ defaultMetrics: false }),
-  });
-  try {
-    await app.ready();
-    return await heightAnswers(
-      async (url) => {
-        const res = await app.inject({ method: 'GET', url });
-        return { status: res.statusCode, contentType: String(res.headers['content-type']), body: res.body };
-      },
-      sim,
-      INDEXED,
-    );
-  } finally {
-    await app.close();
-  }
+function heightAnswersOf(db: Db, sim: Simulator): Promise<Map<string, string>> {
+  return withSingleChainApi(db, sim, (get) => heightAnswers(get, sim, INDEXED));
 }
