@@ -13,8 +13,8 @@
 --
 -- Measured by `npm run bench:bytes` (3,000 Move blocks x 3 txs, every stage on): these two tables
 -- 1,910 -> 1,573 B/tx. account_dict ids are bigint; these columns hold them as integer, so a chain
--- can have 2,147,483,647 account ids (the dictionary no longer spends ids on keys it already has:
--- src/store/writers/dictionary.ts). Past that, ingest stops on the failed insert ("integer out of
+-- can have 2,147,483,647 account ids (docs/ingest.md §9.1: the dictionary draws some ids it does not
+-- keep, about a third more than the accounts). Past that, ingest stops on the failed insert ("integer out of
 -- range"); it never stores a wrong id. evm_tx_accounts and the internal-tx edges keep bigint.
 --
 -- Cost: both tables are rewritten (ALTER TYPE rewrites tx_account_msg_types and rebuilds its

@@ -25,14 +25,11 @@ export function createDictionary<K>(spec: DictionarySpec<K>): Dictionary<K> {
   const cache = new Map<string, number>();
   let pending = new Map<string, number>();
   // Both branches of the UNION read one snapshot, so a key is returned exactly once: inserted
-  // now (RETURNING) or present before (join). Keys already present are not offered to the INSERT:
-  // ON CONFLICT would draw an identity value for each and throw it away, and the ids of
-  // account_dict must stay within the integer that edge tables hold them as (migration 0018).
+  // now (RETURNING) or present before (join).
   const sql = `
     WITH input(k) AS (SELECT DISTINCT unnest($1::${spec.sqlType}[])),
     inserted AS (
-      INSERT INTO ${spec.table} (${spec.column})
-      SELECT k FROM input WHERE NOT EXISTS (SELECT 1 FROM ${spec.table} d WHERE d.${spec.column} = input.k)
+      INSERT INTO ${spec.table} (${spec.column}) SELECT k FROM input
       ON CONFLICT (${spec.column}) DO NOTHING RETURNING id, ${spec.column} AS k
     )
     SELECT id, k FROM inserted
