@@ -26,6 +26,22 @@ export function simulatorHead(
 }
 
 /**
+ * A chain halt (docs/node-data.md §5.3): while held at a height, the node serves no block above it,
+ * as a rollup whose sequencer stopped; released, its head is the chain's again.
+ */
+export function haltableHead(chainHead: () => number): { head: () => number; halt(at: number | undefined): void } {
+  let heldAt: number | undefined;
+  return {
+    head: () => (heldAt === undefined ? chainHead() : Math.min(chainHead(), heldAt)),
+    halt(at) {
+      if (at !== undefined && (!Number.isSafeInteger(at) || at < 1))
+        throw new InputError('invalid_height', `a halt height must be ≥ 1, not ${at}`);
+      heldAt = at;
+    },
+  };
+}
+
+/**
  * The lowest height the node serves (docs/node-data.md §5.3): an archive's 1, a state-synced or
  * pruned node's fixed lowest, or the first of the last N blocks it keeps; never above the head.
  */

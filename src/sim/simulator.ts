@@ -30,7 +30,7 @@ import type {
   SimulatorTruth,
   SimulatorUrls,
 } from './types.js';
-import { servedBase, simulatorHead } from './node-heights.js';
+import { haltableHead, servedBase, simulatorHead } from './node-heights.js';
 import { UPGRADE_MSG_TYPE, withUpgrade } from './chain/upgrade.js';
 import { resolveOptions, type Resolved } from './resolve-options.js';
 import { createSchedule, parseTxsPerBlock, recentHeights, type Schedule } from './chain/workload.js';
@@ -282,7 +282,9 @@ export function createSimulator(options: SimulatorOptions): Simulator {
   const modelCtx = modelContext(r, evmContracts);
   const lastTxAt = (h: number): number => schedule.firstTx(h + 1) - 1;
   const replay = options.replay !== undefined ? loadReplay(options.replay, PREFIX, logger) : undefined;
-  const head = simulatorHead(options, r.blockTimeMs, replay);
+  const chainHead = simulatorHead(options, r.blockTimeMs, replay);
+  // The node serves up to `head`; the truth knows the chain past a halt (tests compare with it).
+  const { head, halt } = haltableHead(chainHead);
   const vmRef: { current?: VmSetup } = {};
   const faults = createFaultInjector(parseFaults(options.faults), r.seed);
   const base = servedBase(options, faults.spec.pruned, head);
@@ -310,7 +312,7 @@ export function createSimulator(options: SimulatorOptions): Simulator {
     findTx: createTxFinder(chain, txIndex, recent),
     faults,
   };
-  const truth = createTruth({ chain, vm, modelCtx, schedule, head }, replay);
+  const truth = createTruth({ chain, vm, modelCtx, schedule, head: chainHead }, replay);
   const extensions: SimExtension[] = options.extensions ?? [];
   const recordedRest = replay ? replayRest(replay, head) : undefined;
   const restVm: VmSetup = recordedRest ? { ...vm, rest: (req) => recordedRest(req) ?? vm.rest?.(req) } : vm;
@@ -339,6 +341,7 @@ export function createSimulator(options: SimulatorOptions): Simulator {
     truth,
     faultLog: () => faults.log(),
     outage: (kind) => faults.setOutage(kind),
+    halt,
     listen: () => servers.listen(),
     close: () => servers.close(),
   };

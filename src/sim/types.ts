@@ -268,6 +268,8 @@ export interface Simulator {
    * connection refused-like, timeout: never answered, 5xx, 429), until called without a kind.
    */
   outage(kind: keyof FaultCounts | undefined): void;
+  /** A chain halt: the node serves no block above `height` until called without one. */
+  halt(height: number | undefined): void;
   /** Start the HTTP servers; resolves with their base URLs (no trailing slash). */
   listen(): Promise<SimulatorUrls>;
   close(): Promise<void>;

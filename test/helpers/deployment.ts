@@ -22,6 +22,8 @@ export interface DeploymentChainSpec {
   databaseUrl?: string;
   /** More keys of the chain's entry in the chains file (e.g. `stages`). */
   entry?: Record<string, unknown>;
+  /** The chain halted at this height before the deployment starts (`sim.halt`). */
+  haltAt?: number;
 }
 
 export interface TestDeployment {
@@ -65,6 +67,7 @@ export async function startTestDeployment(args: {
         ...(spec.txsPerBlock ? { txsPerBlock: spec.txsPerBlock } : {}),
         sim: { chainId: spec.chainId, ...spec.sim },
       });
+      if (spec.haltAt !== undefined) started.sim.halt(spec.haltAt);
       sims.set(spec.chainId, started);
     }
     const file = path.join(dir, 'chains.json');
