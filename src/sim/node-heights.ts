@@ -29,7 +29,10 @@ export function simulatorHead(
  * A chain halt (docs/node-data.md §5.3): while held at a height, the node serves no block above it,
  * as a rollup whose sequencer stopped; released, its head is the chain's again.
  */
-export function haltableHead(chainHead: () => number): { head: () => number; halt(at: number | undefined): void } {
+export function haltableHead(chainHead: () => number): {
+  head: () => number;
+  halt(at: number | undefined): void;
+} {
   let heldAt: number | undefined;
   return {
     head: () => (heldAt === undefined ? chainHead() : Math.min(chainHead(), heldAt)),
