@@ -1,13 +1,12 @@
-import { InputError } from '../../shared/errors.js';
 import {
   accountTxsWithin,
   committedTxSequence,
   keptAccountTxCount,
 } from '../../store/readers/account-activity.js';
 import type { JsonText } from '../../store/readers/stored-json.js';
-import { parsePagination, type PaginationQuery } from '../pagination.js';
+import type { PaginationQuery } from '../pagination.js';
 import { parseIsSigner, parseMsgTypes } from '../params.js';
-import { settleChain, type ChainReaders } from './account-chains.js';
+import { parseAccountPagination, settleChain, type ChainReaders } from './account-chains.js';
 import { decodeWalkCursor, encodeWalkCursor, type AccountWalkCursor } from './account-cursor.js';
 import { mergePage, timeKey, type MergeItem } from './account-merge.js';
 import type { DeployedChain } from './directory.js';
@@ -80,12 +79,7 @@ export async function accountTxsPage(req: AccountTxsRequest): Promise<string> {
   const { query } = req;
   const key = query['pagination.key'];
   const { 'pagination.key': _key, ...rest } = query;
-  const page = parsePagination(rest, 'sequence');
-  if (page.offset > 0)
-    throw new InputError(
-      'invalid_pagination',
-      'pagination.offset is not supported across chains: follow pagination.next_key',
-    );
+  const page = parseAccountPagination(rest, 'sequence');
   const cursor =
     key !== undefined && key !== '' ? decodeWalkCursor(key) : await openWalk(req.chains, page.reverse);
   const walkChains = req.chains.filter((c) => cursor.chains.has(c.chainId));
