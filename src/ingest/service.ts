@@ -180,7 +180,12 @@ export async function createIngestService(ctx: IngestServiceContext): Promise<In
       ? node.open('jsonrpc', options.endpoints.jsonRpc, evmChainIdOf(chain.chainId))
       : undefined;
   if (evmTransport) transports.push(evmTransport);
-  registerEndpointMetrics(ctx.registry, () => transports.flatMap((t) => t.endpoints()));
+  let workerPools: PrepareWorkerEndpoints[] = [];
+  const endpointReport = (): NodeEndpointReport => ({
+    endpoints: transports.flatMap((t) => t.endpoints()),
+    prepare_workers: workerPools,
+  });
+  registerEndpointMetrics(ctx.registry, endpointReport);
   await ensureChainMeta(db, chain);
 
   const writer = await createBlockWriter(db);
@@ -200,7 +205,6 @@ export async function createIngestService(ctx: IngestServiceContext): Promise<In
     waits,
   });
   const tapped = stages.filter((stage) => stage.onBlocks);
-  let workerPools: PrepareWorkerEndpoints[] = [];
   const openPreparer = preparerFactory(ctx, {
     chain,
     comet: tappedComet(comet, tapped),
@@ -217,10 +221,7 @@ export async function createIngestService(ctx: IngestServiceContext): Promise<In
     chain,
     height: () => writer.checkpoint().height,
     endpoints: () => transports.flatMap((t) => t.endpoints()),
-    endpointReport: () => ({
-      endpoints: transports.flatMap((t) => t.endpoints()),
-      prepare_workers: workerPools,
-    }),
+    endpointReport,
     run: (runOptions) => runIngest(parts, chain, runOptions),
     async close() {
       await Promise.all(transports.map((t) => t.close()));

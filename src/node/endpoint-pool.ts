@@ -324,7 +324,8 @@ function waitError(
   return new AppError(
     span ? 'height_holder_unreachable' : 'node_unreachable',
     `${name}: no reachable endpoint serves ${what}; waiting for ${missing} (${describeEndpoints(endpoints)})`,
-    { retryable: true, details: { heights: span ?? null, waitingFor: missing } },
+    // The surface rides along, as on a failed request, so a part waiting here says which (docs/api.md §4.1.1).
+    { retryable: true, details: { heights: span ?? null, waitingFor: missing, surface: name } },
   );
 }
 

@@ -65,8 +65,15 @@ const blockTraceSchema = z.array(
 );
 
 export interface EvmClient {
-  /** eth_getBlockReceipts for many heights in one batch; a height not produced yet is undefined. */
-  receiptsOf(heights: readonly number[]): Promise<(EvmReceipt[] | undefined)[]>;
+  /**
+   * eth_getBlockReceipts for many heights in one batch; a height not produced yet is undefined.
+   * `holdsTxs[i]`: the block at `heights[i]` has EVM txs, so `[]` for it is a refusal, never an
+   * empty block (docs/node-data.md §5.2).
+   */
+  receiptsOf(
+    heights: readonly number[],
+    holdsTxs?: readonly boolean[],
+  ): Promise<(EvmReceipt[] | undefined)[]>;
   /** debug_traceBlockByNumber with the callTracer, for many heights in one batch. */
   traceBlocks(heights: readonly number[]): Promise<TxTrace[][]>;
   /** ERC20 `balanceOf` of each (token, 20-byte account hex) at a height, in one batch. */
@@ -120,13 +127,19 @@ function batchCaller(transport: Transport): Batch {
   };
 }
 
-async function receiptsOf(batch: Batch, heights: readonly number[]): Promise<(EvmReceipt[] | undefined)[]> {
+async function receiptsOf(
+  batch: Batch,
+  heights: readonly number[],
+  holdsTxs: readonly boolean[] | undefined,
+): Promise<(EvmReceipt[] | undefined)[]> {
+  const holds = holdsTxs && ((h: number) => holdsTxs[heights.indexOf(h)] === true);
   const replies = await batch(
     'receipts',
     heights.map((h) => ({ method: 'eth_getBlockReceipts', params: ['0x' + h.toString(16)] })),
     spanOf(heights),
-    // null for a block at or below the endpoint's head: pruned there (docs/node-data.md §5.2).
-    nullBlockRefusal(heights),
+    // null for a block at or below the endpoint's head, or [] for one with EVM txs: pruned there
+    // (docs/node-data.md §5.2).
+    nullBlockRefusal(heights, holds),
   );
   return replies.map((r, i) => {
     if (r.error) {
@@ -137,6 +150,15 @@ async function receiptsOf(batch: Batch, heights: readonly number[]): Promise<(Ev
     if (r.result === null || r.result === undefined) return undefined;
     if (!Array.isArray(r.result)) {
       throw new AppError('malformed_block', `eth_getBlockReceipts ${heights[i]}: result is not an array`);
+    }
+    // Every endpoint asked answered none for a block with EVM txs (its indexer behind, or each
+    // pruned): fetched again later, never stored as a block without EVM txs.
+    if (r.result.length === 0 && holdsTxs?.[i] === true) {
+      throw new AppError(
+        'node_rpc_error',
+        `eth_getBlockReceipts ${heights[i]}: no receipts for a block with EVM txs (its EVM indexer lacks the block)`,
+        { retryable: true },
+      );
     }
     return r.result as EvmReceipt[];
   });
@@ -231,7 +253,7 @@ async function erc20SuppliesAt(
 export function createEvmClient(transport: Transport): EvmClient {
   const batch = batchCaller(transport);
   return {
-    receiptsOf: (heights) => receiptsOf(batch, heights),
+    receiptsOf: (heights, holdsTxs) => receiptsOf(batch, heights, holdsTxs),
     traceBlocks: (heights) => traceBlocks(batch, heights),
     erc20BalancesAt: (pairs, height) => erc20BalancesAt(batch, pairs, height),
     erc20SuppliesAt: (tokens, height) => erc20SuppliesAt(batch, tokens, height),

@@ -1,6 +1,6 @@
 import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
 import { registeredMetric } from '../shared/metrics.js';
-import type { NodeEndpointView } from '../shared/node-endpoint.js';
+import type { NodeEndpointReport, NodeEndpointView } from '../shared/node-endpoint.js';
 
 /**
  * Why a request goes to the node: what it asks for, named by its consumer where two consumers ask
@@ -104,20 +104,36 @@ const ENDPOINT_UP = 'rollup_indexer_node_endpoint_up';
 
 /**
  * Each node endpoint's heights and health as gauges read at scrape time (docs/api.md §4.11):
- * `…_height{bound="lowest"|"highest"|"lag"}` and `…_up` (1 healthy, 0 down or of another chain).
+ * `…_height{bound="lowest"|"highest"|"lag"}` and `…_up` (1 healthy, 0 down or of another chain),
+ * the main thread's pools without a `worker` label, each prepare worker's own with `worker="N"`.
  * A second ingest service on the same registry takes the gauges over.
  */
-export function registerEndpointMetrics(registry: Registry, endpoints: () => NodeEndpointView[]): void {
+export function registerEndpointMetrics(registry: Registry, report: () => NodeEndpointReport): void {
   for (const name of [ENDPOINT_HEIGHT, ENDPOINT_UP]) registry.removeSingleMetric(name);
+  /** Every endpoint of the report, each with the labels that name it. */
+  const labelled = () => {
+    const { endpoints, prepare_workers } = report();
+    const named = (ep: NodeEndpointView, worker?: number) => ({
+      ep,
+      labels: {
+        surface: ep.surface,
+        endpoint: ep.url,
+        ...(worker === undefined ? {} : { worker: String(worker) }),
+      },
+    });
+    return [
+      ...endpoints.map((ep) => named(ep)),
+      ...prepare_workers.flatMap((w) => w.endpoints.map((ep) => named(ep, w.worker))),
+    ];
+  };
   new Gauge({
     name: ENDPOINT_HEIGHT,
     help: 'Heights of each node endpoint: lowest and highest it serves, and blocks behind the freshest',
-    labelNames: ['surface', 'endpoint', 'bound'],
+    labelNames: ['surface', 'endpoint', 'worker', 'bound'],
     registers: [registry],
     collect() {
       this.reset();
-      for (const ep of endpoints()) {
-        const labels = { surface: ep.surface, endpoint: ep.url };
+      for (const { ep, labels } of labelled()) {
         if (ep.lowest_height !== null) this.set({ ...labels, bound: 'lowest' }, ep.lowest_height);
         if (ep.highest_height !== null) this.set({ ...labels, bound: 'highest' }, ep.highest_height);
         this.set({ ...labels, bound: 'lag' }, ep.lag_blocks);
@@ -127,18 +143,15 @@ export function registerEndpointMetrics(registry: Registry, endpoints: () => Nod
   new Gauge({
     name: ENDPOINT_UP,
     help: 'Whether a node endpoint is used: 1 healthy, 0 down or serving another chain (label health, chain_id)',
-    labelNames: ['surface', 'endpoint', 'health', 'chain_id'],
+    labelNames: ['surface', 'endpoint', 'worker', 'health', 'chain_id'],
     registers: [registry],
     collect() {
       this.reset();
-      for (const ep of endpoints()) {
-        const labels = {
-          surface: ep.surface,
-          endpoint: ep.url,
-          health: ep.health,
-          chain_id: ep.chain_id ?? '',
-        };
-        this.set(labels, ep.health === 'healthy' ? 1 : 0);
+      for (const { ep, labels } of labelled()) {
+        this.set(
+          { ...labels, health: ep.health, chain_id: ep.chain_id ?? '' },
+          ep.health === 'healthy' ? 1 : 0,
+        );
       }
     },
   });

@@ -57,6 +57,21 @@ describe('nullBlockRefusal', () => {
     expect(refusal).toEqual({ lowest: 41, exact: false });
   });
 
+  it("takes minievm's [] receipts as pruned only for a block said to hold EVM txs, at or below the head", () => {
+    const results = JSON.stringify(heights.map((_, id) => ({ jsonrpc: '2.0', id, result: [] })));
+    // Blocks 39 and 41 hold EVM txs: nothing is held at or below 41.
+    const holds = (h: number) => h === 39 || h === 41;
+    expect(nullBlockRefusal(heights, holds)(answer(results, 200), { from: 38, to: 42 }, 60)).toEqual({
+      lowest: 42,
+      exact: false,
+    });
+    // Empty blocks are empty; past the head (40) an EVM indexer may simply not have the block yet.
+    expect(nullBlockRefusal(heights)(answer(results, 200), { from: 38, to: 42 }, 60)).toBeUndefined();
+    expect(
+      nullBlockRefusal(heights, (h) => h === 41)(answer(results, 200), { from: 38, to: 42 }, 40),
+    ).toBeUndefined();
+  });
+
   it('takes null blocks past the head as not produced yet', () => {
     const check = nullBlockRefusal(heights);
     expect(

@@ -57,9 +57,13 @@ export const refusalOf: RefusalCheck = (answer, span, endpointHead) => {
 /**
  * A JSON-RPC batch whose calls each read one height (`heights[i]` for call id i): a call answered
  * `null` for a height at or below the endpoint's head is a block it no longer keeps (geth's answer
- * for a pruned block); errors are read by `refusalOf`.
+ * for a pruned block); so is `[]` for a height `holdsTxs` says has EVM txs (minievm's
+ * `eth_getBlockReceipts` of a block its pruned indexer dropped). Errors are read by `refusalOf`.
  */
-export function nullBlockRefusal(heights: readonly number[]): RefusalCheck {
+export function nullBlockRefusal(
+  heights: readonly number[],
+  holdsTxs?: (height: number) => boolean,
+): RefusalCheck {
   return (answer, span, endpointHead) => {
     const said = refusalOf(answer, span, endpointHead);
     if (said || endpointHead === undefined) return said;
@@ -73,7 +77,9 @@ export function nullBlockRefusal(heights: readonly number[]): RefusalCheck {
     let refused: number | undefined;
     for (const r of replies as { id?: unknown; result?: unknown; error?: unknown }[]) {
       const h = typeof r.id === 'number' ? heights[r.id] : undefined;
-      if (h === undefined || r.result !== null || r.error !== undefined || h > endpointHead) continue;
+      if (h === undefined || r.error !== undefined || h > endpointHead) continue;
+      const emptied = Array.isArray(r.result) && r.result.length === 0 && holdsTxs?.(h) === true;
+      if (r.result !== null && !emptied) continue;
       refused = Math.max(refused ?? 0, h);
     }
     return refused === undefined ? undefined : above(span, refused);

@@ -5,7 +5,7 @@ import { loadApiOptions } from '../../src/api/options.js';
 import { createIngestService, type IngestService } from '../../src/ingest/service.js';
 import type { NodeEndpointReport, NodeEndpointView } from '../../src/shared/node-endpoint.js';
 import { silentLogger } from '../../src/shared/logger.js';
-import { createMetricsRegistry } from '../../src/shared/metrics.js';
+import { createMetricsRegistry, type Registry } from '../../src/shared/metrics.js';
 import { createSimulator } from '../../src/sim/simulator.js';
 import type { Simulator, SimulatorOptions, SimulatorUrls } from '../../src/sim/types.js';
 import type { Db } from '../../src/store/driver/db.js';
@@ -17,8 +17,9 @@ import { expectRichListMatchesTruth } from '../helpers/truth-rich-list.js';
 
 /**
  * docs/node-data.md §5.2 on REST and EVM JSON-RPC: neither says which heights it keeps, so the pool
- * learns it from a pruned node's refusals (the SDK's pruned-state error on REST, `null` blocks and
- * the pruned-state error on JSON-RPC) and sends those heights to the archive. Every stage reads old
+ * learns it from a pruned node's refusals (the SDK's pruned-state error on REST; on JSON-RPC the
+ * pruned-state error, and minievm's `[]` receipts for a block whose txs emitted EVM logs) and sends
+ * those heights to the archive: a missed `[]` would drop the block's EVM txs from the truth. Every stage reads old
  * heights here (the block stream, NFT look-ups at a height, traces, `eth_call` balances), and the
  * simulators' truth is the oracle.
  */
@@ -47,7 +48,7 @@ async function startNode(
 function openService(
   db: Db,
   nodes: { rpc: string; rest: string; jsonRpc: string }[],
-  extra: { prepareWorkers?: number; stages?: boolean } = {},
+  extra: { prepareWorkers?: number; stages?: boolean; registry?: Registry } = {},
 ): Promise<IngestService> {
   return createIngestService({
     options: {
@@ -68,7 +69,7 @@ function openService(
     },
     logger: silentLogger(),
     db,
-    registry: createMetricsRegistry({ defaultMetrics: false }),
+    registry: extra.registry ?? createMetricsRegistry({ defaultMetrics: false }),
   });
 }
 
@@ -121,8 +122,13 @@ describe.each(testDbFactories().slice(0, 1))('REST and JSON-RPC pools on $name',
         ] as const) {
           // Asked below its lowest, and learnt from it: fewer refusals (answers on REST, calls on
           // JSON-RPC) than old heights, though every old height is read there, several times on JSON-RPC.
+          // On JSON-RPC minievm's `[]` receipts of a pruned block read as an empty block until the
+          // block's txs show EVM logs; the receipts are then asked again, and that is the refusal
+          // the pool learns from: each refused receipts call may be counted twice.
           expect(refused[surface], surface).toBeGreaterThan(0);
-          expect(refused[surface], surface).toBeLessThan(PRUNED_LOWEST);
+          expect(refused[surface], surface).toBeLessThan(
+            surface === 'jsonrpc' ? 2 * PRUNED_LOWEST : PRUNED_LOWEST,
+          );
           const view = viewOf(service, surface, url);
           expect(view, surface).toMatchObject({ health: 'healthy' });
           // What it refused is below what it keeps: the learnt lowest never passes the truth.
@@ -201,16 +207,18 @@ describe.each(testDbFactories().slice(0, 1))('REST and JSON-RPC pools on $name',
     SLOW,
   );
   it(
-    "shows each prepare worker's own pools on /status/endpoints while they run",
+    "shows each prepare worker's own pools on /status/endpoints and /metrics while they run",
     async () => {
       const { db, dispose } = await factory.create();
       const other = await startNode({ chainId: 'other-evm-1' });
       const pruned = await startNode({ lowestHeight: PRUNED_LOWEST });
       const archive = await startNode();
       const nodes = [other.urls, pruned.urls, archive.urls].map(urlsOf);
-      const service = await openService(db, nodes, { prepareWorkers: 2, stages: false });
+      const registry = createMetricsRegistry({ defaultMetrics: false });
+      const service = await openService(db, nodes, { prepareWorkers: 2, stages: false, registry });
       const otherUrls: string[] = Object.values(urlsOf(other.urls));
       let seen: NodeEndpointReport | undefined;
+      let scraped: Promise<string[]> | undefined;
       try {
         await service.run({
           signal: new AbortController().signal,
@@ -218,7 +226,14 @@ describe.each(testDbFactories().slice(0, 1))('REST and JSON-RPC pools on $name',
           tuning: TUNING,
           // The last commit comes before the workers stop.
           onCommit: (p) => {
-            if (p.height === HEAD) seen = service.endpointReport();
+            if (p.height !== HEAD) return;
+            seen = service.endpointReport();
+            // A scrape reads the pools as it starts (prom-client's collect), here beside `seen`.
+            scraped = Promise.all(
+              ['rollup_indexer_node_endpoint_up', 'rollup_indexer_node_endpoint_height'].map((name) =>
+                registry.getSingleMetricAsString(name),
+              ),
+            );
           },
         });
         await expectIngestMatchesTruth(db, archive.sim, HEAD);
@@ -240,8 +255,37 @@ describe.each(testDbFactories().slice(0, 1))('REST and JSON-RPC pools on $name',
           .flatMap((w) => w.endpoints)
           .filter((e) => e.url === archive.urls.rpc);
         expect(archiveRpc.reduce((n, e) => n + e.requests, 0)).toBeGreaterThan(0);
+        // /metrics: the main thread's endpoints without a worker label, each worker's with one.
+        const [up, heights] = await scraped!;
+        const series = (ep: NodeEndpointView, worker?: number) =>
+          `surface="${ep.surface}",endpoint="${ep.url}"${worker === undefined ? '' : `,worker="${worker}"`}`;
+        const shown = [
+          ...seen!.endpoints.map((ep) => ({ ep, labels: series(ep) })),
+          ...seen!.prepare_workers.flatMap((w) =>
+            w.endpoints.map((ep) => ({ ep, labels: series(ep, w.worker) })),
+          ),
+        ];
+        expect(up!.split('\n').filter((l) => l.startsWith('rollup_indexer_node_endpoint_up{'))).toHaveLength(
+          shown.length,
+        );
+        for (const { ep, labels } of shown) {
+          const healthy = ep.health === 'healthy' ? 1 : 0;
+          expect(up).toContain(
+            `rollup_indexer_node_endpoint_up{${labels},health="${ep.health}",chain_id="${ep.chain_id ?? ''}"} ${healthy}`,
+          );
+          expect(heights).toContain(
+            `rollup_indexer_node_endpoint_height{${labels},bound="lag"} ${ep.lag_blocks}`,
+          );
+          if (ep.lowest_height !== null)
+            expect(heights).toContain(
+              `rollup_indexer_node_endpoint_height{${labels},bound="lowest"} ${ep.lowest_height}`,
+            );
+        }
         // Once they stop, they are no longer shown.
         expect(service.endpointReport().prepare_workers).toEqual([]);
+        expect(await registry.getSingleMetricAsString('rollup_indexer_node_endpoint_up')).not.toContain(
+          'worker=',
+        );
 
         const app = await createApiApp({
           options: loadApiOptions({ CHAIN_ID: 'minievm-1', VM_TYPE: 'evm', API_CACHE: 'false' }),

@@ -18,8 +18,13 @@ export interface DecodedTx {
    * rendering, each unknown message as {"@type","value"} (docs/api.md §14).
    */
   undecoded: boolean;
-  /** bech32 of the first signer. */
-  signer: string;
+  /**
+   * bech32 of the first signer; for a key of a type no rule here derives, the fee payer or
+   * undefined, and the ante handler's `tx.acc_seq` event names it instead (docs/ingest.md §3.4).
+   */
+  signer: string | undefined;
+  /** The first signer's public key is of a type this release cannot derive an address from. */
+  signerKeyUnknown: boolean;
   fee: Coin[];
   /** base64 signatures joined with ',' (the REST join key). */
   signaturesKey: string;

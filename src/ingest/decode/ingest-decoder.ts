@@ -23,7 +23,8 @@ export function createIngestDecoder(options: {
   return {
     decode(txBase64) {
       const d = decoder.decodeTx(txBase64);
-      if (d.signer === undefined) {
+      // A key of a type no rule here derives: the block's events name the signer (prepareBlock).
+      if (d.signer === undefined && d.signerSource !== 'unknown_key') {
         throw new AppError('tx_no_signer', `tx ${d.hash} has no signer_infos and no fee payer`);
       }
       return {
@@ -36,6 +37,7 @@ export function createIngestDecoder(options: {
         bytes: d.bytes,
         undecoded: false,
         signer: d.signer,
+        signerKeyUnknown: d.signerSource === 'unknown_key',
         fee: d.fee,
         signaturesKey: d.signatureKey,
       };

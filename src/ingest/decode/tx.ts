@@ -4,7 +4,13 @@ import { AppError } from '../../shared/errors.js';
 import type { ProtoRegistry } from '../../shared/proto/registry.js';
 import type { JsonObject, JsonValue } from '../../shared/proto/render.js';
 import type { MultisigKey } from '../../shared/proto/signer.js';
-import { MULTISIG_PUBKEY, createSignerCache, multisigAddress } from '../../shared/proto/signer.js';
+import {
+  MULTISIG_PUBKEY,
+  PubKeyError,
+  addressFromUnknownPubKey,
+  createSignerCache,
+  multisigAddress,
+} from '../../shared/proto/signer.js';
 import type { RestTx } from '../../shared/proto/tx.js';
 import { renderRestTx } from '../../shared/proto/tx.js';
 import { jsonbText } from '../../wire/json-text.js';
@@ -14,7 +20,12 @@ export interface Coin {
   amount: string;
 }
 
-export type SignerSource = 'public_key' | 'fee_payer' | 'none';
+/**
+ * Where the signer came from: `unknown_key` is a public key of a type this release cannot derive an
+ * address from; `signer` is then the fee payer if any, and ingest prefers the ante handler's
+ * `tx.acc_seq` event (docs/ingest.md §3.4).
+ */
+export type SignerSource = 'public_key' | 'fee_payer' | 'unknown_key' | 'none';
 
 export interface DecodedTx {
   /** UPPER hex sha256 of the raw bytes (the CometBFT tx hash). */
@@ -151,8 +162,15 @@ function deriveSigner(
   const infos = authInfo['signer_infos'];
   const first = Array.isArray(infos) ? (infos[0] as JsonObject | undefined) : undefined;
   const publicKey = first?.['public_key'] as JsonObject | null | undefined;
+  const payer = feePayer(authInfo);
   if (publicKey) {
     const typeUrl = String(publicKey['@type'] ?? '');
+    const unknownKey = { signer: payer, signerSource: 'unknown_key' as const };
+    // A type the registry lacks renders as {"@type","value"} (and sends the tx to the REST fallback).
+    if (typeof publicKey['value'] === 'string') {
+      const address = addressFromUnknownPubKey(typeUrl, Buffer.from(publicKey['value'], 'base64'));
+      return address ? { signer: toBech32(address, prefix), signerSource: 'public_key' } : unknownKey;
+    }
     const singleKeyAddress = () => {
       const key = publicKey['key'];
       if (typeof key !== 'string') throw new TxDecodeError(`signer public key ${typeUrl} has no key bytes`);
@@ -163,13 +181,19 @@ function deriveSigner(
         typeUrl === MULTISIG_PUBKEY ? multisigAddress(multisigKey(publicKey)) : singleKeyAddress();
       return { signer: toBech32(address, prefix), signerSource: 'public_key' };
     } catch (cause) {
+      // A key type the registry renders but no address rule here covers (e.g. secp256r1).
+      if (cause instanceof PubKeyError && cause.code === 'unsupported_pubkey') return unknownKey;
       if (cause instanceof AppError) {
         throw new AppError(cause.code, `tx ${hash}: ${cause.message}`, { cause });
       }
       throw cause;
     }
   }
-  const payer = (authInfo['fee'] as JsonObject | null | undefined)?.['payer'] as JsonValue | undefined;
-  if (typeof payer === 'string' && payer !== '') return { signer: payer, signerSource: 'fee_payer' };
+  if (payer !== undefined) return { signer: payer, signerSource: 'fee_payer' };
   return { signer: undefined, signerSource: 'none' };
+}
+
+function feePayer(authInfo: JsonObject): string | undefined {
+  const payer = (authInfo['fee'] as JsonObject | null | undefined)?.['payer'] as JsonValue | undefined;
+  return typeof payer === 'string' && payer !== '' ? payer : undefined;
 }

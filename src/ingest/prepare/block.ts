@@ -5,7 +5,7 @@ import { boundedMemo } from '../../shared/memo.js';
 import type { EvmReceipt } from '../../node/evm.js';
 import { restCannotRenderTxs, restErrorAnswer, type RestClient, type RestTx } from '../../node/rest.js';
 import type { Logger } from '../../shared/logger.js';
-import type { RawBlock } from '../../node/types.js';
+import type { AbciEvent, RawBlock } from '../../node/types.js';
 import type { BlockRows, EvmTxRow, TxRow } from '../../store/writers/rows.js';
 import type { DecodedTx, TxDecoder } from '../decode/decoded-tx.js';
 import { renderEvmTxJson } from '../../wire/evm-tx.js';
@@ -71,6 +71,20 @@ export async function prepareBlock(
   };
 }
 
+/**
+ * The first signer as the chain's ante handler verified it: the first `tx` event's `acc_seq`
+ * (`<bech32>/<sequence>`, one per signer in order), for a key this release cannot read.
+ */
+export function anteSigner(events: readonly AbciEvent[]): string | undefined {
+  for (const e of events) {
+    if (e.type !== 'tx') continue;
+    const accSeq = e.attributes.find((a) => a.key === 'acc_seq')?.value;
+    const slash = accSeq?.lastIndexOf('/') ?? -1;
+    if (slash > 0) return accSeq!.slice(0, slash);
+  }
+  return undefined;
+}
+
 function decodeOrFail(decoder: TxDecoder, tx: string, height: number, index: number): DecodedTx {
   try {
     return decoder.decode(tx);
@@ -87,11 +101,17 @@ function decodeOrFail(decoder: TxDecoder, tx: string, height: number, index: num
 
 function txRow(raw: RawBlock, d: DecodedTx, index: number, ctx: PrepareContext): TxRow {
   const result = raw.txResults[index]!;
-  const accounts = ctx.decoder.accounts(result.events, d.signer);
+  const signer = (d.signerKeyUnknown ? anteSigner(result.events) : undefined) ?? d.signer;
+  if (signer === undefined)
+    throw new AppError(
+      'tx_no_signer',
+      `height ${raw.height}: tx ${d.hash} has a public key of an unknown type, no tx.acc_seq event and no fee payer`,
+    );
+  const accounts = ctx.decoder.accounts(result.events, signer);
   return {
     hash: Buffer.from(d.hash, 'hex'),
     height: raw.height,
-    signer: ctx.accountBytes(d.signer),
+    signer: ctx.accountBytes(signer),
     accounts: accounts.map(ctx.accountBytes),
     msgTypes: d.msgTypes,
     // Its own copy: the decoded bytes may view a larger buffer a worker would post whole.

@@ -1,6 +1,6 @@
 import { AppError, isRetryable } from '../../shared/errors.js';
 import type { CometClient } from '../../node/cometbft.js';
-import type { EvmClient } from '../../node/evm.js';
+import type { EvmClient, EvmReceipt } from '../../node/evm.js';
 import type { RestClient } from '../../node/rest.js';
 import type { RawBlock } from '../../node/types.js';
 import type { Logger } from '../../shared/logger.js';
@@ -46,11 +46,12 @@ export function createChunkPreparer(deps: ChunkPrepareDeps): ChunkPreparer {
   };
   return {
     async prepare(heights) {
-      const [blocks, receipts] = await Promise.all([
+      const [blocks, fetched] = await Promise.all([
         deps.comet.fetchBlocks(heights),
         deps.evm ? deps.evm.receiptsOf(heights) : undefined,
       ]);
       refuseForeignBlocks(blocks, deps.chainId);
+      const receipts = deps.evm && fetched && (await receiptsOfEvmBlocks(deps.evm, heights, blocks, fetched));
       const settled = await Promise.allSettled(
         blocks.map((raw, i) => {
           const r = receipts?.[i];
@@ -62,6 +63,38 @@ export function createChunkPreparer(deps: ChunkPrepareDeps): ChunkPreparer {
     },
     close: () => Promise.resolve(),
   };
+}
+
+/**
+ * minievm whose EVM indexer pruned a block answers its receipts with `[]`, as for a block without
+ * EVM txs (docs/node-data.md §5.2): where the block's Cosmos txs emitted EVM logs (each such tx has
+ * a receipt), `[]` is asked again saying so, and the pool takes it as that endpoint's refusal.
+ */
+async function receiptsOfEvmBlocks(
+  evm: EvmClient,
+  heights: readonly number[],
+  blocks: readonly (RawBlock | undefined)[],
+  receipts: (EvmReceipt[] | undefined)[],
+): Promise<(EvmReceipt[] | undefined)[]> {
+  const again = heights.filter((_, i) => receipts[i]?.length === 0 && holdsEvmTxs(blocks[i]));
+  if (again.length === 0) return receipts;
+  const refetched = await evm.receiptsOf(
+    again,
+    again.map(() => true),
+  );
+  return receipts.map((r, i) => {
+    const j = again.indexOf(heights[i]!);
+    return j < 0 ? r : refetched[j];
+  });
+}
+
+/** A block one of whose txs emitted EVM logs (minievm's `evm` event, docs/node-data.md §1.5). */
+function holdsEvmTxs(block: RawBlock | undefined): boolean {
+  return (
+    block?.txResults.some((r) =>
+      r.events.some((e) => e.type === 'evm' && e.attributes.some((a) => a.key === 'log')),
+    ) ?? false
+  );
 }
 
 /**

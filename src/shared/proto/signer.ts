@@ -5,7 +5,7 @@ import { keccak_256 } from '@noble/hashes/sha3.js';
 import { AppError } from '../errors.js';
 import { boundedMemo } from '../memo.js';
 import { WIRE_LEN, WIRE_VARINT } from './schema.js';
-import { WireWriter } from './wire.js';
+import { WireReader, WireWriter } from './wire.js';
 
 /**
  * Account address (20 bytes) of a tx signer's public key, per the Cosmos SDK / Initia rules
@@ -77,6 +77,33 @@ export function addressFromPubKey(typeUrl: string, key: Uint8Array): Uint8Array 
       return sha256(key).subarray(0, 20);
     default:
       throw new PubKeyError('unsupported_pubkey', `unsupported signer public key type ${typeUrl}`);
+  }
+}
+
+/**
+ * A public key of a type this release does not know (docs/ingest.md §3.4): a type named like a
+ * known one (`/<any package>.{secp256k1,ethsecp256k1,ed25519}.PubKey`, e.g. a later version of
+ * Initia's ethsecp256k1) whose value holds the key in field 1, as the known types do, gives that
+ * type's address; anything else gives undefined, never an error.
+ */
+export function addressFromUnknownPubKey(typeUrl: string, value: Uint8Array): Uint8Array | undefined {
+  const algo = /\.(secp256k1|ethsecp256k1|ed25519)\.PubKey$/.exec(typeUrl)?.[1];
+  if (!algo) return undefined;
+  try {
+    const reader = new WireReader(value);
+    let key: Uint8Array | undefined;
+    while (reader.pos < value.length) {
+      const tag = reader.uint32();
+      if (tag === ((1 << 3) | WIRE_LEN)) {
+        const [start, end] = reader.lengthDelimited();
+        key = value.subarray(start, end);
+      } else reader.skip(tag & 7);
+    }
+    if (!key) return undefined;
+    const known = { secp256k1: SECP256K1_PUBKEY, ethsecp256k1: ETHSECP256K1_PUBKEY, ed25519: ED25519_PUBKEY };
+    return addressFromPubKey(known[algo as keyof typeof known], key);
+  } catch {
+    return undefined;
   }
 }
 

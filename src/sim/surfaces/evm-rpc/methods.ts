@@ -101,7 +101,7 @@ function chainMethod(ctx: EvmRpcContext, method: string): Outcome | undefined {
 
 /**
  * A height below the node's lowest (docs/node-data.md §5.3): a block it no longer keeps is `null`
- * (geth's answer for a block it does not have), state it pruned the SDK's error as minievm passes
+ * (`eth_getBlockByNumber`; its receipts `[]`, as minievm answers them), state it pruned the SDK's error as minievm passes
  * it on (`eth_call`, and a trace, which replays the block on its parent's state). State is kept
  * from the block before the lowest (`lowestState`).
  */
@@ -127,7 +127,8 @@ function blockMethod(ctx: EvmRpcContext, view: ViewOf, method: string, p: unknow
     case 'eth_getBlockReceipts': {
       const h = resolveBlockTag(ctx, p[0]);
       if (h === undefined) return raw('null');
-      return belowLowest(ctx, h, () => raw('null')) ?? raw(`[${view(h).receipts.join(',')}]`);
+      // minievm's answer for a block its pruned EVM indexer dropped: no receipts, as an empty block.
+      return belowLowest(ctx, h, () => raw('[]')) ?? raw(`[${view(h).receipts.join(',')}]`);
     }
     case 'debug_traceBlockByNumber': {
       const h = resolveBlockTag(ctx, p[0]);
