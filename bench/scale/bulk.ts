@@ -11,6 +11,7 @@
  * passes: same chain), and an interrupted build resumes too.
  *
  *   npx tsx bench/scale/bulk.ts --txs 1000000 [--db-name ri_bench_bulk] [--workers 2] [--batch-blocks 250]
+ *     [--real-on-top N]   (then N blocks by the real ingest service, resuming on the bulk checkpoint)
  *   npx tsx bench/scale/bulk.ts --verify-100k [--txs 100000] [--duration 5] [--connections 50] [--keep]
  *
  * build: prints one JSON object (the rate, CPU per 1,000 blocks of this process, the simulator and
@@ -18,7 +19,9 @@
  * --verify-100k: builds `--txs` (100,000) both ways, through the real ingest service and in bulk,
  *   into two fresh databases and prints one JSON object: bytes per table each way (bound: within
  *   10 % for every table holding ≥ 1 % of the bytes), each route class's p50/p99 each way (bound:
- *   within 1.2x; bench/scale/routes.ts under wrk, cache off), the kept counts against a recount in
+ *   within 1.2x; bench/scale/routes.ts under wrk, cache off, both APIs up, each class run real,
+ *   bulk, bulk, real and each side's better run kept; CPU per request beside it), the kept counts
+ *   against a recount in
  *   both, and a digest of every row by content (accounts and message types by value, not by id)
  *   that must be equal. Exit status 1 when a bound fails. Drops both databases unless --keep.
  */
@@ -45,6 +48,7 @@ async function main(): Promise<void> {
       connections: { type: 'string', default: '50' },
       port: { type: 'string', default: '18091' },
       keep: { type: 'boolean', default: false },
+      'real-on-top': { type: 'string', default: '0' },
     },
   });
   const build = (url: string, toHeight: number) =>
@@ -80,6 +84,9 @@ async function main(): Promise<void> {
   const run = await build(url, toHeight);
   log('VACUUM ANALYZE ...');
   const vacuumSeconds = await vacuumAnalyze(url);
+  // The real indexer resumes on top (its check of the checkpoint block's hash included).
+  const onTop = Number(args['real-on-top']);
+  const realOnTop = onTop > 0 ? await ingestTo(url, run.toHeight + onTop, log, cpuSeconds) : undefined;
   process.stdout.write(
     `${JSON.stringify({
       bench: 'scale-bulk-build',
@@ -90,6 +97,7 @@ async function main(): Promise<void> {
       batchBlocks: Number(args['batch-blocks']),
       run,
       vacuumSeconds,
+      ...(realOnTop ? { realOnTop } : {}),
       freeDiskGb: Math.round((await freeDiskBytes()) / 1024 ** 3),
       machine: { loadAvg1mBefore: load1, loadAvg1mAfter: loadavg()[0] },
     })}\n`,
