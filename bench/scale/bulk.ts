@@ -21,8 +21,7 @@
  *   10 % for every table holding ≥ 1 % of the bytes), each route class's p50/p99 each way (bound:
  *   within 1.2x; bench/scale/routes.ts under wrk, cache off, both APIs up, each class run real,
  *   bulk, bulk, real and each side's better run kept; CPU per request beside it), the kept counts
- *   against a recount in
- *   both, and a digest of every row by content (accounts and message types by value, not by id)
+ *   against a recount in both, and a digest of every row by content (accounts and message types by value, not by id)
  *   that must be equal. Exit status 1 when a bound fails. Drops both databases unless --keep.
  */
 import { loadavg } from 'node:os';
