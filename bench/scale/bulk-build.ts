@@ -16,12 +16,13 @@ import {
   accountEdges,
   createBlockWriter,
   createWriterDictionaries,
+  internBatch,
   msgTypeEdges,
   nftInputs,
   upsertValidators,
 } from '../../src/store/writers/block-writer.js';
-import { asBuffer, hexKey, uniqueBytes } from '../../src/store/writers/dictionary.js';
-import { nftAccounts, writeNftBlocks } from '../../src/store/writers/nft-writer.js';
+import { asBuffer } from '../../src/store/writers/dictionary.js';
+import { writeNftBlocks } from '../../src/store/writers/nft-writer.js';
 import type { BlockRows, Checkpoint } from '../../src/store/writers/rows.js';
 import { sqlArray } from '../../src/store/writers/sql-array.js';
 import { addTypeSetCounts } from '../../src/store/writers/type-set-counts.js';
@@ -189,17 +190,7 @@ function createBulkWriter(client: pg.Client, start: Checkpoint) {
   let previousTime = start.blockTimestamp;
 
   async function writeRows(blocks: BlockRows[]): Promise<Checkpoint> {
-    const allTxs = blocks.flatMap((b) => b.txs);
-    const allEvm = blocks.flatMap((b) => b.evmTxs);
-    const accountIds = await dicts.accounts.resolve(
-      tx,
-      uniqueBytes([
-        ...[...allTxs, ...allEvm].flatMap((t) => [t.signer, ...t.accounts]),
-        ...nftAccounts(blocks.flatMap((b) => (b.nft ? [b.nft] : []))),
-      ]),
-    );
-    const msgTypeIds = await dicts.msgTypes.resolve(tx, new Set(allTxs.flatMap((t) => t.msgTypes)));
-    const idOf = (bytes: Uint8Array) => accountIds.get(hexKey(bytes))!;
+    const { allTxs, allEvm, idOf, msgTypeIds } = await internBatch(tx, blocks, dicts);
 
     const block = new CopyRows('block', [
       'height',

@@ -172,6 +172,17 @@ export async function insertBlockRows(
   from: { txSequence: number; evmSequence: number },
   dicts: WriterDictionaries,
 ): Promise<{ txSequence: number; evmSequence: number }> {
+  const { allTxs, allEvm, idOf, msgTypeIds } = await internBatch(tx, blocks, dicts);
+  await insertBlocks(tx, blocks);
+  const txSequence = await insertTxs(tx, allTxs, from.txSequence, idOf, msgTypeIds);
+  const evmSequence = await insertEvmTxs(tx, allEvm, from.evmSequence, idOf);
+  await writeNftBlocks(tx, nftInputs(blocks, from.txSequence), idOf);
+  await upsertValidators(tx, blocks);
+  return { txSequence, evmSequence };
+}
+
+/** A batch's txs, with the ids of every account and message type it names (interned in `tx`). */
+export async function internBatch(tx: Queryable, blocks: readonly BlockRows[], dicts: WriterDictionaries) {
   const allTxs = blocks.flatMap((b) => b.txs);
   const allEvm = blocks.flatMap((b) => b.evmTxs);
   const accountIds = await dicts.accounts.resolve(
@@ -183,13 +194,7 @@ export async function insertBlockRows(
   );
   const msgTypeIds = await dicts.msgTypes.resolve(tx, new Set(allTxs.flatMap((t) => t.msgTypes)));
   const idOf = (bytes: Uint8Array) => accountIds.get(hexKey(bytes))!;
-
-  await insertBlocks(tx, blocks);
-  const txSequence = await insertTxs(tx, allTxs, from.txSequence, idOf, msgTypeIds);
-  const evmSequence = await insertEvmTxs(tx, allEvm, from.evmSequence, idOf);
-  await writeNftBlocks(tx, nftInputs(blocks, from.txSequence), idOf);
-  await upsertValidators(tx, blocks);
-  return { txSequence, evmSequence };
+  return { allTxs, allEvm, idOf, msgTypeIds };
 }
 
 /** The proposer monikers the batch's blocks learnt. */
