@@ -3,10 +3,13 @@
  * would store them, prepared by the ingest's own prepare workers and written in large batches by
  * COPY, through the block writer's own row shaping and set-based statements for the kept counts.
  */
+import { setTimeout } from 'node:timers/promises';
 import pg from 'pg';
 import { createPostgresDb, type Queryable } from '../../src/store/driver/db.js';
 import type { PreparedBlock } from '../../src/ingest/prepare/block.js';
+import type { ChunkPreparer } from '../../src/ingest/prepare/chunk.js';
 import { createPrepareWorkers } from '../../src/ingest/prepare/worker-pool.js';
+import { isRetryable } from '../../src/shared/errors.js';
 import { millisBetween } from '../../src/ingest/time.js';
 import { createNodeMetrics } from '../../src/node/metrics.js';
 import { silentLogger } from '../../src/shared/logger.js';
@@ -102,7 +105,7 @@ export async function bulkBuild(o: {
             (_, i) => nextChunk + i,
           );
           nextChunk += heights.length;
-          const pending = preparer.prepare(heights);
+          const pending = prepareWithRetry(preparer, heights);
           pending.catch(() => undefined); // awaited in order below
           queue.push(pending);
         }
@@ -167,6 +170,24 @@ export async function bulkBuild(o: {
     await client.end().catch(() => undefined);
     await sim.stop();
     await db.close();
+  }
+}
+
+/**
+ * A chunk, retried while it fails retryably (an endpoint the worker's pool has not probed yet, a
+ * node answer lost), as the pipeline's fetch window retries it; a fatal failure ends the build.
+ */
+async function prepareWithRetry(
+  preparer: ChunkPreparer,
+  heights: number[],
+): Promise<(PreparedBlock | undefined)[]> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await preparer.prepare(heights);
+    } catch (err) {
+      if (!isRetryable(err) || attempt === 100) throw err;
+      await setTimeout(Math.min(100 * attempt, 2_000));
+    }
   }
 }
 

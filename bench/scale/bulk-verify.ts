@@ -7,7 +7,7 @@
 import pg from 'pg';
 import { createPostgresDb, type Db } from '../../src/store/driver/db.js';
 import { startApi, stopApi } from '../lib/http-load.js';
-import { ensureDatabase, round, type IngestRun } from './build.js';
+import { checkpointHeight, ensureDatabase, round, type IngestRun } from './build.js';
 import type { BulkRun } from './bulk-build.js';
 import { loadRouteWithCpu } from './route-load.js';
 import { loadRouteFixtures, scaleRoutes } from './routes.js';
@@ -37,6 +37,19 @@ async function drop(adminUrl: string, name: string): Promise<void> {
   const admin = new pg.Client({ connectionString: adminUrl });
   await admin.connect();
   await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`).finally(() => admin.end());
+}
+
+/** The checkpoint height of an existing database (0 when there is none). */
+async function builtHeight(adminUrl: string, name: string): Promise<number> {
+  const admin = new pg.Client({ connectionString: adminUrl });
+  await admin.connect();
+  const exists = await admin
+    .query('SELECT 1 FROM pg_database WHERE datname = $1', [name])
+    .finally(() => admin.end());
+  if (exists.rowCount !== 1) return 0;
+  const url = new URL(adminUrl);
+  url.pathname = `/${name}`;
+  return withDb(url.toString(), async (db) => (await checkpointHeight(db)).height).catch(() => 0);
 }
 
 /** Account and message-type ids differ between two builds (ids are drawn, not derived): compare by value. */
@@ -235,6 +248,7 @@ export async function verifyBothWays(o: {
   connections: number;
   port: number;
   keep: boolean;
+  reuseReal: boolean;
   log: (message: string) => void;
   real: (url: string, toHeight: number) => Promise<IngestRun>;
   bulk: (url: string, toHeight: number) => Promise<BulkRun>;
@@ -242,13 +256,22 @@ export async function verifyBothWays(o: {
   const names = { real: 'ri_bench_bulk_real', bulk: 'ri_bench_bulk_copy' };
   const loadBefore = (await import('node:os')).loadavg();
   try {
+    // --reuse-real: a real build kept (--keep) at this height is not built again.
+    const kept = o.reuseReal ? await builtHeight(o.adminUrl, names.real) : 0;
     const urls = {
-      real: await recreate(o.adminUrl, names.real),
+      real:
+        kept === o.toHeight
+          ? await ensureDatabase(o.adminUrl, names.real)
+          : await recreate(o.adminUrl, names.real),
       bulk: await recreate(o.adminUrl, names.bulk),
     };
-    o.log(`real ingest to height ${o.toHeight} ...`);
-    const realRun = await o.real(urls.real, o.toHeight);
-    const realVacuum = await vacuumAnalyze(urls.real);
+    let realRun: IngestRun | 'reused' = 'reused';
+    let realVacuum = 0;
+    if (kept !== o.toHeight) {
+      o.log(`real ingest to height ${o.toHeight} ...`);
+      realRun = await o.real(urls.real, o.toHeight);
+      realVacuum = await vacuumAnalyze(urls.real);
+    }
     o.log(`bulk build to height ${o.toHeight} ...`);
     const bulkRun = await o.bulk(urls.bulk, o.toHeight);
     const bulkVacuum = await vacuumAnalyze(urls.bulk);
@@ -285,7 +308,7 @@ export async function verifyBothWays(o: {
       checks,
       routeCpuWithin1_2x,
       build: {
-        real: { ...realRun, vacuumSeconds: realVacuum },
+        real: realRun === 'reused' ? realRun : { ...realRun, vacuumSeconds: realVacuum },
         bulk: { ...bulkRun, vacuumSeconds: bulkVacuum },
       },
       databaseBytesPerTx: { real: real.storage.databaseBytesPerTx, bulk: bulk.storage.databaseBytesPerTx },

@@ -13,6 +13,7 @@
  *   npx tsx bench/scale/bulk.ts --txs 1000000 [--db-name ri_bench_bulk] [--workers 2] [--batch-blocks 250]
  *     [--real-on-top N]   (then N blocks by the real ingest service, resuming on the bulk checkpoint)
  *   npx tsx bench/scale/bulk.ts --verify-100k [--txs 100000] [--duration 5] [--connections 50] [--keep]
+ *     [--reuse-real]   (a real build kept by --keep at the same height is not built again)
  *
  * build: prints one JSON object (the rate, CPU per 1,000 blocks of this process, the simulator and
  *   the PostgreSQL backend, host load). Stops below the scale bench's free-disk floor.
@@ -47,6 +48,7 @@ async function main(): Promise<void> {
       connections: { type: 'string', default: '50' },
       port: { type: 'string', default: '18091' },
       keep: { type: 'boolean', default: false },
+      'reuse-real': { type: 'boolean', default: false },
       'real-on-top': { type: 'string', default: '0' },
     },
   });
@@ -67,6 +69,7 @@ async function main(): Promise<void> {
       connections: Number(args.connections),
       port: Number(args.port),
       keep: args.keep!,
+      reuseReal: args['reuse-real']!,
       log,
       real: (url, toHeight) => ingestTo(url, toHeight, log, cpuSeconds),
       bulk: build,
