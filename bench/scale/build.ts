@@ -25,7 +25,7 @@ export const SCALE_CHAIN = { vm: 'move', txsPerBlock: 40, accounts: 64 } as cons
  * node work is on it), and `untilHeight` waits for every stage. Its tables hold one row per
  * account and denom, not per tx, so they do not change what grows with the tx count.
  */
-function scaleIngestService(sim: SimProcess, db: Db) {
+export function scaleIngestService(sim: SimProcess, db: Db) {
   return createIngestService({
     options: {
       chainId: undefined,

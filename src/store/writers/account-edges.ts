@@ -23,6 +23,15 @@ export async function insertAccountEdges(
     `INSERT INTO ${table} (account_id, sequence, signer) SELECT * FROM unnest($1::bigint[], $2::bigint[], $3::bool[])`,
     [sqlArray(edges.accountIds), sqlArray(edges.sequences), sqlArray(edges.signer)],
   );
+  await addAccountCounts(tx, counts, edges);
+}
+
+/** Adds edges to the per-account counts (the bulk builder writes the edges themselves by COPY). */
+export async function addAccountCounts(
+  tx: Queryable,
+  counts: EdgeTables['counts'],
+  edges: Pick<AccountEdges, 'accountIds' | 'signer'>,
+): Promise<void> {
   await tx.query(
     `INSERT INTO ${counts} (account_id, txs, signed)
        SELECT account_id, count(*), count(*) FILTER (WHERE signer)

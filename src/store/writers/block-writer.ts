@@ -173,6 +173,17 @@ export async function insertBlockRows(
   from: { txSequence: number; evmSequence: number },
   dicts: WriterDictionaries,
 ): Promise<{ txSequence: number; evmSequence: number }> {
+  const { allTxs, allEvm, idOf, msgTypeIds } = await internBatch(tx, blocks, dicts);
+  await insertBlocks(tx, blocks);
+  const txSequence = await insertTxs(tx, allTxs, from.txSequence, idOf, msgTypeIds);
+  const evmSequence = await insertEvmTxs(tx, allEvm, from.evmSequence, idOf);
+  await writeNftBlocks(tx, nftInputs(blocks, from.txSequence), idOf);
+  await upsertValidators(tx, blocks);
+  return { txSequence, evmSequence };
+}
+
+/** A batch's txs, with the ids of every account and message type it names (interned in `tx`). */
+export async function internBatch(tx: Queryable, blocks: readonly BlockRows[], dicts: WriterDictionaries) {
   const allTxs = blocks.flatMap((b) => b.txs);
   const allEvm = blocks.flatMap((b) => b.evmTxs);
   const accountIds = await dicts.accounts.resolve(
@@ -184,11 +195,11 @@ export async function insertBlockRows(
   );
   const msgTypeIds = await dicts.msgTypes.resolve(tx, new Set(allTxs.flatMap((t) => t.msgTypes)));
   const idOf = (bytes: Uint8Array) => accountIds.get(hexKey(bytes))!;
+  return { allTxs, allEvm, idOf, msgTypeIds };
+}
 
-  await insertBlocks(tx, blocks);
-  const txSequence = await insertTxs(tx, allTxs, from.txSequence, idOf, msgTypeIds);
-  const evmSequence = await insertEvmTxs(tx, allEvm, from.evmSequence, idOf);
-  await writeNftBlocks(tx, nftInputs(blocks, from.txSequence), idOf);
+/** The proposer monikers the batch's blocks learnt. */
+export async function upsertValidators(tx: Queryable, blocks: readonly BlockRows[]): Promise<void> {
   for (const b of blocks) {
     if (!b.validator) continue;
     await tx.query(
@@ -197,7 +208,6 @@ export async function insertBlockRows(
       [b.validator.operatorAddress, b.validator.moniker],
     );
   }
-  return { txSequence, evmSequence };
 }
 
 async function insertBlocks(tx: Queryable, blocks: readonly BlockRows[]): Promise<void> {
@@ -256,6 +266,32 @@ async function insertTxs(
   if (txs.length === 0) return fromSequence;
   const { seqs, edges } = await insertSequenced(tx, COSMOS_TABLES, txs, fromSequence, idOf);
   await insertUndecodedMarks(tx, txs, seqs);
+  const { typeEdges, cross } = msgTypeEdges(txs, seqs, msgTypeIds, edges);
+  const typeArrays = { typeIds: sqlArray(typeEdges.typeIds), seqs: sqlArray(typeEdges.seqs) };
+  await tx.query(
+    `INSERT INTO tx_msg_types (msg_type_id, sequence) SELECT * FROM unnest($1::int[], $2::bigint[])`,
+    [typeArrays.typeIds, typeArrays.seqs],
+  );
+  await addTypeSetCounts(tx, typeArrays, edges);
+  await tx.query(
+    `INSERT INTO tx_account_msg_types (account_id, msg_type_id, sequence, signer)
+     SELECT * FROM unnest($1::bigint[], $2::int[], $3::bigint[], $4::bool[])`,
+    [sqlArray(cross.accounts), sqlArray(cross.types), sqlArray(cross.seqs), sqlArray(cross.signer)],
+  );
+  return fromSequence + txs.length;
+}
+
+/**
+ * A batch's message-type rows: tx_msg_types edges (each tx's distinct types) and the account x
+ * message-type edges (migration 0004: every account edge once per type of its tx). Also what the
+ * bulk builder (bench/scale/bulk.ts) writes.
+ */
+export function msgTypeEdges(
+  txs: BlockRows['txs'],
+  seqs: readonly number[],
+  msgTypeIds: Map<string, number>,
+  edges: AccountEdges,
+) {
   const typesBySeq = new Map<number, number[]>();
   txs.forEach((t, i) =>
     typesBySeq.set(
@@ -264,15 +300,9 @@ async function insertTxs(
     ),
   );
   const typeEdges = {
-    typeIds: sqlArray([...typesBySeq.values()].flat()),
-    seqs: sqlArray([...typesBySeq].flatMap(([seq, ids]) => ids.map(() => seq))),
+    typeIds: [...typesBySeq.values()].flat(),
+    seqs: [...typesBySeq].flatMap(([seq, ids]) => ids.map(() => seq)),
   };
-  await tx.query(
-    `INSERT INTO tx_msg_types (msg_type_id, sequence) SELECT * FROM unnest($1::int[], $2::bigint[])`,
-    [typeEdges.typeIds, typeEdges.seqs],
-  );
-  await addTypeSetCounts(tx, typeEdges, edges);
-  // Account x message-type edges (migration 0004): every account edge once per type of its tx.
   const cross = {
     accounts: [] as number[],
     types: [] as number[],
@@ -288,12 +318,7 @@ async function insertTxs(
       cross.signer.push(edges.signer[i]!);
     }
   });
-  await tx.query(
-    `INSERT INTO tx_account_msg_types (account_id, msg_type_id, sequence, signer)
-     SELECT * FROM unnest($1::bigint[], $2::int[], $3::bigint[], $4::bool[])`,
-    [sqlArray(cross.accounts), sqlArray(cross.types), sqlArray(cross.seqs), sqlArray(cross.signer)],
-  );
-  return fromSequence + txs.length;
+  return { typeEdges, cross };
 }
 
 /** Txs stored undecoded keep their raw bytes beside their row (docs/api.md §14). */
@@ -350,7 +375,7 @@ async function insertTxRows(
   }
 }
 
-function accountEdges(
+export function accountEdges(
   txs: readonly { signer: Uint8Array; accounts: Uint8Array[] }[],
   seqs: readonly number[],
   idOf: (bytes: Uint8Array) => number,
@@ -374,7 +399,7 @@ function accountEdges(
 }
 
 /** Each block's NFT rows with the sequence of its first tx (sequences run on across the batch). */
-function nftInputs(blocks: readonly BlockRows[], fromSequence: number) {
+export function nftInputs(blocks: readonly BlockRows[], fromSequence: number) {
   let next = fromSequence + 1;
   return blocks.flatMap((b) => {
     const firstSequence = next;

@@ -1,0 +1,109 @@
+/**
+ * Bulk builder for scale databases (issue 34; a bench, not a product command). Builds the scale
+ * bench's chain (bench/scale/build.ts: the simulator's Move chain, 40 txs per block, 64 accounts,
+ * fast signatures, NFT indexing on, the rich list off) without the per-block transactional write:
+ * the simulator runs as a child process, the ingest's own prepare workers fetch, decode and collect
+ * each block into the rows the indexer would store (src/ingest/prepare), and this thread writes
+ * batches of them in one transaction each, the large tables by `COPY … FROM STDIN` (copy-in.ts),
+ * through the block writer's own row shaping (account edges, message-type edges, dictionaries) and
+ * its own set-based statements for the kept counts, NFT rows and monikers. The checkpoint moves
+ * with every batch, so the real indexer resumes on top (its check of the checkpoint block's hash
+ * passes: same chain), and an interrupted build resumes too.
+ *
+ *   npx tsx bench/scale/bulk.ts --txs 1000000 [--db-name ri_bench_bulk] [--workers 2] [--batch-blocks 250]
+ *     [--real-on-top N]   (then N blocks by the real ingest service, resuming on the bulk checkpoint)
+ *   npx tsx bench/scale/bulk.ts --verify-100k [--txs 100000] [--duration 5] [--connections 50] [--keep]
+ *     [--reuse-real]   (a real build kept by --keep at the same height is not built again)
+ *
+ * build: prints one JSON object (the rate, CPU per 1,000 blocks of this process, the simulator and
+ *   the PostgreSQL backend, host load). Stops below the scale bench's free-disk floor.
+ * --verify-100k: builds `--txs` (100,000) both ways, through the real ingest service and in bulk,
+ *   into two fresh databases and prints one JSON object: bytes per table each way (bound: within
+ *   10 % for every table holding ≥ 1 % of the bytes), each route class's p50/p99 each way (bound:
+ *   within 1.2x; bench/scale/routes.ts under wrk, cache off, both APIs up, each class run real,
+ *   bulk, bulk, real and each side's better run kept; CPU per request beside it), the kept counts
+ *   against a recount in both, and a digest of every row by content (accounts and message types by value, not by id)
+ *   that must be equal. Exit status 1 when a bound fails. Drops both databases unless --keep.
+ */
+import { loadavg } from 'node:os';
+import { parseArgs } from 'node:util';
+import { cpuSeconds } from '../lib/http-load.js';
+import { SCALE_CHAIN, assertDiskRoom, ensureDatabase, freeDiskBytes, ingestTo } from './build.js';
+import { bulkBuild } from './bulk-build.js';
+import { vacuumAnalyze, verifyBothWays } from './bulk-verify.js';
+
+const log = (message: string) =>
+  process.stderr.write(`[bench:bulk ${new Date().toISOString().slice(11, 19)}] ${message}\n`);
+
+async function main(): Promise<void> {
+  const { values: args } = parseArgs({
+    options: {
+      'db-name': { type: 'string', default: 'ri_bench_bulk' },
+      'admin-url': { type: 'string', default: 'postgres://postgres@127.0.0.1:5432/postgres' },
+      txs: { type: 'string' },
+      workers: { type: 'string', default: '2' },
+      'batch-blocks': { type: 'string', default: '250' },
+      'verify-100k': { type: 'boolean', default: false },
+      duration: { type: 'string', default: '5' },
+      connections: { type: 'string', default: '50' },
+      port: { type: 'string', default: '18091' },
+      keep: { type: 'boolean', default: false },
+      'reuse-real': { type: 'boolean', default: false },
+      'real-on-top': { type: 'string', default: '0' },
+    },
+  });
+  const build = (url: string, toHeight: number) =>
+    bulkBuild({
+      url,
+      toHeight,
+      workers: Number(args.workers),
+      batchBlocks: Number(args['batch-blocks']),
+      log,
+    });
+  if (args['verify-100k']) {
+    const txs = Number(args.txs ?? 100_000);
+    const report = await verifyBothWays({
+      adminUrl: args['admin-url']!,
+      toHeight: Math.ceil(txs / SCALE_CHAIN.txsPerBlock),
+      seconds: Number(args.duration),
+      connections: Number(args.connections),
+      port: Number(args.port),
+      keep: args.keep!,
+      reuseReal: args['reuse-real']!,
+      log,
+      real: (url, toHeight) => ingestTo(url, toHeight, log, cpuSeconds),
+      bulk: build,
+    });
+    process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
+    process.exitCode = report.pass ? 0 : 1;
+    return;
+  }
+  await assertDiskRoom('bulk build');
+  const url = await ensureDatabase(args['admin-url']!, args['db-name']!);
+  const toHeight = Math.ceil(Number(args.txs ?? 1_000_000) / SCALE_CHAIN.txsPerBlock);
+  const load1 = loadavg()[0];
+  log(`bulk building ${args['db-name']} to height ${toHeight} ...`);
+  const run = await build(url, toHeight);
+  log('VACUUM ANALYZE ...');
+  const vacuumSeconds = await vacuumAnalyze(url);
+  // The real indexer resumes on top (its check of the checkpoint block's hash included).
+  const onTop = Number(args['real-on-top']);
+  const realOnTop = onTop > 0 ? await ingestTo(url, run.toHeight + onTop, log, cpuSeconds) : undefined;
+  process.stdout.write(
+    `${JSON.stringify({
+      bench: 'scale-bulk-build',
+      date: new Date().toISOString(),
+      database: args['db-name'],
+      chain: SCALE_CHAIN,
+      workers: Number(args.workers),
+      batchBlocks: Number(args['batch-blocks']),
+      run,
+      vacuumSeconds,
+      ...(realOnTop ? { realOnTop } : {}),
+      freeDiskGb: Math.round((await freeDiskBytes()) / 1024 ** 3),
+      machine: { loadAvg1mBefore: load1, loadAvg1mAfter: loadavg()[0] },
+    })}\n`,
+  );
+}
+
+await main();
