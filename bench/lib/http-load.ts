@@ -115,7 +115,7 @@ export async function backendCpu(url: string): Promise<BackendCpu> {
 }
 
 /** CPU seconds the backends used between two snapshots (a backend new in `after` counts whole). */
-function backendCpuBetween(before: Map<number, number>, after: Map<number, number>): number {
+export function backendCpuBetween(before: Map<number, number>, after: Map<number, number>): number {
   let total = 0;
   for (const [pid, seconds] of after) total += seconds - (before.get(pid) ?? 0);
   return total;
