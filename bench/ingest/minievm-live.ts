@@ -40,7 +40,14 @@ import pg from 'pg';
 import { freePort } from '../../test/helpers/pg-cluster.js';
 import { backendCpu, backendCpuBetween } from '../lib/http-load.js';
 import { percentile, startSimProcess, withFreshDatabase, type SimProcess } from '../lib/harness.js';
-import { followCommits, sampleChain, streamCounters, subscriberPaths, type Commit } from '../stream/chain.js';
+import {
+  firstCommit,
+  followCommits,
+  sampleChain,
+  streamCounters,
+  subscriberPaths,
+  type Commit,
+} from '../stream/chain.js';
 import { nowMs, openStreams, type ClientGroup } from '../stream/clients.js';
 import { streamDemand } from '../stream/demand.js';
 import { cpuMs, rssKb, spawnCli, stopChild, waitForHttp } from '../stream/procs.js';
@@ -160,32 +167,6 @@ function histogram() {
   };
 }
 
-/** The first commit that brought tx `sequence` (commits are in height order, tx sequences grow). */
-function commitOfTx(commits: Commit[], sequence: number): Commit | undefined {
-  let lo = 0;
-  let hi = commits.length - 1;
-  if (hi < 0 || commits[hi]!.txSequence < sequence) return undefined;
-  while (lo < hi) {
-    const mid = (lo + hi) >> 1;
-    if (commits[mid]!.txSequence >= sequence) hi = mid;
-    else lo = mid + 1;
-  }
-  return commits[lo];
-}
-
-/** The commit that brought `height`. */
-function commitOfHeight(commits: Commit[], height: number): Commit | undefined {
-  let lo = 0;
-  let hi = commits.length - 1;
-  if (hi < 0 || commits[hi]!.height < height) return undefined;
-  while (lo < hi) {
-    const mid = (lo + hi) >> 1;
-    if (commits[mid]!.height >= height) hi = mid;
-    else lo = mid + 1;
-  }
-  return commits[lo];
-}
-
 /**
  * Events received, drained every second: delivery latency of the window's heights, and per stream
  * how many events arrived with ids up to `lastSequence` (set once the window closes).
@@ -209,7 +190,7 @@ function createDeliveryLedger(group: ClientGroup, commits: Commit[], streams: nu
     pending = { ids: [], atMs: [], stream: [] };
     for (let i = 0; i < all.ids.length; i++) {
       const id = all.ids[i]!;
-      const commit = commitOfTx(commits, id);
+      const commit = firstCommit(commits, 'txSequence', id);
       if (commit === undefined) {
         // Its commit's NOTIFY has not been read yet: next drain.
         pending.ids.push(id);
@@ -465,7 +446,7 @@ async function run(dbUrl: string) {
     const stageLags = { internal_tx: [] as number[], rich_list: [] as number[] };
     const unreached = { internal_tx: 0, rich_list: 0 };
     for (let h = firstHeight; h <= last.height; h++) {
-      const c = commitOfHeight(commits, h)!;
+      const c = firstCommit(commits, 'height', h)!;
       headLags.push(c.notifiedMs - clock.madeMs(h));
       for (const stage of ['internal_tx', 'rich_list'] as const) {
         const at = stages.reached[stage][h];

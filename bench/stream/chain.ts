@@ -71,6 +71,26 @@ export async function followCommits(url: string): Promise<CommitFollower> {
   };
 }
 
+/**
+ * The first commit whose `key` reached `value` (commits are in height order; tx sequences grow
+ * with it): the commit that brought a height, or a tx by its sequence. Undefined if none yet.
+ */
+export function firstCommit(
+  commits: Commit[],
+  key: 'height' | 'txSequence',
+  value: number,
+): Commit | undefined {
+  let lo = 0;
+  let hi = commits.length - 1;
+  if (hi < 0 || commits[hi]![key] < value) return undefined;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (commits[mid]![key] >= value) hi = mid;
+    else lo = mid + 1;
+  }
+  return commits[lo];
+}
+
 /** The accounts seen on chain (busiest first) and its message types (most frequent first). */
 export interface ChainSample {
   accounts: string[];

@@ -46,6 +46,7 @@ import { percentile, startSimProcess } from '../lib/harness.js';
 import { nowMs, openStreams, type ClientGroup } from './clients.js';
 import { streamDemand, type Demand } from './demand.js';
 import {
+  firstCommit,
   followCommits,
   sampleChain,
   streamCounters,
@@ -261,16 +262,7 @@ async function apiLatencies(chain: Chain, group: ClientGroup, windowStartMs: num
     for (const r of rows) heights.set(Number(r.s), Number(r.h));
   }
   const commits = chain.commits.commits;
-  const commitOf = (height: number) => {
-    let lo = 0;
-    let hi = commits.length - 1;
-    while (lo < hi) {
-      const mid = (lo + hi) >> 1;
-      if (commits[mid]!.height >= height) hi = mid;
-      else lo = mid + 1;
-    }
-    return commits[lo]!.height >= height ? commits[lo] : undefined;
-  };
+  const commitOf = (height: number) => firstCommit(commits, 'height', height);
   const commit: number[] = [];
   const lower: number[] = [];
   // Every event received in the window against its commit, whenever that was: how far behind.
