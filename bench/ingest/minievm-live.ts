@@ -436,6 +436,9 @@ async function run(dbUrl: string) {
     clearInterval(drainer);
     const counters = await streamCounters(metricsUrl);
     const apiDeliveryP99Ms = bucketPercentileMs(buckets0, await deliveryBuckets(metricsUrl), 99);
+    log(
+      `delivery p50 ${ledger.fromCommit.percentile(50)} p99 ${ledger.fromCommit.percentile(99)} ms (API's own p99 bucket ${apiDeliveryP99Ms} ms)`,
+    );
     await stages.stop();
     await follower.close();
     group.close();
@@ -461,7 +464,9 @@ async function run(dbUrl: string) {
     const extra = demand.perPath.filter((owed, i) => ledger.counted[i]! > owed).length;
     const received = ledger.counted.reduce((a, b) => a + b, 0);
 
-    log('checking the database against the simulator truth');
+    log(
+      `measured (truth check next): ${JSON.stringify({ headLag: head, internalTx, richList, received, owed: demand.events, short, extra, repeats: group.repeats, failures: group.failures, cpuMs: cpu, windowMs, heights: [firstHeight, last.height], load: loadEnd })}`,
+    );
     const truth = await truthCheck(dbUrl, sim);
     const delivery = {
       samples: ledger.fromCommit.count(),
