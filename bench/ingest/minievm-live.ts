@@ -112,14 +112,22 @@ async function deliveryBuckets(metricsUrl: string): Promise<Map<number, number>>
   return buckets;
 }
 
-/** The upper bound (ms) of the bucket holding the p-th percentile of the observations between two readings. */
-function bucketPercentileMs(before: Map<number, number>, after: Map<number, number>, p: number): number {
+/**
+ * The upper bound (ms) of the bucket holding the p-th percentile of the observations between two
+ * readings; past the last finite bound, `"> {bound}"`.
+ */
+function bucketPercentileMs(
+  before: Map<number, number>,
+  after: Map<number, number>,
+  p: number,
+): number | string | undefined {
   const bounds = [...after.keys()].sort((a, b) => a - b);
   const total = (after.get(Infinity) ?? 0) - (before.get(Infinity) ?? 0);
   for (const le of bounds) {
-    if ((after.get(le) ?? 0) - (before.get(le) ?? 0) >= (p / 100) * total) return le * 1000;
+    if ((after.get(le) ?? 0) - (before.get(le) ?? 0) < (p / 100) * total) continue;
+    return Number.isFinite(le) ? le * 1000 : `> ${bounds.at(-2)! * 1000}`;
   }
-  return NaN;
+  return undefined;
 }
 
 /**
