@@ -8,10 +8,18 @@
  * collection on, each mint also costs a node look-up (Move Nft resource, ERC721 tokenURI) at its
  * height. Prints one JSON object per run. Needs
  * TEST_DATABASE_URL (or defaults to local postgres).
+ *
+ * `--nft-triggers on|off|both` (default `on`): `off` drops migration 0019's statement triggers that
+ * bump `nft_version` (docs/api.md §1.9.1) in the bench's own database before it ingests, so the
+ * runs with NFT collection on show what the triggers cost; `both` runs NFT collection on with and
+ * without them (and skips the run with it off). The cost lands in PostgreSQL, not in this process:
+ * each run reports its database backends' CPU (bench/lib/http-load.ts) and CPU µs per block of
+ * this process, of the backends and of both together.
  */
+import { loadavg } from 'node:os';
 import { parseArgs } from 'node:util';
 import { createPostgresTestDb } from '../../test/helpers/db.js';
-import { cpuSeconds } from '../lib/http-load.js';
+import { backendCpu, backendCpuBetween, cpuSeconds } from '../lib/http-load.js';
 import { benchIngestService, peakRssMb, startBenchChain, type SimProcess } from '../lib/harness.js';
 
 const { values } = parseArgs({
@@ -20,17 +28,32 @@ const { values } = parseArgs({
     blocks: { type: 'string', default: '3000' },
     txs: { type: 'string', default: '10' },
     'nft-share': { type: 'string', default: '0.8' },
+    'nft-triggers': { type: 'string', default: 'on' },
   },
 });
 const nftShare = values['nft-share'];
 const baseUrl = process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 const blocks = Number(values.blocks);
 
-async function run(sim: SimProcess, vm: 'move' | 'wasm' | 'evm', nftIndexing: boolean) {
-  const { db, dispose } = await createPostgresTestDb(baseUrl);
+/** migration 0019's triggers, dropped by `--nft-triggers off` (in the bench's database only). */
+const NFT_VERSION_TRIGGERS = ['nft', 'nft_collection', 'nft_holding'].map(
+  (table) => `DROP TRIGGER nft_version_bump ON ${table}`,
+);
+
+async function run(sim: SimProcess, vm: 'move' | 'wasm' | 'evm', nftIndexing: boolean, nftTriggers: boolean) {
+  const { db, url, dispose } = await createPostgresTestDb(baseUrl);
   try {
+    if (!nftTriggers) for (const sql of NFT_VERSION_TRIGGERS) await db.query(sql);
     const service = await benchIngestService(sim, db, vm, { stages: { nftIndexing } });
     let txs = 0;
+    const backends = await backendCpu(url);
+    // A backend that exits during the run keeps its last reading.
+    const seen = await backends.snapshot();
+    const backendsBefore = new Map(seen);
+    const snapshot = setInterval(
+      () => void backends.snapshot().then((now) => now.forEach((s, pid) => seen.set(pid, s))),
+      1000,
+    );
     const simCpu0 = await cpuSeconds(sim.pid);
     const ownCpu0 = process.cpuUsage();
     const started = performance.now();
@@ -42,6 +65,11 @@ async function run(sim: SimProcess, vm: 'move' | 'wasm' | 'evm', nftIndexing: bo
     const seconds = (performance.now() - started) / 1000;
     const ownCpu = process.cpuUsage(ownCpu0);
     const simCpu = (await cpuSeconds(sim.pid)) - simCpu0;
+    clearInterval(snapshot);
+    (await backends.snapshot()).forEach((s, pid) => seen.set(pid, s));
+    await backends.close();
+    const postgresCpu = backendCpuBetween(backendsBefore, seen);
+    const indexerCpu = (ownCpu.user + ownCpu.system) / 1e6;
     await service.close();
     const { rows } = await db.query<{ tokens: string; edges: string }>(
       `SELECT (SELECT count(*) FROM nft) AS tokens, (SELECT count(*) FROM tx_nfts) AS edges`,
@@ -50,6 +78,7 @@ async function run(sim: SimProcess, vm: 'move' | 'wasm' | 'evm', nftIndexing: bo
       bench: 'nft-ingest',
       vm,
       nftIndexing,
+      nftVersionTriggers: nftTriggers,
       db: 'postgres',
       blocks,
       nftShare: Number(nftShare),
@@ -62,7 +91,14 @@ async function run(sim: SimProcess, vm: 'move' | 'wasm' | 'evm', nftIndexing: bo
       // Where the time went: the simulator answering (blocks and look-ups) vs this process
       // (decode, collect, write); PostgreSQL is the rest. All share the machine's cores.
       simCpuSeconds: Math.round(simCpu * 10) / 10,
-      indexerCpuSeconds: Math.round(((ownCpu.user + ownCpu.system) / 1e6) * 10) / 10,
+      indexerCpuSeconds: Math.round(indexerCpu * 10) / 10,
+      postgresCpuSeconds: Math.round(postgresCpu * 10) / 10,
+      cpuUsPerBlock: {
+        indexer: Math.round((indexerCpu * 1e6) / blocks),
+        postgres: Math.round((postgresCpu * 1e6) / blocks),
+        ingest: Math.round(((indexerCpu + postgresCpu) * 1e6) / blocks),
+      },
+      load1: Number(loadavg()[0]!.toFixed(2)),
       peakRssMb: peakRssMb(),
     };
   } finally {
@@ -71,12 +107,25 @@ async function run(sim: SimProcess, vm: 'move' | 'wasm' | 'evm', nftIndexing: bo
 }
 
 const vms = values.vm === 'all' ? (['move', 'wasm', 'evm'] as const) : [values.vm as 'move' | 'wasm' | 'evm'];
+const triggers = values['nft-triggers'];
+if (!['on', 'off', 'both'].includes(triggers!)) throw new Error('--nft-triggers must be on, off or both');
+// [NFT collection, triggers kept] per run.
+const runs: [boolean, boolean][] =
+  triggers === 'both'
+    ? [
+        [true, true],
+        [true, false],
+      ]
+    : [
+        [false, triggers === 'on'],
+        [true, triggers === 'on'],
+      ];
 for (const vm of vms) {
-  for (const nft of [false, true]) {
+  for (const [nft, kept] of runs) {
     // A fresh simulator per run, so both runs read an equally cold chain.
     const sim = await startBenchChain(vm, blocks, values.txs, ['--nft-share', nftShare]);
     try {
-      console.log(JSON.stringify(await run(sim, vm, nft)));
+      console.log(JSON.stringify(await run(sim, vm, nft, kept)));
     } finally {
       await sim.stop();
     }

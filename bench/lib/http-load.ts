@@ -107,7 +107,11 @@ export async function backendCpu(url: string): Promise<BackendCpu> {
         'SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()',
       );
       const cpu = new Map<number, number>();
-      for (const { pid } of rows) cpu.set(pid, await cpuSeconds(pid));
+      for (const { pid } of rows) {
+        const seconds = await cpuSeconds(pid);
+        // A backend that exited since the query has no /proc entry left to read.
+        if (Number.isFinite(seconds)) cpu.set(pid, seconds);
+      }
       return cpu;
     },
     close: () => client.end(),
@@ -115,7 +119,7 @@ export async function backendCpu(url: string): Promise<BackendCpu> {
 }
 
 /** CPU seconds the backends used between two snapshots (a backend new in `after` counts whole). */
-function backendCpuBetween(before: Map<number, number>, after: Map<number, number>): number {
+export function backendCpuBetween(before: Map<number, number>, after: Map<number, number>): number {
   let total = 0;
   for (const [pid, seconds] of after) total += seconds - (before.get(pid) ?? 0);
   return total;

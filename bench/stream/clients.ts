@@ -60,8 +60,10 @@ export async function openStreams(
   target: { host: string; port: number },
   paths: readonly string[],
   parallel = 200,
+  /** Record from the first byte (streams that replay from a resume point), not from `record(true)`. */
+  recordFromStart = false,
 ): Promise<ClientGroup> {
-  let recording = false;
+  let recording = recordFromStart;
   const sockets: Socket[] = [];
   const group: ClientGroup = {
     stats: paths.map(() => ({ events: 0, bytes: 0 })),

@@ -10,6 +10,8 @@ export interface Demand {
   txs: number;
   /** Events owed to all the subscribers together for those heights. */
   events: number;
+  /** Events owed to each subscriber (in `paths` order). */
+  perPath: number[];
   eventsPerSec: number;
   mbPerSec: number;
 }
@@ -31,7 +33,7 @@ export async function streamDemand(
       )
     ).rows[0]!;
     const txs = Number(range.n);
-    if (txs === 0) return { txs: 0, events: 0, eventsPerSec: 0, mbPerSec: 0 };
+    if (txs === 0) return { txs: 0, events: 0, perPath: paths.map(() => 0), eventsPerSec: 0, mbPerSec: 0 };
     const bounds = [range.lo, range.hi];
     const byType = await countsBy(
       db,
@@ -45,20 +47,20 @@ export async function streamDemand(
          JOIN account_dict a ON a.id = t.account_id WHERE t.sequence BETWEEN $1 AND $2 GROUP BY a.account`,
       bounds,
     );
-    let events = 0;
-    for (const path of paths) {
+    const perPath = paths.map((path) => {
       const query = new URL(path, 'http://x').searchParams;
       const account = query.get('account');
       const msgs = query.get('msgs');
-      if (account !== null) events += byAccount.get(account.replace(/^0x/, '').toLowerCase()) ?? 0;
-      else if (msgs !== null)
-        events += byType.get(msgs) ?? 0; // one type per stream here
-      else events += txs;
-    }
+      if (account !== null) return byAccount.get(account.replace(/^0x/, '').toLowerCase()) ?? 0;
+      if (msgs !== null) return byType.get(msgs) ?? 0; // one type per stream here
+      return txs;
+    });
+    const events = perPath.reduce((a, b) => a + b, 0);
     const eventsPerSec = events / window.seconds;
     return {
       txs,
       events,
+      perPath,
       eventsPerSec: Math.round(eventsPerSec),
       mbPerSec: (eventsPerSec * (range.bytes ?? 0)) / 1e6,
     };

@@ -5,10 +5,19 @@ import { readFileSync } from 'node:fs';
 const log = (message: string) => process.stderr.write(`[bench:streams] ${message}\n`);
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-export function spawnCli(argv: string[], env: Record<string, string>): ChildProcess {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/bin/cli.ts', ...argv], {
+/**
+ * `rollup-indexer <argv>` from the sources; `nodeFlags` go to node (e.g. `--cpu-prof`); with
+ * `logsToStderr` the child's stdout (its logs) goes to our stderr, keeping our stdout for results.
+ */
+export function spawnCli(
+  argv: string[],
+  env: Record<string, string>,
+  options: { nodeFlags?: string[]; logsToStderr?: boolean } = {},
+): ChildProcess {
+  const nodeArgs = [...(options.nodeFlags ?? []), '--import', 'tsx', 'src/bin/cli.ts', ...argv];
+  const child = spawn(process.execPath, nodeArgs, {
     env: { ...process.env, LOG_LEVEL: 'warn', LOG_FORMAT: 'json', ...env },
-    stdio: ['ignore', 'inherit', 'inherit'],
+    stdio: ['ignore', options.logsToStderr ? 2 : 'inherit', 'inherit'],
   });
   child.once('exit', (code, signal) => {
     if (code !== 0 && signal !== 'SIGTERM') log(`${argv[0]} exited (code ${code}, signal ${signal})`);

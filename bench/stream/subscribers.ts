@@ -37,16 +37,23 @@
  * streams; default every type seen, round-robin; `rarest`: all on the least frequent type)
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
 import { cpuMs, rssKb, spawnCli, stopChild, waitForHttp } from './procs.js';
 import { loadavg } from 'node:os';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
 import pg from 'pg';
-import { COMMIT_CHANNEL } from '../../src/shared/commit-feed.js';
 import { percentile, startSimProcess } from '../lib/harness.js';
 import { nowMs, openStreams, type ClientGroup } from './clients.js';
 import { streamDemand, type Demand } from './demand.js';
+import {
+  firstCommit,
+  followCommits,
+  sampleChain,
+  streamCounters,
+  subscriberPaths,
+  type ChainSample,
+  type CommitFollower,
+} from './chain.js';
 import { freePort } from '../../test/helpers/pg-cluster.js';
 
 const { values: args } = parseArgs({
@@ -84,49 +91,13 @@ async function freshDatabase(): Promise<string> {
   return url.toString();
 }
 
-interface Commit {
-  height: number;
-  updatedAtMs: number;
-  notifiedMs: number;
-}
-
-/** Every commit the indexer announces, with the checkpoint's updated_at read right after. */
-async function followCommits(
-  url: string,
-): Promise<{ commits: Commit[]; height(): number; close(): Promise<void> }> {
-  const listener = new pg.Client({ connectionString: url });
-  await listener.connect();
-  const commits: Commit[] = [];
-  let reading = Promise.resolve();
-  listener.on('notification', () => {
-    const notifiedMs = nowMs();
-    reading = reading
-      .then(async () => {
-        const { rows } = await listener.query<{ h: string; at: number }>(
-          `SELECT height AS h, (extract(epoch FROM updated_at) * 1000)::float8 AS at FROM checkpoint WHERE stream = 'blocks'`,
-        );
-        const row = rows[0];
-        if (row && Number(row.h) > (commits.at(-1)?.height ?? 0))
-          commits.push({ height: Number(row.h), updatedAtMs: row.at, notifiedMs });
-      })
-      .catch(() => undefined); // a notification that arrives as the bench closes the listener
-  });
-  await listener.query(`LISTEN ${COMMIT_CHANNEL}`);
-  return {
-    commits,
-    height: () => commits.at(-1)?.height ?? 0,
-    close: () => listener.end(),
-  };
-}
-
 interface Chain {
   dbUrl: string;
   /** Waits until the indexer has committed the simulator's current head (after a pause). */
   caughtUp(): Promise<void>;
   indexer: ChildProcess;
-  commits: Awaited<ReturnType<typeof followCommits>>;
-  accounts: string[];
-  msgTypes: string[];
+  commits: CommitFollower;
+  sample: ChainSample;
   stop(): Promise<void>;
 }
 
@@ -155,25 +126,11 @@ async function startChain(): Promise<Chain> {
   const commits = await followCommits(dbUrl);
   // Long enough for most of the keyring to have transacted.
   while (commits.height() < 60) await sleep(200);
-  const db = new pg.Client({ connectionString: dbUrl });
-  await db.connect();
-  const accounts = (
-    await db.query<{ a: Buffer }>(
-      'SELECT d.account AS a FROM account_dict d JOIN tx_accounts t ON t.account_id = d.id GROUP BY d.account ORDER BY count(*) DESC',
-    )
-  ).rows.map((r) => `0x${r.a.toString('hex')}`);
-  // Busiest first, with each type's share of txs (the msgs streams' demand depends on it).
-  const typeCounts = (
-    await db.query<{ m: string; n: string; share: number }>(
-      `SELECT d.msg_type AS m, count(*) AS n, (count(*)::float8 / (SELECT count(*) FROM tx)) AS share
-         FROM tx_msg_types t JOIN msg_type_dict d ON d.id = t.msg_type_id GROUP BY d.msg_type ORDER BY count(*) DESC`,
-    )
-  ).rows;
-  const msgTypes = typeCounts.map((r) => r.m);
+  const sample = await sampleChain(dbUrl);
+  const { accounts, msgTypes } = sample;
   log(
-    `message types (share of txs): ${typeCounts.map((r) => `${r.m} ${(r.share * 100).toFixed(1)}%`).join(', ')}`,
+    `message types (share of txs): ${msgTypes.map((m, i) => `${m} ${(sample.typeShares[i]! * 100).toFixed(1)}%`).join(', ')}`,
   );
-  await db.end();
   writerTxMs = (windowStartMs) => {
     const gaps = commits.commits
       .filter((c) => c.notifiedMs >= windowStartMs)
@@ -196,36 +153,13 @@ async function startChain(): Promise<Chain> {
     caughtUp,
     indexer,
     commits,
-    accounts,
-    msgTypes,
+    sample,
     stop: async () => {
       await commits.close();
       await stopChild(indexer);
       await sim.stop();
     },
   };
-}
-
-/** By account (even: seen on chain, busiest first; odd: never seen), by msgs, then unfiltered (--mix). */
-function subscriberPaths(n: number, chain: Chain): string[] {
-  const base = '/indexer/stream/v1/txs';
-  const [accountShare, msgsShare] = args.mix!.split(',').map(Number) as [number, number];
-  const byAccount = Math.round(n * accountShare);
-  const byMsgs = Math.round(n * msgsShare);
-  // --msgs rarest: every msgs stream on the least frequent type (a selective filter).
-  const types =
-    args.msgs === 'rarest' ? [chain.msgTypes.at(-1)!] : args.msgs ? args.msgs.split(',') : chain.msgTypes;
-  return Array.from({ length: n }, (_, i) => {
-    if (i < byAccount) {
-      const account =
-        i % 2 === 0
-          ? chain.accounts[(i / 2) % chain.accounts.length]!
-          : `0x${randomBytes(20).toString('hex')}`;
-      return `${base}?account=${account}`;
-    }
-    if (i < byAccount + byMsgs) return `${base}?msgs=${encodeURIComponent(types[i % types.length]!)}`;
-    return base;
-  });
 }
 
 interface Server {
@@ -328,16 +262,7 @@ async function apiLatencies(chain: Chain, group: ClientGroup, windowStartMs: num
     for (const r of rows) heights.set(Number(r.s), Number(r.h));
   }
   const commits = chain.commits.commits;
-  const commitOf = (height: number) => {
-    let lo = 0;
-    let hi = commits.length - 1;
-    while (lo < hi) {
-      const mid = (lo + hi) >> 1;
-      if (commits[mid]!.height >= height) hi = mid;
-      else lo = mid + 1;
-    }
-    return commits[lo]!.height >= height ? commits[lo] : undefined;
-  };
+  const commitOf = (height: number) => firstCommit(commits, 'height', height);
   const commit: number[] = [];
   const lower: number[] = [];
   // Every event received in the window against its commit, whenever that was: how far behind.
@@ -353,20 +278,6 @@ async function apiLatencies(chain: Chain, group: ClientGroup, windowStartMs: num
     lower.push(atMs[i]! - c.notifiedMs);
   }
   return { commit, lower, age, backlog };
-}
-
-/** Sums of the API's slow-close and hub read-failure counters, from its /metrics text. */
-async function streamCounters(url: string): Promise<{ slowCloses: number; readFailures: number }> {
-  const text = await fetch(url).then((r) => r.text());
-  const sum = (name: string) =>
-    text
-      .split('\n')
-      .filter((line) => line.startsWith(name))
-      .reduce((n, line) => n + Number(line.slice(line.lastIndexOf(' ') + 1)), 0);
-  return {
-    slowCloses: sum('rollup_indexer_stream_slow_closes_total'),
-    readFailures: sum('rollup_indexer_stream_read_failures_total'),
-  };
 }
 
 async function startCeiling(): Promise<Server> {
@@ -500,7 +411,7 @@ async function main() {
   const chain = await startChain();
   try {
     for (const n of sizes) {
-      const paths = subscriberPaths(n, chain);
+      const paths = subscriberPaths(n, chain.sample, args.mix!, args.msgs);
       chain.indexer.kill('SIGSTOP'); // idle memory is measured with nothing being committed
       const api = await startApi(chain, n);
       let measured: Awaited<ReturnType<typeof measure>>;
