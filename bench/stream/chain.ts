@@ -25,7 +25,7 @@ export interface CommitFollower {
 }
 
 /**
- * Every commit the indexer announces (its NOTIFY carries the height), with the checkpoint's
+ * Every commit the indexer announces (its NOTIFY carries `<schema>:<height>`), with the checkpoint's
  * tx_sequence and updated_at read right after.
  */
 export async function followCommits(url: string): Promise<CommitFollower> {
@@ -35,7 +35,7 @@ export async function followCommits(url: string): Promise<CommitFollower> {
   let reading = Promise.resolve();
   listener.on('notification', (message) => {
     const notifiedMs = nowMs();
-    const height = Number(message.payload);
+    const height = Number(message.payload?.slice(message.payload.lastIndexOf(':') + 1));
     reading = reading
       .then(async () => {
         if (height <= (commits.at(-1)?.height ?? 0)) return;
