@@ -8,6 +8,7 @@ import { packageVersion } from '../shared/version.js';
 import { createNodeWaits } from '../shared/node-waits.js';
 import { createChainDatabases } from './chain-databases.js';
 import { createChainRun, type ChainRun } from './chain-run.js';
+import { createPreparePool } from '../ingest/prepare/worker-pool.js';
 import { shutdownSignal } from './context.js';
 import type { DeploymentConfig } from './deployment-config.js';
 import { openHttpPort, type HttpPort } from './http-port.js';
@@ -19,7 +20,7 @@ export interface DeploymentProcessOptions {
   logger?: Logger;
   onListening?: (url: string) => void;
   /** Told after each commit of any chain (the demo's progress, tests). */
-  onCommit?: (chainId: string) => void;
+  onCommit?: (chainId: string, height: number) => void;
   /** Stops the deployment (tests, the demo); default: the first SIGINT/SIGTERM. */
   signal?: AbortSignal;
 }
@@ -34,6 +35,9 @@ export async function runDeploymentProcess(opts: DeploymentProcessOptions): Prom
   const logger = opts.logger ?? createLogger({ level: settings.logLevel, format: settings.logFormat });
   const signal = opts.signal ?? shutdownSignal(logger);
   const databases = createChainDatabases();
+  // One set of prepare threads for every chain, chunks taken round robin (docs/chains.md §6).
+  const preparePool =
+    settings.prepareWorkers > 0 ? createPreparePool({ count: settings.prepareWorkers, logger }) : undefined;
   const runs = config.chains.map((chain) =>
     createChainRun({
       options: chain.ingest,
@@ -41,6 +45,7 @@ export async function runDeploymentProcess(opts: DeploymentProcessOptions): Prom
       databases,
       logger,
       signal,
+      preparePool,
       ...(opts.onCommit ? { onCommit: opts.onCommit } : {}),
     }),
   );
@@ -71,6 +76,7 @@ export async function runDeploymentProcess(opts: DeploymentProcessOptions): Prom
     await app?.close();
     await port.close();
     await Promise.all(runs.map((r) => r.close()));
+    await preparePool?.close();
     logger.info(
       { heights: Object.fromEntries(runs.map((r) => [r.chainId, r.condition().height])) },
       'stopped',
