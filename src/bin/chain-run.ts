@@ -10,6 +10,7 @@ import { createIngestMetrics } from '../ingest/metrics.js';
 import type { Progress } from '../ingest/pipeline.js';
 import { createIngestService, type IngestService } from '../ingest/service.js';
 import type { PreparePool } from '../ingest/prepare/worker-pool.js';
+import type { ReflectResult } from '../shared/proto/reflect.js';
 import { abortableDelay } from '../node/retry.js';
 import type { StreamSource } from '../api/stream/source.js';
 import type { Db } from '../store/driver/db.js';
@@ -48,6 +49,8 @@ export interface ChainRunContext {
   onCommit?: (chainId: string, height: number) => void;
   /** The deployment's prepare threads, shared by every chain (docs/chains.md §6); absent: this thread. */
   preparePool?: PreparePool | undefined;
+  /** The proto packages reflected once for every chain preparing on the main thread. */
+  reflected?: ReflectResult | undefined;
 }
 
 /** A failed chain waits this long before it tries again, doubling up to the cap. */
@@ -161,6 +164,7 @@ export function createChainRun(ctx: ChainRunContext): ChainRun {
       onNodeRetry: fail,
       waits,
       ...(ctx.preparePool ? { preparePool: ctx.preparePool } : {}),
+      ...(ctx.reflected ? { reflected: ctx.reflected } : {}),
     });
     known.vm = service.chain.vmType;
     await serveApi(service.chain);

@@ -9,6 +9,7 @@ import { createNodeWaits } from '../shared/node-waits.js';
 import { createChainDatabases } from './chain-databases.js';
 import { createChainRun, type ChainRun } from './chain-run.js';
 import { createPreparePool } from '../ingest/prepare/worker-pool.js';
+import { reflectPackages } from '../shared/proto/reflect.js';
 import { shutdownSignal } from './context.js';
 import type { DeploymentConfig } from './deployment-config.js';
 import { openHttpPort, type HttpPort } from './http-port.js';
@@ -38,6 +39,8 @@ export async function runDeploymentProcess(opts: DeploymentProcessOptions): Prom
   // One set of prepare threads for every chain, chunks taken round robin (docs/chains.md §6).
   const preparePool =
     settings.prepareWorkers > 0 ? createPreparePool({ count: settings.prepareWorkers, logger }) : undefined;
+  // Without threads every chain decodes here: one reflection of the proto packages for all.
+  const reflected = preparePool ? undefined : reflectPackages();
   const runs = config.chains.map((chain) =>
     createChainRun({
       options: chain.ingest,
@@ -46,6 +49,7 @@ export async function runDeploymentProcess(opts: DeploymentProcessOptions): Prom
       logger,
       signal,
       preparePool,
+      reflected,
       ...(opts.onCommit ? { onCommit: opts.onCommit } : {}),
     }),
   );

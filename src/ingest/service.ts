@@ -25,6 +25,7 @@ import { createIngestMetrics, type IngestMetrics } from './metrics.js';
 import { runPipeline, type PipelineTuning, type Progress } from './pipeline.js';
 import { createIngestDecoder } from './decode/ingest-decoder.js';
 import type { MessageSchema } from '../shared/proto/schema.js';
+import type { ReflectResult } from '../shared/proto/reflect.js';
 import { createIngestNftCollector } from './collect/nft-collector.js';
 import { createBlockHead } from './derive/block-head.js';
 import { createDerivations } from './derive/registry.js';
@@ -87,6 +88,8 @@ export interface IngestServiceContext {
    * `options.prepareWorkers` threads of the chain's own (0: this thread).
    */
   preparePool?: PreparePool;
+  /** The proto packages reflected once for every chain of the process (decoders in this thread). */
+  reflected?: ReflectResult;
 }
 
 type Stages = ReturnType<typeof createDerivations>;
@@ -275,6 +278,7 @@ function preparerFactory(
             decoder: createIngestDecoder({
               prefix: options.accountPrefix,
               protoExtensions: options.protoExtensions,
+              reflected: ctx.reflected,
             }),
             accountPrefix: options.accountPrefix,
             logger,

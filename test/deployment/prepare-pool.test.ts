@@ -41,7 +41,7 @@ describe('a deployment whose chains share one prepare pool', () => {
       env: { PREPARE_WORKERS: '2', MAX_CONCURRENT_REQUESTS: '1', MAX_BLOCKS_PER_COMMIT: '20' },
     });
     await d.untilIndexed((id) => (id === BEHIND ? 1 : 4));
-  }, 120_000);
+  }, 300_000);
   afterAll(async () => {
     await d?.stop();
   });
@@ -62,7 +62,7 @@ describe('a deployment whose chains share one prepare pool', () => {
     const last = commits.findIndex(([id, h]) => id === BEHIND && h === BEHIND_HEAD);
     const during = commits.slice(first, last).filter(([id]) => id === LIVE);
     expect(during.length, JSON.stringify(commits)).toBeGreaterThanOrEqual(2);
-  }, 120_000);
+  }, 300_000);
 
   it('prepares both chains on the same two threads', async () => {
     for (const chainId of [LIVE, BEHIND]) {
@@ -80,5 +80,5 @@ describe('a deployment whose chains share one prepare pool', () => {
     const reached = new Map([...(await chainViews(d.url))].map(([id, c]) => [id, c.indexed_height] as const));
     await d.halt();
     await expectEveryChainMatchesTruth(d, reached);
-  }, 120_000);
+  }, 300_000);
 });
