@@ -14,6 +14,7 @@
  *
  *   npm run build && npm run bench:rollups -- [--chains move:3,evm:3,wasm:2] [--blocks 300] [--txs 10]
  *     [--block-time-ms 500] [--live-txs 10] [--live-seconds 60] [--phase backfill,live]
+ *     [--prepare-workers 0]
  *
  * Prints one JSON object per phase. Needs PostgreSQL (TEST_DATABASE_URL).
  */
@@ -50,6 +51,8 @@ const { values } = parseArgs({
     'warmup-seconds': { type: 'string', default: '20' },
     phase: { type: 'string', default: 'backfill,live' },
     cli: { type: 'string', default: 'dist/src/bin/cli.js' },
+    /** Prepare threads of every run, single-chain and deployment alike (the deployment's one pool). */
+    'prepare-workers': { type: 'string', default: '0' },
   },
 });
 const adminUrl = process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
@@ -155,7 +158,7 @@ async function backfill() {
           REST_URL: sim.rest,
           ...(sim.jsonRpc ? { JSON_RPC_URL: sim.jsonRpc } : {}),
           DATABASE_URL: url,
-          PREPARE_WORKERS: '0',
+          PREPARE_WORKERS: values['prepare-workers'],
         });
         const { cpu, rssMb } = await run.exited;
         return { cpuUsPerBlock: Math.round((cpu * 1e6) / blocks), rssMb };
@@ -171,6 +174,7 @@ async function backfill() {
         CHAINS_FILE: file,
         DATABASE_URL: url,
         UNTIL_HEIGHT: String(blocks),
+        PREPARE_WORKERS: values['prepare-workers'],
       });
       const reached = watchHeights(
         await run.listening,
@@ -189,6 +193,7 @@ async function backfill() {
     return {
       bench: 'rollups-backfill',
       chains: values.chains,
+      prepareWorkers: Number(values['prepare-workers']),
       blocks,
       txsPerBlock: values.txs,
       single,

@@ -9,6 +9,8 @@ import { createNodeWaits } from '../shared/node-waits.js';
 import { createIngestMetrics } from '../ingest/metrics.js';
 import type { Progress } from '../ingest/pipeline.js';
 import { createIngestService, type IngestService } from '../ingest/service.js';
+import type { PreparePool } from '../ingest/prepare/worker-pool.js';
+import type { ReflectResult } from '../shared/proto/reflect.js';
 import { abortableDelay } from '../node/retry.js';
 import type { StreamSource } from '../api/stream/source.js';
 import type { Db } from '../store/driver/db.js';
@@ -44,7 +46,11 @@ export interface ChainRunContext {
   logger: Logger;
   signal: AbortSignal;
   /** Told after each of this chain's commits (the deployment's account stream). */
-  onCommit?: (chainId: string) => void;
+  onCommit?: (chainId: string, height: number) => void;
+  /** The deployment's prepare threads, shared by every chain (docs/chains.md §6); absent: this thread. */
+  preparePool?: PreparePool | undefined;
+  /** The proto packages reflected once for every chain preparing on the main thread. */
+  reflected?: ReflectResult | undefined;
 }
 
 /** A failed chain waits this long before it tries again, doubling up to the cap. */
@@ -136,7 +142,7 @@ export function createChainRun(ctx: ChainRunContext): ChainRun {
     known.nodeHeight = p.nodeHeight;
     failure = undefined;
     commits?.committed();
-    ctx.onCommit?.(chainId);
+    ctx.onCommit?.(chainId, p.height);
   };
 
   /** One attempt: storage (kept across attempts), the node, then ingest until stopped. */
@@ -157,6 +163,8 @@ export function createChainRun(ctx: ChainRunContext): ChainRun {
       signal: ctx.signal,
       onNodeRetry: fail,
       waits,
+      ...(ctx.preparePool ? { preparePool: ctx.preparePool } : {}),
+      ...(ctx.reflected ? { reflected: ctx.reflected } : {}),
     });
     known.vm = service.chain.vmType;
     await serveApi(service.chain);

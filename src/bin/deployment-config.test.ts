@@ -2,6 +2,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { defaultPrepareWorkers } from '../shared/config.js';
 import { loadDeploymentConfig } from './deployment-config.js';
 
 /** CHAINS_FILE beside the deployment's variables (docs/chains.md §1). */
@@ -60,7 +61,6 @@ describe('the deployment config', () => {
       database: { kind: 'pglite', dataDir: '/var/lib/ri' },
       nftIndexing: false,
       richList: true,
-      prepareWorkers: 0,
     });
     expect(move!.vmType).toBeUndefined();
     expect(evm).toMatchObject({
@@ -79,9 +79,10 @@ describe('the deployment config', () => {
     expect(load({ DATA_DIR: '/d' }, {}, false)!.chains.every((c) => c.api === undefined)).toBe(true);
   });
 
-  it('gives every chain prepare threads only when PREPARE_WORKERS says so', () => {
-    const config = load({ DATA_DIR: '/d', PREPARE_WORKERS: '2' })!;
-    expect(config.chains.map((c) => c.ingest.prepareWorkers)).toEqual([2, 2]);
+  it('sizes the one prepare pool of the deployment as a single chain’s threads', () => {
+    expect(load({ DATA_DIR: '/d', PREPARE_WORKERS: '2' })!.process.prepareWorkers).toBe(2);
+    expect(load({ DATA_DIR: '/d', PREPARE_WORKERS: '0' })!.process.prepareWorkers).toBe(0);
+    expect(load({ DATA_DIR: '/d' })!.process.prepareWorkers).toBe(defaultPrepareWorkers());
   });
 
   it('takes DEFAULT_CHAIN_ID when it names a chain of the file, and refuses one that does not', () => {

@@ -117,9 +117,6 @@ function chainEnv(env: Env, chain: ChainEntry): Env {
     ...(stages === undefined
       ? {}
       : { NFT_INDEXING: has('nft'), INTERNAL_TX: has('internal_tx'), RICH_LIST: has('rich_list') }),
-    // Each chain would start its own prepare threads: with many chains they share the cores
-    // through the event loop instead, unless PREPARE_WORKERS says otherwise (docs/chains.md §1).
-    PREPARE_WORKERS: env.PREPARE_WORKERS ?? '0',
   };
 }
 

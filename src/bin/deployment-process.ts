@@ -8,6 +8,8 @@ import { packageVersion } from '../shared/version.js';
 import { createNodeWaits } from '../shared/node-waits.js';
 import { createChainDatabases } from './chain-databases.js';
 import { createChainRun, type ChainRun } from './chain-run.js';
+import { createPreparePool } from '../ingest/prepare/worker-pool.js';
+import { reflectPackages } from '../shared/proto/reflect.js';
 import { shutdownSignal } from './context.js';
 import type { DeploymentConfig } from './deployment-config.js';
 import { openHttpPort, type HttpPort } from './http-port.js';
@@ -19,7 +21,7 @@ export interface DeploymentProcessOptions {
   logger?: Logger;
   onListening?: (url: string) => void;
   /** Told after each commit of any chain (the demo's progress, tests). */
-  onCommit?: (chainId: string) => void;
+  onCommit?: (chainId: string, height: number) => void;
   /** Stops the deployment (tests, the demo); default: the first SIGINT/SIGTERM. */
   signal?: AbortSignal;
 }
@@ -34,6 +36,11 @@ export async function runDeploymentProcess(opts: DeploymentProcessOptions): Prom
   const logger = opts.logger ?? createLogger({ level: settings.logLevel, format: settings.logFormat });
   const signal = opts.signal ?? shutdownSignal(logger);
   const databases = createChainDatabases();
+  // One set of prepare threads for every chain, chunks taken round robin (docs/chains.md §6).
+  const preparePool =
+    settings.prepareWorkers > 0 ? createPreparePool({ count: settings.prepareWorkers, logger }) : undefined;
+  // Without threads every chain decodes here: one reflection of the proto packages for all.
+  const reflected = preparePool ? undefined : reflectPackages();
   const runs = config.chains.map((chain) =>
     createChainRun({
       options: chain.ingest,
@@ -41,6 +48,8 @@ export async function runDeploymentProcess(opts: DeploymentProcessOptions): Prom
       databases,
       logger,
       signal,
+      preparePool,
+      reflected,
       ...(opts.onCommit ? { onCommit: opts.onCommit } : {}),
     }),
   );
@@ -71,6 +80,7 @@ export async function runDeploymentProcess(opts: DeploymentProcessOptions): Prom
     await app?.close();
     await port.close();
     await Promise.all(runs.map((r) => r.close()));
+    await preparePool?.close();
     logger.info(
       { heights: Object.fromEntries(runs.map((r) => [r.chainId, r.condition().height])) },
       'stopped',

@@ -25,11 +25,13 @@ import { createIngestMetrics, type IngestMetrics } from './metrics.js';
 import { runPipeline, type PipelineTuning, type Progress } from './pipeline.js';
 import { createIngestDecoder } from './decode/ingest-decoder.js';
 import type { MessageSchema } from '../shared/proto/schema.js';
+import type { ReflectResult } from '../shared/proto/reflect.js';
 import { createIngestNftCollector } from './collect/nft-collector.js';
 import { createBlockHead } from './derive/block-head.js';
 import { createDerivations } from './derive/registry.js';
 import { createChunkPreparer, type ChunkPreparer } from './prepare/chunk.js';
-import { createPrepareWorkers } from './prepare/worker-pool.js';
+import { createPrepareWorkers, type PreparePool } from './prepare/worker-pool.js';
+import type { PrepareWorkerConfig, TakenBalanceChanges } from './prepare/worker-messages.js';
 
 export interface IngestService {
   chain: ChainMeta;
@@ -81,6 +83,13 @@ export interface IngestServiceContext {
   /** Where every part waiting for the node says so; the API of the same process reads it. */
   waits?: NodeWaits;
   signal?: AbortSignal;
+  /**
+   * Prepare threads shared with the other chains of a deployment (docs/chains.md §6); without it,
+   * `options.prepareWorkers` threads of the chain's own (0: this thread).
+   */
+  preparePool?: PreparePool;
+  /** The proto packages reflected once for every chain of the process (decoders in this thread). */
+  reflected?: ReflectResult;
 }
 
 type Stages = ReturnType<typeof createDerivations>;
@@ -229,7 +238,10 @@ export async function createIngestService(ctx: IngestServiceContext): Promise<In
   };
 }
 
-/** Library callers (tests, benchmarks) prepare in this thread unless they ask; the CLI sets it. */
+/**
+ * Library callers (tests, benchmarks) prepare in this thread unless they ask; the CLI sets it, and
+ * a deployment hands every chain its one shared pool.
+ */
 function preparerFactory(
   ctx: IngestServiceContext,
   deps: {
@@ -246,57 +258,67 @@ function preparerFactory(
 ): (signal: AbortSignal) => ChunkPreparer {
   const { options, logger } = ctx;
   const workers = options.prepareWorkers ?? 0;
+  const hooks = {
+    logger,
+    nodeMetrics: deps.nodeMetrics,
+    onBalanceChanges: (taken: TakenBalanceChanges) =>
+      deps.stages.forEach((stage) => stage.onBalanceChanges?.(taken)),
+    onEndpoints: deps.onWorkerEndpoints,
+  };
+  const pool = ctx.preparePool;
   return (signal) =>
-    workers > 0
-      ? createPrepareWorkers({
-          count: workers,
-          config: {
-            vm: deps.chain.vmType,
+    pool
+      ? pool.attach(workerConfig(ctx, deps), hooks)
+      : workers > 0
+        ? createPrepareWorkers({ count: workers, config: workerConfig(ctx, deps), ...hooks })
+        : createChunkPreparer({
             chainId: deps.chain.chainId,
-            endpoints: {
-              ...options.endpoints,
-              jsonRpc: deps.hasEvmTransport ? options.endpoints.jsonRpc : [],
-            },
-            maxConcurrentRequests: options.maxConcurrentRequests,
-            requestTimeoutMs: options.requestTimeoutMs ?? NODE_TIMEOUT_MS,
+            comet: deps.comet,
+            rest: deps.rest,
+            evm: deps.evm,
+            decoder: createIngestDecoder({
+              prefix: options.accountPrefix,
+              protoExtensions: options.protoExtensions,
+              reflected: ctx.reflected,
+            }),
             accountPrefix: options.accountPrefix,
+            logger,
             nft:
               options.nftIndexing === false
                 ? undefined
-                : { lookupAttempts: options.nftLookupAttempts, retry: options.nodeRetry },
-            balanceChanges: deps.balanceChanges,
-            logLevel: logger.level,
-            ...(options.protoExtensions ? { protoExtensions: options.protoExtensions } : {}),
-          },
-          logger,
-          nodeMetrics: deps.nodeMetrics,
-          onBalanceChanges: (taken) => deps.stages.forEach((stage) => stage.onBalanceChanges?.(taken)),
-          onEndpoints: deps.onWorkerEndpoints,
-        })
-      : createChunkPreparer({
-          chainId: deps.chain.chainId,
-          comet: deps.comet,
-          rest: deps.rest,
-          evm: deps.evm,
-          decoder: createIngestDecoder({
-            prefix: options.accountPrefix,
-            protoExtensions: options.protoExtensions,
-          }),
-          accountPrefix: options.accountPrefix,
-          logger,
-          nft:
-            options.nftIndexing === false
-              ? undefined
-              : createIngestNftCollector({
-                  vm: deps.chain.vmType,
-                  prefix: options.accountPrefix,
-                  rest: deps.rest,
-                  logger,
-                  signal,
-                  lookupAttempts: options.nftLookupAttempts,
-                  retry: options.nodeRetry,
-                }),
-        });
+                : createIngestNftCollector({
+                    vm: deps.chain.vmType,
+                    prefix: options.accountPrefix,
+                    rest: deps.rest,
+                    logger,
+                    signal,
+                    lookupAttempts: options.nftLookupAttempts,
+                    retry: options.nodeRetry,
+                  }),
+          });
+}
+
+/** What a prepare thread needs of the chain to fetch and prepare its blocks (plain values). */
+function workerConfig(
+  ctx: IngestServiceContext,
+  deps: { chain: ChainMeta; hasEvmTransport: boolean; balanceChanges: boolean },
+): PrepareWorkerConfig {
+  const { options } = ctx;
+  return {
+    vm: deps.chain.vmType,
+    chainId: deps.chain.chainId,
+    endpoints: { ...options.endpoints, jsonRpc: deps.hasEvmTransport ? options.endpoints.jsonRpc : [] },
+    maxConcurrentRequests: options.maxConcurrentRequests,
+    requestTimeoutMs: options.requestTimeoutMs ?? NODE_TIMEOUT_MS,
+    accountPrefix: options.accountPrefix,
+    nft:
+      options.nftIndexing === false
+        ? undefined
+        : { lookupAttempts: options.nftLookupAttempts, retry: options.nodeRetry },
+    balanceChanges: deps.balanceChanges,
+    logLevel: ctx.logger.level,
+    ...(options.protoExtensions ? { protoExtensions: options.protoExtensions } : {}),
+  };
 }
 
 /** The block pipeline and every stage, until aborted; one failing part stops the others. */

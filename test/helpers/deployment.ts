@@ -29,6 +29,8 @@ export interface DeploymentChainSpec {
 export interface TestDeployment {
   url: string;
   sims: ReadonlyMap<string, { sim: Simulator; urls: SimulatorUrls }>;
+  /** Calls `listener` with each commit of any chain, from now until the returned function is called. */
+  onCommit(listener: (chainId: string, height: number) => void): () => void;
   /** Resolves once every chain committed at least `height(chainId)` (its head by default). */
   untilIndexed(height?: (chainId: string) => number): Promise<void>;
   chains(): Promise<ChainCondition[]>;
@@ -45,6 +47,8 @@ export interface TestDeployment {
 /**
  * Simulators on free ports, a chains file naming them, and `start` with that file run in this
  * process on `database` (a PostgreSQL URL, else PGlite in a temporary directory), on a free port.
+ * Chains prepare their blocks on the main thread unless `env` sets PREPARE_WORKERS (the shared
+ * pool's threads cost each start their start-up; prepare-pool.test.ts runs with them).
  */
 export async function startTestDeployment(args: {
   chains: readonly DeploymentChainSpec[];
@@ -76,6 +80,7 @@ export async function startTestDeployment(args: {
       JSON.stringify({ chains: args.chains.map((c) => chainEntry(c, sims.get(c.chainId)!.urls)) }),
     );
     const waiters = new Set<() => void>();
+    const listeners = new Set<(chainId: string, height: number) => void>();
     let url!: string;
     /** Runs `start` with the chains file on `port` (0: a free one); resolves once it listens. */
     const launch = (port: number) => {
@@ -86,6 +91,7 @@ export async function startTestDeployment(args: {
           HOST: '127.0.0.1',
           ...(args.databaseUrl ? { DATABASE_URL: args.databaseUrl } : { DATA_DIR: dataDir }),
           API_CACHE: 'false',
+          PREPARE_WORKERS: '0',
           ...args.env,
         },
         {},
@@ -99,7 +105,8 @@ export async function startTestDeployment(args: {
           signal: controller.signal,
           logger: args.logger ?? silentLogger(),
           onListening: (u) => ((url = u), resolve()),
-          onCommit: () => {
+          onCommit: (chainId, height) => {
+            for (const listener of listeners) listener(chainId, height);
             for (const wake of waiters) wake();
             waiters.clear();
           },
@@ -119,6 +126,10 @@ export async function startTestDeployment(args: {
       url,
       sims,
       chains,
+      onCommit(listener) {
+        listeners.add(listener);
+        return () => listeners.delete(listener);
+      },
       async untilIndexed(height = (chainId) => args.chains.find((c) => c.chainId === chainId)!.head) {
         // Woken by every commit; the check reads the deployment's own /chains.
         for (;;) {

@@ -39,16 +39,21 @@ export interface WireError {
 
 export type TakenBalanceChanges = { height: number; items: AssetDelta[] }[];
 
-/** Main → worker. */
-export interface ChunkRequest {
-  id: number;
-  heights: number[];
-}
+/**
+ * Main → worker. A worker serves every chain attached to its pool (docs/chains.md §6): `attach`
+ * opens the chain's node clients and preparer in the worker, each chunk names its chain by the
+ * number the pool gave it, and `detach` closes them.
+ */
+export type PoolRequest =
+  | { kind: 'attach'; chain: number; config: PrepareWorkerConfig }
+  | { kind: 'chunk'; chain: number; id: number; heights: number[] }
+  | { kind: 'detach'; chain: number };
 
-/** Worker → main: a chunk's answer, with the metrics and balance changes recorded since the last one. */
+/** Worker → main: a chunk's answer, with the chain's metrics and balance changes recorded since its last one. */
 export type WorkerMessage =
   | {
       kind: 'chunk';
+      chain: number;
       id: number;
       items: (PreparedBlock | undefined)[];
       /** Set when the chunk failed: `items` are then the items before `failedAt` (if any). */
@@ -56,10 +61,12 @@ export type WorkerMessage =
       failedAt?: number;
       metrics: MetricEvent[];
       taken: TakenBalanceChanges;
-      /** The worker's own pools as they stand (docs/api.md §4.11). */
+      /** The worker's own pools of the chain as they stand (docs/api.md §4.11). */
       endpoints: NodeEndpointView[];
     }
-  | { kind: 'log'; line: string };
+  /** The chain's clients could not be opened in the worker (a bad setting): every chunk of it fails. */
+  | { kind: 'attach_failed'; chain: number; error: WireError }
+  | { kind: 'log'; chain: number; line: string };
 
 export function errorToWire(err: unknown): WireError {
   const e = err instanceof Error ? err : new Error(String(err));

@@ -6,10 +6,12 @@ import type { PrepareWorkerEndpoints } from '../../shared/node-endpoint.js';
 import { ChunkFailedAt } from '../fetch/window.js';
 import type { ChunkPreparer } from './chunk.js';
 import type { PreparedBlock } from './block.js';
+import { DEFAULT_TUNING } from '../pipeline.js';
+import { createFairQueue } from './fair-queue.js';
 import {
   errorFromWire,
   replayNodeMetrics,
-  type ChunkRequest,
+  type PoolRequest,
   type PrepareWorkerConfig,
   type TakenBalanceChanges,
   type WorkerMessage,
@@ -22,81 +24,222 @@ import {
  */
 const WORKER_YOUNG_GENERATION_MB = 192;
 
-interface Pending {
-  resolve: (items: (PreparedBlock | undefined)[]) => void;
-  reject: (err: unknown) => void;
-}
-
 /**
- * `count` worker threads fetching and preparing chunks; each chunk goes to the least busy one.
- * Answers and failures come back as the in-thread path gives them (a ChunkFailedAt, a retryable or
- * fatal AppError). A worker that dies fails everything pending and every later chunk (fatal): a
- * thread that crashed once is a bug or memory, not a node fault worth retrying.
+ * Chunks one worker prepares at once: a single chain's whole window fits on one worker, as when
+ * each chain had threads of its own; in a shared pool the rest wait in the pool's fair queue.
  */
-export function createPrepareWorkers(ctx: {
-  count: number;
-  config: PrepareWorkerConfig;
+const CHUNKS_PER_WORKER = DEFAULT_TUNING.maxChunksInFlight;
+
+/** What a chain attached to a pool is told, in the main thread. */
+export interface PrepareChainHooks {
   logger: Logger;
   nodeMetrics: NodeMetrics;
   onBalanceChanges?: ((taken: TakenBalanceChanges) => void) | undefined;
   /** Told each worker's pools whenever one answers, and [] once they stop (docs/api.md §4.11). */
   onEndpoints?: ((workers: PrepareWorkerEndpoints[]) => void) | undefined;
-}): ChunkPreparer {
-  const pending = new Map<number, Pending>();
-  const load = new Map<Worker, number>();
-  let nextId = 0;
-  let broken: AppError | undefined;
+}
+
+/**
+ * Prepare worker threads shared by every chain of a process (docs/chains.md §6). Each attached
+ * chain gets a ChunkPreparer; its chunks name it, every thread holds its node clients, and the
+ * pool starts chunks round robin across chains (fair-queue.ts).
+ */
+export interface PreparePool {
+  /** The chain's preparer on the pool's threads; its close() detaches the chain, not the threads. */
+  attach(config: PrepareWorkerConfig, hooks: PrepareChainHooks): ChunkPreparer;
+  close(): Promise<void>;
+}
+
+interface Slot {
+  /** 1-based, as /status/endpoints numbers the workers. */
+  index: number;
+  /** Undefined once the thread died: a new one starts with the next attach. */
+  worker: Worker | undefined;
+  load: number;
+}
+
+interface Job {
+  chain: Attached;
+  heights: readonly number[];
+  resolve: (items: (PreparedBlock | undefined)[]) => void;
+  reject: (err: unknown) => void;
+  settled: boolean;
+}
+
+interface Attached {
+  id: number;
+  config: PrepareWorkerConfig;
+  hooks: PrepareChainHooks;
+  /** Set once its chunks can only fail (a thread died, its clients could not open, detached). */
+  broken: AppError | undefined;
+  jobs: Set<Job>;
+  endpoints: Map<Slot, PrepareWorkerEndpoints>;
+}
+
+/**
+ * `count` worker threads fetching and preparing chunks; each chunk goes to the least busy one.
+ * Answers and failures come back as the in-thread path gives them (a ChunkFailedAt, a retryable or
+ * fatal AppError). A thread that dies fails, fatally, everything pending and every later chunk of
+ * each chain attached then: a thread that crashed once is a bug or memory, not a node fault worth
+ * retrying. A chain attached later (a deployment's chain retrying alone) gets a fresh thread.
+ */
+export function createPreparePool(ctx: { count: number; logger: Logger }): PreparePool {
+  const queue = createFairQueue<Job>();
+  const attached = new Map<number, Attached>();
+  const inFlight = new Map<number, { job: Job; slot: Slot }>();
+  let nextJob = 0;
+  let nextChain = 0;
   let closing = false;
 
-  const failAll = (err: AppError) => {
-    broken ??= err;
-    for (const p of pending.values()) p.reject(err);
-    pending.clear();
+  /** Every chunk of the chain, queued or started, fails with `err`, and so will every later one. */
+  const breakChain = (chain: Attached, err: AppError) => {
+    chain.broken ??= err;
+    queue.detach(chain.id);
+    for (const job of [...chain.jobs]) settle(job, { err: chain.broken });
   };
-  const pools = new Map<Worker, PrepareWorkerEndpoints>();
-  const onMessage = (worker: Worker, message: WorkerMessage) => {
-    if (message.kind === 'log') return forwardLog(ctx.logger, message.line);
-    replayNodeMetrics(message.metrics, ctx.nodeMetrics);
-    pools.get(worker)!.endpoints = message.endpoints;
-    ctx.onEndpoints?.([...pools.values()].map((p) => ({ ...p })));
-    if (message.taken.length > 0) ctx.onBalanceChanges?.(message.taken);
-    const p = pending.get(message.id);
-    if (!p) return;
-    pending.delete(message.id);
-    load.set(worker, load.get(worker)! - 1);
-    if (!message.error) return p.resolve(message.items);
-    const reason = errorFromWire(message.error);
-    if (message.failedAt === undefined) p.reject(reason);
-    else p.reject(new ChunkFailedAt(message.failedAt, message.items, reason));
+
+  const slots: Slot[] = Array.from({ length: ctx.count }, (_, i) => ({
+    index: i + 1,
+    worker: undefined,
+    load: 0,
+  }));
+  const onDeath = (slot: Slot, err: AppError) => {
+    if (!slot.worker) return;
+    slot.worker = undefined;
+    slot.load = 0;
+    for (const [id, started] of inFlight) if (started.slot === slot) inFlight.delete(id);
+    // Each attached chain's clients in that thread are gone with it.
+    for (const chain of attached.values()) breakChain(chain, err);
+    dispatch();
   };
-  const workers = Array.from({ length: ctx.count }, (_, i) => {
-    const worker = startWorker(ctx.config);
-    load.set(worker, 0);
-    pools.set(worker, { worker: i + 1, endpoints: [] });
-    worker.on('message', (m: WorkerMessage) => onMessage(worker, m));
-    worker.on('error', (err) => failAll(workerFailed(err.message, err)));
+  const spawn = (slot: Slot) => {
+    const worker = startWorker();
+    slot.worker = worker;
+    worker.on('message', (m: WorkerMessage) => onMessage(slot, m));
+    worker.on('error', (err) => onDeath(slot, workerFailed(err.message, err)));
     worker.on('exit', (code) => {
-      if (!closing) failAll(workerFailed(`exited with code ${code}`));
+      if (!closing) onDeath(slot, workerFailed(`exited with code ${code}`));
     });
-    return worker;
-  });
+  };
+  slots.forEach(spawn);
+
+  function dispatch() {
+    for (;;) {
+      const alive = slots.filter((s) => s.worker && s.load < CHUNKS_PER_WORKER);
+      const free = alive.reduce((sum, s) => sum + CHUNKS_PER_WORKER - s.load, 0);
+      const next = queue.take(free);
+      if (!next) return;
+      const slot = alive.reduce((a, b) => (b.load < a.load ? b : a));
+      const id = nextJob++;
+      slot.load++;
+      inFlight.set(id, { job: next.job, slot });
+      slot.worker!.postMessage({
+        kind: 'chunk',
+        chain: next.chain,
+        id,
+        heights: [...next.job.heights],
+      } satisfies PoolRequest);
+    }
+  }
+
+  function onMessage(slot: Slot, message: WorkerMessage) {
+    const chain = attached.get(message.chain);
+    if (message.kind === 'log') return forwardLog(chain?.hooks.logger ?? ctx.logger, message.line);
+    if (message.kind === 'attach_failed') {
+      if (chain) breakChain(chain, workerFailed(message.error.message));
+      return;
+    }
+    const started = inFlight.get(message.id);
+    if (started?.slot === slot) {
+      inFlight.delete(message.id);
+      slot.load--;
+      queue.done(message.chain);
+    }
+    if (chain) answer(slot, chain, message);
+    if (started) settle(started.job, outcomeOf(message));
+    dispatch();
+  }
+
+  function answer(slot: Slot, chain: Attached, message: Extract<WorkerMessage, { kind: 'chunk' }>) {
+    replayNodeMetrics(message.metrics, chain.hooks.nodeMetrics);
+    chain.endpoints.get(slot)!.endpoints = message.endpoints;
+    chain.hooks.onEndpoints?.([...chain.endpoints.values()].map((p) => ({ ...p })));
+    if (message.taken.length > 0) chain.hooks.onBalanceChanges?.(message.taken);
+  }
+
+  function detach(chain: Attached) {
+    if (!attached.delete(chain.id)) return;
+    breakChain(chain, new AppError('prepare_workers_stopped', 'prepare workers stopped'));
+    for (const slot of slots)
+      slot.worker?.postMessage({ kind: 'detach', chain: chain.id } satisfies PoolRequest);
+    chain.hooks.onEndpoints?.([]);
+  }
 
   return {
-    prepare(heights) {
-      if (broken) return Promise.reject(broken);
-      const worker = workers.reduce((a, b) => (load.get(b)! < load.get(a)! ? b : a));
-      const id = nextId++;
-      load.set(worker, load.get(worker)! + 1);
-      return new Promise((resolve, reject) => {
-        pending.set(id, { resolve, reject });
-        worker.postMessage({ id, heights: [...heights] } satisfies ChunkRequest);
-      });
+    attach(config, hooks) {
+      if (!closing) for (const slot of slots) if (!slot.worker) spawn(slot);
+      const chain: Attached = {
+        id: nextChain++,
+        config,
+        hooks,
+        broken: closing ? new AppError('prepare_workers_stopped', 'prepare workers stopped') : undefined,
+        jobs: new Set(),
+        endpoints: new Map(slots.map((s) => [s, { worker: s.index, endpoints: [] }])),
+      };
+      attached.set(chain.id, chain);
+      queue.attach(chain.id);
+      for (const slot of slots)
+        slot.worker?.postMessage({ kind: 'attach', chain: chain.id, config } satisfies PoolRequest);
+      return {
+        prepare(heights) {
+          if (chain.broken) return Promise.reject(chain.broken);
+          return new Promise((resolve, reject) => {
+            const job: Job = { chain, heights, resolve, reject, settled: false };
+            chain.jobs.add(job);
+            queue.push(chain.id, job);
+            dispatch();
+          });
+        },
+        close: () => Promise.resolve(detach(chain)),
+      };
     },
     async close() {
       closing = true;
-      ctx.onEndpoints?.([]);
-      failAll(new AppError('prepare_workers_stopped', 'prepare workers stopped'));
-      await Promise.all(workers.map((w) => w.terminate()));
+      for (const chain of [...attached.values()]) detach(chain);
+      await Promise.all(slots.map((s) => s.worker?.terminate()));
+    },
+  };
+}
+
+type Outcome = { items: (PreparedBlock | undefined)[] } | { err: unknown };
+
+function settle(job: Job, outcome: Outcome): void {
+  if (job.settled) return;
+  job.settled = true;
+  job.chain.jobs.delete(job);
+  if ('items' in outcome) job.resolve(outcome.items);
+  else job.reject(outcome.err);
+}
+
+/** A chunk's answer as the in-thread path would have given it. */
+function outcomeOf(message: Extract<WorkerMessage, { kind: 'chunk' }>): Outcome {
+  if (!message.error) return { items: message.items };
+  const reason = errorFromWire(message.error);
+  if (message.failedAt === undefined) return { err: reason };
+  return { err: new ChunkFailedAt(message.failedAt, message.items, reason) };
+}
+
+/** One chain on threads of its own (the single-chain process): a pool of `count` with it alone attached. */
+export function createPrepareWorkers(
+  ctx: PrepareChainHooks & { count: number; config: PrepareWorkerConfig },
+): ChunkPreparer {
+  const pool = createPreparePool({ count: ctx.count, logger: ctx.logger });
+  const preparer = pool.attach(ctx.config, ctx);
+  return {
+    prepare: preparer.prepare,
+    async close() {
+      await preparer.close();
+      await pool.close();
     },
   };
 }
@@ -109,9 +252,8 @@ function workerFailed(what: string, cause?: unknown): AppError {
  * A worker running from the compiled `.js` loads its sibling file; under tsx or vitest (sources in
  * TypeScript) it first registers tsx in the new thread, which does not inherit the loader.
  */
-function startWorker(config: PrepareWorkerConfig): Worker {
+function startWorker(): Worker {
   const options = {
-    workerData: config,
     resourceLimits: { maxYoungGenerationSizeMb: WORKER_YOUNG_GENERATION_MB },
   };
   if (!import.meta.url.endsWith('.ts'))

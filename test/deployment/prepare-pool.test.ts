@@ -1,0 +1,84 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestDeployment, type DeploymentChainSpec, type TestDeployment } from '../helpers/deployment.js';
+import { chainViews, expectEveryChainMatchesTruth } from '../helpers/deployment-faults.js';
+
+/**
+ * The deployment's one prepare pool (docs/chains.md §6), two threads shared by two rollups: a live
+ * Move chain at its head, and a Wasm chain held at its first block, then released far behind. While
+ * the Wasm chain catches up (its whole window queued in the pool), the Move chain's commits keep
+ * coming; both chains prepared their blocks on the pool's two threads, and every row equals its
+ * simulator's truth. The fairness of the pool's queue itself is fair-queue.test.ts. PGlite only:
+ * the pool does not depend on the store.
+ */
+const LIVE = 'pool-move-1';
+const BEHIND = 'pool-wasm-1';
+const BEHIND_HEAD = 150;
+
+describe('a deployment whose chains share one prepare pool', () => {
+  let d: TestDeployment;
+  beforeAll(async () => {
+    const specs: DeploymentChainSpec[] = [
+      {
+        vm: 'move',
+        chainId: LIVE,
+        head: 3,
+        txsPerBlock: '1-3',
+        sim: { seed: 31, accounts: 6, live: true, blockTimeMs: 250, fastSignatures: true },
+      },
+      // Slow answers and one request at a time per thread make its catch-up span many of the
+      // live chain's blocks; small commits make it many commits.
+      {
+        vm: 'wasm',
+        chainId: BEHIND,
+        head: BEHIND_HEAD,
+        txsPerBlock: '1-3',
+        sim: { seed: 32, accounts: 6, faults: 'latency=150' },
+        haltAt: 1,
+      },
+    ];
+    d = await startTestDeployment({
+      chains: specs,
+      env: { PREPARE_WORKERS: '2', MAX_CONCURRENT_REQUESTS: '1', MAX_BLOCKS_PER_COMMIT: '20' },
+    });
+    await d.untilIndexed((id) => (id === BEHIND ? 1 : 4));
+  }, 300_000);
+  afterAll(async () => {
+    await d?.stop();
+  });
+
+  it('keeps the chain at its head committing while the other catches up from far behind', async () => {
+    const commits: Array<[string, number]> = [];
+    const off = d.onCommit((chainId, height) => commits.push([chainId, height]));
+    d.sims.get(BEHIND)!.sim.halt(undefined);
+    await d.untilIndexed((id) => (id === BEHIND ? BEHIND_HEAD : 0));
+    off();
+    // The live chain stops here: the rest of the file checks what it made, not more of it.
+    const live = d.sims.get(LIVE)!.sim;
+    live.halt(live.head());
+    const behind = commits.filter(([id]) => id === BEHIND).map(([, h]) => h);
+    expect(behind.length).toBeGreaterThan(2);
+    // The live chain's commits between the catching-up chain's first and last commits.
+    const first = commits.findIndex(([id]) => id === BEHIND);
+    const last = commits.findIndex(([id, h]) => id === BEHIND && h === BEHIND_HEAD);
+    const during = commits.slice(first, last).filter(([id]) => id === LIVE);
+    expect(during.length, JSON.stringify(commits)).toBeGreaterThanOrEqual(2);
+  }, 300_000);
+
+  it('prepares both chains on the same two threads', async () => {
+    for (const chainId of [LIVE, BEHIND]) {
+      const res = await fetch(`${d.url}/chains/${chainId}/status/endpoints`);
+      const body = (await res.json()) as { prepare_workers: Array<{ worker: number; endpoints: unknown[] }> };
+      expect(
+        body.prepare_workers.map((w) => w.worker),
+        chainId,
+      ).toEqual([1, 2]);
+      for (const w of body.prepare_workers) expect(w.endpoints.length, chainId).toBeGreaterThan(0);
+    }
+  });
+
+  it('has stored both chains exactly as their simulators made them', async () => {
+    const reached = new Map([...(await chainViews(d.url))].map(([id, c]) => [id, c.indexed_height] as const));
+    await d.halt();
+    await expectEveryChainMatchesTruth(d, reached);
+  }, 300_000);
+});
