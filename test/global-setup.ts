@@ -13,6 +13,7 @@ import type { TestProject } from 'vitest/node';
 import { createPgliteDb } from '../src/store/driver/pglite.js';
 import { migrate } from '../src/store/migrations/migrate.js';
 import type { Db } from '../src/store/driver/db.js';
+import { createPostgresTemplate } from './helpers/db.js';
 import { databaseUrlRequirement, missingRequirementMessage, requireAll } from './helpers/requirements.js';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
@@ -23,6 +24,8 @@ declare module 'vitest' {
     cliPath: string;
     /** PGlite data directories (tar files) of this run: fresh, and migrated through the last migration. */
     pgliteSnapshots: PgliteSnapshots;
+    /** A PostgreSQL database migrated through the last migration, to clone (TEST_DATABASE_URL runs only). */
+    pgTemplate: string | undefined;
   }
 }
 
@@ -41,10 +44,19 @@ export default async function setup(project: TestProject): Promise<() => Promise
   // Per run: parallel runs (two checkouts' CI, watch mode) must not rebuild under each other.
   const out = path.join(root, 'node_modules', '.cache', 'rollup-indexer-test-cli', String(process.pid));
   await rm(out, { recursive: true, force: true });
-  const [, snapshots] = await Promise.all([buildCli(out), writePgliteSnapshots(path.join(out, 'pglite'))]);
+  const baseUrl = process.env.TEST_DATABASE_URL;
+  const [, snapshots, template] = await Promise.all([
+    buildCli(out),
+    writePgliteSnapshots(path.join(out, 'pglite')),
+    baseUrl ? createPostgresTemplate(baseUrl) : undefined,
+  ]);
   project.provide('cliPath', path.join(out, 'dist', 'src', 'bin', 'cli.js'));
   project.provide('pgliteSnapshots', snapshots);
-  return () => rm(out, { recursive: true, force: true });
+  project.provide('pgTemplate', template?.name);
+  return async () => {
+    await template?.dispose();
+    await rm(out, { recursive: true, force: true });
+  };
 }
 
 async function buildCli(out: string): Promise<void> {

@@ -84,6 +84,7 @@ function createServedChain(ctx: {
   const logger = ctx.logger.child({ chain_id: chainId });
   const registry = createMetricsRegistry({ defaultMetrics: false });
   registry.setDefaultLabels({ chain_id: chainId });
+  let opened: { db: Db; schema: string } | undefined;
   let db: Db | undefined;
   let api: { app: { close(): Promise<unknown> }; handler: RequestHandler } | undefined;
   let streams: StreamSource | undefined;
@@ -92,17 +93,16 @@ function createServedChain(ctx: {
 
   async function openOnce(): Promise<void> {
     const { database } = ctx;
-    db ??= (
-      await ctx.databases.open(chainId, database.target, {
-        create: false,
-        readOnly: true,
-        statementTimeoutMs: database.statementTimeoutMs,
-        maxConnections: database.maxConnections,
-        preparedStatements: true,
-        textAsBytes: true,
-        applicationName: 'rollup-indexer-api',
-      })
-    ).db;
+    opened ??= await ctx.databases.open(chainId, database.target, {
+      create: false,
+      readOnly: true,
+      statementTimeoutMs: database.statementTimeoutMs,
+      maxConnections: database.maxConnections,
+      preparedStatements: true,
+      textAsBytes: true,
+      applicationName: 'rollup-indexer-api',
+    });
+    db = opened.db;
     const meta = await readChainMeta(db);
     if (!meta) throw new Error(`chain ${chainId} has no index yet`);
     vm = meta.vmType;
@@ -117,7 +117,7 @@ function createServedChain(ctx: {
       onStreams: (source) => (streams = source),
       // The primary announces commits (NOTIFY); a replica's checkpoint is polled instead.
       ...(target.kind === 'postgres' && !ctx.config.readsReplica
-        ? { commitFeed: createCommitListener({ url: target.url, logger }) }
+        ? { commitFeed: createCommitListener({ url: target.url, logger, schema: opened.schema }) }
         : {}),
     });
   }

@@ -20,9 +20,10 @@ describe('loadSimOptions', () => {
       lowestHeight: '7',
       keepBlocks: '5',
       lagBlocks: '3',
+      keyringSeed: '7',
     });
     expect(o).toMatchObject({ head: 20, rpcPort: 0, nftShare: 0.5, live: true, vip: true });
-    expect(o).toMatchObject({ lowestHeight: 7, keepBlocks: 5, lagBlocks: 3 });
+    expect(o).toMatchObject({ lowestHeight: 7, keepBlocks: 5, lagBlocks: 3, keyringSeed: 7 });
     expect(Object.isFrozen(o)).toBe(true);
   });
 

@@ -66,6 +66,7 @@ const simFlagsSchema = z.object({
   replay: optionalText,
   fastSignatures: switchFlag,
   accounts: nonNegativeInteger('--accounts'),
+  keyringSeed: nonNegativeInteger('--keyring-seed'),
   nftShare: z
     .string()
     .optional()

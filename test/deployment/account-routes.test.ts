@@ -196,6 +196,8 @@ describe.each(testDbFactories())('account routes across three rollups ($name)', 
       [`/indexer/account/v1/${account}/txs?chain_ids=nope-1`, 'chain_ids'],
       [`/indexer/account/v1/${account}/txs?pagination.key=bm90LWEta2V5`, 'pagination.key'],
       [`/indexer/account/v1/${account}/txs?pagination.limit=0`, 'pagination.limit'],
+      [`/indexer/account/v1/${account}/txs?pagination.offset=2`, 'pagination.offset'],
+      [`/indexer/account/v1/${account}/nfts?pagination.offset=2`, 'pagination.offset'],
     ] as const) {
       const res = await fetch(`${d.url}${path}`);
       expect(res.status, path).toBe(400);

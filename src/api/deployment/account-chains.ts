@@ -1,5 +1,6 @@
 import { bech32 } from 'bech32';
 import { InputError } from '../../shared/errors.js';
+import { parsePagination, type CursorKind, type PageRequest, type PaginationQuery } from '../pagination.js';
 import type { Db } from '../../store/driver/db.js';
 import { createDictReader, type DictReader } from '../../store/readers/dicts.js';
 import type { ReaderContext } from '../../store/readers/context.js';
@@ -109,4 +110,18 @@ export function selectChains(directory: ChainDirectory, raw: string | string[] |
     );
   const wanted = new Set(ids);
   return directory.chains.filter((c) => wanted.has(c.chainId));
+}
+
+/**
+ * The account routes' pagination (docs/chains.md §4): as the single-chain routes parse it, except
+ * `pagination.offset`, which is refused: a walk across chains follows `next_key`.
+ */
+export function parseAccountPagination(query: PaginationQuery, cursor: CursorKind): PageRequest {
+  const page = parsePagination(query, cursor);
+  if (page.offset > 0)
+    throw new InputError(
+      'invalid_pagination',
+      'pagination.offset is not supported across chains: follow pagination.next_key',
+    );
+  return page;
 }

@@ -3,8 +3,8 @@ import { createNftTokenReader, type TokenPosition } from '../../store/readers/nf
 import { renderToken } from '../../wire/nft-token.js';
 import { accountTextMemo } from '../account-text.js';
 import { tokenCursor } from '../nft-render.js';
-import { parsePagination, type PaginationQuery } from '../pagination.js';
-import { settleChain } from './account-chains.js';
+import type { PaginationQuery } from '../pagination.js';
+import { parseAccountPagination, settleChain } from './account-chains.js';
 import type { DeployedChain } from './directory.js';
 
 interface NftWalk {
@@ -49,7 +49,7 @@ export async function accountNftsPage(
 ): Promise<string> {
   const key = req.query['pagination.key'];
   const { 'pagination.key': _key, ...rest } = req.query;
-  const page = parsePagination(rest, 'offset');
+  const page = parseAccountPagination(rest, 'offset');
   const walk: NftWalk = key ? decodeNftKey(key) : { chain: 0, unavailable: [] };
   const accountText = accountTextMemo(prefix, 1024);
   const items: string[] = [];

@@ -1,10 +1,9 @@
-import { InputError } from '../../shared/errors.js';
 import { accountTxWalkStep, committedTxSequence } from '../../store/readers/account-activity.js';
 import type { JsonText } from '../../store/readers/stored-json.js';
 import { storedTxTimestamp } from '../../wire/tx.js';
-import { parsePagination, type PaginationQuery } from '../pagination.js';
+import type { PaginationQuery } from '../pagination.js';
 import { parseIsSigner, parseMsgTypes } from '../params.js';
-import { settleChain, type ChainReaders } from './account-chains.js';
+import { parseAccountPagination, settleChain, type ChainReaders } from './account-chains.js';
 import {
   decodeWalkCursor,
   encodeWalkCursor,
@@ -79,12 +78,7 @@ export async function accountTxsPage(req: AccountTxsRequest): Promise<string> {
   const { query } = req;
   const key = query['pagination.key'];
   const { 'pagination.key': _key, ...rest } = query;
-  const page = parsePagination(rest, 'sequence');
-  if (page.offset > 0)
-    throw new InputError(
-      'invalid_pagination',
-      'pagination.offset is not supported across chains: follow pagination.next_key',
-    );
+  const page = parseAccountPagination(rest, 'sequence');
   // The first page fixes each chain's snapshot with its rows (docs/chains.md §4.1); a chain that
   // cannot answer then stays out of the whole walk.
   const opening = key === undefined || key === '';

@@ -38,6 +38,10 @@ export function registerSim(program: Command): void {
     .option('--replay <dir>', 'build the chain from recorded REST tx_response JSON files')
     .option('--accounts <n>', 'size of the user keyring (default 64; fewer make busier accounts)')
     .option(
+      '--keyring-seed <n>',
+      'seed of the user keyring (default: --seed); rollups of one keyring seed share their users',
+    )
+    .option(
       '--nft-share <share>',
       'share of txs that are NFT operations, a multiple of 0.05 in (0, 1] (default 0.2)',
     )
@@ -84,6 +88,7 @@ function describeMode(sim: Simulator, options: SimCommandOptions): string[] {
     `signatures=${options.fastSignatures ? 'fast (do not verify)' : 'real'}`,
     ...(options.replay !== undefined ? [`replay=${options.replay}`] : []),
     ...(options.nftShare !== undefined ? [`nft-share=${options.nftShare}`] : []),
+    ...(options.keyringSeed !== undefined ? [`keyring-seed=${options.keyringSeed}`] : []),
     ...(options.faults !== undefined ? [`faults=${options.faults}`] : []),
     ...(options.upgrade ? [`upgrade-height=${options.upgrade.height}`] : []),
   ];

@@ -7,7 +7,15 @@ import type { Logger } from '../../shared/logger.js';
  * pool), re-opened with capped backoff when it drops. Every (re)connect wakes the listener once,
  * since notifications sent while the connection was down are gone.
  */
-export function createCommitListener(options: { url: string; logger: Logger }): CommitFeed {
+export function createCommitListener(options: {
+  url: string;
+  logger: Logger;
+  /**
+   * The schema of the chain whose commits wake (a deployment's chains share their database's
+   * channel, docs/chains.md §3); absent: every commit on the database wakes.
+   */
+  schema?: string;
+}): CommitFeed {
   let wake: (() => void) | undefined;
   let client: pg.Client | undefined;
   let closed = false;
@@ -19,7 +27,7 @@ export function createCommitListener(options: { url: string; logger: Logger }): 
     const c = new pg.Client({ connectionString: options.url, application_name: 'rollup-indexer-listen' });
     client = c;
     c.on('notification', (n) => {
-      if (n.channel === COMMIT_CHANNEL) wake?.();
+      if (n.channel === COMMIT_CHANNEL && committedIn(n.payload, options.schema)) wake?.();
     });
     c.on('error', () => reconnect(c));
     c.on('end', () => reconnect(c));
@@ -60,4 +68,14 @@ export function createCommitListener(options: { url: string; logger: Logger }): 
       await client?.end().catch(() => undefined);
     },
   };
+}
+
+/**
+ * Whether a commit announcement concerns `schema`: the writer sends `<schema>:<height>`; a payload
+ * without a schema (a writer of an earlier release) may concern any.
+ */
+export function committedIn(payload: string | undefined, schema: string | undefined): boolean {
+  if (schema === undefined || payload === undefined) return true;
+  const at = payload.lastIndexOf(':');
+  return at === -1 || payload.slice(0, at) === schema;
 }

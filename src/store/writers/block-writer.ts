@@ -138,12 +138,13 @@ async function writeInTransaction(
   // Guarded on the previous height: a second writer on the same database fails here instead of
   // interleaving rows.
   // The same statement announces the commit to API processes that LISTEN (live streams): a
-  // NOTIFY in a transaction is delivered only if it commits, and costs no extra round trip.
+  // NOTIFY in a transaction is delivered only if it commits, and costs no extra round trip. The
+  // payload names the chain's schema: a deployment's chains share their database's channel.
   const { rows } = await tx.query(
     `WITH moved AS (
        UPDATE checkpoint SET height = $2, block_hash = $3, tx_sequence = $4, evm_sequence = $5, updated_at = now()
         WHERE stream = $1 AND height = $6 RETURNING height)
-     SELECT height, pg_notify('${COMMIT_CHANNEL}', height::text) FROM moved`,
+     SELECT height, pg_notify('${COMMIT_CHANNEL}', current_schema() || ':' || height::text) FROM moved`,
     [BLOCK_PIPELINE_CHECKPOINT, last.height, asBuffer(last.hash), txSequence, evmSequence, from.height],
   );
   if (rows.length !== 1) {
