@@ -204,7 +204,10 @@ export function installRequestEdge(app: FastifyInstance, limits: EdgeLimits): vo
       // restarted process (docs/stream.md §3).
       if (isStreamPath(request.url)) {
         reply.hijack();
-        request.raw.socket.destroy();
+        // Pipelined behind an answer still being written, the connection goes once that one is out.
+        const res = reply.raw;
+        if (res.socket) res.socket.destroy();
+        else res.once('socket', (socket) => socket.destroy());
         return reply;
       }
       return sendEdgeError(
