@@ -9,16 +9,19 @@
  * - live: every chain at `--block-time-ms` × `--live-txs`, `start` with the chains file; each
  *   chain's head lag (a block's arrival on its own block stream, `/chains/{id}/indexer/stream/v1/blocks`,
  *   minus the moment its simulator made it) p50/p99 and blocks/s, for `--live-seconds`; then the
- *   same with chain 0's node stalled (every request refused) — the others' lag and throughput
- *   before and after.
+ *   same with chain 0's node stalled (every request refused), then with it answering every request
+ *   `--slow-ms` late (a latency fault, through a delaying proxy in this process) — the others' lag
+ *   and throughput in each window against the healthy one.
  *
  *   npm run build && npm run bench:rollups -- [--chains move:3,evm:3,wasm:2] [--blocks 300] [--txs 10]
- *     [--block-time-ms 500] [--live-txs 10] [--live-seconds 60] [--phase backfill,live]
+ *     [--block-time-ms 500] [--live-txs 10] [--live-seconds 60] [--slow-ms 500] [--phase backfill,live]
  *     [--prepare-workers 0]
  *
  * Prints one JSON object per phase. Needs PostgreSQL (TEST_DATABASE_URL).
  */
 import { spawn } from 'node:child_process';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -47,6 +50,8 @@ const { values } = parseArgs({
     'block-time-ms': { type: 'string', default: '500' },
     'live-txs': { type: 'string', default: '10' },
     'live-seconds': { type: 'string', default: '60' },
+    /** The latency fault's delay on chain 0's node, ms. */
+    'slow-ms': { type: 'string', default: '500' },
     /** Seconds of live blocks before the first window: the chains' start-up catch-up is not measured. */
     'warmup-seconds': { type: 'string', default: '20' },
     phase: { type: 'string', default: 'backfill,live' },
@@ -211,6 +216,40 @@ async function backfill() {
   }
 }
 
+/**
+ * A proxy in front of one node surface that answers every request `delay.ms` late (0: at once):
+ * a slow node without restarting the simulator. Resolves with its base URL.
+ */
+async function delayingProxy(target: string, delay: { ms: number }): Promise<{ url: string; close(): void }> {
+  const server = http.createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      setTimeout(() => {
+        const upstream = http.request(
+          `${target}${req.url ?? '/'}`,
+          { method: req.method, headers: { ...req.headers, host: new URL(target).host } },
+          (answer) => {
+            res.writeHead(answer.statusCode ?? 502, answer.headers);
+            answer.pipe(res);
+          },
+        );
+        upstream.on('error', () => res.destroy());
+        upstream.end(Buffer.concat(chunks));
+      }, delay.ms);
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    close: () => {
+      server.closeAllConnections();
+      server.close();
+    },
+  };
+}
+
 /** Follows each chain's block stream; records the lag of every block against its simulator's clock. */
 function followBlocks(
   url: string,
@@ -258,12 +297,26 @@ async function live() {
   );
   // When each simulator made each height (polled in this process, 5 ms resolution).
   const madeAt = sims.map(() => new Map<number, number>());
+  const slowNode = { ms: 0 };
+  const proxies: { close(): void }[] = [];
   const clock = setInterval(
     () => sims.forEach((s, i) => madeAt[i]!.has(s.head()) || madeAt[i]!.set(s.head(), performance.now())),
     5,
   );
   try {
     const urls = await Promise.all(sims.map((s) => s.listen()));
+    // Chain 0's node is reached through delaying proxies (no delay until the latency window).
+    const own = urls[0]!;
+    const proxied = await Promise.all(
+      [own.rpc, own.rest, ...(own.jsonRpc ? [own.jsonRpc] : [])].map((u) => delayingProxy(u, slowNode)),
+    );
+    proxies.push(...proxied);
+    urls[0] = {
+      ...own,
+      rpc: proxied[0]!.url,
+      rest: proxied[1]!.url,
+      ...(own.jsonRpc ? { jsonRpc: proxied[2]!.url } : {}),
+    };
     const file = await writeChainsFile(
       dir,
       urls.map((u, i) => chainsFileEntry(chainIdOf(mix[i]!, i), mix[i]!, u)),
@@ -311,6 +364,9 @@ async function live() {
       sims[0]!.outage('reset');
       const stalled = await window(`${sims[0]!.options.chainId} node down`);
       sims[0]!.outage(undefined);
+      slowNode.ms = Number(values['slow-ms']);
+      const slow = await window(`${sims[0]!.options.chainId} node ${slowNode.ms} ms slow`);
+      slowNode.ms = 0;
       process.kill(-run.child.pid!, 'SIGTERM');
       await run.exited.catch(() => undefined);
       const others = (w: typeof normal, key: 'lagP99Ms' | 'blocksPerSec') =>
@@ -323,13 +379,17 @@ async function live() {
         seconds: Number(values['live-seconds']),
         normal,
         stalled,
+        slow,
         othersLagP99Ratio: round(others(stalled, 'lagP99Ms') / others(normal, 'lagP99Ms')),
         othersThroughputRatio: round(others(stalled, 'blocksPerSec') / others(normal, 'blocksPerSec')),
+        slowOthersLagP99Ratio: round(others(slow, 'lagP99Ms') / others(normal, 'lagP99Ms')),
+        slowOthersThroughputRatio: round(others(slow, 'blocksPerSec') / others(normal, 'blocksPerSec')),
         load1End: load1(),
       };
     });
   } finally {
     clearInterval(clock);
+    for (const p of proxies) p.close();
     await Promise.all(sims.map((s) => s.close()));
     await rm(dir, { recursive: true, force: true });
   }

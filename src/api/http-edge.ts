@@ -180,13 +180,18 @@ function sendEdgeError(reply: FastifyReply, status: number, code: number, messag
  * What every request meets before routing, in one hook:
  * - while the server closes, requests that still arrive (on a kept-alive connection) get 503 JSON
  *   and `Connection: close`, not Fastify's `{"error":…,"statusCode":503}` (needs
- *   `return503OnClosing: false`);
+ *   `return503OnClosing: false`); a stream request gets its connection closed with no answer;
  * - HTTP/1.1 without Host is a 400 (RFC 9112 §3.2): Node's own check answers with an empty body,
  *   so it is turned off (`requireHostHeader: false`) and made here;
  * - no route reads a body: whatever content type the client claims (blank, malformed, unknown,
  *   missing where Fastify insists on one, as for QUERY), the body is opaque bytes, discarded
  *   unparsed up to `maxBodyBytes` (then 413), so a POST gets its 405, never a 415.
  */
+/** A stream route's path (docs/stream.md §1, docs/chains.md §4.4); `url` may carry a query. */
+export function isStreamPath(url: string): boolean {
+  return url.split('?', 1)[0]!.toLowerCase().startsWith('/indexer/stream/');
+}
+
 export function installRequestEdge(app: FastifyInstance, limits: EdgeLimits): void {
   let closing = false;
   app.addHook('preClose', async () => {
@@ -194,6 +199,17 @@ export function installRequestEdge(app: FastifyInstance, limits: EdgeLimits): vo
   });
   app.addHook('onRequest', async (request, reply) => {
     if (closing) {
+      // An EventSource given any answer but 200 gives up for good: a stream request (a client
+      // reconnecting after the shutdown close) is dropped instead, so it retries and finds the
+      // restarted process (docs/stream.md §3).
+      if (isStreamPath(request.url)) {
+        reply.hijack();
+        // Pipelined behind an answer still being written, the connection goes once that one is out.
+        const res = reply.raw;
+        if (res.socket) res.socket.destroy();
+        else res.once('socket', (socket) => socket.destroy());
+        return reply;
+      }
       return sendEdgeError(
         reply,
         503,

@@ -1,6 +1,11 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { edgeServerOptions, installPlainServerEdge, type EdgeLimits } from '../api/http-edge.js';
+import {
+  edgeServerOptions,
+  installPlainServerEdge,
+  isStreamPath,
+  type EdgeLimits,
+} from '../api/http-edge.js';
 import { InputError } from '../shared/errors.js';
 import type { MetricsSource } from '../shared/metrics.js';
 import { servedWaits, type NodeWaits } from '../shared/node-waits.js';
@@ -94,7 +99,7 @@ function bootHandler(
 ): RequestHandler {
   return (req, res) => {
     const path = (req.url ?? '/').split('?', 1)[0]!.replace(/\/+$/, '').toLowerCase();
-    if (path.startsWith('/indexer/stream/')) {
+    if (isStreamPath(path)) {
       park(req, res);
     } else if (path === '/metrics') {
       void registry.metrics().then((text) => send(res, req, 200, text, registry.contentType));

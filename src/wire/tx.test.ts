@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { renderEventsJson, renderTxResponseJson, rfc3339Nano } from './tx.js';
+import { renderEventsJson, renderTxResponseJson, rfc3339Nano, storedTxTimestamp } from './tx.js';
 
 describe('renderTxResponseJson', () => {
   it('builds the API object from pieces, with defaults for omitted ExecTxResult fields', () => {
@@ -120,5 +120,28 @@ describe('renderTxResponseJson', () => {
     expect(rfc3339Nano('2025-06-01T12:00:00.000Z')).toBe('2025-06-01T12:00:00Z');
     expect(rfc3339Nano('2025-06-01T14:00:00.5+02:00')).toBe('2025-06-01T12:00:00.5Z');
     expect(() => rfc3339Nano('yesterday')).toThrow(/RFC 3339/);
+  });
+});
+
+describe('storedTxTimestamp', () => {
+  it('reads the top-level timestamp of a stored text, whatever the body and events hold', () => {
+    const text = renderTxResponseJson({
+      hash: 'AB',
+      height: 3n,
+      // A message and an event value that spell the key and an events array themselves.
+      result: {
+        events: [
+          { type: 't', attributes: [{ key: 'k', value: ',"timestamp":"1999-01-01T00:00:00Z","events":[' }] },
+        ],
+      },
+      restTxJson:
+        '{"body":{"messages":[{"timestamp":"1998-01-01T00:00:00Z","events":[]}]},"auth_info":{},"signatures":[]}',
+      blockTime: '2025-06-01T12:00:00.123456789Z',
+    });
+    expect(storedTxTimestamp(text)).toBe('2025-06-01T12:00:00.123456789Z');
+    expect(storedTxTimestamp(Buffer.from(text))).toBe('2025-06-01T12:00:00.123456789Z');
+    expect(() => storedTxTimestamp('{"n":1,"timestamp":"2025-06-01T12:00:00Z"}')).toThrow(
+      /not a tx document/,
+    );
   });
 });

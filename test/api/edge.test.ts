@@ -201,7 +201,8 @@ describe.each(testDbFactories())('HTTP edge answers (raw sockets) on $name', (fa
     expect((await one(port, request('GET /health HTTP/1.1', [`X-A: ${'a'.repeat(3000)}`]))).status).toBe(200);
   });
 
-  it('answers requests that arrive while shutting down with 503 JSON and Connection: close', async () => {
+  /** The answers on one kept-alive connection whose second request arrives while the server closes. */
+  const duringShutdown = async (second: string): Promise<RawAnswer[]> => {
     const gated = gateDb(db, (sql) => sql.includes('FROM block'));
     const port = await listen(gated.db);
     const socket = net.connect(port, '127.0.0.1');
@@ -217,11 +218,15 @@ describe.each(testDbFactories())('HTTP edge answers (raw sockets) on $name', (fa
     // Fastify stops listening after its preClose hooks ran, so from here it is shutting down.
     await until(() => server?.listening === false);
     // A second request on the same kept-alive connection arrives during shutdown.
-    socket.write('GET /health HTTP/1.1\r\nHost: localhost\r\n\r\n');
+    socket.write(second);
     gated.release();
     await closing;
     await closed;
-    const answers = parseAnswers(text);
+    return parseAnswers(text);
+  };
+
+  it('answers requests that arrive while shutting down with 503 JSON and Connection: close', async () => {
+    const answers = await duringShutdown('GET /health HTTP/1.1\r\nHost: localhost\r\n\r\n');
     expect(answers.map((a) => a.status)).toEqual([200, 503]);
     const refused = answers[1] as RawAnswer;
     expect(refused.headers.get('connection')).toBe('close');
@@ -230,6 +235,14 @@ describe.each(testDbFactories())('HTTP edge answers (raw sockets) on $name', (fa
       message: 'Service Unavailable: the server is shutting down',
       details: [],
     });
+  });
+
+  it('closes a stream request that arrives while shutting down with no answer, so an EventSource retries', async () => {
+    // Any answer but 200 makes an EventSource give up for good (docs/stream.md §3).
+    const answers = await duringShutdown(
+      'GET /indexer/stream/v1/blocks HTTP/1.1\r\nHost: localhost\r\nAccept: text/event-stream\r\nLast-Event-ID: 3\r\n\r\n',
+    );
+    expect(answers.map((a) => a.status)).toEqual([200]);
   });
 });
 

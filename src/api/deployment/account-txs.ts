@@ -1,13 +1,15 @@
-import {
-  accountTxsWithin,
-  committedTxSequence,
-  keptAccountTxCount,
-} from '../../store/readers/account-activity.js';
+import { accountTxWalkStep, committedTxSequence } from '../../store/readers/account-activity.js';
 import type { JsonText } from '../../store/readers/stored-json.js';
+import { storedTxTimestamp } from '../../wire/tx.js';
 import type { PaginationQuery } from '../pagination.js';
 import { parseIsSigner, parseMsgTypes } from '../params.js';
 import { parseAccountPagination, settleChain, type ChainReaders } from './account-chains.js';
-import { decodeWalkCursor, encodeWalkCursor, type AccountWalkCursor } from './account-cursor.js';
+import {
+  decodeWalkCursor,
+  encodeWalkCursor,
+  type AccountWalkCursor,
+  type ChainPosition,
+} from './account-cursor.js';
 import { mergePage, timeKey, type MergeItem } from './account-merge.js';
 import type { DeployedChain } from './directory.js';
 
@@ -18,26 +20,16 @@ export interface AccountTxsRequest {
 }
 
 interface ChainRows {
+  /** The chain's snapshot: the key's, or its committed sequence read with the rows (first page). */
+  snapshot: number;
   rows: MergeItem<JsonText>[];
   total: number;
 }
 
-/** The first page's snapshot: each chain's committed sequence, or unavailable. */
-async function openWalk(chains: DeployedChain[], desc: boolean): Promise<AccountWalkCursor> {
-  const snapshots = await Promise.all(chains.map((c) => settleChain(c, (r) => committedTxSequence(r.ctx))));
-  const cursor: AccountWalkCursor = { desc, chains: new Map() };
-  for (const s of snapshots) {
-    cursor.chains.set(s.chain.chainId, s.ok ? { snapshot: s.value } : { snapshot: 0, unavailable: true });
-  }
-  return cursor;
-}
-
-const stampOf = (data: JsonText): string => {
-  const tx = JSON.parse(typeof data === 'string' ? data : data.toString('utf8')) as { timestamp: string };
-  return timeKey(tx.timestamp);
-};
-
-/** The chain's next `limit` rows of the walk (and its kept total when asked). */
+/**
+ * The chain's next `limit` rows of the walk (and its kept total when asked) in one statement; on
+ * the first page (no position yet) the same statement fixes the chain's snapshot.
+ */
 async function chainRows(
   r: ChainReaders,
   chainId: string,
@@ -45,29 +37,36 @@ async function chainRows(
     account: Uint8Array;
     names: string[] | undefined;
     signerOnly: boolean;
-    cursor: AccountWalkCursor;
+    desc: boolean;
+    position: ChainPosition | undefined;
     limit: number;
     countTotal: boolean;
   },
 ): Promise<ChainRows> {
-  const position = w.cursor.chains.get(chainId)!;
+  const atMost = w.position?.snapshot;
   const accountId = await r.dicts.accountId(w.account);
-  if (accountId === undefined) return { rows: [], total: 0 };
+  if (accountId === undefined)
+    return { snapshot: atMost ?? (await committedTxSequence(r.ctx)), rows: [], total: 0 };
   const msgTypeIds = w.names === undefined ? undefined : await r.dicts.msgTypeIds(w.names);
-  const filter = { accountId, signerOnly: w.signerOnly, msgTypeIds };
-  const [rows, total] = await Promise.all([
-    accountTxsWithin(r.ctx, {
-      ...filter,
-      desc: w.cursor.desc,
-      atMost: position.snapshot,
-      ...(position.after === undefined ? {} : { after: position.after }),
-      limit: w.limit,
-    }),
-    w.countTotal ? keptAccountTxCount(r.ctx, filter) : 0,
-  ]);
+  const step = await accountTxWalkStep(r.ctx, {
+    accountId,
+    signerOnly: w.signerOnly,
+    msgTypeIds,
+    desc: w.desc,
+    atMost,
+    ...(w.position?.after === undefined ? {} : { after: w.position.after }),
+    limit: w.limit,
+    countTotal: w.countTotal,
+  });
   return {
-    rows: rows.map((row) => ({ time: stampOf(row.data), chainId, sequence: row.sequence, value: row.data })),
-    total,
+    snapshot: step.snapshot,
+    rows: step.rows.map((row) => ({
+      time: timeKey(storedTxTimestamp(row.data)),
+      chainId,
+      sequence: row.sequence,
+      value: row.data,
+    })),
+    total: step.total,
   };
 }
 
@@ -80,30 +79,39 @@ export async function accountTxsPage(req: AccountTxsRequest): Promise<string> {
   const key = query['pagination.key'];
   const { 'pagination.key': _key, ...rest } = query;
   const page = parseAccountPagination(rest, 'sequence');
-  const cursor =
-    key !== undefined && key !== '' ? decodeWalkCursor(key) : await openWalk(req.chains, page.reverse);
-  const walkChains = req.chains.filter((c) => cursor.chains.has(c.chainId));
-  const names = parseMsgTypes(query.msgs);
+  // The first page fixes each chain's snapshot with its rows (docs/chains.md §4.1); a chain that
+  // cannot answer then stays out of the whole walk.
+  const opening = key === undefined || key === '';
+  const cursor: AccountWalkCursor = opening
+    ? { desc: page.reverse, chains: new Map() }
+    : decodeWalkCursor(key);
+  const walkChains = opening ? req.chains : req.chains.filter((c) => cursor.chains.has(c.chainId));
   const w = {
     account: req.account,
-    names,
+    names: parseMsgTypes(query.msgs),
     signerOnly: parseIsSigner(query.is_signer),
-    cursor,
+    desc: cursor.desc,
     limit: page.limit + 1,
     countTotal: page.countTotal,
   };
   const results = await Promise.all(
     walkChains
-      .filter((c) => !cursor.chains.get(c.chainId)!.unavailable)
-      .map((c) => settleChain(c, (r) => chainRows(r, c.chainId, w))),
+      .filter((c) => !cursor.chains.get(c.chainId)?.unavailable)
+      .map((c) =>
+        settleChain(c, (r) => chainRows(r, c.chainId, { ...w, position: cursor.chains.get(c.chainId) })),
+      ),
   );
   const candidates: MergeItem<JsonText>[] = [];
   let total = 0;
   for (const res of results) {
+    const chainId = res.chain.chainId;
     if (!res.ok) {
-      cursor.chains.get(res.chain.chainId)!.unavailable = true;
+      const position = cursor.chains.get(chainId);
+      if (position) position.unavailable = true;
+      else cursor.chains.set(chainId, { snapshot: 0, unavailable: true });
       continue;
     }
+    if (opening) cursor.chains.set(chainId, { snapshot: res.value.snapshot });
     candidates.push(...res.value.rows);
     total += res.value.total;
   }

@@ -3,9 +3,9 @@ import { testDbFactories } from '../../../test/helpers/db.js';
 import type { Db } from '../driver/db.js';
 import {
   accountSummary,
-  accountTxsWithin,
+  accountTxWalkStep,
   committedTxSequence,
-  keptAccountTxCount,
+  type AccountTxWalkStep,
 } from './account-activity.js';
 
 /** Ten txs (sequence = height = i); account 1 in every one (signer of the even ones), type 7 on i % 3 = 0. */
@@ -41,18 +41,33 @@ describe.each(testDbFactories())('account activity reader on $name', (factory) =
       await seed(db);
       expect(await committedTxSequence(ctx)).toBe(10);
       const base = { accountId: 1, signerOnly: false, msgTypeIds: undefined, atMost: 8, limit: 3 };
-      expect(ns(await accountTxsWithin(ctx, { ...base, desc: true }))).toEqual([8, 7, 6]);
-      expect(ns(await accountTxsWithin(ctx, { ...base, desc: true, after: 6 }))).toEqual([5, 4, 3]);
-      expect(ns(await accountTxsWithin(ctx, { ...base, desc: false, after: 6 }))).toEqual([7, 8]);
-      expect(ns(await accountTxsWithin(ctx, { ...base, desc: true, signerOnly: true }))).toEqual([8, 6, 4]);
-      expect(ns(await accountTxsWithin(ctx, { ...base, desc: false, msgTypeIds: [7] }))).toEqual([3, 6]);
-      expect(await accountTxsWithin(ctx, { ...base, desc: true, msgTypeIds: [] })).toEqual([]);
-      expect(await accountTxsWithin(ctx, { ...base, accountId: 2, desc: true })).toEqual([]);
-      const kept = { accountId: 1, signerOnly: false, msgTypeIds: undefined };
-      expect(await keptAccountTxCount(ctx, kept)).toBe(10);
-      expect(await keptAccountTxCount(ctx, { ...kept, signerOnly: true })).toBe(5);
-      expect(await keptAccountTxCount(ctx, { ...kept, msgTypeIds: [7] })).toBe(3);
-      expect(await keptAccountTxCount(ctx, { ...kept, accountId: 2 })).toBe(0);
+      const step = (w: Partial<AccountTxWalkStep> & { desc: boolean }) =>
+        accountTxWalkStep(ctx, { ...base, countTotal: false, ...w });
+      const seqs = async (w: Partial<AccountTxWalkStep> & { desc: boolean }) => ns((await step(w)).rows);
+      expect(await seqs({ desc: true })).toEqual([8, 7, 6]);
+      expect(await seqs({ desc: true, after: 6 })).toEqual([5, 4, 3]);
+      expect(await seqs({ desc: false, after: 6 })).toEqual([7, 8]);
+      expect(await seqs({ desc: true, signerOnly: true })).toEqual([8, 6, 4]);
+      expect(await seqs({ desc: false, msgTypeIds: [7] })).toEqual([3, 6]);
+      expect(await seqs({ desc: true, msgTypeIds: [] })).toEqual([]);
+      expect(await seqs({ accountId: 2, desc: true })).toEqual([]);
+      // The snapshot: the given one, else the committed sequence read by the same statement.
+      expect(await step({ desc: true })).toMatchObject({ snapshot: 8, total: 0 });
+      expect(await step({ desc: true, atMost: undefined, limit: 1 })).toMatchObject({ snapshot: 10 });
+      expect(ns((await step({ desc: true, atMost: undefined, limit: 1 })).rows)).toEqual([10]);
+      expect(await step({ accountId: 2, desc: true, atMost: undefined })).toEqual({
+        snapshot: 10,
+        rows: [],
+        total: 0,
+      });
+      // The kept counts (no scan): the counter, or the sum over the intersecting type sets.
+      const total = async (w: Partial<AccountTxWalkStep>) =>
+        (await step({ desc: true, countTotal: true, ...w })).total;
+      expect(await total({})).toBe(10);
+      expect(await total({ signerOnly: true })).toBe(5);
+      expect(await total({ msgTypeIds: [7] })).toBe(3);
+      expect(await total({ msgTypeIds: [] })).toBe(0);
+      expect(await total({ accountId: 2 })).toBe(0);
     } finally {
       await dispose();
     }

@@ -12,73 +12,89 @@ export interface AccountTxRow {
   data: JsonText;
 }
 
-export interface AccountTxWindow {
-  accountId: number;
-  signerOnly: boolean;
-  /** Message-type ids (any of them); undefined = no filter; [] = nothing can match. */
-  msgTypeIds: readonly number[] | undefined;
-  desc: boolean;
-  /** The snapshot: no row past this sequence. */
-  atMost: number;
-  /** Exclusive position in list order (the last row served); undefined = from the start. */
-  after?: number;
-  limit: number;
-}
-
 /** The highest committed tx sequence (0 when none): the chain's snapshot for an account walk. */
 export async function committedTxSequence(ctx: ReaderContext): Promise<number> {
   const { rows } = await ctx.db.query<{ n: string }>('SELECT COALESCE(MAX(sequence), 0)::text AS n FROM tx');
   return Number(rows[0]?.n ?? 0);
 }
 
-/** The account's txs within the snapshot, in sequence order, after the position; `limit` rows at most. */
-export async function accountTxsWithin(ctx: ReaderContext, w: AccountTxWindow): Promise<AccountTxRow[]> {
-  if (w.msgTypeIds !== undefined && w.msgTypeIds.length === 0) return [];
-  const params: unknown[] = [w.accountId, w.atMost];
-  let where = `a.account_id = $1 AND a.sequence <= $2`;
-  if (w.signerOnly) where += ' AND a.signer';
-  if (w.after !== undefined) {
-    params.push(w.after);
-    where += ` AND a.sequence ${w.desc ? '<' : '>'} $${params.length}`;
-  }
-  if (w.msgTypeIds !== undefined) {
-    params.push(w.msgTypeIds);
-    where +=
-      ` AND EXISTS (SELECT 1 FROM tx_msg_types m WHERE m.sequence = a.sequence` +
-      ` AND m.msg_type_id = ANY($${params.length}::int[]))`;
-  }
-  const dir = w.desc ? 'DESC' : 'ASC';
-  params.push(w.limit);
-  const sql =
-    `SELECT t.sequence, t.data FROM (SELECT a.sequence FROM tx_accounts a WHERE ${where} ` +
-    `ORDER BY a.sequence ${dir} LIMIT $${params.length}) q JOIN tx t ON t.sequence = q.sequence ` +
-    `ORDER BY t.sequence ${dir}`;
-  const { rows } = await queryStoredJson<AccountTxRow>(ctx, sql, params);
-  return rows.map((r) => ({ sequence: Number(r.sequence), data: r.data }));
+export interface AccountTxWalkStep {
+  accountId: number;
+  signerOnly: boolean;
+  /** Message-type ids (any of them); undefined = no filter; [] = nothing can match. */
+  msgTypeIds: readonly number[] | undefined;
+  desc: boolean;
+  /** The walk's snapshot (no row past it); undefined: the committed sequence, read by the same statement. */
+  atMost: number | undefined;
+  /** Exclusive position in list order (the last row served); undefined = from the start. */
+  after?: number;
+  limit: number;
+  /**
+   * Read the kept count too: ingest's counter without a message filter, else the sum over the
+   * kept message-type sets that intersect it (docs/api.md §1.8). No scan.
+   */
+  countTotal: boolean;
+}
+
+export interface AccountTxWalkRows {
+  snapshot: number;
+  rows: AccountTxRow[];
+  total: number;
 }
 
 /**
- * The kept count of the account's txs (all, or signed): ingest's counter without a message filter,
- * else the sum over the kept message-type sets that intersect it (docs/api.md §1.8). No scan.
+ * One chain's part of an account walk's page in one statement (one round trip, one snapshot):
+ * the snapshot (given, or the committed sequence), the account's txs within it in sequence order
+ * after the position (`limit` rows at most), and its kept count when asked.
  */
-export async function keptAccountTxCount(
+export async function accountTxWalkStep(
   ctx: ReaderContext,
-  o: { accountId: number; signerOnly: boolean; msgTypeIds: readonly number[] | undefined },
-): Promise<number> {
-  if (o.msgTypeIds !== undefined && o.msgTypeIds.length === 0) return 0;
-  const column = o.signerOnly ? 'signed' : 'txs';
-  const { rows } =
-    o.msgTypeIds === undefined
-      ? await ctx.db.query<{ n: string }>(
-          `SELECT ${column}::text AS n FROM tx_account_counts WHERE account_id = $1`,
-          [o.accountId],
-        )
-      : await ctx.db.query<{ n: string }>(
-          `SELECT COALESCE(sum(${column}), 0)::text AS n FROM tx_account_msg_type_sets ` +
-            `WHERE account_id = $1 AND type_ids && $2::int[]`,
-          [o.accountId, o.msgTypeIds],
-        );
-  return Number(rows[0]?.n ?? 0);
+  w: AccountTxWalkStep,
+): Promise<AccountTxWalkRows> {
+  const none = w.msgTypeIds !== undefined && w.msgTypeIds.length === 0;
+  const params: unknown[] = [w.accountId];
+  const param = (value: unknown) => `$${params.push(value)}`;
+  const snap =
+    w.atMost === undefined
+      ? 'SELECT COALESCE(MAX(sequence), 0) FROM tx'
+      : `SELECT ${param(w.atMost)}::bigint`;
+  const column = w.signerOnly ? 'signed' : 'txs';
+  const total =
+    !w.countTotal || none
+      ? '0'
+      : w.msgTypeIds === undefined
+        ? `(SELECT ${column} FROM tx_account_counts WHERE account_id = $1)`
+        : `(SELECT sum(${column}) FROM tx_account_msg_type_sets ` +
+          `WHERE account_id = $1 AND type_ids && ${param(w.msgTypeIds)}::int[])`;
+  let where = `a.account_id = $1 AND a.sequence <= s.snap`;
+  if (w.signerOnly) where += ' AND a.signer';
+  if (w.after !== undefined) where += ` AND a.sequence ${w.desc ? '<' : '>'} ${param(w.after)}`;
+  if (w.msgTypeIds !== undefined)
+    where +=
+      ` AND EXISTS (SELECT 1 FROM tx_msg_types m WHERE m.sequence = a.sequence` +
+      ` AND m.msg_type_id = ANY(${param(w.msgTypeIds)}::int[]))`;
+  const dir = w.desc ? 'DESC' : 'ASC';
+  const limit = none ? '0' : param(w.limit);
+  const sql =
+    `WITH s AS (SELECT (${snap}) AS snap, ${total}::bigint AS total) ` +
+    `SELECT s.snap, COALESCE(s.total, 0)::bigint AS total, p.sequence, p.data FROM s LEFT JOIN LATERAL ` +
+    `(SELECT t.sequence, t.data FROM (SELECT a.sequence FROM tx_accounts a WHERE ${where} ` +
+    `ORDER BY a.sequence ${dir} LIMIT ${limit}) q JOIN tx t ON t.sequence = q.sequence) p ON true ` +
+    `ORDER BY p.sequence ${dir}`;
+  const { rows } = await queryStoredJson<{
+    snap: number | string;
+    total: number | string;
+    sequence: number | string | null;
+    data: JsonText | null;
+  }>(ctx, sql, params);
+  const first = rows[0]!;
+  return {
+    snapshot: Number(first.snap),
+    total: Number(first.total),
+    rows: rows.flatMap((r) =>
+      r.sequence === null || r.data === null ? [] : [{ sequence: Number(r.sequence), data: r.data }],
+    ),
+  };
 }
 
 export interface AccountSummaryRow {
