@@ -4,7 +4,7 @@ import { createInProcessFeed } from '../shared/commit-feed.js';
 import type { IngestOptions } from '../shared/config.js';
 import { errorMessage } from '../shared/errors.js';
 import type { Logger } from '../shared/logger.js';
-import { createMetricsRegistry, type Registry } from '../shared/metrics.js';
+import { createMetricsRegistry } from '../shared/metrics.js';
 import { createNodeWaits } from '../shared/node-waits.js';
 import { createIngestMetrics } from '../ingest/metrics.js';
 import type { Progress } from '../ingest/pipeline.js';

@@ -25,8 +25,12 @@ export interface ChainSetChange {
 
 export interface ChainSet<C> {
   readonly chains: readonly SupervisedChain[];
-  /** Starts the first set, in the file's order. */
-  start(entries: readonly ChainSetEntry<C>[]): void;
+  /** The directory the deployment's API reads: each change puts the new set in it first. */
+  publish(directory: MutableChainDirectory): void;
+  /** Builds the first set, in the file's order (nothing runs yet). */
+  create(entries: readonly ChainSetEntry<C>[]): void;
+  /** Starts every chain of the first set (once the deployment serves). */
+  start(): void;
   /**
    * Puts a new set in place: new chains start, chains left out stop (their rows stay), a chain
    * whose entry changed is stopped and started again with the new one; the others go on untouched.
@@ -55,13 +59,13 @@ interface Member {
  */
 export function createChainSet<C>(ctx: {
   make(config: C, signal: AbortSignal): SupervisedChain;
-  directory: () => MutableChainDirectory | undefined;
   logger: Logger;
   signal: AbortSignal;
 }): ChainSet<C> {
   let members: Member[] = [];
   let changing: Promise<unknown> = Promise.resolve();
   let generation = 0;
+  let directory: MutableChainDirectory | undefined;
 
   const launch = ({ chainId, config }: ChainSetEntry<C>): Member => {
     const stop = new AbortController();
@@ -101,7 +105,7 @@ export function createChainSet<C>(ctx: {
     members = next;
     generation += 1;
     // The API sees the new set first: a chain being restarted answers 503 until its new run serves.
-    ctx.directory()?.replace(
+    directory?.replace(
       next.map((m) => m.chain),
       defaultChainId,
     );
@@ -117,9 +121,14 @@ export function createChainSet<C>(ctx: {
     get chains() {
       return members.map((m) => m.chain);
     },
-    start(entries) {
+    publish(published) {
+      directory = published;
+    },
+    create(entries) {
       members = entries.map(launch);
-      members.forEach(begin);
+    },
+    start() {
+      for (const m of members) if (!m.done) begin(m);
     },
     apply(entries, defaultChainId) {
       const applied = changing.then(() => change(entries, defaultChainId));

@@ -1,4 +1,4 @@
-import type { MutableChainDirectory, RequestHandler } from '../api/deployment/directory.js';
+import type { RequestHandler } from '../api/deployment/directory.js';
 import type { StreamSource } from '../api/stream/source.js';
 import type { ChainCondition } from '../shared/chain-condition.js';
 import { errorMessage } from '../shared/errors.js';
@@ -11,7 +11,13 @@ import type { Db } from '../store/driver/db.js';
 import { readChainMeta } from '../store/readers/chain-meta.js';
 import { createChainApi } from './chain-api.js';
 import { createChainDatabases, type ChainDatabases } from './chain-databases.js';
-import { chainsReloader, createChainSet, onSighup, type ReloadOutcome, type SupervisedChain } from './chain-set.js';
+import {
+  chainsReloader,
+  createChainSet,
+  onSighup,
+  type ReloadOutcome,
+  type SupervisedChain,
+} from './chain-set.js';
 import { shutdownSignal } from './context.js';
 import type { DeploymentApiConfig } from './deployment-config.js';
 import { deploymentReadiness, serveDeployment } from './deployment-process.js';
@@ -35,17 +41,16 @@ export async function runDeploymentApi(
   const logger = createLogger({ level: config.logLevel, format: config.logFormat, name: 'api' });
   const stop = signal ?? shutdownSignal(logger);
   const databases = createChainDatabases();
-  let directory: MutableChainDirectory | undefined;
   type Entry = DeploymentApiConfig['chains'][number];
   const set = createChainSet<Entry>({
-    make: (chain, chainSignal) => createServedChain({ ...chain, config, databases, logger, signal: chainSignal }),
-    directory: () => directory,
+    make: (chain, chainSignal) =>
+      createServedChain({ ...chain, config, databases, logger, signal: chainSignal }),
     logger,
     signal: stop,
   });
   const entriesOf = (c: Readonly<DeploymentApiConfig>) =>
     c.chains.map((chain) => ({ chainId: chain.chainId, config: chain }));
-  set.start(entriesOf(config));
+  set.create(entriesOf(config));
   const registry = createMetricsRegistry();
   const metrics = mergedMetrics(() => [registry, ...set.chains.map((c) => c.registry)]);
   const readiness = () => deploymentReadiness(set.chains.map((c) => c.condition()));
@@ -64,7 +69,7 @@ export async function runDeploymentApi(
     metrics,
     readiness,
   });
-  directory = served.directory;
+  set.publish(served.directory);
   const letGo = reload
     ? (reload.on ?? onSighup)(
         chainsReloader(set, logger, () => {
@@ -74,6 +79,7 @@ export async function runDeploymentApi(
       )
     : undefined;
   logger.info({ url: port.url, chains: set.chains.map((c) => c.chainId) }, 'api listening');
+  set.start();
   try {
     await new Promise<void>((resolve) =>
       stop.aborted ? resolve() : stop.addEventListener('abort', () => resolve()),

@@ -86,8 +86,7 @@ export function loadChainIngestOptions(env: Env, flags: Env, chainId: string): R
   const file = env.CHAINS_FILE!.trim();
   refuseSingleChainSettings(env, flags);
   const entry = loadChainsFile(file).find((c) => c.chainId === chainId);
-  if (!entry)
-    throw new InputError('invalid_option', `--chain ${chainId}: not a chain of ${file}`);
+  if (!entry) throw new InputError('invalid_option', `--chain ${chainId}: not a chain of ${file}`);
   return loadIngestOptions(chainEnv(env, entry), flags);
 }
 

@@ -43,7 +43,6 @@ export async function runDeploymentProcess(opts: DeploymentProcessOptions): Prom
   const logger = opts.logger ?? createLogger({ level: settings.logLevel, format: settings.logFormat });
   const signal = opts.signal ?? shutdownSignal(logger);
   const databases = createChainDatabases();
-  let directory: MutableChainDirectory | undefined;
   const set = createChainSet<DeployedChainConfig>({
     make: (chain, chainSignal) =>
       createChainRun({
@@ -54,11 +53,10 @@ export async function runDeploymentProcess(opts: DeploymentProcessOptions): Prom
         signal: chainSignal,
         ...(opts.onCommit ? { onCommit: opts.onCommit } : {}),
       }),
-    directory: () => directory,
     logger,
     signal,
   });
-  set.start(chainEntries(config));
+  set.create(chainEntries(config));
   const registry = createMetricsRegistry();
   const metrics = mergedMetrics(() => [registry, ...set.chains.map((r) => r.registry)]);
   const readiness = () => deploymentReadiness(set.chains.map((r) => r.condition()));
@@ -73,13 +71,15 @@ export async function runDeploymentProcess(opts: DeploymentProcessOptions): Prom
   let app: FastifyInstance | undefined;
   let letGo: (() => void) | undefined;
   try {
-    ({ app, directory } = await serveDeployment(port, set.chains, {
+    const served = await serveDeployment(port, set.chains, {
       settings: config.chains[0]!.api?.settings,
       defaultChainId: config.defaultChainId,
       logger,
       metrics,
       readiness,
-    }));
+    });
+    app = served.app;
+    set.publish(served.directory);
     if (opts.reloadConfig) {
       const load = opts.reloadConfig;
       const reload = chainsReloader(set, logger, () => {
@@ -90,6 +90,7 @@ export async function runDeploymentProcess(opts: DeploymentProcessOptions): Prom
     }
     opts.onListening?.(port.url);
     logger.info({ chains: set.chains.map((r) => r.chainId), url: port.url }, 'deployment listening');
+    set.start();
     await set.ended();
   } finally {
     letGo?.();

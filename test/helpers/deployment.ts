@@ -101,10 +101,10 @@ export async function startTestDeployment(args: {
       const load = () =>
         loadDeploymentConfig(
           {
-          CHAINS_FILE: file,
-          PORT: String(port),
-          HOST: '127.0.0.1',
-          ...(args.databaseUrl ? { DATABASE_URL: args.databaseUrl } : { DATA_DIR: dataDir }),
+            CHAINS_FILE: file,
+            PORT: String(port),
+            HOST: '127.0.0.1',
+            ...(args.databaseUrl ? { DATABASE_URL: args.databaseUrl } : { DATA_DIR: dataDir }),
             API_CACHE: 'false',
             ...args.env,
           },

@@ -160,7 +160,8 @@ export class AccountStreamConnection {
       }
       this.slots.splice(this.slots.indexOf(slot), 1);
       this.positions.delete(slot.chain.chainId);
-      if (this.opened) this.write('chain', JSON.stringify({ chain_id: slot.chain.chainId, state: 'removed' }));
+      if (this.opened)
+        this.write('chain', JSON.stringify({ chain_id: slot.chain.chainId, state: 'removed' }));
     }
     for (const chain of wanted)
       if (!this.slots.some((s) => s.chain.chainId === chain.chainId)) this.slots.push({ chain });

@@ -1,6 +1,12 @@
 import type { Command } from 'commander';
 import { z } from 'zod';
-import { flagProblem, loadIngestOptions, parseFlags, type Env, type IngestOptions } from '../../shared/config.js';
+import {
+  flagProblem,
+  loadIngestOptions,
+  parseFlags,
+  type Env,
+  type IngestOptions,
+} from '../../shared/config.js';
 import { InputError } from '../../shared/errors.js';
 import { readChainMeta } from '../../store/readers/chain-meta.js';
 import { createChainDatabases } from '../chain-databases.js';
@@ -91,7 +97,7 @@ function withRepairNodeOptions(cmd: Command): Command {
     .option('--from <h>', 'first height')
     .option('--to <h>', 'last height (default: the indexed height)')
     .option('--batch <n>', 'heights per node request / per transaction')
-    .option('--chain <id>', "with CHAINS_FILE: the chain to work on (its schema, on its shard; required)");
+    .option('--chain <id>', 'with CHAINS_FILE: the chain to work on (its schema, on its shard; required)');
 }
 
 /**
