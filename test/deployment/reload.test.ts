@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { withRepairContext } from '../../src/bin/commands/repair.js';
 import { runReindex } from '../../src/ingest/repair/reindex.js';
 import { runVerify, verifyHeights } from '../../src/ingest/repair/verify.js';
+import type { VmType } from '../../src/sim/types.js';
 import { testDbFactories, createPostgresTestDb } from '../helpers/db.js';
 import { startTestDeployment, type DeploymentChainSpec, type TestDeployment } from '../helpers/deployment.js';
 import { chainViews, until } from '../helpers/deployment-faults.js';
@@ -16,29 +17,17 @@ import { chainViews, until } from '../helpers/deployment-faults.js';
  * chain alone; a chain added again resumes from the rows it kept. `reindex` and `verify --chain`
  * work on one chain's schema beside the running deployment (PostgreSQL: PGlite is one process's).
  */
-const STAYS: DeploymentChainSpec = {
-  vm: 'move',
-  chainId: 'reload-move-1',
-  head: 24,
-  haltAt: 6,
+const chain = (vm: VmType, chainId: string, head: number, seed: number, haltAt?: number) => ({
+  vm,
+  chainId,
+  head,
+  ...(haltAt === undefined ? {} : { haltAt }),
   txsPerBlock: '1-3',
-  sim: { seed: 31, accounts: 8 },
-};
-const REMOVED: DeploymentChainSpec = {
-  vm: 'wasm',
-  chainId: 'reload-wasm-1',
-  head: 6,
-  txsPerBlock: '1-3',
-  sim: { seed: 32, accounts: 8 },
-};
-const ADDED: DeploymentChainSpec = {
-  vm: 'evm',
-  chainId: 'reload-evm-1',
-  head: 6,
-  haltAt: 2,
-  txsPerBlock: '1-3',
-  sim: { seed: 33, accounts: 8 },
-};
+  sim: { seed, accounts: 8 },
+});
+const STAYS: DeploymentChainSpec = chain('move', 'reload-move-1', 24, 31, 6);
+const REMOVED: DeploymentChainSpec = chain('wasm', 'reload-wasm-1', 6, 32);
+const ADDED: DeploymentChainSpec = chain('evm', 'reload-evm-1', 6, 33, 2);
 const ACCOUNT = `0x${'11'.repeat(20)}`;
 
 /** The chain's blocks counter in the deployment's scrape: blocks its one run has committed. */
