@@ -4,7 +4,7 @@ import { createInProcessFeed } from '../shared/commit-feed.js';
 import type { IngestOptions } from '../shared/config.js';
 import { errorMessage } from '../shared/errors.js';
 import type { Logger } from '../shared/logger.js';
-import { createMetricsRegistry, type Registry } from '../shared/metrics.js';
+import { createMetricsRegistry } from '../shared/metrics.js';
 import { createNodeWaits } from '../shared/node-waits.js';
 import { createIngestMetrics } from '../ingest/metrics.js';
 import type { Progress } from '../ingest/pipeline.js';
@@ -18,25 +18,16 @@ import { readChainMeta, readIndexedHeight, type ChainMeta } from '../store/reade
 import type { RequestHandler } from '../api/deployment/directory.js';
 import { createChainApi } from './chain-api.js';
 import type { ChainDatabases } from './chain-databases.js';
+import type { SupervisedChain } from './chain-set.js';
 import { migrateWhenReachable } from './ingest-process.js';
 import type { ServedApiConfig } from './process-config.js';
 
-/** One chain of a deployment: its ingest, restarted alone when it fails, and its API. */
-export interface ChainRun {
-  readonly chainId: string;
-  /** The chain's metrics, each labelled with its `chain_id`. */
-  readonly registry: Registry;
-  condition(): ChainCondition;
-  /** The chain's read API (every single-chain route), once its identity is known. */
-  handler(): RequestHandler | undefined;
-  /** The database the chain's API reads. */
-  apiDb(): Db | undefined;
-  /** The live streams of the chain's API, once it serves (the deployment's account stream). */
-  streams(): StreamSource | undefined;
-  /** Ingests until the deployment stops; a failure stalls this chain only, which retries by itself. */
-  run(): Promise<void>;
-  close(): Promise<void>;
-}
+/**
+ * One chain of a deployment: its ingest, restarted alone when it fails, and its API (every
+ * single-chain route, once its identity is known). `run` ingests until the chain's signal (the
+ * deployment's, or its removal from the chains file) or `--until`.
+ */
+export type ChainRun = SupervisedChain;
 
 export interface ChainRunContext {
   options: Readonly<IngestOptions>;
@@ -47,7 +38,7 @@ export interface ChainRunContext {
   signal: AbortSignal;
   /** Told after each of this chain's commits (the deployment's account stream). */
   onCommit?: (chainId: string, height: number) => void;
-  /** The deployment's prepare threads, shared by every chain (docs/chains.md §6); absent: this thread. */
+  /** The deployment's prepare threads, shared by every chain (docs/chains.md §7); absent: this thread. */
   preparePool?: PreparePool | undefined;
   /** The proto packages reflected once for every chain preparing on the main thread. */
   reflected?: ReflectResult | undefined;
@@ -195,7 +186,7 @@ export function createChainRun(ctx: ChainRunContext): ChainRun {
     registry,
     condition,
     handler: () => api?.handler,
-    apiDb: () => apiDb,
+    db: () => apiDb,
     streams: () => (api ? streams : undefined),
     async run() {
       let wait = RESTART_FIRST_MS;

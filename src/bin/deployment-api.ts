@@ -1,10 +1,9 @@
-import type { DeployedChain } from '../api/deployment/directory.js';
 import type { RequestHandler } from '../api/deployment/directory.js';
 import type { StreamSource } from '../api/stream/source.js';
 import type { ChainCondition } from '../shared/chain-condition.js';
 import { errorMessage } from '../shared/errors.js';
 import { createLogger, type Logger } from '../shared/logger.js';
-import { createMetricsRegistry, mergedMetrics, type Registry } from '../shared/metrics.js';
+import { createMetricsRegistry, mergedMetrics } from '../shared/metrics.js';
 import { createNodeWaits } from '../shared/node-waits.js';
 import { abortableDelay } from '../node/retry.js';
 import { createCommitListener } from '../store/driver/commit-listener.js';
@@ -12,6 +11,13 @@ import type { Db } from '../store/driver/db.js';
 import { readChainMeta } from '../store/readers/chain-meta.js';
 import { createChainApi } from './chain-api.js';
 import { createChainDatabases, type ChainDatabases } from './chain-databases.js';
+import {
+  chainsReloader,
+  createChainSet,
+  onSighup,
+  type ReloadOutcome,
+  type SupervisedChain,
+} from './chain-set.js';
 import { shutdownSignal } from './context.js';
 import type { DeploymentApiConfig } from './deployment-config.js';
 import { deploymentReadiness, serveDeployment } from './deployment-process.js';
@@ -25,16 +31,29 @@ import { openHttpPort } from './http-port.js';
 export async function runDeploymentApi(
   config: Readonly<DeploymentApiConfig>,
   signal?: AbortSignal,
+  reload?: {
+    /** Reads the chains file again (docs/chains.md §6), as at start. */
+    config: () => Readonly<DeploymentApiConfig>;
+    /** Default: SIGHUP. */
+    on?: (reload: () => Promise<ReloadOutcome>) => () => void;
+  },
 ): Promise<void> {
   const logger = createLogger({ level: config.logLevel, format: config.logFormat, name: 'api' });
   const stop = signal ?? shutdownSignal(logger);
   const databases = createChainDatabases();
-  const chains = config.chains.map((chain) =>
-    createServedChain({ ...chain, config, databases, logger, signal: stop }),
-  );
+  type Entry = DeploymentApiConfig['chains'][number];
+  const set = createChainSet<Entry>({
+    make: (chain, chainSignal) =>
+      createServedChain({ ...chain, config, databases, logger, signal: chainSignal }),
+    logger,
+    signal: stop,
+  });
+  const entriesOf = (c: Readonly<DeploymentApiConfig>) =>
+    c.chains.map((chain) => ({ chainId: chain.chainId, config: chain }));
+  set.create(entriesOf(config));
   const registry = createMetricsRegistry();
-  const metrics = mergedMetrics(() => [registry, ...chains.map((c) => c.registry)]);
-  const readiness = () => deploymentReadiness(chains.map((c) => c.condition()));
+  const metrics = mergedMetrics(() => [registry, ...set.chains.map((c) => c.registry)]);
+  const readiness = () => deploymentReadiness(set.chains.map((c) => c.condition()));
   const port = await openHttpPort({
     port: config.settings.port,
     host: config.settings.host,
@@ -43,32 +62,38 @@ export async function runDeploymentApi(
     waits: createNodeWaits(),
     limits: config.edge,
   });
-  const app = await serveDeployment(port, chains, {
+  const served = await serveDeployment(port, set.chains, {
     settings: config.settings,
     defaultChainId: config.defaultChainId,
     logger,
     metrics,
     readiness,
   });
-  logger.info({ url: port.url, chains: chains.map((c) => c.chainId) }, 'api listening');
+  set.publish(served.directory);
+  const letGo = reload
+    ? (reload.on ?? onSighup)(
+        chainsReloader(set, logger, () => {
+          const next = reload.config();
+          return { entries: entriesOf(next), defaultChainId: next.defaultChainId };
+        }),
+      )
+    : undefined;
+  logger.info({ url: port.url, chains: set.chains.map((c) => c.chainId) }, 'api listening');
+  set.start();
   try {
-    await Promise.all(chains.map((c) => c.open()));
     await new Promise<void>((resolve) =>
       stop.aborted ? resolve() : stop.addEventListener('abort', () => resolve()),
     );
   } finally {
-    await app.close();
+    letGo?.();
+    await served.app.close();
     await port.close();
-    await Promise.all(chains.map((c) => c.close()));
+    await set.close();
   }
 }
 
-interface ServedChain extends DeployedChain {
-  readonly registry: Registry;
-  /** Opens the chain's index, retrying until it is there (or the process stops). */
-  open(): Promise<void>;
-  close(): Promise<void>;
-}
+/** A chain the `api` process serves: `run` opens its index, retrying until it is there (or it stops). */
+type ServedChain = SupervisedChain;
 
 const REOPEN_MS = 2000;
 
@@ -136,7 +161,7 @@ function createServedChain(ctx: {
     handler: () => api?.handler,
     db: () => db,
     streams: () => (api ? streams : undefined),
-    async open() {
+    async run() {
       while (!api && !ctx.signal.aborted) {
         try {
           await openOnce();

@@ -77,6 +77,19 @@ export function loadDeploymentConfig(
   });
 }
 
+/**
+ * One chain's settings from the chains file, for a command run on that chain alone beside the
+ * deployment (`verify`, `reindex` with `--chain`, docs/chains.md §6): exactly what `start` runs
+ * it with.
+ */
+export function loadChainIngestOptions(env: Env, flags: Env, chainId: string): Readonly<IngestOptions> {
+  const file = env.CHAINS_FILE!.trim();
+  refuseSingleChainSettings(env, flags);
+  const entry = loadChainsFile(file).find((c) => c.chainId === chainId);
+  if (!entry) throw new InputError('invalid_option', `--chain ${chainId}: not a chain of ${file}`);
+  return loadIngestOptions(chainEnv(env, entry), flags);
+}
+
 function loadDefaultChainId(env: Env, entries: readonly ChainEntry[], file: string): string | undefined {
   const { DEFAULT_CHAIN_ID: id } = parseEnv(z.object({ DEFAULT_CHAIN_ID: z.string().min(1).optional() }), {
     DEFAULT_CHAIN_ID: env.DEFAULT_CHAIN_ID || undefined,

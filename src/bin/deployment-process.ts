@@ -1,23 +1,31 @@
 import type { FastifyInstance, FastifyServerFactory } from 'fastify';
 import type { ChainCondition } from '../shared/chain-condition.js';
 import { createLogger, type Logger } from '../shared/logger.js';
-import type { DeployedChain } from '../api/deployment/directory.js';
+import type { DeployedChain, MutableChainDirectory } from '../api/deployment/directory.js';
 import type { ApiSettings } from '../api/options.js';
 import { createMetricsRegistry, mergedMetrics, type MetricsSource } from '../shared/metrics.js';
 import { packageVersion } from '../shared/version.js';
 import { createNodeWaits } from '../shared/node-waits.js';
 import { createChainDatabases } from './chain-databases.js';
-import { createChainRun, type ChainRun } from './chain-run.js';
+import { createChainRun } from './chain-run.js';
 import { createPreparePool } from '../ingest/prepare/worker-pool.js';
 import { reflectPackages } from '../shared/proto/reflect.js';
+import { chainsReloader, createChainSet, onSighup, type ReloadOutcome } from './chain-set.js';
 import { shutdownSignal } from './context.js';
-import type { DeploymentConfig } from './deployment-config.js';
+import type { DeployedChainConfig, DeploymentConfig } from './deployment-config.js';
 import { openHttpPort, type HttpPort } from './http-port.js';
 
 export interface DeploymentProcessOptions {
   config: Readonly<DeploymentConfig>;
   /** Serve every chain's API (`start`), or only /health, /ready, /metrics and /chains (`indexer`). */
   serveApi: boolean;
+  /**
+   * Reads the chains file again (docs/chains.md §6): the same loader, variables and flags as at
+   * start. Absent: the chains are those of `config` for the process's life.
+   */
+  reloadConfig?: () => Readonly<DeploymentConfig>;
+  /** Hands the reload over to its trigger; returns how to let go of it. Default: SIGHUP. */
+  reloadOn?: (reload: () => Promise<ReloadOutcome>) => () => void;
   logger?: Logger;
   onListening?: (url: string) => void;
   /** Told after each commit of any chain (the demo's progress, tests). */
@@ -28,7 +36,8 @@ export interface DeploymentProcessOptions {
 
 /**
  * `start` / `indexer` with a chains file (docs/chains.md): one port, one ingest run per chain, each
- * failing and recovering alone. Resolves once every chain has stopped (signal, --until).
+ * failing and recovering alone; the chains file read again on SIGHUP (§6). Resolves once every
+ * chain has stopped (signal, --until).
  */
 export async function runDeploymentProcess(opts: DeploymentProcessOptions): Promise<void> {
   const { config } = opts;
@@ -36,26 +45,30 @@ export async function runDeploymentProcess(opts: DeploymentProcessOptions): Prom
   const logger = opts.logger ?? createLogger({ level: settings.logLevel, format: settings.logFormat });
   const signal = opts.signal ?? shutdownSignal(logger);
   const databases = createChainDatabases();
-  // One set of prepare threads for every chain, chunks taken round robin (docs/chains.md §6).
+  // One set of prepare threads for every chain, chunks taken round robin (docs/chains.md §7).
   const preparePool =
     settings.prepareWorkers > 0 ? createPreparePool({ count: settings.prepareWorkers, logger }) : undefined;
   // Without threads every chain decodes here: one reflection of the proto packages for all.
   const reflected = preparePool ? undefined : reflectPackages();
-  const runs = config.chains.map((chain) =>
-    createChainRun({
-      options: chain.ingest,
-      api: opts.serveApi ? chain.api : undefined,
-      databases,
-      logger,
-      signal,
-      preparePool,
-      reflected,
-      ...(opts.onCommit ? { onCommit: opts.onCommit } : {}),
-    }),
-  );
+  const set = createChainSet<DeployedChainConfig>({
+    make: (chain, chainSignal) =>
+      createChainRun({
+        options: chain.ingest,
+        api: opts.serveApi ? chain.api : undefined,
+        databases,
+        logger,
+        signal: chainSignal,
+        preparePool,
+        reflected,
+        ...(opts.onCommit ? { onCommit: opts.onCommit } : {}),
+      }),
+    logger,
+    signal,
+  });
+  set.create(chainEntries(config));
   const registry = createMetricsRegistry();
-  const metrics = mergedMetrics(() => [registry, ...runs.map((r) => r.registry)]);
-  const readiness = () => deploymentReadiness(runs.map((r) => r.condition()));
+  const metrics = mergedMetrics(() => [registry, ...set.chains.map((r) => r.registry)]);
+  const readiness = () => deploymentReadiness(set.chains.map((r) => r.condition()));
   const port = await openHttpPort({
     port: settings.port,
     host: settings.host,
@@ -65,36 +78,44 @@ export async function runDeploymentProcess(opts: DeploymentProcessOptions): Prom
     limits: config.edge,
   });
   let app: FastifyInstance | undefined;
+  let letGo: (() => void) | undefined;
   try {
-    app = await serveDeployment(port, runs.map(deployedChainOf), {
+    const served = await serveDeployment(port, set.chains, {
       settings: config.chains[0]!.api?.settings,
       defaultChainId: config.defaultChainId,
       logger,
       metrics,
       readiness,
     });
+    app = served.app;
+    set.publish(served.directory);
+    if (opts.reloadConfig) {
+      const load = opts.reloadConfig;
+      const reload = chainsReloader(set, logger, () => {
+        const next = load();
+        return { entries: chainEntries(next), defaultChainId: next.defaultChainId };
+      });
+      letGo = (opts.reloadOn ?? onSighup)(reload);
+    }
     opts.onListening?.(port.url);
-    logger.info({ chains: runs.map((r) => r.chainId), url: port.url }, 'deployment listening');
-    await Promise.all(runs.map((r) => r.run()));
+    logger.info({ chains: set.chains.map((r) => r.chainId), url: port.url }, 'deployment listening');
+    set.start();
+    await set.ended();
   } finally {
+    letGo?.();
     await app?.close();
     await port.close();
-    await Promise.all(runs.map((r) => r.close()));
+    await set.close();
     await preparePool?.close();
     logger.info(
-      { heights: Object.fromEntries(runs.map((r) => [r.chainId, r.condition().height])) },
+      { heights: Object.fromEntries(set.chains.map((r) => [r.chainId, r.condition().height])) },
       'stopped',
     );
   }
 }
 
-const deployedChainOf = (run: ChainRun): DeployedChain => ({
-  chainId: run.chainId,
-  condition: run.condition,
-  handler: run.handler,
-  db: run.apiDb,
-  streams: run.streams,
-});
+const chainEntries = (config: Readonly<DeploymentConfig>) =>
+  config.chains.map((chain) => ({ chainId: chain.ingest.chainId!, config: chain }));
 
 /** The deployment's own API on the port, in front of each chain's (dispatch.ts). */
 export async function serveDeployment(
@@ -108,7 +129,7 @@ export async function serveDeployment(
     metrics: MetricsSource;
     readiness: () => { ready: boolean; reason?: string };
   },
-): Promise<FastifyInstance> {
+): Promise<{ app: FastifyInstance; directory: MutableChainDirectory }> {
   // Loaded here: `indexer` loads the API only for these few routes.
   const [{ createDeploymentApp }, { createChainDirectory }, { createDispatcher }, { loadApiSettings }] =
     await Promise.all([
@@ -131,7 +152,7 @@ export async function serveDeployment(
   await app.ready();
   port.adopt(createDispatcher(directory, own!));
   port.release();
-  return app;
+  return { app, directory };
 }
 
 /**

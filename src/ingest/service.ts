@@ -84,7 +84,7 @@ export interface IngestServiceContext {
   waits?: NodeWaits;
   signal?: AbortSignal;
   /**
-   * Prepare threads shared with the other chains of a deployment (docs/chains.md §6); without it,
+   * Prepare threads shared with the other chains of a deployment (docs/chains.md §7); without it,
    * `options.prepareWorkers` threads of the chain's own (0: this thread).
    */
   preparePool?: PreparePool;

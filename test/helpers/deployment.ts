@@ -8,6 +8,7 @@ import type { Db } from '../../src/store/driver/db.js';
 import { silentLogger, type Logger } from '../../src/shared/logger.js';
 import { loadDeploymentConfig } from '../../src/bin/deployment-config.js';
 import { runDeploymentProcess } from '../../src/bin/deployment-process.js';
+import type { ReloadOutcome } from '../../src/bin/chain-set.js';
 import type { Simulator, SimulatorOptions, SimulatorUrls, VmType } from '../../src/sim/types.js';
 import { startSimulator } from './ingest.js';
 
@@ -28,6 +29,8 @@ export interface DeploymentChainSpec {
 
 export interface TestDeployment {
   url: string;
+  /** The chains file the deployment reads (CHAINS_FILE). */
+  chainsFile: string;
   sims: ReadonlyMap<string, { sim: Simulator; urls: SimulatorUrls }>;
   /** Calls `listener` with each commit of any chain, from now until the returned function is called. */
   onCommit(listener: (chainId: string, height: number) => void): () => void;
@@ -40,6 +43,13 @@ export interface TestDeployment {
   restart(): Promise<void>;
   /** A chain's own rows (its schema, on its database), opened as the deployment opens them; after halt(). */
   chainDb(chainId: string): Promise<Db>;
+  /**
+   * Writes a new chains file — these chains (a simulator started for each new id), or this text as
+   * it is — and reads it again as SIGHUP does (docs/chains.md §6); resolves with what changed.
+   */
+  reload(chains: readonly DeploymentChainSpec[] | string): Promise<ReloadOutcome>;
+  /** Commits of the chain since the deployment first started (every run of it). */
+  commits(chainId: string): number;
   /** Stops the deployment, then the simulators; resolves when everything is closed. */
   stop(): Promise<void>;
 }
@@ -63,49 +73,66 @@ export async function startTestDeployment(args: {
   const sims = new Map<string, { sim: Simulator; urls: SimulatorUrls }>();
   let controller = new AbortController();
   let done: Promise<void> | undefined;
+  /** Every chain named so far, by id (the current file's and those a reload left out). */
+  const specs = new Map<string, DeploymentChainSpec>();
+  const commits = new Map<string, number>();
+  let reloadNow: (() => Promise<ReloadOutcome>) | undefined;
   try {
-    for (const spec of args.chains) {
-      const started = await startSimulator({
-        vm: spec.vm,
-        head: spec.head,
-        ...(spec.txsPerBlock ? { txsPerBlock: spec.txsPerBlock } : {}),
-        sim: { chainId: spec.chainId, ...spec.sim },
-      });
-      if (spec.haltAt !== undefined) started.sim.halt(spec.haltAt);
-      sims.set(spec.chainId, started);
-    }
     const file = path.join(dir, 'chains.json');
-    await writeFile(
-      file,
-      JSON.stringify({ chains: args.chains.map((c) => chainEntry(c, sims.get(c.chainId)!.urls)) }),
-    );
+    const writeChains = async (chains: readonly DeploymentChainSpec[]) => {
+      for (const spec of chains) {
+        specs.set(spec.chainId, spec);
+        if (sims.has(spec.chainId)) continue;
+        const started = await startSimulator({
+          vm: spec.vm,
+          head: spec.head,
+          ...(spec.txsPerBlock ? { txsPerBlock: spec.txsPerBlock } : {}),
+          sim: { chainId: spec.chainId, ...spec.sim },
+        });
+        if (spec.haltAt !== undefined) started.sim.halt(spec.haltAt);
+        sims.set(spec.chainId, started);
+      }
+      await writeFile(
+        file,
+        JSON.stringify({ chains: chains.map((c) => chainEntry(c, sims.get(c.chainId)!.urls)) }),
+      );
+    };
+    await writeChains(args.chains);
     const waiters = new Set<() => void>();
     const listeners = new Set<(chainId: string, height: number) => void>();
     let url!: string;
     /** Runs `start` with the chains file on `port` (0: a free one); resolves once it listens. */
     const launch = (port: number) => {
-      const config = loadDeploymentConfig(
-        {
-          CHAINS_FILE: file,
-          PORT: String(port),
-          HOST: '127.0.0.1',
-          ...(args.databaseUrl ? { DATABASE_URL: args.databaseUrl } : { DATA_DIR: dataDir }),
-          API_CACHE: 'false',
-          PREPARE_WORKERS: '0',
-          ...args.env,
-        },
-        {},
-        { serveApi: true },
-      )!;
+      const load = () =>
+        loadDeploymentConfig(
+          {
+            CHAINS_FILE: file,
+            PORT: String(port),
+            HOST: '127.0.0.1',
+            ...(args.databaseUrl ? { DATABASE_URL: args.databaseUrl } : { DATA_DIR: dataDir }),
+            API_CACHE: 'false',
+            PREPARE_WORKERS: '0',
+            ...args.env,
+          },
+          {},
+          { serveApi: true },
+        )!;
+      const config = load();
       return new Promise<void>((resolve, reject) => {
         controller = new AbortController();
         done = runDeploymentProcess({
           config,
           serveApi: true,
+          reloadConfig: load,
+          reloadOn: (reload) => {
+            reloadNow = reload;
+            return () => (reloadNow = undefined);
+          },
           signal: controller.signal,
           logger: args.logger ?? silentLogger(),
           onListening: (u) => ((url = u), resolve()),
           onCommit: (chainId, height) => {
+            commits.set(chainId, (commits.get(chainId) ?? 0) + 1);
             for (const listener of listeners) listener(chainId, height);
             for (const wake of waiters) wake();
             waiters.clear();
@@ -124,13 +151,14 @@ export async function startTestDeployment(args: {
     const databases = createChainDatabases();
     return {
       url,
+      chainsFile: file,
       sims,
       chains,
       onCommit(listener) {
         listeners.add(listener);
         return () => listeners.delete(listener);
       },
-      async untilIndexed(height = (chainId) => args.chains.find((c) => c.chainId === chainId)!.head) {
+      async untilIndexed(height = (chainId) => specs.get(chainId)!.head) {
         // Woken by every commit; the check reads the deployment's own /chains.
         for (;;) {
           const woken = new Promise<void>((resolve) => waiters.add(resolve));
@@ -149,8 +177,14 @@ export async function startTestDeployment(args: {
         controller.abort();
         await done?.catch(() => undefined);
       },
+      async reload(chains) {
+        if (typeof chains === 'string') await writeFile(file, chains);
+        else await writeChains(chains);
+        return reloadNow!();
+      },
+      commits: (chainId) => commits.get(chainId) ?? 0,
       async chainDb(chainId) {
-        const spec = args.chains.find((c) => c.chainId === chainId)!;
+        const spec = specs.get(chainId)!;
         const url = spec.databaseUrl ?? args.databaseUrl;
         const target: DatabaseTarget = url ? { kind: 'postgres', url } : { kind: 'pglite', dataDir };
         // One opener for every chain: the PGlite chains are views of one embedded database.

@@ -30,6 +30,8 @@ interface ChainSlot {
 export interface ConnectionContext {
   res: ServerResponse;
   chains: readonly DeployedChain[];
+  /** The chains `chain_ids` named; undefined: every chain, those added later included. */
+  only: ReadonlySet<string> | undefined;
   accountHex: string;
   /** The client's resume point per chain; a chain it does not name starts from now on. */
   resume: ReadonlyMap<string, number> | undefined;
@@ -135,16 +137,53 @@ export class AccountStreamConnection {
     for (const l of this.closeListeners) l();
   }
 
+  /**
+   * The deployment's chains changed (docs/chains.md §6). A chain removed leaves the stream (a
+   * `chain` event `removed`, and the ids no longer name it); a restarted chain's leg is dropped and
+   * attached again on its new run, from the client's position on it; a chain added joins a stream
+   * that follows every chain as any late chain does, from when it is attached.
+   */
+  updateChains(chains: readonly DeployedChain[]): void {
+    if (this.ended) return;
+    const wanted = chains.filter((c) => !this.ctx.only || this.ctx.only.has(c.chainId));
+    const next = new Map(wanted.map((c) => [c.chainId, c]));
+    for (const slot of [...this.slots]) {
+      const now = next.get(slot.chain.chainId);
+      if (now === slot.chain) continue;
+      if (slot.leg) this.dropLeg(slot);
+      slot.attaching = undefined;
+      if (now) {
+        slot.chain = now;
+        slot.message = 'restarting: its entry in the chains file changed';
+        if (this.opened) this.report(slot);
+        continue;
+      }
+      this.slots.splice(this.slots.indexOf(slot), 1);
+      this.positions.delete(slot.chain.chainId);
+      if (this.opened)
+        this.write('chain', JSON.stringify({ chain_id: slot.chain.chainId, state: 'removed' }));
+    }
+    for (const chain of wanted)
+      if (!this.slots.some((s) => s.chain.chainId === chain.chainId)) this.slots.push({ chain });
+  }
+
   private async attach(slot: ChainSlot, opening: boolean): Promise<void> {
     if (slot.attaching) return;
-    const chainId = slot.chain.chainId;
-    const work = attachLeg(this.legContext, slot.chain, this.positions.get(chainId));
-    slot.attaching = work.then(
-      (leg) => this.join(slot, leg, opening),
-      (err: unknown) => this.failed(slot, err),
+    const { chain } = slot;
+    const work = attachLeg(this.legContext, chain, this.positions.get(chain.chainId));
+    const attaching = work.then(
+      (leg) => {
+        // The chain left the stream, or was restarted, while its leg was attaching.
+        if (slot.chain !== chain || !this.slots.includes(slot)) return leg.sub.abandon();
+        this.join(slot, leg, opening);
+      },
+      (err: unknown) => {
+        if (slot.attaching === attaching) this.failed(slot, err);
+      },
     );
+    slot.attaching = attaching;
     try {
-      await withinTime(slot.attaching, ATTACH_TIMEOUT_MS, `chain ${chainId}`);
+      await withinTime(attaching, ATTACH_TIMEOUT_MS, `chain ${chain.chainId}`);
     } catch (err) {
       // Still attaching: reported unavailable until it joins (or fails).
       slot.message = errorMessage(err);
@@ -203,13 +242,17 @@ export class AccountStreamConnection {
   }
 
   private detach(slot: ChainSlot, message: string): void {
-    const leg = slot.leg!;
     slot.message = message;
+    this.dropLeg(slot);
+    this.report(slot);
+  }
+
+  /** Abandons the slot's leg on purpose: the stream goes on without it. */
+  private dropLeg(slot: ChainSlot): void {
     slot.detaching = true;
-    leg.sub.abandon();
+    slot.leg!.sub.abandon();
     slot.detaching = false;
     slot.leg = undefined;
-    this.report(slot);
   }
 
   private check(): void {

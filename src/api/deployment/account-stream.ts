@@ -34,6 +34,10 @@ export interface AccountStreamDeps {
 export function registerAccountStream(app: FastifyInstance, deps: AccountStreamDeps): void {
   const open = new Set<AccountStreamConnection>();
   const state = { closing: false };
+  // The chains file read again (docs/chains.md §6): every open stream follows the new set.
+  deps.directory.onChange(() => {
+    for (const c of open) c.updateChains(deps.directory.chains);
+  });
   app.addHook('preClose', async () => {
     state.closing = true;
     for (const c of [...open]) c.closeWith(14, 'server shutting down: resume with Last-Event-ID');
@@ -100,6 +104,7 @@ async function openAccountStream(
   const connection = new AccountStreamConnection({
     res: reply.raw,
     chains,
+    only: query.chain_ids === undefined ? undefined : new Set(chains.map((c) => c.chainId)),
     accountHex,
     resume,
     maxBufferBytes: settings.streams.maxBufferBytes,

@@ -58,8 +58,9 @@ export async function createDeploymentApp(ctx: DeploymentApiContext): Promise<Fa
   registerAccountStream(app, ctx);
   registerDeploymentSystemRoutes(app, ctx);
   registerChainMisses(app, ctx.directory);
-  // With a root chain, `/` is that chain's own live page (dispatch.ts).
-  if (!ctx.directory.rootChain) registerLivePage(app, 'chains.html');
+  // With a root chain, `/` is that chain's own live page (dispatch.ts); the set of chains may
+  // change while the process runs (docs/chains.md §6), so the deployment's page is always here.
+  registerLivePage(app, 'chains.html');
   registerSwaggerRoutes(app);
   return app;
 }

@@ -17,23 +17,51 @@ export interface DeployedChain {
   streams(): StreamSource | undefined;
 }
 
-/** The chains of one deployment, in the chains file's order. */
+/**
+ * The chains of one deployment, in the chains file's order. The set changes when the chains file
+ * is read again (docs/chains.md §6): every route reads it per request.
+ */
 export interface ChainDirectory {
   readonly chains: readonly DeployedChain[];
   get(chainId: string): DeployedChain | undefined;
   /** The chain the root single-chain routes serve: the only one, else DEFAULT_CHAIN_ID's. */
   readonly rootChain: DeployedChain | undefined;
+  /** Told after each change of the set, before any chain left out is closed (open account streams). */
+  onChange(listener: () => void): void;
+}
+
+/** The directory the process changes: `replace` puts a new set in place and tells the listeners. */
+export interface MutableChainDirectory extends ChainDirectory {
+  replace(chains: readonly DeployedChain[], defaultChainId: string | undefined): void;
 }
 
 export function createChainDirectory(
   chains: readonly DeployedChain[],
   defaultChainId?: string,
-): ChainDirectory {
-  const byId = new Map(chains.map((c) => [c.chainId, c]));
-  const rootId = chains.length === 1 ? chains[0]!.chainId : defaultChainId;
+): MutableChainDirectory {
+  let current = chains;
+  let byId = new Map<string, DeployedChain>();
+  let root: DeployedChain | undefined;
+  const listeners: (() => void)[] = [];
+  const place = (next: readonly DeployedChain[], defaultId: string | undefined) => {
+    current = next;
+    byId = new Map(next.map((c) => [c.chainId, c]));
+    const rootId = next.length === 1 ? next[0]!.chainId : defaultId;
+    root = rootId === undefined ? undefined : byId.get(rootId);
+  };
+  place(chains, defaultChainId);
   return {
-    chains,
+    get chains() {
+      return current;
+    },
     get: (chainId) => byId.get(chainId),
-    rootChain: rootId === undefined ? undefined : byId.get(rootId),
+    get rootChain() {
+      return root;
+    },
+    replace(next, defaultId) {
+      place(next, defaultId);
+      for (const listener of listeners) listener();
+    },
+    onChange: (listener) => void listeners.push(listener),
   };
 }

@@ -57,7 +57,10 @@ export function registerApi(program: Command): void {
     .option('--no-cache', 'disable the in-process response cache (env API_CACHE=false)')
     .action(async (flags: ApiFlags) => {
       const deployment = loadDeploymentApiConfig(process.env, apiFlags(flags));
-      if (deployment) return runDeploymentApi(deployment);
+      if (deployment)
+        return runDeploymentApi(deployment, undefined, {
+          config: () => loadDeploymentApiConfig(process.env, apiFlags(flags))!,
+        });
       const config = loadApiProcessConfig(process.env, apiFlags(flags));
       const logger = createLogger({ level: config.logLevel, format: config.logFormat, name: 'api' });
       const db = await openReadDb(config.database);

@@ -53,6 +53,8 @@ export function registerIngestCommands(program: Command): void {
           await runDeploymentProcess({
             config: deployment,
             serveApi,
+            // SIGHUP reads the chains file again (docs/chains.md §6).
+            reloadConfig: () => loadDeploymentConfig(process.env, flagsAsEnv(flags), { serveApi })!,
             onListening: (url) =>
               console.error(`listening on ${url} (${deployment.chains.length} chains: GET /chains)`),
           });

@@ -1,6 +1,16 @@
 import type { Command } from 'commander';
 import { z } from 'zod';
-import { flagProblem, loadIngestOptions, parseFlags, type IngestOptions } from '../../shared/config.js';
+import {
+  flagProblem,
+  loadIngestOptions,
+  parseFlags,
+  type Env,
+  type IngestOptions,
+} from '../../shared/config.js';
+import { InputError } from '../../shared/errors.js';
+import { readChainMeta } from '../../store/readers/chain-meta.js';
+import { createChainDatabases } from '../chain-databases.js';
+import { loadChainIngestOptions } from '../deployment-config.js';
 import { createMetricsRegistry } from '../../shared/metrics.js';
 import type { Db } from '../../store/driver/db.js';
 import { readStoredBounds } from '../../store/readers/stored-heights.js';
@@ -18,7 +28,7 @@ import { flagsAsEnv, type NodeFlags } from '../node-flags.js';
  * docs/ingest.md §11): the node's answers for stored heights against the stored rows, and those
  * rows written again. Both read the node settings as `indexer` does (flags or environment).
  */
-interface RepairFlags extends NodeFlags {
+export interface RepairFlags extends NodeFlags {
   from?: string;
   to?: string;
   sample?: string;
@@ -29,6 +39,7 @@ interface RepairFlags extends NodeFlags {
   abandon?: boolean;
   stage?: string;
   state?: string;
+  chain?: string;
 }
 
 const optionalInt = (flag: string, min: number) =>
@@ -85,16 +96,47 @@ function withRepairNodeOptions(cmd: Command): Command {
     .option('--data-dir <dir>', 'PGlite data directory (env DATA_DIR, default ./data)')
     .option('--from <h>', 'first height')
     .option('--to <h>', 'last height (default: the indexed height)')
-    .option('--batch <n>', 'heights per node request / per transaction');
+    .option('--batch <n>', 'heights per node request / per transaction')
+    .option('--chain <id>', 'with CHAINS_FILE: the chain to work on (its schema, on its shard; required)');
+}
+
+/**
+ * The database and settings the command works on: the single-chain ones, or with CHAINS_FILE the
+ * `--chain` entry's, on that chain's schema (docs/chains.md §6) — the deployment may run meanwhile.
+ */
+async function openRepairTarget(
+  flags: RepairFlags,
+  env: Env = process.env,
+): Promise<{ db: Db; options: Readonly<IngestOptions> }> {
+  const file = env.CHAINS_FILE?.trim();
+  if (!file) {
+    if (flags.chain !== undefined)
+      throw new InputError('invalid_option', '--chain names a chain of CHAINS_FILE, which is not set');
+    const options = loadIngestOptions(env, flagsAsEnv(flags));
+    return { db: await openDatabase(options.database), options };
+  }
+  if (flags.chain === undefined)
+    throw new InputError(
+      'invalid_option',
+      `CHAINS_FILE ${file} lists the chains: name the one to work on with --chain <id>`,
+    );
+  const options = loadChainIngestOptions(env, flagsAsEnv(flags), flags.chain);
+  const { db, schema } = await createChainDatabases().open(flags.chain, options.database, { create: false });
+  const meta = await readChainMeta(db).catch(() => undefined);
+  if (!meta) {
+    await db.close();
+    throw new InputError('invalid_option', `--chain ${flags.chain}: no index of it yet (schema ${schema})`);
+  }
+  return { db, options };
 }
 
 /** The database and the node clients, closed whatever `fn` does. */
-async function withRepairContext<T>(
+export async function withRepairContext<T>(
   flags: RepairFlags,
   fn: (db: Db, node: NodeRows, options: IngestOptions) => Promise<T>,
+  env: Env = process.env,
 ): Promise<T> {
-  const options = loadIngestOptions(process.env, flagsAsEnv(flags));
-  const db = await openDatabase(options.database);
+  const { db, options } = await openRepairTarget(flags, env);
   try {
     const node = await openNodeRows(
       db,
@@ -163,8 +205,7 @@ export function registerRepairCommands(program: Command): void {
 async function reindexAction(flags: RepairFlags): Promise<void> {
   const f = parseFlags(repairFlagsSchema, flags);
   if (flags.abandon) {
-    const options = loadIngestOptions(process.env, flagsAsEnv(flags));
-    const db = await openDatabase(options.database);
+    const { db } = await openRepairTarget(flags);
     try {
       console.log(f.stage ? await abandonStageReindex(db, f.stage) : await abandonReindex(db));
     } finally {

@@ -1,5 +1,5 @@
 /**
- * Which chain's chunk a shared prepare pool starts next (docs/chains.md §6): one FIFO queue per
+ * Which chain's chunk a shared prepare pool starts next (docs/chains.md §7): one FIFO queue per
  * chain, served round robin, so a chain catching up from far behind (its whole window queued)
  * takes turns with the others instead of going first. A chain with nothing in flight keeps a slot
  * in reserve: a chain at the head, whose next chunk comes one block at a time, finds a slot free

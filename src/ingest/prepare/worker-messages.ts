@@ -40,7 +40,7 @@ export interface WireError {
 export type TakenBalanceChanges = { height: number; items: AssetDelta[] }[];
 
 /**
- * Main → worker. A worker serves every chain attached to its pool (docs/chains.md §6): `attach`
+ * Main → worker. A worker serves every chain attached to its pool (docs/chains.md §7): `attach`
  * opens the chain's node clients and preparer in the worker, each chunk names its chain by the
  * number the pool gave it, and `detach` closes them.
  */

@@ -40,7 +40,7 @@ export interface PrepareChainHooks {
 }
 
 /**
- * Prepare worker threads shared by every chain of a process (docs/chains.md §6). Each attached
+ * Prepare worker threads shared by every chain of a process (docs/chains.md §7). Each attached
  * chain gets a ChunkPreparer; its chunks name it, every thread holds its node clients, and the
  * pool starts chunks round robin across chains (fair-queue.ts).
  */

@@ -1,7 +1,7 @@
 /**
  * A prepare worker (worker thread): fetches chunks of heights from the node and prepares them into
  * rows, as the in-thread path does, so the main thread only orders and writes. It serves every
- * chain attached to its pool (docs/chains.md §6), each with its own node clients, decoder and
+ * chain attached to its pool (docs/chains.md §7), each with its own node clients, decoder and
  * memos; their metrics, the rich-list balance changes of the fetched blocks and the log lines go to
  * the main thread with the replies, per chain.
  */
