@@ -4,6 +4,7 @@ import type { Db } from '../../src/store/driver/db.js';
 import type { Simulator } from '../../src/sim/types.js';
 import { expectEvmTxsMatchNode } from './truth-evm.js';
 import { expectInternalTxsMatchTruth } from './truth-internal-txs.js';
+import { storedTxTexts } from './stored-tx.js';
 
 /** Everything ingest stored, per tx, in the truth's shape. */
 async function storedTxs(db: Db) {
@@ -225,9 +226,7 @@ export async function expectNftTxEdgesMatchEvents(db: Db, vm: 'move' | 'wasm' | 
   const expected = new Set<string>();
   const objects = new Map<string, string>();
   const pad = (h: string, n: number) => '0x' + h.replace(/^0x/, '').toLowerCase().padStart(n, '0');
-  const { rows } = await db.query<{ sequence: number; data: string }>(
-    'SELECT sequence, data FROM tx ORDER BY sequence',
-  );
+  const rows = await storedTxTexts(db);
   for (const row of rows) {
     const events = (JSON.parse(row.data) as { events?: StoredEvent[] }).events ?? [];
     for (const e of events) {

@@ -1,5 +1,5 @@
 import { queryStoredJson, type ReaderContext } from './context.js';
-import type { JsonText } from './stored-json.js';
+import { storedText, storedTextColumns, type JsonText, type StoredTextRow } from './stored-json.js';
 
 /**
  * One account's activity on one chain, read for the cross-chain account routes (docs/chains.md §4):
@@ -50,11 +50,11 @@ export async function accountTxsWithin(ctx: ReaderContext, w: AccountTxWindow): 
   const dir = w.desc ? 'DESC' : 'ASC';
   params.push(w.limit);
   const sql =
-    `SELECT t.sequence, t.data FROM (SELECT a.sequence FROM tx_accounts a WHERE ${where} ` +
+    `SELECT t.sequence, ${storedTextColumns('tx', 't')} FROM (SELECT a.sequence FROM tx_accounts a WHERE ${where} ` +
     `ORDER BY a.sequence ${dir} LIMIT $${params.length}) q JOIN tx t ON t.sequence = q.sequence ` +
     `ORDER BY t.sequence ${dir}`;
-  const { rows } = await queryStoredJson<AccountTxRow>(ctx, sql, params);
-  return rows.map((r) => ({ sequence: Number(r.sequence), data: r.data }));
+  const { rows } = await queryStoredJson<StoredTextRow & { sequence: number }>(ctx, sql, params);
+  return rows.map((r) => ({ sequence: Number(r.sequence), data: storedText(r) }));
 }
 
 /**
@@ -99,9 +99,9 @@ export async function accountSummary(
   o: { nfts: boolean; balances: boolean },
 ): Promise<AccountSummaryRow> {
   const edge = (dir: 'ASC' | 'DESC') =>
-    queryStoredJson<{ data: JsonText }>(
+    queryStoredJson<StoredTextRow>(
       ctx,
-      `SELECT t.data FROM (SELECT sequence FROM tx_accounts WHERE account_id = $1 ` +
+      `SELECT ${storedTextColumns('tx', 't')} FROM (SELECT sequence FROM tx_accounts WHERE account_id = $1 ` +
         `ORDER BY sequence ${dir} LIMIT 1) q JOIN tx t ON t.sequence = q.sequence`,
       [accountId],
     );
@@ -126,8 +126,8 @@ export async function accountSummary(
   return {
     txs: Number(c?.txs ?? 0),
     signed: Number(c?.signed ?? 0),
-    ...(first.rows[0] ? { first: first.rows[0].data } : {}),
-    ...(last.rows[0] ? { last: last.rows[0].data } : {}),
+    ...(first.rows[0] ? { first: storedText(first.rows[0]) } : {}),
+    ...(last.rows[0] ? { last: storedText(last.rows[0]) } : {}),
     nfts: Number(nfts?.rows[0]?.n ?? 0),
     balances: balances?.rows ?? [],
   };

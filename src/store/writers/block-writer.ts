@@ -1,6 +1,7 @@
 import { COMMIT_CHANNEL } from '../../shared/commit-feed.js';
 import { AppError } from '../../shared/errors.js';
 import type { Db, Queryable } from '../driver/db.js';
+import { packTxText } from '../../wire/tx-packing.js';
 import { insertAccountEdges, type AccountEdges, type EdgeTables } from './account-edges.js';
 import { addTypeSetCounts } from './type-set-counts.js';
 import {
@@ -334,16 +335,21 @@ async function insertTxRows(
   seqs: readonly number[],
   idOf: (bytes: Uint8Array) => number,
 ): Promise<void> {
+  // Cosmos tx texts are stored packed (docs/ingest.md §9.2); EVM receipts as text.
+  const packed = table === 'tx';
+  const column = packed ? 'data_packed' : 'data';
+  const type = packed ? 'bytea' : 'text';
   for (let start = 0; start < rows.length; start += TX_ROWS_PER_STATEMENT) {
     const chunk = rows.slice(start, start + TX_ROWS_PER_STATEMENT);
     const params: unknown[] = [];
     const tuples = chunk.map((r, i) => {
-      params.push(seqs[start + i], asBuffer(r.hash), r.height, idOf(r.signer), r.data);
+      const data = packed ? packTxText(r.data) : r.data;
+      params.push(seqs[start + i], asBuffer(r.hash), r.height, idOf(r.signer), data);
       const p = i * 5;
-      return `($${p + 1}::bigint, $${p + 2}::bytea, $${p + 3}::bigint, $${p + 4}::bigint, $${p + 5}::text)`;
+      return `($${p + 1}::bigint, $${p + 2}::bytea, $${p + 3}::bigint, $${p + 4}::bigint, $${p + 5}::${type})`;
     });
     await tx.query(
-      `INSERT INTO ${table} (sequence, hash, height, signer_id, data) VALUES ${tuples.join(',')}`,
+      `INSERT INTO ${table} (sequence, hash, height, signer_id, ${column}) VALUES ${tuples.join(',')}`,
       params,
     );
   }
