@@ -42,7 +42,8 @@ export function unpackTxText(packed: Uint8Array): Buffer {
 /** A row's text: its UTF-8 bytes when packed, else `data` as the driver gave it. */
 export function storedTxText<Text>(row: StoredTxColumns<Text>): Text | Buffer {
   if (row.data_packed !== null) return unpackTxText(row.data_packed);
-  if (row.data === null) throw new AppError('stored_tx_malformed', 'stored tx has neither text nor packed text');
+  if (row.data === null)
+    throw new AppError('stored_tx_malformed', 'stored tx has neither text nor packed text');
   return row.data;
 }
 

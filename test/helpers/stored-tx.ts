@@ -43,6 +43,9 @@ export async function editStoredTxs(
 /** Every packed row's text back in `data`: the rows as a database before migration 0020 holds them. */
 export async function unpackStoredTxs(db: Queryable): Promise<void> {
   for (const row of await storedTxTexts(db, 'data_packed IS NOT NULL')) {
-    await db.query('UPDATE tx SET data = $2, data_packed = NULL WHERE sequence = $1', [row.sequence, row.data]);
+    await db.query('UPDATE tx SET data = $2, data_packed = NULL WHERE sequence = $1', [
+      row.sequence,
+      row.data,
+    ]);
   }
 }

@@ -58,9 +58,10 @@ export async function copyRows(
       const { rows } = await from.query<{ rows: string }>(
         `SELECT coalesce(json_agg(t), '[]')::text AS rows FROM ${ident(table)} t`,
       );
-      const json = have.has('data_packed') && !columns.includes(ident('data_packed'))
-        ? unpackedRows(rows[0]!.rows)
-        : rows[0]!.rows;
+      const json =
+        have.has('data_packed') && !columns.includes(ident('data_packed'))
+          ? unpackedRows(rows[0]!.rows)
+          : rows[0]!.rows;
       await tx.query(
         `INSERT INTO ${ident(table)} (${list}) OVERRIDING SYSTEM VALUE
            SELECT ${list} FROM json_populate_recordset(NULL::${ident(table)}, $1::json)`,

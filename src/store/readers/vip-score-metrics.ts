@@ -107,7 +107,10 @@ export async function gasUsed(db: Queryable, w: SequenceRange): Promise<ScoreMet
 }
 
 interface TxJson {
-  tx?: { auth_info?: { fee?: { amount?: { denom?: unknown; amount?: unknown }[] } }; body?: { messages?: unknown[] } };
+  tx?: {
+    auth_info?: { fee?: { amount?: { denom?: unknown; amount?: unknown }[] } };
+    body?: { messages?: unknown[] };
+  };
 }
 
 /** Fee amounts of one denom over every tx (failed ones too), charged to the fee payer. */

@@ -124,6 +124,9 @@ function evmCallFilter(metric: ScoreMetric, prefix: string): MessageFilter {
     const to = field(m, 'contract_addr');
     const input = field(m, 'input');
     if (to === undefined || input === undefined) return false;
-    return (to.toLowerCase() === contract || to === bech32) && input.toLowerCase().replace(/^0x/, '').startsWith(selector);
+    return (
+      (to.toLowerCase() === contract || to === bech32) &&
+      input.toLowerCase().replace(/^0x/, '').startsWith(selector)
+    );
   };
 }
