@@ -22,6 +22,7 @@ import {
   internBatch,
   msgTypeEdges,
   nftInputs,
+  txTextColumn,
   upsertValidators,
 } from '../../src/store/writers/block-writer.js';
 import { asBuffer } from '../../src/store/writers/dictionary.js';
@@ -327,8 +328,9 @@ async function copySequenced(
   seqs: readonly number[],
   idOf: (bytes: Uint8Array) => number,
 ): Promise<void> {
-  const copy = new CopyRows(table, ['sequence', 'hash', 'height', 'signer_id', 'data']);
-  rows.forEach((r, i) => copy.add(seqs[i]!, r.hash, r.height, idOf(r.signer), r.data));
+  const text = txTextColumn(table);
+  const copy = new CopyRows(table, ['sequence', 'hash', 'height', 'signer_id', text.column]);
+  rows.forEach((r, i) => copy.add(seqs[i]!, r.hash, r.height, idOf(r.signer), text.value(r.data)));
   await copyIn(client, copy);
 }
 

@@ -17,8 +17,9 @@ import { ref } from './schema.js';
  * stored; the store's re-render job then brings older rows up to it (docs/api.md).
  *  1: events in the reference's omit-empty form (no "value" / "attributes" when empty)
  *  2: "value" and "attributes" always written (what migration 0009 converted in place)
+ *  3: format 2's text, stored packed in `tx.data_packed` (migration 0020, ./tx-packing.ts)
  */
-export const TX_FORMAT_VERSION = 2;
+export const TX_FORMAT_VERSION = 3;
 
 export const TX_KEY_ORDER = [
   'txhash',
@@ -259,21 +260,23 @@ for (const key of ['code', 'gas_used'] as const) {
   if (unsafe.length > 0) throw new Error(`tx key order: ${key} follows ${unsafe.join(', ')}`);
 }
 
-/** The tx's result code (0 = success) from the stored text in `column`, as bigint. */
-export function storedTxCodeSql(column: string): string {
-  const marker = ',"code":';
-  return `split_part(substr(${column}, strpos(${column}, '${marker}') + ${marker.length}, 20), ',', 1)::bigint`;
+/** The tx's result code (0 = success), read from the stored text by position. */
+export function storedTxCode(text: string): number {
+  return Number(valueAfter(text, ',"code":', ','));
 }
 
-/** The tx's gas used from the stored text in `column`, as numeric. */
-export function storedTxGasUsedSql(column: string): string {
-  const marker = ',"gas_used":"';
-  return `split_part(substr(${column}, strpos(${column}, '${marker}') + ${marker.length}, 24), '"', 1)::numeric`;
+/** The tx's gas used (a decimal integer), read from the stored text by position. */
+export function storedTxGasUsed(text: string): bigint {
+  return BigInt(valueAfter(text, ',"gas_used":"', '"'));
 }
 
-/** JSON paths (PostgreSQL `#>` text arrays) of the stored tx's fee coins and messages. */
-export const TX_FEE_AMOUNT_PATH = '{tx,auth_info,fee,amount}';
-export const TX_MESSAGES_PATH = '{tx,body,messages}';
+function valueAfter(text: string, marker: string, end: string): string {
+  const at = text.indexOf(marker);
+  if (at < 0) throw new AppError('stored_tx_malformed', `stored tx text has no ${marker}`);
+  const from = at + marker.length;
+  const to = text.indexOf(end, from);
+  return text.slice(from, to < 0 ? undefined : to);
+}
 
 /**
  * The renderer's input recovered from a stored tx text of any format version, so a stored row can

@@ -4,6 +4,7 @@ import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { testDbFactories } from '../helpers/db.js';
 import { createHarness, type Harness } from './harness.js';
+import { editStoredTxs, storedTxTexts } from '../helpers/stored-tx.js';
 
 /*
  * The list routes splice stored JSON into the body as is (src/api/render.ts joinJson), as
@@ -24,13 +25,11 @@ describe.each(testDbFactories())('stored JSON with non-ASCII text on $name', (fa
     const { rows } = await h.db.query<{ sequence: number }>('SELECT sequence FROM tx ORDER BY sequence');
     for (const [i, { sequence }] of rows.entries()) {
       const memo = i === 3 ? HUGE_MEMO : MEMOS[i % MEMOS.length]!;
-      await h.db.query(`UPDATE tx SET data = replace(data, '"memo":"a<b>&c"', $1) WHERE sequence = $2`, [
-        `"memo":${JSON.stringify(memo)}`,
-        sequence,
-      ]);
+      await editStoredTxs(h.db, 'sequence = $1', [sequence], (text) =>
+        text.replaceAll('"memo":"a<b>&c"', `"memo":${JSON.stringify(memo)}`),
+      );
     }
-    const all = await h.db.query<{ sequence: number; data: string }>('SELECT sequence, data FROM tx');
-    stored = new Map(all.rows.map((r) => [Number(r.sequence), r.data]));
+    stored = new Map((await storedTxTexts(h.db)).map((r) => [r.sequence, r.data]));
   });
   afterAll(async () => {
     await h?.dispose();
@@ -74,9 +73,9 @@ describe.each(testDbFactories())('stored JSON with non-ASCII text on $name', (fa
     // Page memory is reused once an answer is sent (body-pool.ts). Reused too early, the next
     // page (same size, other order) would overwrite the tail of one a slow client is still reading.
     // Last test: it makes the first 16 rows huge (~4 MB pages, more than the socket buffers hold).
-    await h.db.query(`UPDATE tx SET data = replace(data, '"memo":', $1) WHERE sequence <= 16`, [
-      `"padding":${JSON.stringify(HUGE_MEMO)},"memo":`,
-    ]);
+    await editStoredTxs(h.db, 'sequence <= 16', [], (text) =>
+      text.replaceAll('"memo":', `"padding":${JSON.stringify(HUGE_MEMO)},"memo":`),
+    );
     const [first, second] = ['true', 'false'].map(
       (r) => `/indexer/tx/v1/txs?pagination.limit=100&pagination.reverse=${r}`,
     );

@@ -10,6 +10,7 @@ import { routeAnswers, type RouteAnswers } from '../api/route-answers.js';
 import { useCliProcesses } from '../helpers/cli-process.js';
 import { ingestFrom } from '../helpers/ingest.js';
 import { useSimulators } from '../sim/helpers/sims.js';
+import { editStoredTxs } from '../helpers/stored-tx.js';
 
 /**
  * `verify` and `reindex` as an operator runs them (docs/operator.md "Checking and repairing the
@@ -75,9 +76,8 @@ describe('verify and reindex as child processes (move, pglite)', { timeout: 300_
       const { rows } = await db.query<{ sequence: string; height: number; hash: string }>(
         `SELECT sequence::text, height, upper(encode(hash, 'hex')) AS hash FROM tx ORDER BY sequence DESC LIMIT 1`,
       );
-      await db.query(
-        `UPDATE tx SET data = replace(data, '"gas_used":"', '"gas_used":"9') WHERE sequence = $1`,
-        [rows[0]!.sequence],
+      await editStoredTxs(db, 'sequence = $1', [rows[0]!.sequence], (text) =>
+        text.replaceAll('"gas_used":"', '"gas_used":"9'),
       );
       return rows[0]!;
     });

@@ -1,4 +1,5 @@
 import type { Db, Queryable } from '../../src/store/driver/db.js';
+import { unpackTxText } from '../../src/wire/tx-packing.js';
 
 /**
  * Generic row copies between two databases of one project, whatever their schema versions: what
@@ -57,14 +58,32 @@ export async function copyRows(
       const { rows } = await from.query<{ rows: string }>(
         `SELECT coalesce(json_agg(t), '[]')::text AS rows FROM ${ident(table)} t`,
       );
+      const json =
+        have.has('data_packed') && !columns.includes(ident('data_packed'))
+          ? unpackedRows(rows[0]!.rows)
+          : rows[0]!.rows;
       await tx.query(
         `INSERT INTO ${ident(table)} (${list}) OVERRIDING SYSTEM VALUE
            SELECT ${list} FROM json_populate_recordset(NULL::${ident(table)}, $1::json)`,
-        [rows[0]!.rows],
+        [json],
       );
     }
     await copySequences(from, tx);
   });
+}
+
+/**
+ * Rows whose text is packed (tx, migration 0020) with the text in `data` instead: what a database
+ * from before that migration, which has no `data_packed`, holds.
+ */
+function unpackedRows(json: string): string {
+  const rows = JSON.parse(json) as { data: string | null; data_packed: string | null }[];
+  for (const row of rows) {
+    if (row.data_packed === null) continue;
+    row.data = unpackTxText(Buffer.from(row.data_packed.slice(2), 'hex')).toString('utf8');
+    row.data_packed = null;
+  }
+  return JSON.stringify(rows);
 }
 
 /** child -> parent for every foreign key between two tables. */

@@ -4,6 +4,8 @@ import type { Db } from '../../src/store/driver/db.js';
 import type { Simulator } from '../../src/sim/types.js';
 import { expectEvmTxsMatchNode } from './truth-evm.js';
 import { expectInternalTxsMatchTruth } from './truth-internal-txs.js';
+import { storedTxTexts } from './stored-tx.js';
+import { storedTxString } from '../../src/wire/tx-packing.js';
 
 /** Everything ingest stored, per tx, in the truth's shape. */
 async function storedTxs(db: Db) {
@@ -12,12 +14,13 @@ async function storedTxs(db: Db) {
     hash: Uint8Array;
     height: number;
     signer: Uint8Array;
-    data: string;
+    data: string | null;
+    data_packed: Uint8Array | null;
     accounts: Uint8Array[];
     signer_flags: boolean[];
     msg_types: string[];
   }>(`
-    SELECT t.sequence, t.hash, t.height, s.account AS signer, t.data,
+    SELECT t.sequence, t.hash, t.height, s.account AS signer, t.data, t.data_packed,
            array(SELECT d.account FROM tx_accounts a JOIN account_dict d ON d.id = a.account_id
                   WHERE a.sequence = t.sequence ORDER BY d.account) AS accounts,
            array(SELECT a.signer FROM tx_accounts a JOIN account_dict d ON d.id = a.account_id
@@ -49,7 +52,12 @@ export async function expectIngestMatchesTruth(db: Db, sim: Simulator, head: num
     expect([...accounts].sort(), where).toEqual([...truth.accounts].sort());
     expect(row.signer_flags, where).toEqual(accounts.map((a) => a === truth.signer));
     expect([...row.msg_types].sort(), where).toEqual([...truth.msgTypes].sort());
-    const data = JSON.parse(row.data) as { txhash: string; code: number; height: string; gas_used: string };
+    const data = JSON.parse(storedTxString(row)) as {
+      txhash: string;
+      code: number;
+      height: string;
+      gas_used: string;
+    };
     expect(data, where).toMatchObject({
       txhash: truth.hash,
       code: truth.code,
@@ -225,9 +233,7 @@ export async function expectNftTxEdgesMatchEvents(db: Db, vm: 'move' | 'wasm' | 
   const expected = new Set<string>();
   const objects = new Map<string, string>();
   const pad = (h: string, n: number) => '0x' + h.replace(/^0x/, '').toLowerCase().padStart(n, '0');
-  const { rows } = await db.query<{ sequence: number; data: string }>(
-    'SELECT sequence, data FROM tx ORDER BY sequence',
-  );
+  const rows = await storedTxTexts(db);
   for (const row of rows) {
     const events = (JSON.parse(row.data) as { events?: StoredEvent[] }).events ?? [];
     for (const e of events) {

@@ -1,5 +1,6 @@
 import { expect } from 'vitest';
 import type { Db } from '../../src/store/driver/db.js';
+import { storedTxTexts } from './stored-tx.js';
 
 interface RestAttribute {
   key: string;
@@ -22,7 +23,7 @@ interface RestTxResponse {
  * Returns how many stored attributes have an empty value, so callers can require the case.
  */
 export async function expectStoredTxsMatchNodeRest(db: Db, restUrl: string): Promise<number> {
-  const { rows } = await db.query<{ data: string }>('SELECT data FROM tx ORDER BY sequence');
+  const rows = await storedTxTexts(db);
   expect(rows.length).toBeGreaterThan(0);
   let emptyValues = 0;
   const stored = rows.map((r) => JSON.parse(r.data) as StoredTx);

@@ -13,6 +13,7 @@ import { REAL_SAMPLES } from '../fixtures/decode/samples.js';
 import { testDbFactories, type TestDbFactory } from '../helpers/db.js';
 import { abciEvent, blockOf } from '../helpers/nft-blocks.js';
 import { indexSimulator } from '../helpers/ingest.js';
+import { storedTxTexts } from '../helpers/stored-tx.js';
 
 interface StoredToken {
   collection: string;
@@ -34,15 +35,15 @@ async function replayAndRead(factory: TestDbFactory, vm: 'move' | 'wasm' | 'evm'
   await probe.close();
   const indexed = await indexSimulator({ db, vm, head, sim: { replay: REAL_SAMPLES } });
   try {
-    const { rows } = await db.query<StoredToken>(`
+    const { rows } = await db.query<Omit<StoredToken, 'txs'> & { txs: number[] }>(`
       SELECT '0x' || encode(c.addr, 'hex') AS collection, c.name,
              (SELECT cd.account FROM account_dict cd WHERE cd.id = c.creator_id) AS creator, c.origin_name, c.nft_count, n.token_id,
              '0x' || encode(n.object_addr, 'hex') AS object, d.account AS owner, n.uri,
-             array(SELECT t.data FROM tx_nfts e JOIN tx t ON t.sequence = e.sequence
-                    WHERE e.nft_id = n.nft_id ORDER BY e.sequence) AS txs
+             array(SELECT e.sequence FROM tx_nfts e WHERE e.nft_id = n.nft_id ORDER BY e.sequence) AS txs
         FROM nft n JOIN nft_collection c ON c.addr = n.collection_addr JOIN account_dict d ON d.id = n.owner_id
        ORDER BY c.addr, n.token_id`);
-    return rows;
+    const texts = new Map((await storedTxTexts(db)).map((t) => [t.sequence, t.data]));
+    return rows.map((r) => ({ ...r, txs: r.txs.map((s) => texts.get(Number(s))!) }));
   } finally {
     await indexed.close();
     await dispose();

@@ -12,6 +12,7 @@ import type { Db } from '../../src/store/driver/db.js';
 import { routeAnswers } from '../api/route-answers.js';
 import { testDbFactories } from '../helpers/db.js';
 import { ingestFrom } from '../helpers/ingest.js';
+import { editStoredTxs } from '../helpers/stored-tx.js';
 
 /**
  * `verify` and `reindex` (docs/ingest.md §11) on one simulator chain, with the simulator's answers
@@ -76,9 +77,8 @@ describe(`verify and reindex (move, ${factory.name})`, () => {
     );
     const changed = rows[0]!;
     const missing = rows.find((r) => r.height !== changed.height)!;
-    await db.query(
-      `UPDATE tx SET data = replace(data, '"gas_used":"', '"gas_used":"9') WHERE sequence = $1`,
-      [changed.sequence],
+    await editStoredTxs(db, 'sequence = $1', [changed.sequence], (text) =>
+      text.replaceAll('"gas_used":"', '"gas_used":"9'),
     );
     await db.query(`UPDATE block SET proposer = 'initvaloper1wrong' WHERE height = 3`);
     return { changed, missing };
@@ -90,13 +90,10 @@ describe(`verify and reindex (move, ${factory.name})`, () => {
     await db.query('DELETE FROM tx WHERE sequence = $1', [sequence]);
     return async () => {
       const row = saved.rows[0] as Record<string, unknown>;
-      await db.query('INSERT INTO tx (sequence, hash, height, signer_id, data) VALUES ($1, $2, $3, $4, $5)', [
-        row.sequence,
-        row.hash,
-        row.height,
-        row.signer_id,
-        row.data,
-      ]);
+      await db.query(
+        'INSERT INTO tx (sequence, hash, height, signer_id, data, data_packed) VALUES ($1, $2, $3, $4, $5, $6)',
+        [row.sequence, row.hash, row.height, row.signer_id, row.data, row.data_packed],
+      );
     };
   }
 

@@ -14,6 +14,7 @@ import { renderEvmTxJson } from '../../src/wire/evm-tx.js';
 import { TX_FORMAT_VERSION } from '../../src/wire/tx.js';
 import { testDbFactories } from '../helpers/db.js';
 import { oldFormatTxCases, type OldFormatTxCase } from '../helpers/old-tx-formats.js';
+import { storedTxTexts, unpackStoredTxs } from '../helpers/stored-tx.js';
 
 /** Copies of every case, so the job needs several batches; one block per copy. */
 const COPIES = 3;
@@ -125,6 +126,7 @@ async function answersOnceEqual(app: FastifyInstance, expected: string[]): Promi
 }
 
 async function storedTexts(db: Db, table: string): Promise<string[]> {
+  if (table === 'tx') return (await storedTxTexts(db)).map((r) => r.data);
   const { rows } = await db.query<{ data: string }>(`SELECT data FROM ${table} ORDER BY sequence`);
   return rows.map((r) => r.data);
 }
@@ -139,7 +141,7 @@ async function formatOf(db: Db, document: string) {
 }
 
 describe.each(testDbFactories())('re-render job on $name', (factory) => {
-  it('re-renders format-1 tx rows in batches, resumes after a stop, and ends equal to a fresh ingest', async () => {
+  it('re-renders format-1 tx text rows packed, in batches, resumes after a stop, and ends equal to a fresh ingest', async () => {
     const cases = oldFormatTxCases();
     expect(cases.filter((c) => c.old !== c.expected).length).toBeGreaterThanOrEqual(8);
     const old = await factory.create();
@@ -147,6 +149,8 @@ describe.each(testDbFactories())('re-render job on $name', (factory) => {
     try {
       await plant(old.db, cases, 'old');
       await plant(fresh.db, cases, 'expected');
+      // The old rows as a database from before migration 0020 holds them: text, not packed.
+      await unpackStoredTxs(old.db);
       // The planted rows are in format 1; the EVM txs are current but recorded as older, so the job
       // walks them too and must leave every one as it is.
       await old.db.query(`UPDATE document_format SET version = 1 WHERE document = 'tx'`);
@@ -205,6 +209,9 @@ describe.each(testDbFactories())('re-render job on $name', (factory) => {
       });
       for (const table of ['tx', 'evm_tx', 'evm_internal_tx'])
         expect(await storedTexts(old.db, table), table).toEqual(await storedTexts(fresh.db, table));
+      // Every tx row now packed, rows whose text was already current included.
+      const { rows: text } = await old.db.query('SELECT sequence FROM tx WHERE data IS NOT NULL');
+      expect(text).toEqual([]);
       expect(await formatOf(old.db, 'tx')).toEqual({
         version: TX_FORMAT_VERSION,
         rerender_to: null,

@@ -4,6 +4,7 @@ import { migrate } from '../../src/store/migrations/migrate.js';
 import { createBlockWriter } from '../../src/store/writers/block-writer.js';
 import type { TxRow } from '../../src/store/writers/rows.js';
 import { testDbFactories } from '../helpers/db.js';
+import { unpackStoredTxs } from '../helpers/stored-tx.js';
 import { oldFormatTxCases as cases, type OldFormatTxCase as Case } from '../helpers/old-tx-formats.js';
 
 const MIGRATION = '20261126_0009_event_attribute_values.sql';
@@ -48,6 +49,8 @@ describe.each(testDbFactories())('migration completing event attributes on $name
           evmTxs: [],
         },
       ]);
+      // Text rows, as a database of that time holds them (not packed: migration 0020).
+      await unpackStoredTxs(db);
       const versionsBefore = await rowVersions(db);
 
       expect((await migrate(db)).applied).toEqual([MIGRATION]);

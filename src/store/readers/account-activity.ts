@@ -1,5 +1,5 @@
 import { queryStoredJson, type ReaderContext } from './context.js';
-import type { JsonText } from './stored-json.js';
+import { storedText, storedTextColumns, type JsonText, type StoredTextRow } from './stored-json.js';
 
 /**
  * One account's activity on one chain, read for the cross-chain account routes (docs/chains.md §4):
@@ -77,22 +77,19 @@ export async function accountTxWalkStep(
   const limit = none ? '0' : param(w.limit);
   const sql =
     `WITH s AS (SELECT (${snap}) AS snap, ${total}::bigint AS total) ` +
-    `SELECT s.snap, COALESCE(s.total, 0)::bigint AS total, p.sequence, p.data FROM s LEFT JOIN LATERAL ` +
-    `(SELECT t.sequence, t.data FROM (SELECT a.sequence FROM tx_accounts a WHERE ${where} ` +
+    `SELECT s.snap, COALESCE(s.total, 0)::bigint AS total, p.* FROM s LEFT JOIN LATERAL ` +
+    `(SELECT t.sequence, ${storedTextColumns('tx', 't')} FROM (SELECT a.sequence FROM tx_accounts a WHERE ${where} ` +
     `ORDER BY a.sequence ${dir} LIMIT ${limit}) q JOIN tx t ON t.sequence = q.sequence) p ON true ` +
     `ORDER BY p.sequence ${dir}`;
-  const { rows } = await queryStoredJson<{
-    snap: number | string;
-    total: number | string;
-    sequence: number | string | null;
-    data: JsonText | null;
-  }>(ctx, sql, params);
+  const { rows } = await queryStoredJson<
+    StoredTextRow & { snap: number | string; total: number | string; sequence: number | string | null }
+  >(ctx, sql, params);
   const first = rows[0]!;
   return {
     snapshot: Number(first.snap),
     total: Number(first.total),
     rows: rows.flatMap((r) =>
-      r.sequence === null || r.data === null ? [] : [{ sequence: Number(r.sequence), data: r.data }],
+      r.sequence === null ? [] : [{ sequence: Number(r.sequence), data: storedText(r) }],
     ),
   };
 }
@@ -115,9 +112,9 @@ export async function accountSummary(
   o: { nfts: boolean; balances: boolean },
 ): Promise<AccountSummaryRow> {
   const edge = (dir: 'ASC' | 'DESC') =>
-    queryStoredJson<{ data: JsonText }>(
+    queryStoredJson<StoredTextRow>(
       ctx,
-      `SELECT t.data FROM (SELECT sequence FROM tx_accounts WHERE account_id = $1 ` +
+      `SELECT ${storedTextColumns('tx', 't')} FROM (SELECT sequence FROM tx_accounts WHERE account_id = $1 ` +
         `ORDER BY sequence ${dir} LIMIT 1) q JOIN tx t ON t.sequence = q.sequence`,
       [accountId],
     );
@@ -142,8 +139,8 @@ export async function accountSummary(
   return {
     txs: Number(c?.txs ?? 0),
     signed: Number(c?.signed ?? 0),
-    ...(first.rows[0] ? { first: first.rows[0].data } : {}),
-    ...(last.rows[0] ? { last: last.rows[0].data } : {}),
+    ...(first.rows[0] ? { first: storedText(first.rows[0]) } : {}),
+    ...(last.rows[0] ? { last: storedText(last.rows[0]) } : {}),
     nfts: Number(nfts?.rows[0]?.n ?? 0),
     balances: balances?.rows ?? [],
   };

@@ -9,7 +9,7 @@ import {
   type JsonPage,
   type ReaderContext,
 } from './context.js';
-import type { JsonText } from './stored-json.js';
+import { storedText, storedTextColumns, type StoredTextRow } from './stored-json.js';
 
 /**
  * Live NFTs and a token's tx history (migrations/20261124_0003_nft.sql, docs/api.md §4.6.5–4.6.7).
@@ -166,11 +166,11 @@ export function createNftTokenReader(ctx: ReaderContext): NftTokenReader {
       const { where, tail, offsetScan } = keysetSql(plan, 'e.sequence', params, { maxOffset: ctx.maxOffset });
       const dir = plan.desc ? 'DESC' : 'ASC';
       const sql =
-        `SELECT t.sequence, t.data FROM (SELECT e.sequence FROM tx_nfts e WHERE e.nft_id = $1${where}${tail}) q ` +
+        `SELECT t.sequence, ${storedTextColumns('tx', 't')} FROM (SELECT e.sequence FROM tx_nfts e WHERE e.nft_id = $1${where}${tail}) q ` +
         `JOIN tx t ON t.sequence = q.sequence ORDER BY t.sequence ${dir}`;
       const [result, total] = await Promise.all([
         runOffsetScan(ctx, offsetScan, () =>
-          queryStoredJson<{ sequence: number; data: JsonText }>(ctx, sql, params),
+          queryStoredJson<StoredTextRow & { sequence: number }>(ctx, sql, params),
         ),
         countTotal
           ? countWithTimeout(ctx, 'SELECT count(*) AS n FROM tx_nfts WHERE nft_id = $1', [nftId])
@@ -179,7 +179,7 @@ export function createNftTokenReader(ctx: ReaderContext): NftTokenReader {
       if (result.rows.length === 0) return { ...EMPTY_PAGE, total };
       const page = takePage(result.rows, plan.limit);
       return {
-        items: page.rows.map((r) => r.data),
+        items: page.rows.map(storedText),
         lastValue: page.rows.at(-1)?.sequence,
         hasMore: page.hasMore,
         total,

@@ -8,7 +8,7 @@ import {
   type JsonPage,
   type ReaderContext,
 } from './context.js';
-import type { JsonText } from './stored-json.js';
+import { storedText, storedTextColumns, type StoredTextRow } from './stored-json.js';
 import type { RowCache } from './row-cache.js';
 
 /**
@@ -32,9 +32,8 @@ export interface SequenceTables {
 /** undefined = no filter; [] = a filter nothing can match (docs/api.md §0.2). */
 export type MsgTypeFilter = readonly number[] | undefined;
 
-interface SeqRow {
+interface SeqRow extends StoredTextRow {
   sequence: number;
-  data: JsonText;
 }
 
 /**
@@ -73,7 +72,7 @@ async function storedPage(ctx: ReaderContext, statement: PageStatement, limit: n
   const { rows } = await queryStoredJson<SeqRow>(ctx, statement.sql('rows'), statement.params);
   const page = takePage(rows, limit);
   return {
-    items: page.rows.map((r) => r.data),
+    items: page.rows.map(storedText),
     lastValue: page.rows.at(-1)?.sequence,
     hasMore: page.hasMore,
   };
@@ -96,10 +95,10 @@ async function cachedPage(
   const items = await cache.rows(main, sequences, async (missing) => {
     const fetched = await queryStoredJson<SeqRow>(
       ctx,
-      `SELECT sequence, data FROM ${main} WHERE sequence = ANY($1::bigint[])`,
+      `SELECT sequence, ${storedTextColumns(main)} FROM ${main} WHERE sequence = ANY($1::bigint[])`,
       [missing],
     );
-    return fetched.rows;
+    return fetched.rows.map((r) => ({ sequence: r.sequence, data: storedText(r) }));
   });
   return { items, lastValue: sequences.at(-1), hasMore: page.hasMore };
 }
@@ -113,7 +112,7 @@ function joinedStatement(
   return (select) =>
     select === 'sequences'
       ? sequences
-      : `SELECT t.sequence, t.data FROM (${sequences}) q JOIN ${main} t ON t.sequence = q.sequence ` +
+      : `SELECT t.sequence, ${storedTextColumns(main, 't')} FROM (${sequences}) q JOIN ${main} t ON t.sequence = q.sequence ` +
         `ORDER BY t.sequence ${desc ? 'DESC' : 'ASC'}`;
 }
 
@@ -144,7 +143,7 @@ export async function listAll(
       tables.main,
       {
         sql: (select) =>
-          `SELECT ${select === 'rows' ? 'sequence, data' : 'sequence'} FROM ${tables.main} WHERE true${where}${tail}`,
+          `SELECT ${select === 'rows' ? `sequence, ${storedTextColumns(tables.main)}` : 'sequence'} FROM ${tables.main} WHERE true${where}${tail}`,
         params,
         offsetScan,
       },
@@ -316,7 +315,7 @@ async function listWhere(
     tables.main,
     {
       sql: (select) =>
-        `SELECT ${select === 'rows' ? 't.sequence, t.data' : 't.sequence'} FROM ${tables.main} t ` +
+        `SELECT ${select === 'rows' ? `t.sequence, ${storedTextColumns(tables.main, 't')}` : 't.sequence'} FROM ${tables.main} t ` +
         `WHERE ${filter}${keyset.where}${keyset.tail}`,
       params,
       offsetScan: keyset.offsetScan,
@@ -334,11 +333,11 @@ export async function findByHash(
   tables: SequenceTables,
   hash: Uint8Array,
 ): Promise<string | undefined> {
-  const { rows } = await ctx.db.query<{ data: string }>(
-    `SELECT data FROM ${tables.main} WHERE hash = $1 ORDER BY sequence LIMIT 1`,
+  const { rows } = await ctx.db.query<StoredTextRow>(
+    `SELECT ${storedTextColumns(tables.main)} FROM ${tables.main} WHERE hash = $1 ORDER BY sequence LIMIT 1`,
     [Buffer.from(hash)],
   );
-  return rows[0]?.data;
+  return rows[0] && storedText(rows[0]).toString();
 }
 
 export const COSMOS_TX_TABLES: SequenceTables = {

@@ -1,4 +1,5 @@
 import type { Queryable } from '../driver/db.js';
+import { storedText, storedTextColumns } from './stored-json.js';
 
 /**
  * The rows the block pipeline stored for some heights, in the form `verify` compares with what the
@@ -67,9 +68,11 @@ async function readTxs(
     height: string | number;
     hash: string;
     signer: string;
-    data: string;
+    data: string | null;
+    data_packed?: Uint8Array | null;
   }>(
-    `SELECT t.sequence, t.height, encode(t.hash, 'hex') AS hash, encode(s.account, 'hex') AS signer, t.data
+    `SELECT t.sequence, t.height, encode(t.hash, 'hex') AS hash, encode(s.account, 'hex') AS signer,
+            ${storedTextColumns(tables.main, 't')}
        FROM ${tables.main} t JOIN account_dict s ON s.id = t.signer_id
       WHERE t.height = ANY($1::bigint[]) ORDER BY t.sequence`,
     [heights],
@@ -79,7 +82,7 @@ async function readTxs(
     height: Number(row.height),
     hash: row.hash,
     signer: row.signer,
-    data: row.data,
+    data: storedText(row).toString(),
     edges: [] as string[],
     msgTypes: [] as string[],
   }));

@@ -1,4 +1,5 @@
 import type { ReaderContext } from './context.js';
+import { storedText, storedTextColumns, type StoredTextRow } from './stored-json.js';
 
 /**
  * Short reads behind the live streams (docs/stream.md): where the block stream's checkpoint is,
@@ -130,17 +131,23 @@ async function accountIdsOf(
   return found;
 }
 
+type StoredRow = StoredTextRow & { sequence: number; height: number };
+
+function sequencedRow(r: StoredRow): SequencedRow {
+  return { sequence: Number(r.sequence), height: Number(r.height), data: storedText(r).toString() };
+}
+
 export function createStreamReader(ctx: Pick<ReaderContext, 'db'>): StreamReader {
   const { db } = ctx;
   return {
     position: () => readStreamPosition(db),
     async rows(family, after, upto, limit) {
-      const { rows } = await db.query<SequencedRow>(
-        `SELECT sequence, height, data FROM ${family}
+      const { rows } = await db.query<StoredRow>(
+        `SELECT sequence, height, ${storedTextColumns(family)} FROM ${family}
           WHERE sequence > $1 AND sequence <= $2 ORDER BY sequence LIMIT ${Math.trunc(limit)}`,
         [after, upto],
       );
-      return rows.map((r) => ({ sequence: Number(r.sequence), height: Number(r.height), data: r.data }));
+      return rows.map(sequencedRow);
     },
     async accountEdges(family, accountIds, after, upto) {
       if (accountIds.length === 0) return [];
@@ -167,11 +174,11 @@ export function createStreamReader(ctx: Pick<ReaderContext, 'db'>): StreamReader
     },
     async rowsAt(family, sequences) {
       if (sequences.length === 0) return [];
-      const { rows } = await db.query<SequencedRow>(
-        `SELECT sequence, height, data FROM ${family} WHERE sequence = ANY($1::bigint[]) ORDER BY sequence`,
+      const { rows } = await db.query<StoredRow>(
+        `SELECT sequence, height, ${storedTextColumns(family)} FROM ${family} WHERE sequence = ANY($1::bigint[]) ORDER BY sequence`,
         [sequences],
       );
-      return rows.map((r) => ({ sequence: Number(r.sequence), height: Number(r.height), data: r.data }));
+      return rows.map(sequencedRow);
     },
     msgTypeIds: (names) => msgTypeIdsOf(db, names),
     accountIds: (accounts) => accountIdsOf(db, accounts),

@@ -1,28 +1,25 @@
-import { TX_FEE_AMOUNT_PATH, TX_MESSAGES_PATH, storedTxCodeSql, storedTxGasUsedSql } from '../../wire/tx.js';
+import { storedTxCode, storedTxGasUsed } from '../../wire/tx.js';
 import type { Queryable } from '../driver/db.js';
+import { storedText, storedTextColumns, type StoredTextRow } from './stored-json.js';
 
 /**
- * VIP score metrics, each one SQL aggregation over a window's txs (docs/vip-scores.md). The window
- * is a tx sequence range found through tx_height_idx, so every statement reads only the window's
- * rows by primary key; nothing is streamed into Node but one (account, value) row per address.
+ * VIP score metrics over a window's txs (docs/vip-scores.md). The window is a tx sequence range
+ * found through tx_height_idx; its rows are read by primary key in batches, their stored texts
+ * unpacked (docs/ingest.md §9.2) and aggregated here, one (account, value) row per address out.
  *
- * Facts that live only inside the stored tx JSON are read from it in SQL:
- *  - `code` and `gas_used` by position, with the SQL the tx document's module gives
- *    (src/wire/tx.ts: storedTxCodeSql, storedTxGasUsedSql, which say why a position is safe);
- *  - fees and messages by parsing the text as `json` (cheaper than jsonb, no re-serialisation),
- *    only for the metrics that need them and, for messages, only for txs holding the message type
- *    (tx_msg_types' primary key finds them). A position search is not safe there: the tx body,
- *    written before auth_info, holds user JSON (a Wasm msg) that could fake a fee object.
+ *  - `code` and `gas_used` are read by position, as the tx document's module says is safe
+ *    (src/wire/tx.ts: storedTxCode, storedTxGasUsed);
+ *  - fees and messages by parsing the text, only for the metrics that need them and, for
+ *    messages, only for txs holding the message type (tx_msg_types' primary key finds them). A
+ *    position search is not safe there: the tx body, written before auth_info, holds user JSON (a
+ *    Wasm msg) that could fake a fee object.
  */
 
-/** The tx's result code (0 = success). */
-const CODE_SQL = storedTxCodeSql('t.data');
-const GAS_USED_SQL = storedTxGasUsedSql('t.data');
-const IN_WINDOW = 't.sequence BETWEEN $1 AND $2';
+const BATCH_ROWS = 2_000;
 
 export interface ScoreMetricRow {
   accountId: number;
-  /** Exact decimal text (numeric). */
+  /** Exact decimal text. */
   value: string;
 }
 
@@ -41,86 +38,149 @@ export async function txSequenceRange(db: Queryable, fromHeight: number, toHeigh
   return r && r.lo !== null && r.hi !== null ? { lo: Number(r.lo), hi: Number(r.hi) } : undefined;
 }
 
-async function aggregate(db: Queryable, sql: string, params: readonly unknown[]): Promise<ScoreMetricRow[]> {
-  const { rows } = await db.query<{ account_id: number; value: string }>(sql, params);
-  return rows.map((r) => ({ accountId: Number(r.account_id), value: String(r.value) }));
+interface WindowTx {
+  signerId: number;
+  /** The stored text. */
+  text: string;
+  /** UTC date of the tx's block (with `days`). */
+  day?: string;
+}
+
+/**
+ * The window's txs in sequence order, a batch at a time; `types`: only those holding a message of
+ * one of these types (stored without the leading '/').
+ */
+async function eachWindowTx(
+  db: Queryable,
+  w: SequenceRange,
+  visit: (tx: WindowTx) => void,
+  o: { types?: readonly string[]; days?: boolean } = {},
+): Promise<void> {
+  const day = o.days ? `, to_char(b."timestamp" AT TIME ZONE 'UTC', 'YYYY-MM-DD') AS day` : '';
+  const join = o.days ? ' JOIN block b ON b.height = t.height' : '';
+  const typed = o.types
+    ? ` AND t.sequence IN (SELECT e.sequence FROM tx_msg_types e JOIN msg_type_dict d ON d.id = e.msg_type_id
+         WHERE d.msg_type = ANY($3::text[]) AND e.sequence BETWEEN $1 AND $2)`
+    : '';
+  for (let lo = w.lo; lo <= w.hi; lo += BATCH_ROWS) {
+    const hi = Math.min(w.hi, lo + BATCH_ROWS - 1);
+    const { rows } = await db.query<StoredTextRow & { signer_id: number; day?: string }>(
+      `SELECT t.signer_id, ${storedTextColumns('tx', 't')}${day} FROM tx t${join}
+        WHERE t.sequence BETWEEN $1 AND $2${typed} ORDER BY t.sequence`,
+      o.types ? [lo, hi, [...o.types]] : [lo, hi],
+    );
+    for (const r of rows) {
+      visit({
+        signerId: Number(r.signer_id),
+        text: storedText(r).toString(),
+        ...(r.day === undefined ? {} : { day: r.day }),
+      });
+    }
+  }
+}
+
+/** Sums per account (bigint), out as decimal text. */
+class AccountSums {
+  private readonly sums = new Map<number, bigint>();
+  add(accountId: number, value: bigint): void {
+    this.sums.set(accountId, (this.sums.get(accountId) ?? 0n) + value);
+  }
+  rows(): ScoreMetricRow[] {
+    return [...this.sums].map(([accountId, v]) => ({ accountId, value: v.toString() }));
+  }
 }
 
 /** Successful txs signed (first signer) per account. */
-export function txsSigned(db: Queryable, w: SequenceRange) {
-  return aggregate(
-    db,
-    `SELECT t.signer_id AS account_id, count(*)::text AS value FROM tx t
-      WHERE ${IN_WINDOW} AND ${CODE_SQL} = 0 GROUP BY t.signer_id`,
-    [w.lo, w.hi],
-  );
+export async function txsSigned(db: Queryable, w: SequenceRange): Promise<ScoreMetricRow[]> {
+  const sums = new AccountSums();
+  await eachWindowTx(db, w, (tx) => {
+    if (storedTxCode(tx.text) === 0) sums.add(tx.signerId, 1n);
+  });
+  return sums.rows();
 }
 
 /** Gas used by every tx (failed ones too), charged to the fee payer (first signer). */
-export function gasUsed(db: Queryable, w: SequenceRange) {
-  return aggregate(
-    db,
-    `SELECT t.signer_id AS account_id, sum(${GAS_USED_SQL})::text AS value FROM tx t
-      WHERE ${IN_WINDOW} GROUP BY t.signer_id`,
-    [w.lo, w.hi],
-  );
+export async function gasUsed(db: Queryable, w: SequenceRange): Promise<ScoreMetricRow[]> {
+  const sums = new AccountSums();
+  await eachWindowTx(db, w, (tx) => sums.add(tx.signerId, storedTxGasUsed(tx.text)));
+  return sums.rows();
+}
+
+interface TxJson {
+  tx?: {
+    auth_info?: { fee?: { amount?: { denom?: unknown; amount?: unknown }[] } };
+    body?: { messages?: unknown[] };
+  };
 }
 
 /** Fee amounts of one denom over every tx (failed ones too), charged to the fee payer. */
-export function feesPaid(db: Queryable, w: SequenceRange, denom: string) {
-  return aggregate(
-    db,
-    `SELECT t.signer_id AS account_id, sum((c.coin->>'amount')::numeric)::text AS value
-       FROM tx t
-      CROSS JOIN LATERAL json_array_elements(
-        coalesce(t.data::json #> '${TX_FEE_AMOUNT_PATH}', '[]'::json)) AS c(coin)
-      WHERE ${IN_WINDOW} AND c.coin->>'denom' = $3
-      GROUP BY t.signer_id`,
-    [w.lo, w.hi, denom],
-  );
+export async function feesPaid(db: Queryable, w: SequenceRange, denom: string): Promise<ScoreMetricRow[]> {
+  const sums = new AccountSums();
+  await eachWindowTx(db, w, (tx) => {
+    const coins = (JSON.parse(tx.text) as TxJson).tx?.auth_info?.fee?.amount ?? [];
+    for (const coin of coins) {
+      if (coin.denom === denom) sums.add(tx.signerId, BigInt(String(coin.amount)));
+    }
+  });
+  return sums.rows();
 }
 
-/** A condition on one message (`m`, its JSON) beyond its type, with its own parameters. */
-export interface MessageFilter {
-  /** SQL over `m` using $5, $6, … (the first four parameters are taken). */
-  sql: string;
-  params: readonly unknown[];
-}
+/** A condition on one message (its JSON) beyond its type. */
+export type MessageFilter = (message: Record<string, unknown>) => boolean;
 
 /**
  * Successful txs holding at least one message of the given types (and matching the filter) per
  * signer. Types are stored without the leading '/'.
  */
-export function msgTxs(db: Queryable, w: SequenceRange, types: readonly string[], filter?: MessageFilter) {
-  const typeUrls = types.map((t) => `/${t}`);
-  const messageTest = filter
-    ? `AND EXISTS (SELECT 1 FROM json_array_elements(
-         coalesce(t.data::json #> '${TX_MESSAGES_PATH}', '[]'::json)) AS msg(m)
-         WHERE m->>'@type' = ANY($4::text[]) AND (${filter.sql}))`
-    : '';
-  return aggregate(
+export async function msgTxs(
+  db: Queryable,
+  w: SequenceRange,
+  types: readonly string[],
+  filter?: MessageFilter,
+): Promise<ScoreMetricRow[]> {
+  const typeUrls = new Set(types.map((t) => `/${t}`));
+  const sums = new AccountSums();
+  await eachWindowTx(
     db,
-    `SELECT t.signer_id AS account_id, count(*)::text AS value FROM tx t
-      WHERE t.sequence IN (
-              SELECT e.sequence FROM tx_msg_types e JOIN msg_type_dict d ON d.id = e.msg_type_id
-               WHERE d.msg_type = ANY($3::text[]) AND e.sequence BETWEEN $1 AND $2)
-        AND ${CODE_SQL} = 0 ${messageTest}
-      GROUP BY t.signer_id`,
-    filter ? [w.lo, w.hi, [...types], typeUrls, ...filter.params] : [w.lo, w.hi, [...types]],
+    w,
+    (tx) => {
+      if (storedTxCode(tx.text) !== 0) return;
+      if (filter) {
+        const messages = (JSON.parse(tx.text) as TxJson).tx?.body?.messages ?? [];
+        const match = messages.some((m) => {
+          if (!m || typeof m !== 'object' || Array.isArray(m)) return false;
+          const message = m as Record<string, unknown>;
+          return typeUrls.has(String(message['@type'])) && filter(message);
+        });
+        if (!match) return;
+      }
+      sums.add(tx.signerId, 1n);
+    },
+    { types },
   );
+  return sums.rows();
 }
 
 /** Distinct UTC dates with at least one successful signed tx. */
-export function activeDays(db: Queryable, w: SequenceRange) {
-  return aggregate(
+export async function activeDays(db: Queryable, w: SequenceRange): Promise<ScoreMetricRow[]> {
+  const days = new Map<number, Set<string>>();
+  await eachWindowTx(
     db,
-    `SELECT t.signer_id AS account_id,
-            count(DISTINCT (b."timestamp" AT TIME ZONE 'UTC')::date)::text AS value
-       FROM tx t JOIN block b ON b.height = t.height
-      WHERE ${IN_WINDOW} AND ${CODE_SQL} = 0
-      GROUP BY t.signer_id`,
-    [w.lo, w.hi],
+    w,
+    (tx) => {
+      if (storedTxCode(tx.text) !== 0 || tx.day === undefined) return;
+      const set = days.get(tx.signerId) ?? new Set<string>();
+      set.add(tx.day);
+      days.set(tx.signerId, set);
+    },
+    { days: true },
   );
+  return [...days].map(([accountId, set]) => ({ accountId, value: String(set.size) }));
+}
+
+async function aggregate(db: Queryable, sql: string, params: readonly unknown[]): Promise<ScoreMetricRow[]> {
+  const { rows } = await db.query<{ account_id: number; value: string }>(sql, params);
+  return rows.map((r) => ({ accountId: Number(r.account_id), value: String(r.value) }));
 }
 
 /** Account bytes of dictionary ids. */

@@ -1,6 +1,7 @@
 import { COMMIT_CHANNEL } from '../../shared/commit-feed.js';
 import { AppError } from '../../shared/errors.js';
 import type { Db, Queryable } from '../driver/db.js';
+import { packTxText } from '../../wire/tx-packing.js';
 import { insertAccountEdges, type AccountEdges, type EdgeTables } from './account-edges.js';
 import { addTypeSetCounts } from './type-set-counts.js';
 import {
@@ -353,6 +354,16 @@ const TX_ROWS_PER_STATEMENT = 2_000;
  * tx / evm_tx rows go as plain parameters of a multi-row VALUES list rather than UNNEST arrays:
  * the JSON text is large, and array literals would escape every quote of it on the way out.
  */
+/** Where a tx table keeps each row's text (docs/ingest.md §9.2): Cosmos txs packed, EVM receipts as text. */
+export function txTextColumn(table: 'tx' | 'evm_tx'): {
+  column: 'data' | 'data_packed';
+  value(text: string): string | Uint8Array;
+} {
+  return table === 'tx'
+    ? { column: 'data_packed', value: packTxText }
+    : { column: 'data', value: (text) => text };
+}
+
 async function insertTxRows(
   tx: Queryable,
   table: 'tx' | 'evm_tx',
@@ -360,16 +371,19 @@ async function insertTxRows(
   seqs: readonly number[],
   idOf: (bytes: Uint8Array) => number,
 ): Promise<void> {
+  const text = txTextColumn(table);
+  const type = text.column === 'data_packed' ? 'bytea' : 'text';
+  const column = text.column;
   for (let start = 0; start < rows.length; start += TX_ROWS_PER_STATEMENT) {
     const chunk = rows.slice(start, start + TX_ROWS_PER_STATEMENT);
     const params: unknown[] = [];
     const tuples = chunk.map((r, i) => {
-      params.push(seqs[start + i], asBuffer(r.hash), r.height, idOf(r.signer), r.data);
+      params.push(seqs[start + i], asBuffer(r.hash), r.height, idOf(r.signer), text.value(r.data));
       const p = i * 5;
-      return `($${p + 1}::bigint, $${p + 2}::bytea, $${p + 3}::bigint, $${p + 4}::bigint, $${p + 5}::text)`;
+      return `($${p + 1}::bigint, $${p + 2}::bytea, $${p + 3}::bigint, $${p + 4}::bigint, $${p + 5}::${type})`;
     });
     await tx.query(
-      `INSERT INTO ${table} (sequence, hash, height, signer_id, data) VALUES ${tuples.join(',')}`,
+      `INSERT INTO ${table} (sequence, hash, height, signer_id, ${column}) VALUES ${tuples.join(',')}`,
       params,
     );
   }

@@ -2,7 +2,9 @@ import { AppError } from '../../shared/errors.js';
 import { EVM_INTERNAL_TX_FORMAT_VERSION, renderEvmInternalTxJson } from '../../wire/evm-internal-tx.js';
 import { EVM_TX_FORMAT_VERSION, renderEvmTxJson } from '../../wire/evm-tx.js';
 import { TX_FORMAT_VERSION, renderTxResponseJson, txPartsFromStored } from '../../wire/tx.js';
+import { TX_DICTIONARY_VERSION, packTxText } from '../../wire/tx-packing.js';
 import type { Db, Queryable } from '../driver/db.js';
+import { storedText, storedTextColumns, type StoredTextRow } from '../readers/stored-json.js';
 
 /**
  * The re-render job: brings stored document texts of an older format version up to the version
@@ -27,6 +29,8 @@ export interface StoredDocument {
   readonly version: number;
   /** The current format of a stored text of any older version. */
   rerender(text: string): string;
+  /** Stored packed with the current dictionary (Cosmos txs from format 3, docs/ingest.md §9.2). */
+  packed?: boolean;
 }
 
 export const STORED_DOCUMENTS: readonly StoredDocument[] = [
@@ -34,6 +38,7 @@ export const STORED_DOCUMENTS: readonly StoredDocument[] = [
     table: 'tx',
     version: TX_FORMAT_VERSION,
     rerender: (text) => renderTxResponseJson(txPartsFromStored(text)),
+    packed: true,
   },
   {
     table: 'evm_tx',
@@ -190,19 +195,28 @@ async function rerenderBatch(
   document: StoredDocument,
   at: { after: number; upto: number; limit: number },
 ): Promise<{ after: number; rows: number; changed: number }> {
-  const { rows } = await tx.query<{ sequence: string | number; data: string }>(
-    `SELECT sequence, data FROM ${document.table} WHERE sequence > $1 AND sequence <= $2 ORDER BY sequence LIMIT $3`,
+  const { rows } = await tx.query<StoredTextRow & { sequence: string | number }>(
+    `SELECT sequence, ${storedTextColumns(document.table)} FROM ${document.table}
+      WHERE sequence > $1 AND sequence <= $2 ORDER BY sequence LIMIT $3`,
     [at.after, at.upto, at.limit],
   );
   const sequences: number[] = [];
   const texts: string[] = [];
   for (const row of rows) {
-    const text = document.rerender(row.data);
-    if (text === row.data) continue;
+    const stored = storedText(row).toString();
+    const text = document.rerender(stored);
+    const packedNow = row.data_packed != null && row.data_packed[0] === TX_DICTIONARY_VERSION;
+    if (text === stored && (!document.packed || packedNow)) continue;
     sequences.push(Number(row.sequence));
     texts.push(text);
   }
-  if (sequences.length > 0) {
+  if (sequences.length > 0 && document.packed) {
+    await tx.query(
+      `UPDATE ${document.table} AS t SET data = NULL, data_packed = v.packed
+         FROM unnest($1::bigint[], $2::bytea[]) AS v(sequence, packed) WHERE t.sequence = v.sequence`,
+      [sequences, texts.map(packTxText)],
+    );
+  } else if (sequences.length > 0) {
     await tx.query(
       `UPDATE ${document.table} AS t SET data = v.data
          FROM unnest($1::bigint[], $2::text[]) AS v(sequence, data) WHERE t.sequence = v.sequence`,

@@ -2,7 +2,9 @@ import type { ProtoRegistry } from '../../shared/proto/registry.js';
 import { renderRestTx } from '../../shared/proto/tx.js';
 import { jsonbText } from '../../wire/json-text.js';
 import { replaceStoredRestTx } from '../../wire/tx.js';
+import { packTxText } from '../../wire/tx-packing.js';
 import type { Db, Queryable } from '../driver/db.js';
+import { storedText, storedTextColumns, type StoredTextRow } from '../readers/stored-json.js';
 
 /**
  * Re-renders txs stored undecoded (docs/api.md §14) with a registry that knows their types: a
@@ -88,8 +90,8 @@ async function rerenderBatch(
   registry: ProtoRegistry,
   at: { after: number; upto: number; limit: number },
 ): Promise<{ after: number; rows: number; rerendered: number }> {
-  const { rows } = await tx.query<{ sequence: string | number; raw: Uint8Array; data: string }>(
-    `SELECT u.sequence, u.raw, t.data FROM undecoded_tx u JOIN tx t ON t.sequence = u.sequence
+  const { rows } = await tx.query<StoredTextRow & { sequence: string | number; raw: Uint8Array }>(
+    `SELECT u.sequence, u.raw, ${storedTextColumns('tx', 't')} FROM undecoded_tx u JOIN tx t ON t.sequence = u.sequence
       WHERE u.sequence > $1 AND u.sequence <= $2 ORDER BY u.sequence LIMIT $3`,
     [at.after, at.upto, at.limit],
   );
@@ -99,13 +101,13 @@ async function rerenderBatch(
     const rendered = renderRestTx(registry, row.raw);
     if (rendered.unknownTypes.length > 0 || rendered.unknownFields.length > 0) continue;
     sequences.push(Number(row.sequence));
-    texts.push(replaceStoredRestTx(row.data, jsonbText(rendered.tx)));
+    texts.push(replaceStoredRestTx(storedText(row).toString(), jsonbText(rendered.tx)));
   }
   if (sequences.length > 0) {
     await tx.query(
-      `UPDATE tx AS t SET data = v.data
-         FROM unnest($1::bigint[], $2::text[]) AS v(sequence, data) WHERE t.sequence = v.sequence`,
-      [sequences, texts],
+      `UPDATE tx AS t SET data = NULL, data_packed = v.packed
+         FROM unnest($1::bigint[], $2::bytea[]) AS v(sequence, packed) WHERE t.sequence = v.sequence`,
+      [sequences, texts.map(packTxText)],
     );
     await tx.query('DELETE FROM undecoded_tx WHERE sequence = ANY($1::bigint[])', [sequences]);
   }

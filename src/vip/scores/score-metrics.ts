@@ -9,6 +9,7 @@ import {
   nftReceipts,
   nftReceiptsFrom,
   txsSigned,
+  type MessageFilter,
   type ScoreMetricRow,
   type SequenceRange,
 } from '../../store/readers/vip-score-metrics.js';
@@ -89,27 +90,43 @@ function bareHex(text: string, prefix: string): string {
   return Buffer.from(accountBytesFromString(text, prefix)).toString('hex').replace(/^0+/, '');
 }
 
-function messageFilter(metric: ScoreMetric, prefix: string) {
+/** A JSON field as PostgreSQL's `->>` gives it: strings as is, other values as JSON text, null absent. */
+function field(m: Record<string, unknown>, key: string): string | undefined {
+  const v = m[key];
+  if (v === undefined || v === null) return undefined;
+  return typeof v === 'string' ? v : JSON.stringify(v);
+}
+
+function messageFilter(metric: ScoreMetric, prefix: string): MessageFilter | undefined {
   if (metric.move) {
-    const addr = metric.move.moduleAddress;
-    return {
-      sql: `(ltrim(lower(regexp_replace(m->>'module_address', '^0x', '')), '0') = $5
-             OR m->>'module_address' = $6)
-            AND m->>'module_name' = $7 AND m->>'function_name' = $8`,
-      params: [bareHex(addr, prefix), bech32Of(addr, prefix), metric.move.moduleName, metric.move.function],
+    const { moduleAddress, moduleName, function: fn } = metric.move;
+    const hex = bareHex(moduleAddress, prefix);
+    const bech32 = bech32Of(moduleAddress, prefix);
+    return (m) => {
+      const addr = field(m, 'module_address');
+      if (addr === undefined) return false;
+      const sameAddress = addr.replace(/^0x/, '').toLowerCase().replace(/^0+/, '') === hex || addr === bech32;
+      return sameAddress && field(m, 'module_name') === moduleName && field(m, 'function_name') === fn;
     };
   }
   if (metric.wasmContract) {
-    return { sql: `m->>'contract' = $5`, params: [bech32Of(metric.wasmContract, prefix)] };
+    const contract = bech32Of(metric.wasmContract, prefix);
+    return (m) => field(m, 'contract') === contract;
   }
   return undefined;
 }
 
-function evmCallFilter(metric: ScoreMetric, prefix: string) {
+function evmCallFilter(metric: ScoreMetric, prefix: string): MessageFilter {
   const contract = metric.contract ?? '';
-  return {
-    sql: `(lower(m->>'contract_addr') = $5 OR m->>'contract_addr' = $6)
-          AND regexp_replace(lower(m->>'input'), '^0x', '') LIKE $7`,
-    params: [contract, bech32Of(contract, prefix), `${(metric.selector ?? '').replace(/^0x/, '')}%`],
+  const bech32 = bech32Of(contract, prefix);
+  const selector = (metric.selector ?? '').replace(/^0x/, '');
+  return (m) => {
+    const to = field(m, 'contract_addr');
+    const input = field(m, 'input');
+    if (to === undefined || input === undefined) return false;
+    return (
+      (to.toLowerCase() === contract || to === bech32) &&
+      input.toLowerCase().replace(/^0x/, '').startsWith(selector)
+    );
   };
 }
