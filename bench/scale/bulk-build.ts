@@ -16,15 +16,12 @@ import { silentLogger } from '../../src/shared/logger.js';
 import { createMetricsRegistry } from '../../src/shared/metrics.js';
 import { addAccountCounts } from '../../src/store/writers/account-edges.js';
 import {
-  accountEdges,
   createBlockWriter,
   createWriterDictionaries,
   internBatch,
-  msgTypeEdges,
-  nftInputs,
-  txTextColumn,
   upsertValidators,
 } from '../../src/store/writers/block-writer.js';
+import { accountEdges, msgTypeEdges, nftInputs, txTextColumn } from '../../src/store/writers/tx-rows.js';
 import { asBuffer } from '../../src/store/writers/dictionary.js';
 import { writeNftBlocks } from '../../src/store/writers/nft-writer.js';
 import type { BlockRows, Checkpoint } from '../../src/store/writers/rows.js';

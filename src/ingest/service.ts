@@ -1,7 +1,5 @@
-import type { IngestOptions } from '../shared/config.js';
 import { AppError, InputError } from '../shared/errors.js';
 import type { Logger } from '../shared/logger.js';
-import type { Registry } from '../shared/metrics.js';
 import { createCometClient, type CometClient } from '../node/cometbft.js';
 import { createEvmClient } from '../node/evm.js';
 import { createNodeMetrics, registerEndpointMetrics } from '../node/metrics.js';
@@ -23,15 +21,14 @@ import { createBlockWriter } from '../store/writers/block-writer.js';
 import { discoverChain } from './fetch/discover-chain.js';
 import { createIngestMetrics, type IngestMetrics } from './metrics.js';
 import { runPipeline, type PipelineTuning, type Progress } from './pipeline.js';
-import { createIngestDecoder } from './decode/ingest-decoder.js';
-import type { MessageSchema } from '../shared/proto/schema.js';
-import type { ReflectResult } from '../shared/proto/reflect.js';
-import { createIngestNftCollector } from './collect/nft-collector.js';
 import { createBlockHead } from './derive/block-head.js';
 import { createDerivations } from './derive/registry.js';
-import { createChunkPreparer, type ChunkPreparer } from './prepare/chunk.js';
-import { createPrepareWorkers, type PreparePool } from './prepare/worker-pool.js';
-import type { PrepareWorkerConfig, TakenBalanceChanges } from './prepare/worker-messages.js';
+import type { ChunkPreparer } from './prepare/chunk.js';
+
+import { preparerFactory } from './preparer.js';
+import { NODE_TIMEOUT_MS, type IngestServiceContext } from './service-context.js';
+
+export type { IngestServiceContext } from './service-context.js';
 
 export interface IngestService {
   chain: ChainMeta;
@@ -49,47 +46,6 @@ export interface IngestService {
   /** Those, and each running prepare worker's pools: what `/status/endpoints` serves. */
   endpointReport(): NodeEndpointReport;
   close(): Promise<void>;
-}
-
-const NODE_TIMEOUT_MS = 30_000;
-
-export interface IngestServiceContext {
-  options: Pick<
-    IngestOptions,
-    'chainId' | 'vmType' | 'endpoints' | 'maxConcurrentRequests' | 'accountPrefix' | 'startHeight'
-  > &
-    Partial<Pick<IngestOptions, 'internalTx' | 'richList' | 'prepareWorkers'>> & {
-      /** Collect NFTs (default true; false for a bench comparison or a chain without NFTs). */
-      nftIndexing?: boolean;
-      /** Attempts per NFT look-up before the block stream retries its chunk (default 10). */
-      nftLookupAttempts?: number;
-      /**
-       * Backoff towards the node (default INGEST_RETRY). Node reads wait without an attempt budget
-       * (docs/ingest.md §10); tests shrink the cap to make an outage long in attempts, not seconds.
-       */
-      nodeRetry?: RetryPolicy;
-      /** Per-request timeout towards the node (default 30 s). */
-      requestTimeoutMs?: number;
-      /** Message schemas added to the decoder's registry (tests: a later release's types). */
-      protoExtensions?: readonly MessageSchema[];
-    };
-  logger: Logger;
-  db: Db;
-  registry: Registry;
-  /** Created by the caller when it reports the checkpoint height before the node answers. */
-  metrics?: IngestMetrics;
-  /** Told when the node does not answer during start-up (it is waited for). */
-  onNodeRetry?: (err: Error) => void;
-  /** Where every part waiting for the node says so; the API of the same process reads it. */
-  waits?: NodeWaits;
-  signal?: AbortSignal;
-  /**
-   * Prepare threads shared with the other chains of a deployment (docs/chains.md §7); without it,
-   * `options.prepareWorkers` threads of the chain's own (0: this thread).
-   */
-  preparePool?: PreparePool;
-  /** The proto packages reflected once for every chain of the process (decoders in this thread). */
-  reflected?: ReflectResult;
 }
 
 type Stages = ReturnType<typeof createDerivations>;
@@ -235,89 +191,6 @@ export async function createIngestService(ctx: IngestServiceContext): Promise<In
     async close() {
       await Promise.all(transports.map((t) => t.close()));
     },
-  };
-}
-
-/**
- * Library callers (tests, benchmarks) prepare in this thread unless they ask; the CLI sets it, and
- * a deployment hands every chain its one shared pool.
- */
-function preparerFactory(
-  ctx: IngestServiceContext,
-  deps: {
-    chain: ChainMeta;
-    comet: CometClient;
-    rest: ReturnType<typeof createRestClient>;
-    evm: ReturnType<typeof createEvmClient> | undefined;
-    hasEvmTransport: boolean;
-    nodeMetrics: ReturnType<typeof createNodeMetrics>;
-    stages: Stages;
-    balanceChanges: boolean;
-    onWorkerEndpoints: (pools: PrepareWorkerEndpoints[]) => void;
-  },
-): (signal: AbortSignal) => ChunkPreparer {
-  const { options, logger } = ctx;
-  const workers = options.prepareWorkers ?? 0;
-  const hooks = {
-    logger,
-    nodeMetrics: deps.nodeMetrics,
-    onBalanceChanges: (taken: TakenBalanceChanges) =>
-      deps.stages.forEach((stage) => stage.onBalanceChanges?.(taken)),
-    onEndpoints: deps.onWorkerEndpoints,
-  };
-  const pool = ctx.preparePool;
-  return (signal) =>
-    pool
-      ? pool.attach(workerConfig(ctx, deps), hooks)
-      : workers > 0
-        ? createPrepareWorkers({ count: workers, config: workerConfig(ctx, deps), ...hooks })
-        : createChunkPreparer({
-            chainId: deps.chain.chainId,
-            comet: deps.comet,
-            rest: deps.rest,
-            evm: deps.evm,
-            decoder: createIngestDecoder({
-              prefix: options.accountPrefix,
-              protoExtensions: options.protoExtensions,
-              reflected: ctx.reflected,
-            }),
-            accountPrefix: options.accountPrefix,
-            logger,
-            nft:
-              options.nftIndexing === false
-                ? undefined
-                : createIngestNftCollector({
-                    vm: deps.chain.vmType,
-                    prefix: options.accountPrefix,
-                    rest: deps.rest,
-                    logger,
-                    signal,
-                    lookupAttempts: options.nftLookupAttempts,
-                    retry: options.nodeRetry,
-                  }),
-          });
-}
-
-/** What a prepare thread needs of the chain to fetch and prepare its blocks (plain values). */
-function workerConfig(
-  ctx: IngestServiceContext,
-  deps: { chain: ChainMeta; hasEvmTransport: boolean; balanceChanges: boolean },
-): PrepareWorkerConfig {
-  const { options } = ctx;
-  return {
-    vm: deps.chain.vmType,
-    chainId: deps.chain.chainId,
-    endpoints: { ...options.endpoints, jsonRpc: deps.hasEvmTransport ? options.endpoints.jsonRpc : [] },
-    maxConcurrentRequests: options.maxConcurrentRequests,
-    requestTimeoutMs: options.requestTimeoutMs ?? NODE_TIMEOUT_MS,
-    accountPrefix: options.accountPrefix,
-    nft:
-      options.nftIndexing === false
-        ? undefined
-        : { lookupAttempts: options.nftLookupAttempts, retry: options.nodeRetry },
-    balanceChanges: deps.balanceChanges,
-    logLevel: ctx.logger.level,
-    ...(options.protoExtensions ? { protoExtensions: options.protoExtensions } : {}),
   };
 }
 

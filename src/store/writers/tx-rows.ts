@@ -1,0 +1,92 @@
+import { packTxText } from '../../wire/tx-packing.js';
+import type { AccountEdges } from './account-edges.js';
+import type { BlockRows } from './rows.js';
+
+/**
+ * The rows a batch of blocks derives before any statement: account and message-type edges, the
+ * NFT inputs and each tx table's stored text. Pure, so the block writer and the bulk builder
+ * (bench/scale/bulk.ts) write the same rows.
+ */
+
+/** Where a tx table keeps each row's text (docs/ingest.md §9.2): Cosmos txs packed, EVM receipts as text. */
+export function txTextColumn(table: 'tx' | 'evm_tx'): {
+  column: 'data' | 'data_packed';
+  value(text: string): string | Uint8Array;
+} {
+  return table === 'tx'
+    ? { column: 'data_packed', value: packTxText }
+    : { column: 'data', value: (text) => text };
+}
+
+/**
+ * A batch's message-type rows: tx_msg_types edges (each tx's distinct types) and the account x
+ * message-type edges (migration 0004: every account edge once per type of its tx). Also what the
+ * bulk builder (bench/scale/bulk.ts) writes.
+ */
+export function msgTypeEdges(
+  txs: BlockRows['txs'],
+  seqs: readonly number[],
+  msgTypeIds: Map<string, number>,
+  edges: AccountEdges,
+) {
+  const typesBySeq = new Map<number, number[]>();
+  txs.forEach((t, i) =>
+    typesBySeq.set(
+      seqs[i]!,
+      [...new Set(t.msgTypes)].map((m) => msgTypeIds.get(m)!),
+    ),
+  );
+  const typeEdges = {
+    typeIds: [...typesBySeq.values()].flat(),
+    seqs: [...typesBySeq].flatMap(([seq, ids]) => ids.map(() => seq)),
+  };
+  const cross = {
+    accounts: [] as number[],
+    types: [] as number[],
+    seqs: [] as number[],
+    signer: [] as boolean[],
+  };
+  edges.accountIds.forEach((account, i) => {
+    const seq = edges.sequences[i]!;
+    for (const type of typesBySeq.get(seq)!) {
+      cross.accounts.push(account);
+      cross.types.push(type);
+      cross.seqs.push(seq);
+      cross.signer.push(edges.signer[i]!);
+    }
+  });
+  return { typeEdges, cross };
+}
+
+export function accountEdges(
+  txs: readonly { signer: Uint8Array; accounts: Uint8Array[] }[],
+  seqs: readonly number[],
+  idOf: (bytes: Uint8Array) => number,
+): AccountEdges {
+  const accountIds: number[] = [];
+  const sequences: number[] = [];
+  const signer: boolean[] = [];
+  txs.forEach((t, i) => {
+    const signerId = idOf(t.signer);
+    const seen = new Set<number>();
+    for (const account of [t.signer, ...t.accounts]) {
+      const id = idOf(account);
+      if (seen.has(id)) continue;
+      seen.add(id);
+      accountIds.push(id);
+      sequences.push(seqs[i]!);
+      signer.push(id === signerId);
+    }
+  });
+  return { accountIds, sequences, signer };
+}
+
+/** Each block's NFT rows with the sequence of its first tx (sequences run on across the batch). */
+export function nftInputs(blocks: readonly BlockRows[], fromSequence: number) {
+  let next = fromSequence + 1;
+  return blocks.flatMap((b) => {
+    const firstSequence = next;
+    next += b.txs.length;
+    return b.nft ? [{ height: b.block.height, timestamp: b.block.timestamp, nft: b.nft, firstSequence }] : [];
+  });
+}
