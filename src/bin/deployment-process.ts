@@ -36,7 +36,7 @@ export interface DeploymentProcessOptions {
 
 /**
  * `start` / `indexer` with a chains file (docs/chains.md): one port, one ingest run per chain, each
- * failing and recovering alone; the chains file read again on SIGHUP (§6). Resolves once every
+ * failing and recovering alone; the chains file read again on SIGHUP (docs/chains.md §6). Resolves once every
  * chain has stopped (signal, --until).
  */
 export async function runDeploymentProcess(opts: DeploymentProcessOptions): Promise<void> {
