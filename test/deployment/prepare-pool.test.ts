@@ -57,10 +57,11 @@ describe('a deployment whose chains share one prepare pool', () => {
     live.halt(live.head());
     const behind = commits.filter(([id]) => id === BEHIND).map(([, h]) => h);
     expect(behind.length).toBeGreaterThan(2);
-    // The live chain's commits between the catching-up chain's first and last commits.
-    const first = commits.findIndex(([id]) => id === BEHIND);
+    // The live chain's commits from the release to the catching-up chain's last commit. (Not from
+    // its first commit: its window may prepare most of the backlog before it, then commit it in a
+    // burst.)
     const last = commits.findIndex(([id, h]) => id === BEHIND && h === BEHIND_HEAD);
-    const during = commits.slice(first, last).filter(([id]) => id === LIVE);
+    const during = commits.slice(0, last).filter(([id]) => id === LIVE);
     expect(during.length, JSON.stringify(commits)).toBeGreaterThanOrEqual(2);
   }, 300_000);
 

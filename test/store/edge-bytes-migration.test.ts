@@ -111,7 +111,9 @@ async function accountPages(db: Db): Promise<unknown[]> {
           msgTypeIds,
           countTotal: true,
         });
-        pages.push({ id, signerOnly, msgTypeIds, page });
+        // As text: packed rows read back as bytes, rows stored as text before 0020 as strings.
+        const items = page.items.map((i) => (typeof i === 'string' ? i : Buffer.from(i).toString('utf8')));
+        pages.push({ id, signerOnly, msgTypeIds, page: { ...page, items } });
       }
     }
   }
@@ -148,19 +150,22 @@ describe.each(testDbFactories())('migration 0018: narrower tx edge rows ($name)'
       await copyRows(reference.db, old.db);
       await old.db.exec('GRANT SELECT ON tx_accounts TO PUBLIC');
       const rowsBefore = await edgeRows(old.db);
-      const pagesBefore = await accountPages(old.db);
       expect((await layout(old.db)).columns.find((c) => c.table === 'tx_accounts')).toMatchObject({
         column: 'account_id',
         type: 'bigint',
       });
-      expect(pagesBefore.length).toBeGreaterThan(ACCOUNTS * 2 * 4 - 1);
 
       expect((await migrate(old.db, { upTo: MIGRATION })).applied).toEqual([MIGRATION]);
       expect(await layout(old.db)).toEqual(await layout(reference.db));
       expect(await edgeRows(old.db)).toEqual(rowsBefore);
       expect(await edgeRows(old.db)).toEqual(await edgeRows(reference.db));
-      expect(await accountPages(old.db)).toEqual(pagesBefore);
       await expectTypeSetCountsMatchEdges(old.db);
+      // Today's readers and writer need the later migrations too (0020 packs tx texts): the
+      // converted database then answers every page as the one indexed fresh does.
+      await migrate(old.db);
+      const pages = await accountPages(reference.db);
+      expect(pages.length).toBeGreaterThan(ACCOUNTS * 2 * 4 - 1);
+      expect(await accountPages(old.db)).toEqual(pages);
       const { rows: acl } = await old.db.query<{ n: number }>(
         `SELECT count(*)::int AS n FROM pg_class c, aclexplode(c.relacl) a
           WHERE c.oid = 'tx_accounts'::regclass AND a.grantee = 0 AND a.privilege_type = 'SELECT'`,
