@@ -9,9 +9,9 @@
  * - live: every chain at `--block-time-ms` × `--live-txs`, `start` with the chains file; each
  *   chain's head lag (a block's arrival on its own block stream, `/chains/{id}/indexer/stream/v1/blocks`,
  *   minus the moment its simulator made it) p50/p99 and blocks/s, for `--live-seconds`; then the
- *   same with chain 0's node stalled (every request refused), then with it answering every request
- *   `--slow-ms` late (a latency fault, through a delaying proxy in this process) — the others' lag
- *   and throughput in each window against the healthy one.
+ *   same with chain 0's node answering every request `--slow-ms` late (a latency fault, through a
+ *   delaying proxy in this process), then stalled (every request refused) — the others' lag and
+ *   throughput in each window against the healthy one.
  *
  *   npm run build && npm run bench:rollups -- [--chains move:3,evm:3,wasm:2] [--blocks 300] [--txs 10]
  *     [--block-time-ms 500] [--live-txs 10] [--live-seconds 60] [--slow-ms 500] [--phase backfill,live]
@@ -361,12 +361,13 @@ async function live() {
         };
       };
       const normal = await window('all chains healthy');
-      sims[0]!.outage('reset');
-      const stalled = await window(`${sims[0]!.options.chainId} node down`);
-      sims[0]!.outage(undefined);
+      // Slow before down: a slow window after the outage measured chain 0's catch-up from it too.
       slowNode.ms = Number(values['slow-ms']);
       const slow = await window(`${sims[0]!.options.chainId} node ${slowNode.ms} ms slow`);
       slowNode.ms = 0;
+      sims[0]!.outage('reset');
+      const stalled = await window(`${sims[0]!.options.chainId} node down`);
+      sims[0]!.outage(undefined);
       process.kill(-run.child.pid!, 'SIGTERM');
       await run.exited.catch(() => undefined);
       const others = (w: typeof normal, key: 'lagP99Ms' | 'blocksPerSec') =>
