@@ -1,12 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import type { DerivationName } from '../../src/ingest/derive/derivation.js';
-import { openNodeRows } from '../../src/ingest/repair/node-rows.js';
 import { runStageReindex } from '../../src/ingest/repair/stage-reindex.js';
 import { runVerify } from '../../src/ingest/repair/verify.js';
-import { createMetricsRegistry } from '../../src/shared/metrics.js';
 import type { Db } from '../../src/store/driver/db.js';
 import { testDbFactories } from '../helpers/db.js';
 import { followSimulator, ingestFrom } from '../helpers/ingest.js';
+import { openTestNodeRows } from '../helpers/repair.js';
 
 /**
  * `reindex --stage` beside a running indexer on a live chain (docs/ingest.md §11.4, steps 3-5): the
@@ -61,20 +60,7 @@ for (const factory of testDbFactories()) {
         head: START,
         sim: { live: true, blockTimeMs: 1000, chainId: 'stage-live' },
       });
-      const node = await openNodeRows(
-        drifted.db,
-        {
-          endpoints: {
-            rpc: [follower.urls.rpc],
-            rest: [follower.urls.rest],
-            jsonRpc: [follower.urls.jsonRpc!],
-          },
-          accountPrefix: 'init',
-          maxConcurrentRequests: 8,
-          requestTimeoutMs: 5_000,
-        },
-        createMetricsRegistry({ defaultMetrics: false }),
-      );
+      const node = await openTestNodeRows(drifted.db, follower.urls);
       try {
         await untilStages(drifted.db, START, follower.outcome);
         await plantDrift(drifted.db);

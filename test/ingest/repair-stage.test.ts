@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApiApp } from '../../src/api/app.js';
 import { loadApiOptions } from '../../src/api/options.js';
 import type { DerivationName } from '../../src/ingest/derive/derivation.js';
-import { openNodeRows, type NodeRows } from '../../src/ingest/repair/node-rows.js';
+import type { NodeRows } from '../../src/ingest/repair/node-rows.js';
 import { abandonStageReindex, runStageReindex } from '../../src/ingest/repair/stage-reindex.js';
 import { silentLogger } from '../../src/shared/logger.js';
 import { createMetricsRegistry } from '../../src/shared/metrics.js';
@@ -12,6 +12,7 @@ import type { Db } from '../../src/store/driver/db.js';
 import { routeAnswers } from '../api/route-answers.js';
 import { heavySuiteVms, testDbFactories } from '../helpers/db.js';
 import { ingestFrom } from '../helpers/ingest.js';
+import { openTestNodeRows } from '../helpers/repair.js';
 
 /**
  * `reindex --stage` (docs/ingest.md §11.4) on each VM, a fresh index of the same chain as the
@@ -24,13 +25,6 @@ import { ingestFrom } from '../helpers/ingest.js';
  */
 const HEAD = 14;
 const RETRY = { baseMs: 5, capMs: 20 };
-
-const nodeOptions = (urls: SimulatorUrls) => ({
-  endpoints: { rpc: [urls.rpc], rest: [urls.rest], jsonRpc: urls.jsonRpc ? [urls.jsonRpc] : [] },
-  accountPrefix: 'init',
-  maxConcurrentRequests: 8,
-  requestTimeoutMs: 5_000,
-});
 
 const stagesOf = (vm: VmType): DerivationName[] =>
   vm === 'evm' ? ['internal_tx', 'rich_list'] : ['rich_list'];
@@ -62,11 +56,7 @@ for (const factory of testDbFactories()) {
         const on = { internalTx: vm === 'evm', richList: true };
         for (const db of [fresh.db, drifted.db])
           await ingestFrom({ db, vm, urls, untilHeight: HEAD, stages: on });
-        node = await openNodeRows(
-          drifted.db,
-          nodeOptions(urls),
-          createMetricsRegistry({ defaultMetrics: false }),
-        );
+        node = await openTestNodeRows(drifted.db, urls);
       }, 180_000);
 
       afterAll(async () => {

@@ -1,13 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openNodeRows, type NodeRows } from '../../src/ingest/repair/node-rows.js';
+import type { NodeRows } from '../../src/ingest/repair/node-rows.js';
 import { runVerify } from '../../src/ingest/repair/verify.js';
 import { toBech32 } from '../../src/shared/address.js';
-import { createMetricsRegistry } from '../../src/shared/metrics.js';
 import { createSimulator } from '../../src/sim/simulator.js';
 import type { Simulator, SimulatorUrls, VmType } from '../../src/sim/types.js';
 import type { Db } from '../../src/store/driver/db.js';
 import { testDbFactories } from '../helpers/db.js';
 import { ingestFrom } from '../helpers/ingest.js';
+import { openTestNodeRows } from '../helpers/repair.js';
 
 /**
  * `verify`'s state checks (docs/ingest.md §11.1) on each VM — owners come from a Move object, a
@@ -44,16 +44,7 @@ for (const vm of ['move', 'wasm', 'evm'] as VmType[]) {
         untilHeight: HEAD,
         stages: { internalTx: false, richList: true },
       });
-      node = await openNodeRows(
-        store.db,
-        {
-          endpoints: { rpc: [urls.rpc], rest: [urls.rest], jsonRpc: urls.jsonRpc ? [urls.jsonRpc] : [] },
-          accountPrefix: 'init',
-          maxConcurrentRequests: 8,
-          requestTimeoutMs: 5_000,
-        },
-        createMetricsRegistry({ defaultMetrics: false }),
-      );
+      node = await openTestNodeRows(store.db, urls);
     }, 120_000);
 
     afterAll(async () => {

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApiApp } from '../../src/api/app.js';
 import { loadApiOptions } from '../../src/api/options.js';
-import { openNodeRows, type NodeRows } from '../../src/ingest/repair/node-rows.js';
+import type { NodeRows } from '../../src/ingest/repair/node-rows.js';
 import { abandonReindex, runReindex } from '../../src/ingest/repair/reindex.js';
 import { runVerify, verifyHeights } from '../../src/ingest/repair/verify.js';
 import { silentLogger } from '../../src/shared/logger.js';
@@ -12,6 +12,7 @@ import type { Db } from '../../src/store/driver/db.js';
 import { routeAnswers } from '../api/route-answers.js';
 import { testDbFactories } from '../helpers/db.js';
 import { ingestFrom } from '../helpers/ingest.js';
+import { openTestNodeRows } from '../helpers/repair.js';
 import { editStoredTxs } from '../helpers/stored-tx.js';
 
 /**
@@ -24,13 +25,6 @@ import { editStoredTxs } from '../helpers/stored-tx.js';
  */
 const HEAD = 30;
 const factory = testDbFactories().at(-1)!;
-
-const nodeOptions = (urls: SimulatorUrls) => ({
-  endpoints: { rpc: [urls.rpc], rest: [urls.rest], jsonRpc: urls.jsonRpc ? [urls.jsonRpc] : [] },
-  accountPrefix: 'init',
-  maxConcurrentRequests: 8,
-  requestTimeoutMs: 5_000,
-});
 
 describe(`verify and reindex (move, ${factory.name})`, () => {
   let sim: Simulator;
@@ -52,11 +46,7 @@ describe(`verify and reindex (move, ${factory.name})`, () => {
     fresh = await factory.create();
     drifted = await factory.create();
     for (const db of [fresh.db, drifted.db]) await ingestFrom({ db, vm: 'move', urls, untilHeight: HEAD });
-    node = await openNodeRows(
-      drifted.db,
-      nodeOptions(urls),
-      createMetricsRegistry({ defaultMetrics: false }),
-    );
+    node = await openTestNodeRows(drifted.db, urls);
   }, 120_000);
 
   afterAll(async () => {
@@ -212,7 +202,7 @@ describe(`verify and reindex of EVM receipts (${factory.name})`, () => {
         untilHeight: 12,
         stages: { internalTx: false, richList: false },
       });
-      node = await openNodeRows(db, nodeOptions(urls), createMetricsRegistry({ defaultMetrics: false }));
+      node = await openTestNodeRows(db, urls);
       const verify = async () =>
         (await runVerify(db, node!, { heights: await verifyHeights(db, {}), accountPrefix: 'init' })).drifts;
       expect(await verify()).toEqual([]);
