@@ -17,6 +17,7 @@ import type { BlockHead } from '../derive/block-head.js';
 import type { DerivationName } from '../derive/derivation.js';
 import { createDerivations, type RunnableDerivation } from '../derive/registry.js';
 import type { NodeRows } from './node-rows.js';
+import type { ReindexReport } from './reindex.js';
 
 /**
  * `reindex --stage <name>` (docs/ingest.md §11.4): a derivation stage (src/ingest/derive/registry.ts)
@@ -37,16 +38,13 @@ export interface StageReindexPlan {
   logger?: Logger;
 }
 
-export interface StageReindexReport {
+/**
+ * A range reindex's report, where `from` is the first height the stage derives, `to` where the
+ * served stage stood at the swap, and `heights` those derived by this run (a resumed run starts
+ * after the rebuild's checkpoint).
+ */
+export interface StageReindexReport extends ReindexReport {
   stage: DerivationName;
-  /** The first height the stage derives, and where the served stage stood at the swap. */
-  from: number;
-  to: number;
-  /** Heights derived by this run (a resumed run starts after the rebuild's checkpoint). */
-  heights: number;
-  seconds: number;
-  nodeRequests: number;
-  finished: boolean;
   /** Rows swapped in (every table of the stage). */
   rows: number;
 }
