@@ -21,7 +21,13 @@ import {
   internBatch,
   upsertValidators,
 } from '../../src/store/writers/block-writer.js';
-import { accountEdges, msgTypeEdges, nftInputs, txTextColumn } from '../../src/store/writers/tx-rows.js';
+import {
+  accountEdges,
+  msgTypeEdges,
+  nftInputs,
+  txTextColumn,
+  type TxRowInput,
+} from '../../src/store/writers/tx-rows.js';
 import { asBuffer } from '../../src/store/writers/dictionary.js';
 import { writeNftBlocks } from '../../src/store/writers/nft-writer.js';
 import type { BlockRows, Checkpoint } from '../../src/store/writers/rows.js';
@@ -321,7 +327,7 @@ function createBulkWriter(client: pg.Client, start: Checkpoint) {
 async function copySequenced(
   client: pg.Client,
   table: 'tx' | 'evm_tx',
-  rows: readonly { hash: Uint8Array; height: number; signer: Uint8Array; data: string }[],
+  rows: readonly TxRowInput[],
   seqs: readonly number[],
   idOf: (bytes: Uint8Array) => number,
 ): Promise<void> {

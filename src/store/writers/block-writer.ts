@@ -14,7 +14,7 @@ import {
 import { nftAccounts, writeNftBlocks } from './nft-writer.js';
 import { sqlArray } from './sql-array.js';
 import type { BlockRows, Checkpoint } from './rows.js';
-import { accountEdges, msgTypeEdges, nftInputs, txTextColumn } from './tx-rows.js';
+import { accountEdges, msgTypeEdges, nftInputs, txTextColumn, type TxRowInput } from './tx-rows.js';
 
 export const BLOCK_PIPELINE_CHECKPOINT = 'blocks';
 
@@ -317,7 +317,7 @@ const TX_ROWS_PER_STATEMENT = 2_000;
 async function insertTxRows(
   tx: Queryable,
   table: 'tx' | 'evm_tx',
-  rows: readonly { hash: Uint8Array; height: number; signer: Uint8Array; data: string }[],
+  rows: readonly TxRowInput[],
   seqs: readonly number[],
   idOf: (bytes: Uint8Array) => number,
 ): Promise<void> {

@@ -8,6 +8,14 @@ import type { BlockRows } from './rows.js';
  * (bench/scale/bulk.ts) write the same rows.
  */
 
+/** One row of `tx` or `evm_tx` before its sequence and signer id are known. */
+export interface TxRowInput {
+  hash: Uint8Array;
+  height: number;
+  signer: Uint8Array;
+  data: string;
+}
+
 /** Where a tx table keeps each row's text (docs/ingest.md §9.2): Cosmos txs packed, EVM receipts as text. */
 export function txTextColumn(table: 'tx' | 'evm_tx'): {
   column: 'data' | 'data_packed';
