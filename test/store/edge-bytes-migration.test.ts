@@ -4,6 +4,7 @@ import { migrate, migrationNames } from '../../src/store/migrations/migrate.js';
 import { COSMOS_TX_TABLES, listByAccount } from '../../src/store/readers/sequence-tables.js';
 import { createBlockWriter } from '../../src/store/writers/block-writer.js';
 import type { BlockRows } from '../../src/store/writers/rows.js';
+import { prng, testBlock } from '../helpers/block-rows.js';
 import { testDbFactories } from '../helpers/db.js';
 import { copyRows } from '../helpers/table-copy.js';
 import { expectTypeSetCountsMatchEdges } from '../helpers/truth.js';
@@ -25,8 +26,7 @@ const EDGE_TABLES = ['tx_accounts', 'tx_account_msg_types'];
 const account = (n: number) => Buffer.alloc(20, n);
 
 function generateChain(): BlockRows[] {
-  let state = 11;
-  const random = (n: number) => (state = (state * 48271) % 2147483647) % n;
+  const random = prng(11);
   let txs = 0;
   return Array.from({ length: BLOCKS }, (_, b): BlockRows => {
     const height = b + 1;
@@ -43,17 +43,7 @@ function generateChain(): BlockRows[] {
       };
     });
     return {
-      block: {
-        height,
-        hash: Buffer.alloc(32, height),
-        timestamp: new Date(Date.UTC(2026, 0, 1, 0, 0, height)).toISOString(),
-        blockTimeMs: 1000,
-        proposer: 'initvaloper1test',
-        gasUsed: '0',
-        gasWanted: '0',
-        txCount: rows.length,
-        totalFee: '[]',
-      },
+      block: testBlock(height, rows.length),
       txs: rows,
       evmTxs: [],
     };

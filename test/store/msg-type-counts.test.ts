@@ -4,6 +4,7 @@ import { migrate, migrationNames } from '../../src/store/migrations/migrate.js';
 import { COSMOS_TX_TABLES, listAll, listByAccount } from '../../src/store/readers/sequence-tables.js';
 import { createBlockWriter } from '../../src/store/writers/block-writer.js';
 import type { BlockRows } from '../../src/store/writers/rows.js';
+import { prng, testBlock } from '../helpers/block-rows.js';
 import { testDbFactories } from '../helpers/db.js';
 import { copyRows } from '../helpers/table-copy.js';
 import { expectTypeSetCountsMatchEdges } from '../helpers/truth.js';
@@ -24,15 +25,6 @@ interface TxTruth {
   types: string[];
   /** Account numbers, signer first. */
   accounts: number[];
-}
-
-/** Park-Miller: the same chain and filters on every run. */
-function prng(seed: number) {
-  let state = seed;
-  return (n: number) => {
-    state = (state * 48271) % 2147483647;
-    return state % n;
-  };
 }
 
 const account = (n: number) => Buffer.alloc(20, n);
@@ -57,17 +49,7 @@ function generateChain(): { blocks: BlockRows[]; txs: TxTruth[] } {
       };
     });
     return {
-      block: {
-        height,
-        hash: Buffer.alloc(32, height),
-        timestamp: new Date(Date.UTC(2026, 0, 1, 0, 0, height)).toISOString(),
-        blockTimeMs: 1000,
-        proposer: 'initvaloper1test',
-        gasUsed: '0',
-        gasWanted: '0',
-        txCount: rows.length,
-        totalFee: '[]',
-      },
+      block: testBlock(height, rows.length),
       txs: rows,
       evmTxs: [],
     };

@@ -1,5 +1,6 @@
 import pg from 'pg';
 import { describe, expect, it } from 'vitest';
+import { testBlock } from '../../../test/helpers/block-rows.js';
 import { createPostgresTestDb } from '../../../test/helpers/db.js';
 import { COMMIT_CHANNEL } from '../../shared/commit-feed.js';
 import { createBlockWriter } from '../writers/block-writer.js';
@@ -28,17 +29,7 @@ describe.runIf(url)('the block writer’s commit announcement (PostgreSQL)', () 
       const writer = await createBlockWriter(t.db);
       await writer.write([
         {
-          block: {
-            height: 1,
-            hash: Buffer.alloc(32, 1),
-            timestamp: '2025-01-01T00:00:01Z',
-            blockTimeMs: 1000,
-            proposer: 'initvaloper1xyz',
-            gasUsed: '0',
-            gasWanted: '0',
-            txCount: 0,
-            totalFee: '[]',
-          },
+          block: testBlock(1, 0),
           txs: [],
           evmTxs: [],
         },
