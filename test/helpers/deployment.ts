@@ -1,4 +1,5 @@
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import http from 'node:http';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { createChainDatabases } from '../../src/bin/chain-databases.js';
@@ -143,9 +144,9 @@ export async function startTestDeployment(args: {
     };
     await launch(0);
     const chains = async (): Promise<ChainCondition[]> => {
-      // A pooled connection to the process before a restart fails once: ask again on a new one.
-      const res = await fetch(`${url}/chains`).catch(() => fetch(`${url}/chains`));
-      const body = (await res.json()) as { chains: Array<{ chain_id: string; indexed_height: number }> };
+      const body = (await getOnNewConnection(`${url}/chains`)) as {
+        chains: Array<{ chain_id: string; indexed_height: number }>;
+      };
       return body.chains.map((c) => ({ chainId: c.chain_id, height: c.indexed_height }) as ChainCondition);
     };
     const databases = createChainDatabases();
@@ -204,6 +205,23 @@ export async function startTestDeployment(args: {
     await rm(dir, { recursive: true, force: true });
     throw err;
   }
+}
+
+/**
+ * GETs a JSON body on a connection of its own. A pooled keep-alive connection can meet the
+ * server's idle close as the request leaves (ECONNRESET), on a loaded host or across a restart.
+ */
+function getOnNewConnection(url: string): Promise<unknown> {
+  return new Promise((resolve, reject) => {
+    http
+      .get(url, { agent: false }, (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () => resolve(JSON.parse(Buffer.concat(chunks).toString('utf8'))));
+        res.on('error', reject);
+      })
+      .on('error', reject);
+  });
 }
 
 function chainEntry(spec: DeploymentChainSpec, urls: SimulatorUrls) {
