@@ -90,13 +90,11 @@ export function summarize(
     ];
   });
   const healthy = windows.flatMap((w, i) => (w.kind === 'healthy' ? [i] : []));
-  const healthyNoise = healthy
-    .slice(1)
-    .map((i, k) => ({
-      window: labels[i]!,
-      against: [labels[healthy[k]!]!],
-      ...ratios(figures[i]!, [figures[healthy[k]!]!]),
-    }));
+  const healthyNoise = healthy.slice(1).map((i, k) => ({
+    window: labels[i]!,
+    against: [labels[healthy[k]!]!],
+    ...ratios(figures[i]!, [figures[healthy[k]!]!]),
+  }));
   const allOf = (kind: Window['kind']) => {
     const ws = windows.filter((w) => w.kind === kind);
     const pool = sorted(ws.flatMap((w) => w.lags.slice(1).flat()));

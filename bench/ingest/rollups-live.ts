@@ -21,7 +21,7 @@
  *   consecutive healthy windows with each other (the noise floor of the same comparison).
  */
 import { fork, type ChildProcess } from 'node:child_process';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -52,6 +52,8 @@ export interface LiveOptions {
   settleSeconds: number;
   rounds: number;
   cli: string;
+  /** Where to write the stderr of `start` once measured (optional). */
+  startLog?: string | undefined;
   withDatabase: <T>(fn: (url: string) => Promise<T>) => Promise<T>;
 }
 
@@ -65,16 +67,22 @@ async function startNodes(config: NodesConfig) {
     execArgv: ['--import', 'tsx'],
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   });
+  const exited = new Promise<never>((_, reject) =>
+    child.once('exit', (code) => reject(new Error(`nodes exited with ${code}`))),
+  );
+  exited.catch(() => undefined);
   const next = <T>(type: string) =>
-    new Promise<T>((resolve, reject) => {
-      const onMessage = (m: { type: string }) => {
-        if (m.type !== type) return;
-        child.off('message', onMessage);
-        resolve(m as T);
-      };
-      child.on('message', onMessage);
-      child.once('exit', (code) => reject(new Error(`nodes exited with ${code}`)));
-    });
+    Promise.race([
+      exited,
+      new Promise<T>((resolve) => {
+        const onMessage = (m: { type: string }) => {
+          if (m.type !== type) return;
+          child.off('message', onMessage);
+          resolve(m as T);
+        };
+        child.on('message', onMessage);
+      }),
+    ]);
   const { chains } = await next<{ chains: ReadyChain[] }>('ready');
   const ask = <T>(message: object, answer: string) => {
     const reply = next<T>(answer);
@@ -159,6 +167,12 @@ export async function live(o: LiveOptions) {
       await watchHeights(url, 20, ids, run.exited);
       const arrivals = chains.map(() => [] as Array<[number, number]>);
       chains.forEach((c, i) => followBlocks(url, c, o.blockTimeMs, arrivals[i]!, stop.signal));
+      // Every chain caught up from its start (within a block of its node's head), then the warm-up.
+      const atHeads = async () => {
+        const heights = await indexedHeights(url);
+        return chains.every((c) => (heights.get(c.chainId) ?? 0) >= headOf(c) - 1);
+      };
+      while (!(await atHeads())) await sleep(200);
       await sleep(o.warmupSeconds * 1000);
       // The CLI itself, under /usr/bin/time.
       const children = readFileSync(`/proc/${run.child.pid}/task/${run.child.pid}/children`, 'utf8');
@@ -243,6 +257,7 @@ export async function live(o: LiveOptions) {
           await measure('healthy', await settle());
         }
       }
+      if (o.startLog) await writeFile(o.startLog, run.stderr());
       process.kill(-run.child.pid!, 'SIGTERM');
       await run.exited.catch(() => undefined);
       return summarize(windows, { ...o, sickChain: ids[0]! });

@@ -50,6 +50,8 @@ const { values } = parseArgs({
     'settle-seconds': { type: 'string', default: '5' },
     /** Rounds of (slow, healthy, down, healthy) after the first healthy window. */
     rounds: { type: 'string', default: '2' },
+    /** A file for the stderr of the live phase's `start` (its log lines, at LOG_LEVEL=warn). */
+    'start-log': { type: 'string' },
     phase: { type: 'string', default: 'backfill,live' },
     cli: { type: 'string', default: 'dist/src/bin/cli.js' },
     /** Prepare threads of every run, single-chain and deployment alike (the deployment's one pool). */
@@ -157,6 +159,7 @@ if (phases.includes('live'))
         settleSeconds: Number(values['settle-seconds']),
         rounds: Number(values.rounds),
         cli: values.cli,
+        startLog: values['start-log'],
         withDatabase,
       }),
     ),
