@@ -29,7 +29,7 @@ import { fileURLToPath } from 'node:url';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import type { FaultCounts, VmType } from '../../src/sim/types.js';
 import { percentile, processCpuSeconds } from '../lib/harness.js';
-import { readLoopDelay, type LoopDelay } from '../lib/loop-delay.js';
+import { LOOP_RESOLUTION_MS, readLoopDelay, type LoopDelay } from '../lib/loop-delay.js';
 import {
   chainsFileEntry,
   indexedHeights,
@@ -148,7 +148,7 @@ export async function live(o: LiveOptions) {
   const chains = [...sick.chains, ...healthy.chains];
   const headOf = (c: ReadyChain) => c.head + Math.floor((Date.now() - c.headAt) / o.blockTimeMs);
   const stop = new AbortController();
-  const loop = monitorEventLoopDelay({ resolution: 10 });
+  const loop = monitorEventLoopDelay({ resolution: LOOP_RESOLUTION_MS });
   loop.enable();
   try {
     const file = await writeChainsFile(
@@ -179,7 +179,7 @@ export async function live(o: LiveOptions) {
       const cliPid = Number(children.trim().split(' ')[0]);
       const sickLogTag = `"chain_id":"${ids[0]}"`;
       const logLines = () => {
-        const lines = run.stderr().split('\n');
+        const lines = run.stdout().split('\n');
         const sickLines = lines.filter((l) => l.includes(sickLogTag)).length;
         return { sick: sickLines, others: lines.filter((l) => l.includes('"chain_id"')).length - sickLines };
       };
@@ -257,7 +257,7 @@ export async function live(o: LiveOptions) {
           await measure('healthy', await settle());
         }
       }
-      if (o.startLog) await writeFile(o.startLog, run.stderr());
+      if (o.startLog) await writeFile(o.startLog, run.stdout() + run.stderr());
       process.kill(-run.child.pid!, 'SIGTERM');
       await run.exited.catch(() => undefined);
       return summarize(windows, { ...o, sickChain: ids[0]! });

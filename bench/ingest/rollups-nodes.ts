@@ -14,7 +14,7 @@ import type { AddressInfo } from 'node:net';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { createSimulator } from '../../src/sim/simulator.js';
 import type { FaultCounts, Simulator, SimulatorUrls, VmType } from '../../src/sim/types.js';
-import { readLoopDelay, type LoopDelay } from '../lib/loop-delay.js';
+import { LOOP_RESOLUTION_MS, readLoopDelay, type LoopDelay } from '../lib/loop-delay.js';
 
 export interface NodesConfig {
   chains: Array<{ vm: VmType; chainId: string; seed: number; proxied: boolean }>;
@@ -86,7 +86,7 @@ function headMoment(sim: Simulator): { head: number; headAt: number } {
 
 async function main() {
   const config = JSON.parse(process.argv[2]!) as NodesConfig;
-  const loop = monitorEventLoopDelay({ resolution: 10 });
+  const loop = monitorEventLoopDelay({ resolution: LOOP_RESOLUTION_MS });
   loop.enable();
   const delay = { ms: 0 };
   const sims = config.chains.map((c) =>

@@ -6,16 +6,20 @@
  *   `--blocks` heights, against a single-chain `indexer` of each VM: CPU µs per block (the
  *   single-chain figure weighted by the mix), each chain's blocks/s as a share of the mean, peak RSS
  *   per chain beyond the first;
- * - live: every chain at `--block-time-ms` × `--live-txs`, `start` with the chains file; each
- *   chain's head lag (a block's arrival on its own block stream, `/chains/{id}/indexer/stream/v1/blocks`,
- *   minus the moment its simulator made it) p50/p99 and blocks/s, for `--live-seconds`; then the
- *   same with chain 0's node answering every request `--slow-ms` late (a latency fault, through a
- *   delaying proxy in this process), then stalled (every request refused) — the others' lag and
- *   throughput in each window against the healthy one.
+ * - live (bench/ingest/rollups-live.ts): every chain at `--block-time-ms` × `--live-txs`, `start`
+ *   with the chains file; each chain's head lag (a block's arrival on its own block stream,
+ *   `/chains/{id}/indexer/stream/v1/blocks`, minus the moment its node made it) p50/p99 and
+ *   blocks/s per window of `--live-seconds`, windows interleaved: healthy, then `--rounds` times
+ *   (chain 0's node `--slow-ms` slow, healthy, chain 0's node down, healthy). Each sick window's
+ *   other chains against the healthy windows on either side (`pairs`), consecutive healthy windows
+ *   against each other (`healthyNoise`, the noise floor), and per window the CPU and event-loop
+ *   delay of `start`, of the node processes and of this one, and what `start` asks of the sick node.
+ *   The nodes and the delaying proxy run in child processes (bench/ingest/rollups-nodes.ts), so this
+ *   process's loop only timestamps arrivals (see rollups-live.ts for why).
  *
  *   npm run build && npm run bench:rollups -- [--chains move:3,evm:3,wasm:2] [--blocks 300] [--txs 10]
  *     [--block-time-ms 500] [--live-txs 10] [--live-seconds 60] [--slow-ms 500] [--phase backfill,live]
- *     [--prepare-workers 0]
+ *     [--prepare-workers 0] [--rounds 2] [--warmup-seconds 20] [--settle-seconds 5] [--start-log FILE]
  *
  * Prints one JSON object per phase. Needs PostgreSQL (TEST_DATABASE_URL).
  */

@@ -12,6 +12,8 @@ export interface CliRun {
   exited: Promise<{ cpu: number; rssMb: number }>;
   /** Everything it wrote to stderr so far. */
   stderr(): string;
+  /** Everything it wrote to stdout so far (its log lines). */
+  stdout(): string;
 }
 
 /**
@@ -26,6 +28,9 @@ export function runCli(cli: string, args: string[], env: NodeJS.ProcessEnv, node
   );
   let stderr = '';
   child.stderr!.on('data', (d: Buffer) => (stderr += d.toString()));
+  // Read, not only piped: an undrained pipe would block the CLI's log writes once it is full.
+  let stdout = '';
+  child.stdout!.on('data', (d: Buffer) => (stdout += d.toString()));
   const listening = new Promise<string>((resolve) => {
     child.stderr!.on('data', () => {
       const m = /listening on (http:\/\/\S+)/.exec(stderr);
@@ -39,7 +44,7 @@ export function runCli(cli: string, args: string[], env: NodeJS.ProcessEnv, node
       else resolve({ cpu: Number(m[1]) + Number(m[2]), rssMb: Math.round(Number(m[3]) / 1024) });
     });
   });
-  return { child, listening, exited, stderr: () => stderr };
+  return { child, listening, exited, stderr: () => stderr, stdout: () => stdout };
 }
 
 export function chainsFileEntry(
