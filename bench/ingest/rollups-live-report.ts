@@ -8,10 +8,9 @@ import type { LoopDelay } from '../lib/loop-delay.js';
 import { percentile } from '../lib/harness.js';
 
 export interface Window {
-  kind: 'healthy' | 'slow' | 'down';
+  /** A catch-up window lasts from the node's return until the sick chain is back at its head. */
+  kind: 'healthy' | 'slow' | 'down' | 'slow catch-up' | 'down catch-up';
   seconds: number;
-  /** Before a healthy window after a sick one: how long the sick chain took to reach its head again. */
-  sickCatchUpSeconds?: number;
   /** Each chain's block lags in the window, ms (chain 0 first). */
   lags: number[][];
   chains: Array<{ chainId: string; blocksPerSec: number; lagP50Ms: number; lagP99Ms: number }>;
@@ -77,7 +76,13 @@ export function summarize(
   const figures = windows.map(others);
   const pairs = windows.flatMap((w, i) => {
     if (w.kind === 'healthy') return [];
-    const around = [i - 1, i + 1].filter((j) => windows[j]?.kind === 'healthy');
+    // The nearest healthy window on either side (a catch-up window may stand between).
+    const before = windows
+      .slice(0, i)
+      .map((x) => x.kind)
+      .lastIndexOf('healthy');
+    const after = windows.findIndex((x, j) => j > i && x.kind === 'healthy');
+    const around = [before, after].filter((j) => j >= 0);
     return [
       {
         window: labels[i]!,
@@ -104,9 +109,9 @@ export function summarize(
       bps: mean(ws.map((w) => others(w).meanBlocksPerSec)),
     };
   };
-  const overall = (kind: 'slow' | 'down') => {
+  const overall = (kind: Exclude<Window['kind'], 'healthy'>) => {
     const [k, h] = [allOf(kind), allOf('healthy')];
-    const ps = pairs.filter((p) => p.window.startsWith(kind));
+    const ps = pairs.filter((p) => p.window.startsWith(`${kind} #`));
     const range = (key: 'pooledLagP99Ratio' | 'throughputRatio') => [
       Math.min(...ps.map((p) => p[key])),
       Math.max(...ps.map((p) => p[key])),
@@ -137,6 +142,11 @@ export function summarize(
     })),
     pairs,
     healthyNoise,
-    summary: { slow: overall('slow'), down: overall('down') },
+    summary: {
+      slow: overall('slow'),
+      down: overall('down'),
+      'slow catch-up': overall('slow catch-up'),
+      'down catch-up': overall('down catch-up'),
+    },
   };
 }

@@ -1,8 +1,9 @@
 /**
  * The live phase of `bench:rollups` (bench/ingest/rollups.ts): every chain at `blockTimeMs` ×
  * `txsPerBlock` in one `start`, each chain's head lag per window, with chain 0's node healthy,
- * `slowMs` slow or down, the windows interleaved (healthy, slow, healthy, down, healthy, … for
- * `rounds` rounds) so that drift (tables growing, GC) falls on both sides of each comparison.
+ * `slowMs` slow or down, the windows interleaved (healthy, then `rounds` times: slow, slow
+ * catch-up, healthy, down, down catch-up, healthy) so that drift (tables growing, GC) falls on both
+ * sides of each comparison.
  *
  * What makes the figure a measurement of the deployment, not of this process:
  * - The simulators and the delaying proxy run in two child processes (bench/ingest/rollups-nodes.ts):
@@ -15,8 +16,9 @@
  * - Each window reports the CPU and event-loop delay of `start` (through bench/lib/loop-probe.mjs,
  *   preloaded), of both node processes and of this one; the sick chain's requests through the
  *   proxy (and those failed), and the log lines of `start` for the sick chain and for the others.
- * - After a sick window the next one starts only once the sick chain is back at its head and
- *   `settleSeconds` have passed: its catch-up is reported (seconds), not measured as healthy.
+ * - After a sick window, the sick chain's catch-up (until it is back within a block of its node's
+ *   head) is a window of its own (`slow catch-up`, `down catch-up`), and the next healthy window
+ *   starts `settleSeconds` later: a catch-up is never counted as healthy.
  * - Each sick window is compared with the mean of the healthy windows on either side of it, and
  *   consecutive healthy windows with each other (the noise floor of the same comparison).
  */
@@ -194,9 +196,9 @@ export async function live(o: LiveOptions) {
         logs: logLines(),
       });
       const windows: Window[] = [];
-      const measure = async (kind: Window['kind'], settled: number | undefined) => {
+      const measure = async (kind: Window['kind'], until: () => Promise<unknown>) => {
         const a = await snapshot();
-        await sleep(o.seconds * 1000);
+        await until();
         const b = await snapshot();
         const s = (b.at - a.at) / 1000;
         const inWindow = (l: Array<[number, number]>) =>
@@ -205,7 +207,6 @@ export async function live(o: LiveOptions) {
         windows.push({
           kind,
           seconds: round(s, 1),
-          ...(settled !== undefined ? { sickCatchUpSeconds: settled } : {}),
           lags,
           chains: lags.map((l, i) => {
             const sorted = [...l].sort((x, y) => x - y);
@@ -237,24 +238,24 @@ export async function live(o: LiveOptions) {
           load1: Number(readFileSync('/proc/loadavg', 'utf8').split(' ')[0]),
         });
       };
-      /** Waits for the sick chain to reach its node's head again; the seconds it took. */
-      const settle = async () => {
-        const from = Date.now();
+      const elapse = () => sleep(o.seconds * 1000);
+      /** Until the sick chain is back within a block of its node's head. */
+      const caughtUp = async () => {
         while (((await indexedHeights(url)).get(ids[0]!) ?? 0) < headOf(chains[0]!) - 1) await sleep(100);
-        const took = round((Date.now() - from) / 1000, 1);
-        await sleep(o.settleSeconds * 1000);
-        return took;
       };
-      await measure('healthy', undefined);
+      await measure('healthy', elapse);
       for (let r = 0; r < o.rounds; r++) {
         for (const [kind, slowMs, outage] of [
           ['slow', o.slowMs, undefined],
           ['down', 0, 'reset'],
         ] as const) {
           await sick.fault(slowMs, outage);
-          await measure(kind, undefined);
+          await measure(kind, elapse);
           await sick.fault(0, undefined);
-          await measure('healthy', await settle());
+          // The sick chain's catch-up is a window of its own (the others meanwhile), not a healthy one.
+          await measure(`${kind} catch-up`, caughtUp);
+          await sleep(o.settleSeconds * 1000);
+          await measure('healthy', elapse);
         }
       }
       if (o.startLog) await writeFile(o.startLog, run.stdout() + run.stderr());
