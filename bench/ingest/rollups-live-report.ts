@@ -40,7 +40,8 @@ function others(w: Window): Others {
   return {
     pooledLagP50Ms: Math.round(percentile(pool, 50)),
     pooledLagP99Ms: Math.round(percentile(pool, 99)),
-    meanChainLagP99Ms: Math.round(mean(rest.map((c) => c.lagP99Ms))),
+    // A short window (a catch-up of a second) may hold no block of some chain.
+    meanChainLagP99Ms: Math.round(mean(rest.map((c) => c.lagP99Ms).filter(Number.isFinite))),
     meanBlocksPerSec: round(mean(rest.map((c) => c.blocksPerSec))),
   };
 }
