@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createFairQueue } from './fair-queue.js';
+import { createFairQueue, placesPerWorker } from './fair-queue.js';
 
 const A = 1;
 const B = 2;
@@ -57,5 +57,35 @@ describe('fair queue of a shared prepare pool', () => {
     expect(queue.detach(B)).toEqual(['b0', 'b1']);
     queue.done(B);
     expect(startAll(queue, 3)).toEqual(['a0']);
+  });
+
+  it('has a place for every chain: one window, and one kept for each other chain', () => {
+    expect(placesPerWorker(1, 1, 6)).toBe(6);
+    expect(placesPerWorker(2, 1, 6)).toBe(7);
+    expect(placesPerWorker(8, 1, 6)).toBe(13);
+    expect(placesPerWorker(8, 2, 6)).toBe(7);
+    expect(placesPerWorker(0, 1, 6)).toBe(6);
+  });
+
+  it('starts every chain at its head at once while a slow chain holds its place (8 chains, 1 thread)', () => {
+    const queue = createFairQueue<string>();
+    const chains = [0, 1, 2, 3, 4, 5, 6, 7];
+    for (const chain of chains) queue.attach(chain);
+    const places = placesPerWorker(chains.length, 1, 6);
+    // Chain 0's node is slow: its chunk holds a place (and its next one waits for it).
+    queue.push(0, 's0');
+    queue.push(0, 's1');
+    expect(queue.take(places)).toEqual({ chain: 0, job: 's0' });
+    // The seven others' new blocks come at the same moment: none waits behind another.
+    for (const chain of chains.slice(1)) queue.push(chain, `h${chain}`);
+    // (Then chain 0's next chunk, in a place left over.)
+    expect(startAll(queue, places - 1)).toEqual(['h1', 'h2', 'h3', 'h4', 'h5', 'h6', 'h7', 's1']);
+  });
+
+  it('still gives a chain catching up its whole window beside seven idle chains (1 thread)', () => {
+    const queue = createFairQueue<string>();
+    for (let chain = 0; chain < 8; chain++) queue.attach(chain);
+    for (let i = 0; i < 12; i++) queue.push(0, `a${i}`);
+    expect(startAll(queue, placesPerWorker(8, 1, 6))).toEqual(['a0', 'a1', 'a2', 'a3', 'a4', 'a5']);
   });
 });

@@ -66,3 +66,14 @@ export function createFairQueue<J>(): FairQueue<J> {
     },
   };
 }
+
+/**
+ * Places (chunks prepared at once) per thread of a pool of `workers` threads serving `chains`
+ * chains: one chain's whole fetch window (`window`) on one thread, and enough places in all for a
+ * window besides one place kept for each other chain. With fewer places than chains the kept place
+ * cannot exist: a chain whose node is slow holds its place for as long as its node takes, and the
+ * chains at their heads, whose blocks come at once, would queue behind each other.
+ */
+export function placesPerWorker(chains: number, workers: number, window: number): number {
+  return Math.max(window, Math.ceil((window + Math.max(chains, 1) - 1) / Math.max(workers, 1)));
+}

@@ -7,7 +7,7 @@ import { ChunkFailedAt } from '../fetch/window.js';
 import type { ChunkPreparer } from './chunk.js';
 import type { PreparedBlock } from './block.js';
 import { DEFAULT_TUNING } from '../pipeline.js';
-import { createFairQueue } from './fair-queue.js';
+import { createFairQueue, placesPerWorker } from './fair-queue.js';
 import {
   errorFromWire,
   replayNodeMetrics,
@@ -25,8 +25,9 @@ import {
 const WORKER_YOUNG_GENERATION_MB = 192;
 
 /**
- * Chunks one worker prepares at once: a single chain's whole window fits on one worker, as when
- * each chain had threads of its own; in a shared pool the rest wait in the pool's fair queue.
+ * Chunks one worker prepares at once, at least: a single chain's whole window fits on one worker,
+ * as when each chain had threads of its own; in a shared pool the places grow with the chains
+ * attached so that each keeps one (placesPerWorker), and the rest wait in the pool's fair queue.
  */
 const CHUNKS_PER_WORKER = DEFAULT_TUNING.maxChunksInFlight;
 
@@ -125,8 +126,9 @@ export function createPreparePool(ctx: { count: number; logger: Logger }): Prepa
 
   function dispatch() {
     for (;;) {
-      const alive = slots.filter((s) => s.worker && s.load < CHUNKS_PER_WORKER);
-      const free = alive.reduce((sum, s) => sum + CHUNKS_PER_WORKER - s.load, 0);
+      const places = placesPerWorker(attached.size, slots.length, CHUNKS_PER_WORKER);
+      const alive = slots.filter((s) => s.worker && s.load < places);
+      const free = alive.reduce((sum, s) => sum + places - s.load, 0);
       const next = queue.take(free);
       if (!next) return;
       const slot = alive.reduce((a, b) => (b.load < a.load ? b : a));
