@@ -51,7 +51,7 @@ export interface FetchWindowOptions<T> {
   /**
    * The part (0–1] of `maxChunksInFlight` and `maxBufferedWeight` this window may use now, asked
    * each time it would request more: the chains of a deployment share one process's budget
-   * (docs/chains.md §8). Default 1. At least one chunk and one chunk's weight are always allowed.
+   * (docs/chains.md §8). Default 1. Two chunks (within the limit) and one chunk's weight are always allowed.
    */
   share?: (() => number) | undefined;
   /** Head polling interval once caught up. */
@@ -114,7 +114,8 @@ function limitsOf<T>(st: WindowState<T>): { chunks: number; weight: number } {
   const { options } = st;
   const share = Math.min(1, Math.max(0, options.share?.() ?? 1));
   return {
-    chunks: Math.max(1, Math.round(options.maxChunksInFlight * share)),
+    // Two chunks at least (when allowed at all): one landing while the next is asked for.
+    chunks: Math.max(Math.min(2, options.maxChunksInFlight), Math.round(options.maxChunksInFlight * share)),
     weight: Math.min(
       options.maxBufferedWeight,
       Math.max(options.chunkWeight, options.maxBufferedWeight * share),
