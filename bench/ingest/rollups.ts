@@ -16,6 +16,7 @@
  *   npm run build && npm run bench:rollups -- [--chains move:3,evm:3,wasm:2] [--blocks 300] [--txs 10]
  *     [--block-time-ms 500] [--live-txs 10] [--live-seconds 60] [--slow-ms 500] [--phase backfill,live]
  *     [--prepare-workers 0]
+ *     [--node-args '--heap-growing-percent=100']   # flags for node itself in every CLI run
  *
  * Prints one JSON object per phase. Needs PostgreSQL (TEST_DATABASE_URL).
  */
@@ -58,6 +59,8 @@ const { values } = parseArgs({
     cli: { type: 'string', default: 'dist/src/bin/cli.js' },
     /** Prepare threads of every run, single-chain and deployment alike (the deployment's one pool). */
     'prepare-workers': { type: 'string', default: '0' },
+    /** V8/Node flags for every CLI run, space-separated (e.g. `--heap-growing-percent=100`). */
+    'node-args': { type: 'string', default: '' },
   },
 });
 const adminUrl = process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
@@ -66,6 +69,7 @@ const mix = values.chains.split(',').flatMap((part) => {
   const [vm, n] = part.split(':');
   return Array.from({ length: Number(n ?? 1) }, () => vm as VmType);
 });
+const nodeArgs = values['node-args'].split(' ').filter(Boolean);
 const chainIdOf = (vm: VmType, i: number) => `bench-${vm}-${i + 1}`;
 const round = (n: number, digits = 2) => Math.round(n * 10 ** digits) / 10 ** digits;
 const load1 = () => Number(readFileSync('/proc/loadavg', 'utf8').split(' ')[0]);
@@ -74,7 +78,7 @@ const load1 = () => Number(readFileSync('/proc/loadavg', 'utf8').split(' ')[0]);
 function runCli(args: string[], env: NodeJS.ProcessEnv) {
   const child = spawn(
     '/usr/bin/time',
-    ['-f', 'TIME %U %S %M', process.execPath, path.resolve(values.cli), ...args],
+    ['-f', 'TIME %U %S %M', process.execPath, ...nodeArgs, path.resolve(values.cli), ...args],
     {
       env: { ...process.env, LOG_LEVEL: 'warn', ...env },
       stdio: ['ignore', 'pipe', 'pipe'],
@@ -199,6 +203,7 @@ async function backfill() {
       bench: 'rollups-backfill',
       chains: values.chains,
       prepareWorkers: Number(values['prepare-workers']),
+      nodeArgs,
       blocks,
       txsPerBlock: values.txs,
       single,
