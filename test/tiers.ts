@@ -26,6 +26,7 @@ export const HEAVY_FILES: readonly { file: string; why: string }[] = [
   { file: 'test/deployment/isolation-shard.test.ts', why: 'a PostgreSQL server of its own stopped' },
   { file: 'test/deployment/clients.test.ts', why: 'the client contracts on three chains of a deployment' },
   { file: 'test/deployment/upgrade.test.ts', why: 'a single-chain index joining two live rollups' },
+  { file: 'test/deployment/api-reload.test.ts', why: 'the api as a child process, reloaded by SIGHUP' },
   { file: 'test/deployment/chains-cli.test.ts', why: 'start as a child process' },
   { file: 'test/deployment/prepare-pool.test.ts', why: 'two chains on one pool of prepare threads' },
 ];

@@ -20,6 +20,7 @@
  *   npm run build && npm run bench:rollups -- [--chains move:3,evm:3,wasm:2] [--blocks 300] [--txs 10]
  *     [--block-time-ms 500] [--live-txs 10] [--live-seconds 60] [--slow-ms 500] [--phase backfill,live]
  *     [--prepare-workers 0] [--rounds 2] [--warmup-seconds 20] [--settle-seconds 5] [--start-log FILE]
+ *     [--node-args '--heap-growing-percent=100']   # flags for node itself in every CLI run
  *
  * Prints one JSON object per phase. Needs PostgreSQL (TEST_DATABASE_URL).
  */
@@ -60,6 +61,8 @@ const { values } = parseArgs({
     cli: { type: 'string', default: 'dist/src/bin/cli.js' },
     /** Prepare threads of every run, single-chain and deployment alike (the deployment's one pool). */
     'prepare-workers': { type: 'string', default: '0' },
+    /** V8/Node flags for every CLI run, space-separated (e.g. `--heap-growing-percent=100`). */
+    'node-args': { type: 'string', default: '' },
   },
 });
 const adminUrl = process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
@@ -68,6 +71,7 @@ const mix = values.chains.split(',').flatMap((part) => {
   const [vm, n] = part.split(':');
   return Array.from({ length: Number(n ?? 1) }, () => vm as VmType);
 });
+const nodeArgs = values['node-args'].split(' ').filter(Boolean);
 const chainIdOf = (vm: VmType, i: number) => `bench-${vm}-${i + 1}`;
 const round = (n: number, digits = 2) => Math.round(n * 10 ** digits) / 10 ** digits;
 const load1 = () => Number(readFileSync('/proc/loadavg', 'utf8').split(' ')[0]);
@@ -89,13 +93,18 @@ async function backfill() {
     for (const vm of new Set(mix)) {
       const sim = sims[mix.indexOf(vm)]!;
       single[vm] = await withDatabase(async (url) => {
-        const run = runCli(values.cli, ['indexer', '--until', String(blocks), '--port', '0'], {
-          RPC_URL: sim.rpc,
-          REST_URL: sim.rest,
-          ...(sim.jsonRpc ? { JSON_RPC_URL: sim.jsonRpc } : {}),
-          DATABASE_URL: url,
-          PREPARE_WORKERS: values['prepare-workers'],
-        });
+        const run = runCli(
+          values.cli,
+          ['indexer', '--until', String(blocks), '--port', '0'],
+          {
+            RPC_URL: sim.rpc,
+            REST_URL: sim.rest,
+            ...(sim.jsonRpc ? { JSON_RPC_URL: sim.jsonRpc } : {}),
+            DATABASE_URL: url,
+            PREPARE_WORKERS: values['prepare-workers'],
+          },
+          nodeArgs,
+        );
         const { cpu, rssMb } = await run.exited;
         return { cpuUsPerBlock: Math.round((cpu * 1e6) / blocks), rssMb };
       });
@@ -106,12 +115,17 @@ async function backfill() {
     );
     const deployment = await withDatabase(async (url) => {
       const started = performance.now();
-      const run = runCli(values.cli, ['indexer', '--port', '0'], {
-        CHAINS_FILE: file,
-        DATABASE_URL: url,
-        UNTIL_HEIGHT: String(blocks),
-        PREPARE_WORKERS: values['prepare-workers'],
-      });
+      const run = runCli(
+        values.cli,
+        ['indexer', '--port', '0'],
+        {
+          CHAINS_FILE: file,
+          DATABASE_URL: url,
+          UNTIL_HEIGHT: String(blocks),
+          PREPARE_WORKERS: values['prepare-workers'],
+        },
+        nodeArgs,
+      );
       const reached = watchHeights(
         await run.listening,
         blocks,
@@ -130,6 +144,7 @@ async function backfill() {
       bench: 'rollups-backfill',
       chains: values.chains,
       prepareWorkers: Number(values['prepare-workers']),
+      nodeArgs,
       blocks,
       txsPerBlock: values.txs,
       single,

@@ -42,6 +42,8 @@ export interface ChainRunContext {
   preparePool?: PreparePool | undefined;
   /** The proto packages reflected once for every chain preparing on the main thread. */
   reflected?: ReflectResult | undefined;
+  /** This chain's part of the process's fetch window budget now (docs/chains.md §8). */
+  windowShare?: () => number;
 }
 
 /** A failed chain waits this long before it tries again, doubling up to the cap. */
@@ -168,6 +170,7 @@ export function createChainRun(ctx: ChainRunContext): ChainRun {
         ...(options.maxBlocksPerCommit === undefined
           ? {}
           : { tuning: { maxBlocksPerCommit: options.maxBlocksPerCommit } }),
+        ...(ctx.windowShare ? { windowShare: ctx.windowShare } : {}),
         onCommit,
       });
     } finally {

@@ -60,6 +60,7 @@ export async function runDeploymentProcess(opts: DeploymentProcessOptions): Prom
         signal: chainSignal,
         preparePool,
         reflected,
+        windowShare: (): number => windowShareOf(set.chains.length),
         ...(opts.onCommit ? { onCommit: opts.onCommit } : {}),
       }),
     logger,
@@ -112,6 +113,16 @@ export async function runDeploymentProcess(opts: DeploymentProcessOptions): Prom
       'stopped',
     );
   }
+}
+
+/**
+ * Each chain's part of a single chain's fetch window (chunks in flight, buffered txs) when `chains`
+ * share the process: together they hold at most what two single chains would (docs/chains.md §8).
+ * Blocks waiting in a window are waiting for the one main thread (or the shared prepare threads),
+ * which the chains take in turn: a deeper window per chain only keeps more of them alive, longer.
+ */
+export function windowShareOf(chains: number): number {
+  return Math.min(1, 2 / Math.max(1, chains));
 }
 
 const chainEntries = (config: Readonly<DeploymentConfig>) =>

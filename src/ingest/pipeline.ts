@@ -56,6 +56,11 @@ export interface RunOptions {
   /** Stop once this height is committed. */
   untilHeight?: number;
   tuning?: Partial<PipelineTuning>;
+  /**
+   * The part (0–1] of the fetch window's chunks in flight and buffered txs this chain may use now
+   * (a deployment's chains share one process's budget, docs/chains.md §8); default 1.
+   */
+  windowShare?: () => number;
   onCommit?: (progress: Progress) => void;
 }
 
@@ -76,6 +81,7 @@ export async function runPipeline(deps: PipelineDeps, run: RunOptions): Promise<
     chunkWeight: tuning.chunkWeight,
     maxChunksInFlight: tuning.maxChunksInFlight,
     maxBufferedWeight: tuning.maxBufferedTxs,
+    share: run.windowShare,
     pollMs: tuning.headPollMs,
     // A block costs about as much memory as a few txs, whatever it holds.
     weight: (b) => 4 + b.txs.length,

@@ -37,6 +37,7 @@ export interface IngestService {
     signal: AbortSignal;
     untilHeight?: number;
     tuning?: Partial<PipelineTuning>;
+    windowShare?: () => number;
     onCommit?: (p: Progress) => void;
   }): Promise<void>;
   /** Last committed height. */

@@ -80,6 +80,53 @@ describe('fetch window', () => {
     expect(await window.next()).toBe(2);
     await expect(window.next()).rejects.toThrow(/^height 3: look-up failed$/);
   });
+
+  it('keeps to its share of chunks in flight and of buffered weight, asked again as the share changes', async () => {
+    let share = 0.5;
+    const pending: Array<{ heights: readonly number[]; release: () => void }> = [];
+    let onRequest: (() => void) | undefined;
+    const requests = (n: number) =>
+      new Promise<void>((resolve) => {
+        onRequest = () => pending.length >= n && resolve();
+        onRequest();
+      });
+    const window = createFetchWindow<number>({
+      start: 1,
+      chunkSize: 1,
+      chunkWeight: 1,
+      maxChunksInFlight: 6,
+      maxBufferedWeight: 8,
+      share: () => share,
+      pollMs: 1,
+      weight: () => 1,
+      logger: silentLogger(),
+      signal: new AbortController().signal,
+      fetchHead: async () => 100,
+      fetchChunk: (heights) =>
+        new Promise((resolve) => {
+          pending.push({ heights, release: () => resolve(heights.map((h) => h)) });
+          onRequest?.();
+        }),
+    });
+    await requests(3);
+    await new Promise((r) => setImmediate(r));
+    expect(pending.length).toBe(3); // half of 6 chunks
+    const release = (from: number, to: number) => pending.slice(from, to).forEach((p) => p.release());
+    const settled = () => new Promise((r) => setImmediate(r));
+    // Each chunk landing asks for the next while under half of 8 is buffered.
+    release(0, 3);
+    await requests(6);
+    await settled();
+    expect([pending.length, window.depth()]).toEqual([6, { buffered: 3, inFlight: 3 }]);
+    release(3, 6);
+    await settled();
+    expect([pending.length, window.depth()]).toEqual([6, { buffered: 6, inFlight: 0 }]);
+    share = 1; // taking a height asks the share again: now 6 chunks, 8 txs
+    expect(await window.next()).toBe(1);
+    await requests(12);
+    await settled();
+    expect([pending.length, window.depth()]).toEqual([12, { buffered: 5, inFlight: 6 }]);
+  });
 });
 
 /** A window from height 1 over two chunks in flight, items = their heights. */

@@ -48,6 +48,12 @@ export interface FetchWindowOptions<T> {
   maxChunksInFlight: number;
   /** Stop requesting ahead once this much weight is buffered. */
   maxBufferedWeight: number;
+  /**
+   * The part (0–1] of `maxChunksInFlight` and `maxBufferedWeight` this window may use now, asked
+   * each time it would request more: the chains of a deployment share one process's budget
+   * (docs/chains.md §8). Default 1. Two chunks (within the limit) and one chunk's weight are always allowed.
+   */
+  share?: (() => number) | undefined;
   /** Head polling interval once caught up. */
   pollMs: number;
   logger: Logger;
@@ -103,14 +109,25 @@ function fail<T>(st: WindowState<T>, err: unknown, height: number): void {
   notify(st);
 }
 
+/** The window's limits now: its share of the configured ones. */
+function limitsOf<T>(st: WindowState<T>): { chunks: number; weight: number } {
+  const { options } = st;
+  const share = Math.min(1, Math.max(0, options.share?.() ?? 1));
+  return {
+    // Two chunks at least (when allowed at all): one landing while the next is asked for.
+    chunks: Math.max(Math.min(2, options.maxChunksInFlight), Math.round(options.maxChunksInFlight * share)),
+    weight: Math.min(
+      options.maxBufferedWeight,
+      Math.max(options.chunkWeight, options.maxBufferedWeight * share),
+    ),
+  };
+}
+
 function pump<T>(st: WindowState<T>): void {
   const { options } = st;
   if (st.fatal !== undefined || options.signal.aborted) return;
-  while (
-    st.inFlight < options.maxChunksInFlight &&
-    st.frontier <= st.head &&
-    st.bufferedWeight < options.maxBufferedWeight
-  ) {
+  const limits = limitsOf(st);
+  while (st.inFlight < limits.chunks && st.frontier <= st.head && st.bufferedWeight < limits.weight) {
     const end = Math.min(st.head, st.frontier + chunkHeights(st) - 1);
     const heights = Array.from({ length: end - st.frontier + 1 }, (_, i) => st.frontier + i);
     st.frontier = end + 1;
