@@ -343,6 +343,12 @@ async function run(dbUrl: string) {
         first: firstHeight,
         last: last.height,
         perSec: round((last.height - firstHeight + 1) / (windowMs / 1000)),
+        // Heights per block-stream commit: 1 keeping up; more behind (per-height costs then fall).
+        perCommit: round(
+          (last.height - firstHeight + 1) /
+            commits.filter((c) => c.height >= firstHeight && c.height <= last.height).length,
+          2,
+        ),
       },
       simClockUncertaintyMs: round(clock.uncertaintyMs),
       caughtUpBeforeWindow: caughtUp,
