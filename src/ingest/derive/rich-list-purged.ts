@@ -15,6 +15,7 @@ export function createPurgedAccounts() {
   let pending: { accounts: string[]; generation: string } | undefined;
   return {
     async toPurge(tx: Queryable, excluded: readonly string[]): Promise<string[]> {
+      if (excluded.length === 0) return [];
       const { rows } = await tx.query<{ g: string }>('SELECT generation::text AS g FROM store_generation');
       const now = rows[0]?.g ?? '';
       if (now !== generation) done = new Set();

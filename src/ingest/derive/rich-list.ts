@@ -181,6 +181,7 @@ async function currentExclusions(
   known: Set<string>,
 ): Promise<ReadonlySet<string>> {
   const excluded = await ctx.source.excluded(false);
+  if (ctx.source.exclusionsFixed) return excluded;
   const unseen = new Set(summed.filter((d) => !excluded.has(d.account)).map((d) => d.account));
   for (const d of summed) if (known.has(pairKey(d))) unseen.delete(d.account);
   const stored = await storedAccounts(ctx.db, [...unseen]);
