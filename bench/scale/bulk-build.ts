@@ -333,7 +333,7 @@ async function copySequenced(
 ): Promise<void> {
   const text = txTextColumn(table);
   const copy = new CopyRows(table, ['sequence', 'hash', 'height', 'signer_id', text.column]);
-  rows.forEach((r, i) => copy.add(seqs[i]!, r.hash, r.height, idOf(r.signer), text.value(r.data)));
+  rows.forEach((r, i) => copy.add(seqs[i]!, r.hash, r.height, idOf(r.signer), text.value(r)));
   await copyIn(client, copy);
 }
 

@@ -25,9 +25,17 @@ export function txTextColumns(alias = ''): string {
   return `${p}data, ${p}data_packed`;
 }
 
+/**
+ * The packed bytes of a text, in a buffer of their own (not a slice of Node's shared pool), so a
+ * prepare worker posts just these bytes to the committing thread.
+ */
 export function packTxText(text: string): Buffer {
   const dictionary = DICTIONARIES.get(TX_DICTIONARY_VERSION)!;
-  return Buffer.concat([Buffer.of(TX_DICTIONARY_VERSION), deflateRawSync(text, { dictionary })]);
+  const body = deflateRawSync(text, { dictionary });
+  const packed = Buffer.alloc(body.length + 1);
+  packed[0] = TX_DICTIONARY_VERSION;
+  body.copy(packed, 1);
+  return packed;
 }
 
 /** The UTF-8 bytes of a packed text. */

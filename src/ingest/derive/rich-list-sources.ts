@@ -47,6 +47,11 @@ export interface BalanceSource {
    * them out; `deltas` and `snapshot` still list them.
    */
   excluded(reread: boolean): Promise<ReadonlySet<string>>;
+  /**
+   * The list never changes (EVM: always empty), so `reread` would read the same: a batch then
+   * skips looking for accounts with no stored balance (a statement over every stored denom).
+   */
+  readonly exclusionsFixed?: boolean;
 }
 
 const eventsOf = (block: RawBlock) => [
@@ -168,6 +173,7 @@ export function createEvmBalanceSource(ctx: {
     supplyAt: async (contract, height) => (await ctx.evm.erc20SuppliesAt([contract], height))[0],
     // The reference keeps module accounts on EVM (docs/ingest.md §8.3: module accounts are holders there).
     excluded: async () => NO_ACCOUNT,
+    exclusionsFixed: true,
   };
 }
 

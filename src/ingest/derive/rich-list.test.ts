@@ -4,7 +4,8 @@ import { silentLogger } from '../../shared/logger.js';
 import { createMetricsRegistry } from '../../shared/metrics.js';
 import type { CometClient } from '../../node/cometbft.js';
 import type { RawBlock } from '../../node/types.js';
-import type { Db } from '../../store/driver/db.js';
+import type { Db, Queryable } from '../../store/driver/db.js';
+import { bumpStoreGeneration } from '../../store/writers/store-generation.js';
 import { createIngestMetrics } from '../metrics.js';
 import { createBlockHead } from './block-head.js';
 import type { BalanceDelta } from '../collect/rich-list-deltas.js';
@@ -106,6 +107,31 @@ const runToEnd = async (
     ...(options.kept ? { kept: options.kept } : {}),
   });
   await runDerivation(stage, deps, { signal: new AbortController().signal, batchHeights });
+};
+
+/** `db` counting the statements matching `pattern`, in its transactions too (`count` can be reset). */
+const countingStatements = (db: Db, pattern: RegExp) => {
+  const counter = { count: 0, db };
+  const counting = (q: Queryable): Queryable => ({
+    query: <Row>(sql: string, params?: readonly unknown[]) => {
+      if (pattern.test(sql)) counter.count += 1;
+      return q.query<Row>(sql, params);
+    },
+    exec: (sql) => q.exec(sql),
+  });
+  counter.db = { ...db, ...counting(db), transaction: (fn) => db.transaction((tx) => fn(counting(tx))) };
+  return counter;
+};
+
+/** Resolves once the rich-list checkpoint stands at `height` or above. */
+const committedAt = async (db: Db, height: number) => {
+  for (;;) {
+    const { rows } = await db.query<{ h: number }>(
+      "SELECT height::int AS h FROM checkpoint WHERE stream = 'rich_list'",
+    );
+    if ((rows[0]?.h ?? 0) >= height) return;
+    await new Promise((r) => setTimeout(r, 10));
+  }
 };
 
 const balances = async (db: Db) => {
@@ -231,6 +257,96 @@ describe.each(testDbFactories())('rich-list stage on $name', (factory) => {
       ]);
     } finally {
       await dispose();
+    }
+  });
+
+  it('deletes an excluded account’s rows at the run’s first batch, and again only once store_generation moved', async () => {
+    const { db, dispose } = await factory.create();
+    try {
+      await insertBlocks(db);
+      const purges = countingStatements(db, /DELETE FROM rich_list r USING denoms/);
+      const stale = (denom: string) =>
+        db.query(
+          `WITH d AS (INSERT INTO account_dict (account) VALUES ($1) ON CONFLICT (account) DO UPDATE SET account = EXCLUDED.account RETURNING id)
+           INSERT INTO rich_list (denom, account_id, amount) SELECT $2, id, 9 FROM d`,
+          [Buffer.from(M, 'hex'), denom],
+        );
+      const source = (onFetch: (height: number) => Promise<unknown>): BalanceSource => ({
+        extract: (block) => {
+          fetched.push(onFetch(block.height));
+          return [];
+        },
+        // The batch is written after its deltas: the stale rows are in by then.
+        deltas: async () => {
+          await Promise.all(fetched);
+          return [];
+        },
+        aliases: () => [],
+        balancesAt: async (pairs) => pairs.map(() => 0n),
+        snapshot: snapshotOf(['utok', A, 100n]),
+        excluded: async () => new Set([M]),
+      });
+      const fetched: Promise<unknown>[] = [];
+      // Rows for M stored behind the run before each batch (as a swapped-in rebuild could): the first
+      // batch deletes them, the next one only after the swap's store_generation bump.
+      await runToEnd(
+        purges.db,
+        source(async (height) => {
+          // Batch 3 is fetched while batch 2 is written: its stale row and bump come after that commit.
+          if (height === 3) await committedAt(db, 2);
+          await stale(`u${height}`);
+          if (height === 3) await bumpStoreGeneration(db);
+        }),
+      );
+      await Promise.all(fetched);
+      expect(purges.count).toBe(2);
+      expect(await balances(db)).toEqual([['utok', A, '100']]);
+
+      // A run whose exclusions hold still: one delete, at its first batch.
+      await db.query("UPDATE checkpoint SET height = 1 WHERE stream = 'rich_list'");
+      purges.count = 0;
+      await runToEnd(
+        purges.db,
+        source(async () => undefined),
+      );
+      expect(purges.count).toBe(1);
+      expect(await balances(db)).toEqual([['utok', A, '100']]);
+    } finally {
+      await dispose();
+    }
+  });
+
+  it('never looks for accounts with no stored balance when the source’s exclusions are fixed (EVM)', async () => {
+    for (const exclusionsFixed of [false, true]) {
+      const { db, dispose } = await factory.create();
+      try {
+        await insertBlocks(db);
+        const lookups = countingStatements(db, /WITH RECURSIVE denoms/);
+        const rereads: boolean[] = [];
+        await runToEnd(lookups.db, {
+          ...eventsAt({ 2: transfer(A, B, 30n), 3: transfer(B, C, 10n) }),
+          aliases: () => [],
+          // The node's balances (batch 3 may be fetched before batch 2 is stored: B is then read too).
+          balancesAt: async (pairs, height) =>
+            pairs.map((p) => ({ 2: { [B]: 30n }, 3: { [B]: 20n, [C]: 10n } })[height]![p.account]!),
+          snapshot: snapshotOf(['utok', A, 100n]),
+          excluded: async (reread) => {
+            rereads.push(reread);
+            return new Set();
+          },
+          exclusionsFixed,
+        });
+        // B (at 2) and C (at 3) hold nothing stored: a list that can change is read again for each.
+        expect(lookups.count).toBe(exclusionsFixed ? 0 : 2);
+        expect(rereads.filter(Boolean).length).toBe(exclusionsFixed ? 0 : 2);
+        expect(await balances(db)).toEqual([
+          ['utok', A, '70'],
+          ['utok', B, '20'],
+          ['utok', C, '10'],
+        ]);
+      } finally {
+        await dispose();
+      }
     }
   });
 

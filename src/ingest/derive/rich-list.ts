@@ -15,6 +15,7 @@ import { sumDeltas, type BalanceDelta } from '../collect/rich-list-deltas.js';
 import type { KeptBlocks } from './kept-blocks.js';
 import type { BalanceSource } from './rich-list-sources.js';
 import type { Derivation } from './derivation.js';
+import { createPurgedAccounts } from './rich-list-purged.js';
 
 interface RichListBatch {
   to: number;
@@ -42,9 +43,9 @@ interface RichListBatch {
  * none of it. Accounts the
  * source excludes (Move/Wasm minter/burner module accounts) are left out here, the one place, from
  * the snapshot and every event (the reference skips them on Wasm `transfer` only; skipping them
- * everywhere keeps no drifting balance for an account that is never listed), and each batch deletes
- * anything stored for them (by an earlier version, or before the node listed them): a few key
- * look-ups per denom, so no state has to say which run already did it.
+ * everywhere keeps no drifting balance for an account that is never listed), and a batch deletes
+ * anything stored for them (by an earlier version, or before the node listed them) the first time
+ * this run excludes them (`createPurgedAccounts`).
  */
 interface RichListContext {
   db: Db;
@@ -62,6 +63,7 @@ interface RichListCore {
   whole: ReturnType<typeof createWholeAccounts>;
   /** What this run vouches for, from the height it started at (see `startOf`). */
   start: Promise<RunStart | undefined> | undefined;
+  purged: ReturnType<typeof createPurgedAccounts>;
 }
 
 export function createRichListDerivation(ctx: RichListContext): Derivation<RichListBatch> {
@@ -70,6 +72,7 @@ export function createRichListDerivation(ctx: RichListContext): Derivation<RichL
     writer: createRichListWriter(),
     whole: createWholeAccounts(WHOLE_ACCOUNTS),
     start: undefined,
+    purged: createPurgedAccounts(),
   };
   return {
     name: 'rich_list',
@@ -79,7 +82,7 @@ export function createRichListDerivation(ctx: RichListContext): Derivation<RichL
       const { writer } = core;
       await writer.purge(
         tx,
-        batch.purge.map((account) => Buffer.from(account, 'hex')),
+        (await core.purged.toPurge(tx, batch.purge)).map((account) => Buffer.from(account, 'hex')),
       );
       const negative = await writer.add(tx, batch.changes);
       await writer.set(tx, batch.firsts);
@@ -89,8 +92,14 @@ export function createRichListDerivation(ctx: RichListContext): Derivation<RichL
       await writer.aliases(tx, batch.aliases);
       return { sequence: at.sequence, rows: batch.changes.length + batch.firsts.length };
     },
-    committed: () => core.writer.committed(),
-    rolledBack: () => core.writer.rolledBack(),
+    committed: () => {
+      core.writer.committed();
+      core.purged.committed();
+    },
+    rolledBack: () => {
+      core.writer.rolledBack();
+      core.purged.rolledBack();
+    },
   };
 }
 
@@ -172,6 +181,7 @@ async function currentExclusions(
   known: Set<string>,
 ): Promise<ReadonlySet<string>> {
   const excluded = await ctx.source.excluded(false);
+  if (ctx.source.exclusionsFixed) return excluded;
   const unseen = new Set(summed.filter((d) => !excluded.has(d.account)).map((d) => d.account));
   for (const d of summed) if (known.has(pairKey(d))) unseen.delete(d.account);
   const stored = await storedAccounts(ctx.db, [...unseen]);

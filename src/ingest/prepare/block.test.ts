@@ -9,6 +9,7 @@ import { createAccountBytesMemo, prepareBlock } from './block.js';
 import { createIngestDecoder } from '../decode/ingest-decoder.js';
 import { MsgSend } from 'cosmjs-types/cosmos/bank/v1beta1/tx';
 import { AppError } from '../../shared/errors.js';
+import { unpackTxText } from '../../wire/tx-packing.js';
 import { toBech32 } from '../../shared/address.js';
 import { ETHSECP256K1_PUBKEY, addressFromPubKey } from '../../shared/proto/signer.js';
 
@@ -103,6 +104,10 @@ describe('prepareBlock REST fallback', () => {
     expect(data.tx.body.messages).toEqual(restTx.body.messages);
     expect(prepared.block.totalFee).toBe('[{"denom":"umin","amount":"150"}]');
     expect(prepared.validator).toEqual({ operatorAddress: prepared.block.proposer, moniker: 'operator' });
+    // Packed where it was rendered (the writer stores these bytes), in a buffer of its own.
+    const packed = prepared.txs[0]!.packed!;
+    expect(unpackTxText(packed).toString('utf8')).toBe(prepared.txs[0]!.data);
+    expect(packed.byteLength).toBe(packed.buffer.byteLength);
   });
 });
 

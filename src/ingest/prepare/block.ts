@@ -9,6 +9,7 @@ import type { AbciEvent, RawBlock } from '../../node/types.js';
 import type { BlockRows, EvmTxRow, TxRow } from '../../store/writers/rows.js';
 import type { DecodedTx, TxDecoder } from '../decode/decoded-tx.js';
 import { renderEvmTxJson } from '../../wire/evm-tx.js';
+import { packTxText } from '../../wire/tx-packing.js';
 import type { NftCollector } from '../collect/nft-collector.js';
 
 /** A block with every row ready except what depends on the previous block (block_time). */
@@ -108,6 +109,13 @@ function txRow(raw: RawBlock, d: DecodedTx, index: number, ctx: PrepareContext):
       `height ${raw.height}: tx ${d.hash} has a public key of an unknown type, no tx.acc_seq event and no fee payer`,
     );
   const accounts = ctx.decoder.accounts(result.events, signer);
+  const data = ctx.decoder.renderTxJson({
+    hash: d.hash,
+    height: raw.height,
+    result,
+    restTxJson: d.restTxJson,
+    timestamp: raw.time,
+  });
   return {
     hash: Buffer.from(d.hash, 'hex'),
     height: raw.height,
@@ -116,13 +124,8 @@ function txRow(raw: RawBlock, d: DecodedTx, index: number, ctx: PrepareContext):
     msgTypes: d.msgTypes,
     // Its own copy: the decoded bytes may view a larger buffer a worker would post whole.
     ...(d.undecoded ? { undecodedRaw: Buffer.from(d.bytes) } : {}),
-    data: ctx.decoder.renderTxJson({
-      hash: d.hash,
-      height: raw.height,
-      result,
-      restTxJson: d.restTxJson,
-      timestamp: raw.time,
-    }),
+    data,
+    packed: packTxText(data),
   };
 }
 

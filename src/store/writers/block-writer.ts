@@ -328,7 +328,7 @@ async function insertTxRows(
     const chunk = rows.slice(start, start + TX_ROWS_PER_STATEMENT);
     const params: unknown[] = [];
     const tuples = chunk.map((r, i) => {
-      params.push(seqs[start + i], asBuffer(r.hash), r.height, idOf(r.signer), text.value(r.data));
+      params.push(seqs[start + i], asBuffer(r.hash), r.height, idOf(r.signer), text.value(r));
       const p = i * 5;
       return `($${p + 1}::bigint, $${p + 2}::bytea, $${p + 3}::bigint, $${p + 4}::bigint, $${p + 5}::${type})`;
     });

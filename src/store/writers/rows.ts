@@ -29,6 +29,12 @@ export interface TxRow {
   msgTypes: string[];
   /** The API's Tx JSON, ready to send. */
   data: string;
+  /**
+   * `data` packed as `tx.data_packed` stores it (docs/ingest.md §9.2), made by the prepare worker
+   * that rendered it: deflate with the preset dictionary is ~0.2 ms a tx, kept off the thread
+   * that commits and serves the API. Absent: the writer packs `data` itself.
+   */
+  packed?: Uint8Array;
   /** Raw TxRaw bytes of a tx stored undecoded (docs/api.md §14); absent for a decoded tx. */
   undecodedRaw?: Uint8Array;
 }

@@ -1,5 +1,6 @@
 import { packTxText } from '../../wire/tx-packing.js';
 import type { AccountEdges } from './account-edges.js';
+import { asBuffer } from './dictionary.js';
 import type { BlockRows } from './rows.js';
 
 /**
@@ -14,16 +15,18 @@ export interface TxRowInput {
   height: number;
   signer: Uint8Array;
   data: string;
+  /** `data` already packed (`tx` rows made by a prepare worker: TxRow.packed). */
+  packed?: Uint8Array | undefined;
 }
 
 /** Where a tx table keeps each row's text (docs/ingest.md §9.2): Cosmos txs packed, EVM receipts as text. */
 export function txTextColumn(table: 'tx' | 'evm_tx'): {
   column: 'data' | 'data_packed';
-  value(text: string): string | Uint8Array;
+  value(row: TxRowInput): string | Uint8Array;
 } {
   return table === 'tx'
-    ? { column: 'data_packed', value: packTxText }
-    : { column: 'data', value: (text) => text };
+    ? { column: 'data_packed', value: (row) => (row.packed ? asBuffer(row.packed) : packTxText(row.data)) }
+    : { column: 'data', value: (row) => row.data };
 }
 
 /**
