@@ -46,6 +46,8 @@ export interface BulkRun {
    */
   cpuSecPer1000Blocks: { bulk: number; writer: number; workers: number; postgres: number };
   stoppedForDisk?: string;
+  /** Stopped by the signal (Ctrl-C) before `toHeight`. */
+  interrupted?: boolean;
 }
 
 /** Builds from the database's checkpoint up to `toHeight`; the database must be migrated. */
@@ -55,6 +57,8 @@ export async function bulkBuild(o: {
   workers: number;
   batchBlocks: number;
   log: (message: string) => void;
+  /** Aborted: the build stops after the batch being written (the checkpoint is consistent). */
+  signal?: AbortSignal;
 }): Promise<BulkRun> {
   const db = createPostgresDb({ url: o.url, maxConnections: 2 });
   const client = new pg.Client({ connectionString: o.url });
@@ -111,6 +115,7 @@ export async function bulkBuild(o: {
           postgres: per1000((await cpuSeconds(backendPid)) - began.pg),
         },
         ...(stoppedForDisk ? { stoppedForDisk } : {}),
+        ...(o.signal?.aborted ? { interrupted: true } : {}),
       };
     } finally {
       await preparer.close();
@@ -130,7 +135,7 @@ const CHUNKS_IN_FLIGHT = 8;
  * written while the next is prepared); returns why it stopped early (free disk), if it did.
  */
 async function pump(
-  o: { toHeight: number; batchBlocks: number; log: (message: string) => void },
+  o: { toHeight: number; batchBlocks: number; log: (message: string) => void; signal?: AbortSignal },
   preparer: ReturnType<typeof createBulkPreparers>,
   writer: ReturnType<typeof createBulkWriter>,
   start: Checkpoint,
@@ -180,7 +185,7 @@ async function pump(
         o.log(`height ${done.height} / ${o.toHeight}, ${done.txSequence} txs, ${Math.round(rate)} txs/s`);
       }
     }
-    if (chunk === undefined) break;
+    if (chunk === undefined || o.signal?.aborted) break;
   }
   await writing;
   return undefined;

@@ -52,6 +52,9 @@ async function main(): Promise<void> {
       'real-on-top': { type: 'string', default: '0' },
     },
   });
+  // Ctrl-C ends a build after the batch being written: it still vacuums and prints its rate.
+  const stop = new AbortController();
+  process.once('SIGINT', () => stop.abort());
   const build = (url: string, toHeight: number) =>
     bulkBuild({
       url,
@@ -59,6 +62,7 @@ async function main(): Promise<void> {
       workers: Number(args.workers),
       batchBlocks: Number(args['batch-blocks']),
       log,
+      signal: stop.signal,
     });
   if (args['verify-100k']) {
     const txs = Number(args.txs ?? 100_000);
