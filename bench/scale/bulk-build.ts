@@ -3,17 +3,9 @@
  * would store them, prepared by the ingest's own prepare workers and written in large batches by
  * COPY, through the block writer's own row shaping and set-based statements for the kept counts.
  */
-import { setTimeout } from 'node:timers/promises';
 import pg from 'pg';
 import { createPostgresDb, type Queryable } from '../../src/store/driver/db.js';
-import type { PreparedBlock } from '../../src/ingest/prepare/block.js';
-import type { ChunkPreparer } from '../../src/ingest/prepare/chunk.js';
-import { createPrepareWorkers } from '../../src/ingest/prepare/worker-pool.js';
-import { isRetryable } from '../../src/shared/errors.js';
 import { millisBetween } from '../../src/ingest/time.js';
-import { createNodeMetrics } from '../../src/node/metrics.js';
-import { silentLogger } from '../../src/shared/logger.js';
-import { createMetricsRegistry } from '../../src/shared/metrics.js';
 import { addAccountCounts } from '../../src/store/writers/account-edges.js';
 import {
   createBlockWriter,
@@ -36,11 +28,9 @@ import { addTypeSetCounts } from '../../src/store/writers/type-set-counts.js';
 import { startSimProcess } from '../lib/harness.js';
 import { cpuSeconds } from '../lib/http-load.js';
 import { assertDiskRoom, round, scaleIngestService, simArgs } from './build.js';
+import { createBulkPreparers, simFlagsOf, type PreparedBlock } from './bulk-prepare.js';
 import { CopyRows, copyIn } from './copy-in.js';
-
-/** Heights per prepare request (the pipeline's chunk) and requests kept in flight. */
-const CHUNK = 20;
-const CHUNKS_IN_FLIGHT = 8;
+import { threadCpuSeconds } from './thread-cpu.js';
 
 export interface BulkRun {
   fromHeight: number;
@@ -49,9 +39,15 @@ export interface BulkRun {
   txs: number;
   seconds: number;
   txsPerSec: number;
-  /** CPU seconds per 1,000 blocks: this process (prepare workers included), the simulator, PostgreSQL. */
-  cpuSecPer1000Blocks: { bulk: number; sim: number; postgres: number };
+  /**
+   * CPU seconds per 1,000 blocks: this whole process (`bulk`: the workers with their in-process
+   * simulators, the writing thread, V8's helper threads), of it the writing thread (`writer`) and
+   * the workers' threads (`workers`), and the PostgreSQL backend.
+   */
+  cpuSecPer1000Blocks: { bulk: number; writer: number; workers: number; postgres: number };
   stoppedForDisk?: string;
+  /** Stopped by the signal (Ctrl-C) before `toHeight`. */
+  interrupted?: boolean;
 }
 
 /** Builds from the database's checkpoint up to `toHeight`; the database must be migrated. */
@@ -61,138 +57,138 @@ export async function bulkBuild(o: {
   workers: number;
   batchBlocks: number;
   log: (message: string) => void;
+  /** Aborted: the build stops after the batch being written (the checkpoint is consistent). */
+  signal?: AbortSignal;
 }): Promise<BulkRun> {
   const db = createPostgresDb({ url: o.url, maxConnections: 2 });
-  const sim = await startSimProcess(simArgs(o.toHeight));
   const client = new pg.Client({ connectionString: o.url });
   try {
     // The real service wires the chain (chain_meta, the checkpoint row) and, on a resume, checks
-    // the checkpoint block's hash against the simulator's: a bulk resume is held to the same rule.
-    const service = await scaleIngestService(sim, db);
-    const chain = service.chain;
-    await service.close();
+    // the checkpoint block's hash against a simulator process's: a bulk resume is held to the same
+    // rule. The blocks themselves come from the workers' in-process simulators.
+    const sim = await startSimProcess(simArgs(o.toHeight));
+    const chain = await scaleIngestService(sim, db)
+      .then(async (service) => {
+        await service.close();
+        return service.chain;
+      })
+      .finally(() => sim.stop());
     const start = (await createBlockWriter(db)).checkpoint();
     await client.connect();
     await client.query('SET synchronous_commit = off');
     const backendPid = (await client.query<{ pid: number }>('SELECT pg_backend_pid() AS pid')).rows[0]!.pid;
-    const preparer = createPrepareWorkers({
-      count: o.workers,
-      config: {
-        vm: chain.vmType,
-        chainId: chain.chainId,
-        endpoints: { rpc: [sim.rpc], rest: [sim.rest], jsonRpc: [] },
-        maxConcurrentRequests: 16,
-        requestTimeoutMs: 30_000,
-        accountPrefix: 'init',
-        nft: { lookupAttempts: undefined, retry: undefined },
-        balanceChanges: false,
-        logLevel: 'warn',
-      },
-      logger: silentLogger(),
-      nodeMetrics: createNodeMetrics(createMetricsRegistry({ defaultMetrics: false })),
+    const preparer = createBulkPreparers(o.workers, {
+      simFlags: simFlagsOf(simArgs(o.toHeight)),
+      vm: chain.vmType,
+      chainId: chain.chainId,
+      accountPrefix: 'init',
     });
     const writer = createBulkWriter(client, start);
-    const began = { at: performance.now(), cpu: process.cpuUsage(), sim: await cpuSeconds(sim.pid) };
-    const pgBefore = await cpuSeconds(backendPid);
     let stoppedForDisk: string | undefined;
     try {
-      let nextChunk = start.height + 1;
-      const queue: Promise<(PreparedBlock | undefined)[]>[] = [];
-      let batch: PreparedBlock[] = [];
-      let writing: Promise<void> = Promise.resolve();
-      let lastLog = Date.now();
-      let lastDiskCheck = Date.now();
-      for (;;) {
-        while (queue.length < CHUNKS_IN_FLIGHT && nextChunk <= o.toHeight) {
-          const heights = Array.from(
-            { length: Math.min(CHUNK, o.toHeight - nextChunk + 1) },
-            (_, i) => nextChunk + i,
-          );
-          nextChunk += heights.length;
-          const pending = prepareWithRetry(preparer, heights);
-          pending.catch(() => undefined); // awaited in order below
-          queue.push(pending);
-        }
-        const chunk = queue.shift();
-        if (chunk) {
-          for (const block of await chunk) {
-            if (block === undefined) throw new Error('the simulator did not serve a height below its head');
-            batch.push(block);
-          }
-        }
-        if (batch.length >= o.batchBlocks || (chunk === undefined && batch.length > 0)) {
-          await writing;
-          writing = writer.write(batch);
-          writing.catch(() => undefined); // awaited before the next batch
-          batch = [];
-          if (Date.now() - lastDiskCheck > 10_000) {
-            lastDiskCheck = Date.now();
-            stoppedForDisk = await assertDiskRoom('bulk build').then(
-              () => undefined,
-              (err: Error) => err.message,
-            );
-            if (stoppedForDisk) break;
-          }
-          if (Date.now() - lastLog > 30_000) {
-            lastLog = Date.now();
-            const s = (performance.now() - began.at) / 1000;
-            const done = writer.checkpoint();
-            o.log(
-              `height ${done.height} / ${o.toHeight}, ${done.txSequence} txs, ${Math.round((done.txSequence - start.txSequence) / s)} txs/s`,
-            );
-          }
-        }
-        if (chunk === undefined) break;
-      }
-      await writing;
+      await preparer.ready;
+      const began = {
+        at: performance.now(),
+        cpu: process.cpuUsage(),
+        writer: threadCpuSeconds(),
+        workers: preparer.cpuSeconds(),
+        pg: await cpuSeconds(backendPid),
+      };
+      stoppedForDisk = await pump(o, preparer, writer, start);
+      const seconds = (performance.now() - began.at) / 1000;
+      const cpu = process.cpuUsage(began.cpu);
+      const end = writer.checkpoint();
+      const blocks = end.height - start.height;
+      const txs = end.txSequence - start.txSequence;
+      const per1000 = (sec: number) => (blocks > 0 ? round((sec / blocks) * 1000) : 0);
+      return {
+        fromHeight: start.height,
+        toHeight: end.height,
+        blocks,
+        txs,
+        seconds: round(seconds),
+        txsPerSec: Math.round(txs / seconds),
+        cpuSecPer1000Blocks: {
+          bulk: per1000((cpu.user + cpu.system) / 1e6),
+          writer: per1000(threadCpuSeconds() - began.writer),
+          workers: per1000(preparer.cpuSeconds() - began.workers),
+          postgres: per1000((await cpuSeconds(backendPid)) - began.pg),
+        },
+        ...(stoppedForDisk ? { stoppedForDisk } : {}),
+        ...(o.signal?.aborted ? { interrupted: true } : {}),
+      };
     } finally {
       await preparer.close();
     }
-    const seconds = (performance.now() - began.at) / 1000;
-    const cpu = process.cpuUsage(began.cpu);
-    const simCpu = (await cpuSeconds(sim.pid)) - began.sim;
-    const pgCpu = (await cpuSeconds(backendPid)) - pgBefore;
-    const end = writer.checkpoint();
-    const blocks = end.height - start.height;
-    const txs = end.txSequence - start.txSequence;
-    const per1000 = (sec: number) => (blocks > 0 ? round((sec / blocks) * 1000) : 0);
-    return {
-      fromHeight: start.height,
-      toHeight: end.height,
-      blocks,
-      txs,
-      seconds: round(seconds),
-      txsPerSec: Math.round(txs / seconds),
-      cpuSecPer1000Blocks: {
-        bulk: per1000((cpu.user + cpu.system) / 1e6),
-        sim: per1000(simCpu),
-        postgres: per1000(pgCpu),
-      },
-      ...(stoppedForDisk ? { stoppedForDisk } : {}),
-    };
   } finally {
     await client.end().catch(() => undefined);
-    await sim.stop();
     await db.close();
   }
 }
 
+/** Heights per prepare request and requests kept in flight. */
+const CHUNK = 20;
+const CHUNKS_IN_FLIGHT = 8;
+
 /**
- * A chunk, retried while it fails retryably (an endpoint the worker's pool has not probed yet, a
- * node answer lost), as the pipeline's fetch window retries it; a fatal failure ends the build.
+ * Chunks of heights to the workers in order, their blocks in batches to the writer (one batch
+ * written while the next is prepared); returns why it stopped early (free disk), if it did.
  */
-async function prepareWithRetry(
-  preparer: ChunkPreparer,
-  heights: number[],
-): Promise<(PreparedBlock | undefined)[]> {
-  for (let attempt = 1; ; attempt++) {
-    try {
-      return await preparer.prepare(heights);
-    } catch (err) {
-      if (!isRetryable(err) || attempt === 100) throw err;
-      await setTimeout(Math.min(100 * attempt, 2_000));
+async function pump(
+  o: { toHeight: number; batchBlocks: number; log: (message: string) => void; signal?: AbortSignal },
+  preparer: ReturnType<typeof createBulkPreparers>,
+  writer: ReturnType<typeof createBulkWriter>,
+  start: Checkpoint,
+): Promise<string | undefined> {
+  const began = performance.now();
+  let nextChunk = start.height + 1;
+  const queue: Promise<(PreparedBlock | undefined)[]>[] = [];
+  let batch: PreparedBlock[] = [];
+  let writing: Promise<void> = Promise.resolve();
+  let lastLog = Date.now();
+  let lastDiskCheck = Date.now();
+  for (;;) {
+    while (queue.length < CHUNKS_IN_FLIGHT && nextChunk <= o.toHeight) {
+      const length = Math.min(CHUNK, o.toHeight - nextChunk + 1);
+      const pending = preparer.prepare(Array.from({ length }, (_, i) => nextChunk + i));
+      nextChunk += length;
+      pending.catch(() => undefined); // awaited in order below
+      queue.push(pending);
     }
+    const chunk = queue.shift();
+    if (chunk) {
+      for (const block of await chunk) {
+        if (block === undefined) throw new Error('the simulator did not serve a height below its head');
+        batch.push(block);
+      }
+    }
+    if (batch.length >= o.batchBlocks || (chunk === undefined && batch.length > 0)) {
+      await writing;
+      writing = writer.write(batch);
+      writing.catch(() => undefined); // awaited before the next batch
+      batch = [];
+      if (Date.now() - lastDiskCheck > 10_000) {
+        lastDiskCheck = Date.now();
+        const stopped = await assertDiskRoom('bulk build').then(
+          () => undefined,
+          (err: Error) => err.message,
+        );
+        if (stopped) {
+          await writing;
+          return stopped;
+        }
+      }
+      if (Date.now() - lastLog > 30_000) {
+        lastLog = Date.now();
+        const done = writer.checkpoint();
+        const rate = (done.txSequence - start.txSequence) / ((performance.now() - began) / 1000);
+        o.log(`height ${done.height} / ${o.toHeight}, ${done.txSequence} txs, ${Math.round(rate)} txs/s`);
+      }
+    }
+    if (chunk === undefined || o.signal?.aborted) break;
   }
+  await writing;
+  return undefined;
 }
 
 /**

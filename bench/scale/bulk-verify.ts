@@ -65,7 +65,7 @@ const DIGESTS: Record<string, string> = {
   checkpoint: `SELECT concat_ws('|', stream, height, encode(block_hash, 'hex'), tx_sequence, evm_sequence) FROM checkpoint`,
   block: `SELECT concat_ws('|', height, encode(hash, 'hex'), "timestamp", block_time_ms, proposer, gas_used, gas_wanted, tx_count, total_fee) FROM block`,
   validator: `SELECT concat_ws('|', operator_address, moniker) FROM validator`,
-  tx: `SELECT concat_ws('|', sequence, encode(hash, 'hex'), height, ${acct('signer_id')}, md5(data)) FROM tx`,
+  tx: `SELECT concat_ws('|', sequence, encode(hash, 'hex'), height, ${acct('signer_id')}, md5(data), md5(data_packed)) FROM tx`,
   undecoded_tx: `SELECT concat_ws('|', sequence, md5(raw)) FROM undecoded_tx`,
   tx_accounts: `SELECT concat_ws('|', ${acct('account_id')}, sequence, signer) FROM tx_accounts`,
   tx_account_counts: `SELECT concat_ws('|', ${acct('account_id')}, txs, signed) FROM tx_account_counts`,

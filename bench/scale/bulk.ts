@@ -2,28 +2,35 @@
  * Bulk builder for scale databases (issue 34; a bench, not a product command). Builds the scale
  * bench's chain (bench/scale/build.ts: the simulator's Move chain, 40 txs per block, 64 accounts,
  * fast signatures, NFT indexing on, the rich list off) without the per-block transactional write:
- * the simulator runs as a child process, the ingest's own prepare workers fetch, decode and collect
- * each block into the rows the indexer would store (src/ingest/prepare), and this thread writes
- * batches of them in one transaction each, the large tables by `COPY … FROM STDIN` (copy-in.ts),
- * through the block writer's own row shaping (account edges, message-type edges, dictionaries) and
- * its own set-based statements for the kept counts, NFT rows and monikers. The checkpoint moves
- * with every batch, so the real indexer resumes on top (its check of the checkpoint block's hash
- * passes: same chain), and an interrupted build resumes too.
+ * `--workers` worker threads (bulk-prepare.ts, bulk-worker.ts) each run the simulator in-process
+ * (closed-form: any height without its predecessors, so they split the heights) and read it through
+ * its own surface handlers without a socket, prepare each block with the ingest's own chunk
+ * preparer (the node clients' parsing, the decoder, the NFT collector: src/ingest/prepare) and pack
+ * each tx text as the writer does; this thread writes batches of blocks in one transaction each,
+ * the large tables by `COPY … FROM STDIN` (copy-in.ts), through the block writer's own row shaping
+ * (account edges, message-type edges, dictionaries) and its own set-based statements for the kept
+ * counts, NFT rows and monikers. A simulator process serves only the chain's wiring (the real
+ * service's chain_meta and checkpoint, and its check of the checkpoint block's hash on a resume).
+ * The checkpoint moves with every batch, so the real indexer resumes on top (same chain, same
+ * hashes), and an interrupted build (Ctrl-C: after the batch being written) resumes too.
  *
  *   npx tsx bench/scale/bulk.ts --txs 1000000 [--db-name ri_bench_bulk] [--workers 2] [--batch-blocks 250]
  *     [--real-on-top N]   (then N blocks by the real ingest service, resuming on the bulk checkpoint)
  *   npx tsx bench/scale/bulk.ts --verify-100k [--txs 100000] [--duration 5] [--connections 50] [--keep]
  *     [--reuse-real]   (a real build kept by --keep at the same height is not built again)
  *
- * build: prints one JSON object (the rate, CPU per 1,000 blocks of this process, the simulator and
- *   the PostgreSQL backend, host load). Stops below the scale bench's free-disk floor.
+ * build: prints one JSON object: the rate, CPU seconds per 1,000 blocks (40,000 txs) of this whole
+ *   process (`bulk`: simulators, decoding and packing in the workers, the writing thread, V8's
+ *   helper threads), of the writing thread and of the workers' threads (/proc/thread-self/stat),
+ *   and of the PostgreSQL backend; host load. Stops below the scale bench's free-disk floor.
  * --verify-100k: builds `--txs` (100,000) both ways, through the real ingest service and in bulk,
  *   into two fresh databases and prints one JSON object: bytes per table each way (bound: within
  *   10 % for every table holding ≥ 1 % of the bytes), each route class's p50/p99 each way (bound:
  *   within 1.2x; bench/scale/routes.ts under wrk, cache off, both APIs up, each class run real,
  *   bulk, bulk, real and each side's better run kept; CPU per request beside it), the kept counts
- *   against a recount in both, and a digest of every row by content (accounts and message types by value, not by id)
- *   that must be equal. Exit status 1 when a bound fails. Drops both databases unless --keep.
+ *   against a recount in both, and a digest of every row by content (accounts and message types by
+ *   value, not by id; the packed tx texts byte for byte) that must be equal. Exit status 1 when a
+ *   bound fails. Drops both databases unless --keep.
  */
 import { loadavg } from 'node:os';
 import { parseArgs } from 'node:util';
@@ -52,6 +59,9 @@ async function main(): Promise<void> {
       'real-on-top': { type: 'string', default: '0' },
     },
   });
+  // Ctrl-C ends a build after the batch being written: it still vacuums and prints its rate.
+  const stop = new AbortController();
+  process.once('SIGINT', () => stop.abort());
   const build = (url: string, toHeight: number) =>
     bulkBuild({
       url,
@@ -59,6 +69,7 @@ async function main(): Promise<void> {
       workers: Number(args.workers),
       batchBlocks: Number(args['batch-blocks']),
       log,
+      signal: stop.signal,
     });
   if (args['verify-100k']) {
     const txs = Number(args.txs ?? 100_000);

@@ -325,15 +325,13 @@ export function createSimulator(options: SimulatorOptions): Simulator {
     urls: () => servers.urls(),
   });
   const withFaults = (surface: Surface, handler: Handler): Handler => faultWrapped(faults, surface, handler);
-  const servers = createSurfaceServers(
-    r,
-    options,
-    {
-      rpc: withFaults('rpc', createCometHandler(rpcCtx, extensions)),
-      rest: withFaults('rest', restHandler),
-      evm: withFaults('jsonrpc', createEvmHandler(vm, extensions)),
-    },
-    (err) => logger.error({ err }, 'simulator request failed'),
+  const handlers = {
+    rpc: withFaults('rpc', createCometHandler(rpcCtx, extensions)),
+    rest: withFaults('rest', restHandler),
+    evm: withFaults('jsonrpc', createEvmHandler(vm, extensions)),
+  };
+  const servers = createSurfaceServers(r, options, handlers, (err) =>
+    logger.error({ err }, 'simulator request failed'),
   );
   return {
     options: { vm: r.vm, chainId: r.chainId, seed: r.seed },
@@ -343,6 +341,7 @@ export function createSimulator(options: SimulatorOptions): Simulator {
     outage: (kind) => faults.setOutage(kind),
     halt,
     listen: () => servers.listen(),
+    answer: (surface, req) => handlers[surface === 'jsonrpc' ? 'evm' : surface](req),
     close: () => servers.close(),
   };
 }

@@ -272,6 +272,14 @@ export interface Simulator {
   halt(height: number | undefined): void;
   /** Start the HTTP servers; resolves with their base URLs (no trailing slash). */
   listen(): Promise<SimulatorUrls>;
+  /**
+   * One request answered in this process, as the surface's server would answer it (faults
+   * included), without a socket: the bulk builder (bench/scale/bulk.ts) reads blocks so.
+   */
+  answer(
+    surface: 'rpc' | 'rest' | 'jsonrpc',
+    req: SimHttpRequest,
+  ): Promise<{ status: number; body: string | Buffer }>;
   close(): Promise<void>;
 }
 

@@ -33,6 +33,36 @@ describe('determinism and random access', () => {
     }
   });
 
+  it('answers in-process (Simulator.answer) what its servers answer, POST batches and REST included', async () => {
+    const { sim, urls } = await start();
+    const batch = JSON.stringify([
+      { jsonrpc: '2.0', id: 1, method: 'block', params: { height: '777777' } },
+      { jsonrpc: '2.0', id: 2, method: 'block_results', params: { height: '777777' } },
+    ]);
+    const over = await text(urls.rpc, {
+      method: 'POST',
+      body: batch,
+      headers: { 'content-type': 'application/json' },
+    });
+    const inProcess = await sim.answer('rpc', {
+      method: 'POST',
+      path: '/',
+      query: new URLSearchParams(),
+      headers: { 'content-type': 'application/json' },
+      body: JSON.parse(batch),
+    });
+    expect({ status: inProcess.status, body: inProcess.body.toString() }).toEqual(over);
+    const path = '/cosmos/tx/v1beta1/txs/block/123';
+    const rest = await sim.answer('rest', {
+      method: 'GET',
+      path,
+      query: new URLSearchParams(),
+      headers: {},
+      body: undefined,
+    });
+    expect({ status: rest.status, body: rest.body.toString() }).toEqual(await text(urls.rest + path));
+  });
+
   it('a different seed gives a different chain', async () => {
     const a = await start();
     const c = await start({ seed: 12 });
