@@ -111,6 +111,46 @@ describe('prepareBlock REST fallback', () => {
   });
 });
 
+describe('proposer monikers', () => {
+  it('asks again on the next block when the look-up failed, and never after an answer', async () => {
+    const answers: Array<() => Promise<string | undefined>> = [
+      async () => {
+        throw new AppError('node_rest_error', 'rest: HTTP 503');
+      },
+      async () => 'operator',
+    ];
+    let asked = 0;
+    const rest: RestClient = {
+      getJson: async () => undefined,
+      postJson: async () => undefined,
+      validatorMoniker: () => answers[Math.min(asked++, answers.length - 1)]!(),
+      txsOfBlock: async () => [],
+    };
+    const ctx = {
+      decoder: createIngestDecoder({ prefix: 'init' }),
+      rest,
+      accountPrefix: 'init',
+      monikers: new Map<string, string | undefined>(),
+      accountBytes: createAccountBytesMemo('init'),
+    };
+    const block = (height: number): RawBlock => ({
+      height,
+      chainId: 'minimove-1',
+      hash: 'AB'.repeat(32),
+      time: '2025-01-01T00:00:03Z',
+      proposerAddress: '11'.repeat(20),
+      txs: [],
+      txResults: [],
+      finalizeBlockEvents: [],
+    });
+    expect((await prepareBlock(block(1), undefined, ctx)).validator).toBeUndefined();
+    const second = await prepareBlock(block(2), undefined, ctx);
+    expect(second.validator).toEqual({ operatorAddress: second.block.proposer, moniker: 'operator' });
+    expect((await prepareBlock(block(3), undefined, ctx)).validator).toBeUndefined();
+    expect(asked).toBe(2);
+  });
+});
+
 /** A block of `tx` whose result carries `events`; prepared with a REST whose node lacks a type. */
 async function prepareWithoutRest(tx: { base64: string }, events: RawBlock['txResults'][number]['events']) {
   const rest: RestClient = {

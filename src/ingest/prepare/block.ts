@@ -188,8 +188,16 @@ async function learnMoniker(
   ctx: PrepareContext,
 ): Promise<{ operatorAddress: string; moniker: string } | undefined> {
   if (ctx.monikers.has(operatorAddress)) return undefined;
-  ctx.monikers.set(operatorAddress, undefined);
-  const moniker = await ctx.rest.validatorMoniker(operatorAddress).catch(() => undefined);
+  ctx.monikers.set(operatorAddress, undefined); // asked: blocks prepared meanwhile do not ask again
+  let moniker: string | undefined;
+  try {
+    moniker = await ctx.rest.validatorMoniker(operatorAddress);
+  } catch {
+    // The node did not answer (a timeout, a 5xx): not "no moniker". The proposer's next block asks
+    // again, so a look-up failing once never loses the validator row.
+    ctx.monikers.delete(operatorAddress);
+    return undefined;
+  }
   ctx.monikers.set(operatorAddress, moniker);
   return moniker === undefined ? undefined : { operatorAddress, moniker };
 }
