@@ -42,3 +42,14 @@ await runCli(program, process.argv);
 // A failed command ends even if a library left a handle open (a half-opened embedded database
 // keeps the event loop alive).
 if (process.exitCode) process.exit();
+// A finished command ends too: once a command has returned, anything still holding the event loop
+// is a leak (seen once: `indexer --until` with a chains file idle for 30 minutes on one timer). It
+// is named on stderr, so the leak can be found, and the process exits with the command's status.
+// The timer itself holds nothing: a process that ends by itself never sees it.
+setTimeout(() => {
+  const held = process.getActiveResourcesInfo().join(', ');
+  process.stderr.write(
+    `rollup-indexer: the command ended but the process did not (held by: ${held}); exiting\n`,
+  );
+  process.exit();
+}, 5_000).unref();
