@@ -126,14 +126,14 @@ async function backfill() {
         },
         nodeArgs,
       );
-      const reached = watchHeights(
-        await run.listening,
-        blocks,
-        sims.map((_, i) => chainIdOf(mix[i]!, i)),
-        run.exited,
-      );
+      const ids = sims.map((_, i) => chainIdOf(mix[i]!, i));
+      const reached = watchHeights(await run.listening, blocks, ids, run.exited);
       const { cpu, rssMb } = await run.exited;
-      const rates = [...(await reached).values()].map((t) => blocks / ((t - started) / 1000));
+      const exited = performance.now();
+      // The process ends once every chain is there: a chain it reached between two polls of
+      // /chains is not in `reached`, and the exit (at most one poll later) stands in for it.
+      const seen = await reached;
+      const rates = ids.map((id) => blocks / (((seen.get(id) ?? exited) - started) / 1000));
       return { cpu, rssMb, rates };
     });
     const weightedSingle = mix.reduce((sum, vm) => sum + single[vm]!.cpuUsPerBlock, 0) / mix.length;
