@@ -22,6 +22,10 @@ export const HEAVY_FILES: readonly { file: string; why: string }[] = [
   { file: 'test/api/stream-pg.test.ts', why: 'the CLI on a PostgreSQL server of its own' },
   { file: 'test/api/stream-browser.test.ts', why: 'Chromium against the CLI' },
   { file: 'test/api/browser-cors.test.ts', why: 'Chromium against the CLI' },
+  {
+    file: 'test/deployment/account-stream.test.ts',
+    why: 'Chromium and a restart against three live rollups',
+  },
   { file: 'test/deployment/isolation-node.test.ts', why: 'three live rollups, one losing its node thrice' },
   { file: 'test/deployment/isolation-shard.test.ts', why: 'a PostgreSQL server of its own stopped' },
   { file: 'test/deployment/clients.test.ts', why: 'the client contracts on three chains of a deployment' },
@@ -37,6 +41,9 @@ export const HEAVY_FILES: readonly { file: string; why: string }[] = [
  * room's own tests (unit tests beside the code, route and store tests on small seeded chains).
  */
 export const SLOW_FILES: readonly string[] = [
+  'test/deployment/account-routes.test.ts',
+  'test/deployment/deployment.test.ts',
+  'test/ingest/endpoint-pool-surfaces.test.ts',
   'test/api/nft-routes.test.ts',
   'test/ingest/faults.test.ts',
   'test/api/e2e.test.ts',
