@@ -4,6 +4,7 @@ import type { Simulator } from '../../src/sim/types.js';
 import { useLiveStart, type LiveStart } from '../helpers/live-start.js';
 import { createStreamGroup, heightOf, lastHeight, type ReceivedEvent } from '../helpers/stream-client.js';
 import { hashOf, truthHashes, type TruthFilter } from '../helpers/stream-truth.js';
+import { getTextOnNewConnection } from '../helpers/http-get.js';
 
 /** Ids strictly increasing: nothing repeated, nothing out of order. */
 function expectOrdered(events: readonly ReceivedEvent[]) {
@@ -131,11 +132,11 @@ describe('live streams on start', { timeout: 400_000 }, () => {
     );
     group.closeAll();
     for (const e of rec.events.slice(0, 20)) {
-      const rest = await getText(`${base}/indexer/tx/v1/txs/${hashOf(e)}`);
+      const rest = await getTextOnNewConnection(`${base}/indexer/tx/v1/txs/${hashOf(e)}`);
       expect(rest).toBe(`{"tx":${e.data}}`);
     }
     for (const e of blocksRec.events.slice(0, 20)) {
-      const rest = await getText(`${base}/indexer/block/v1/blocks/${e.id}`);
+      const rest = await getTextOnNewConnection(`${base}/indexer/block/v1/blocks/${e.id}`);
       expect(rest).toBe(`{"block":${e.data}}`);
     }
   });
@@ -198,26 +199,8 @@ describe('live streams on start', { timeout: 400_000 }, () => {
 const passedBlock = (blocks: { events: ReceivedEvent[] }, h: number) => () =>
   blocks.events.length > 0 && heightOf(blocks.events.at(-1)!) >= h;
 
-/**
- * A GET on a connection of its own. The API process restarts on the same port during these tests:
- * a pooled keep-alive connection to the old process can be handed out before its close is seen
- * (ECONNRESET on a loaded machine), so no connection is reused.
- */
-function getText(url: string): Promise<string> {
-  return new Promise((resolve, reject) => {
-    http
-      .get(url, { agent: false }, (res) => {
-        const chunks: Buffer[] = [];
-        res.on('data', (c: Buffer) => chunks.push(c));
-        res.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
-        res.on('error', reject);
-      })
-      .on('error', reject);
-  });
-}
-
 async function slowCloses(base: string): Promise<number> {
-  const text = await getText(`${base}/metrics`);
+  const text = await getTextOnNewConnection(`${base}/metrics`);
   return Number(/^rollup_indexer_stream_slow_closes_total\{route="txs"\} (\d+)/m.exec(text)?.[1] ?? 0);
 }
 

@@ -1,5 +1,4 @@
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import http from 'node:http';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { createChainDatabases } from '../../src/bin/chain-databases.js';
@@ -12,6 +11,7 @@ import { runDeploymentProcess } from '../../src/bin/deployment-process.js';
 import type { ReloadOutcome } from '../../src/bin/chain-set.js';
 import type { Simulator, SimulatorOptions, SimulatorUrls, VmType } from '../../src/sim/types.js';
 import { startSimulator } from './ingest.js';
+import { getTextOnNewConnection } from './http-get.js';
 
 /** One simulated rollup of a test deployment. */
 export interface DeploymentChainSpec {
@@ -144,7 +144,7 @@ export async function startTestDeployment(args: {
     };
     await launch(0);
     const chains = async (): Promise<ChainCondition[]> => {
-      const body = (await getOnNewConnection(`${url}/chains`)) as {
+      const body = JSON.parse(await getTextOnNewConnection(`${url}/chains`)) as {
         chains: Array<{ chain_id: string; indexed_height: number }>;
       };
       return body.chains.map((c) => ({ chainId: c.chain_id, height: c.indexed_height }) as ChainCondition);
@@ -205,23 +205,6 @@ export async function startTestDeployment(args: {
     await rm(dir, { recursive: true, force: true });
     throw err;
   }
-}
-
-/**
- * GETs a JSON body on a connection of its own. A pooled keep-alive connection can meet the
- * server's idle close as the request leaves (ECONNRESET), on a loaded host or across a restart.
- */
-function getOnNewConnection(url: string): Promise<unknown> {
-  return new Promise((resolve, reject) => {
-    http
-      .get(url, { agent: false }, (res) => {
-        const chunks: Buffer[] = [];
-        res.on('data', (c: Buffer) => chunks.push(c));
-        res.on('end', () => resolve(JSON.parse(Buffer.concat(chunks).toString('utf8'))));
-        res.on('error', reject);
-      })
-      .on('error', reject);
-  });
 }
 
 function chainEntry(spec: DeploymentChainSpec, urls: SimulatorUrls) {
