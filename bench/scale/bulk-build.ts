@@ -15,6 +15,8 @@ import {
 } from '../../src/store/writers/block-writer.js';
 import {
   accountEdges,
+  BLOCK_COLUMNS,
+  blockRowValues,
   msgTypeEdges,
   nftInputs,
   txTextColumn,
@@ -213,30 +215,8 @@ function createBulkWriter(client: pg.Client, start: Checkpoint) {
   async function writeRows(blocks: BlockRows[]): Promise<Checkpoint> {
     const { allTxs, allEvm, idOf, msgTypeIds } = await internBatch(tx, blocks, dicts);
 
-    const block = new CopyRows('block', [
-      'height',
-      'hash',
-      '"timestamp"',
-      'block_time_ms',
-      'proposer',
-      'gas_used',
-      'gas_wanted',
-      'tx_count',
-      'total_fee',
-    ]);
-    for (const { block: b } of blocks) {
-      block.add(
-        b.height,
-        b.hash,
-        b.timestamp,
-        b.blockTimeMs,
-        b.proposer,
-        b.gasUsed,
-        b.gasWanted,
-        b.txCount,
-        b.totalFee,
-      );
-    }
+    const block = new CopyRows('block', [...BLOCK_COLUMNS]);
+    for (const { block: b } of blocks) block.add(...blockRowValues(b));
     await copyIn(client, block);
 
     const txSeqs = allTxs.map((_, i) => current.txSequence + 1 + i);

@@ -14,7 +14,15 @@ import {
 import { nftAccounts, writeNftBlocks } from './nft-writer.js';
 import { sqlArray } from './sql-array.js';
 import type { BlockRows, Checkpoint } from './rows.js';
-import { accountEdges, msgTypeEdges, nftInputs, txTextColumn, type TxRowInput } from './tx-rows.js';
+import {
+  accountEdges,
+  BLOCK_COLUMNS,
+  blockRowValues,
+  msgTypeEdges,
+  nftInputs,
+  txTextColumn,
+  type TxRowInput,
+} from './tx-rows.js';
 
 export const BLOCK_PIPELINE_CHECKPOINT = 'blocks';
 
@@ -212,22 +220,12 @@ export async function upsertValidators(tx: Queryable, blocks: readonly BlockRows
 }
 
 async function insertBlocks(tx: Queryable, blocks: readonly BlockRows[]): Promise<void> {
-  const b = blocks.map((x) => x.block);
+  const rows = blocks.map((x) => blockRowValues(x.block));
   await tx.query(
-    `INSERT INTO block (height, hash, "timestamp", block_time_ms, proposer, gas_used, gas_wanted, tx_count, total_fee)
+    `INSERT INTO block (${BLOCK_COLUMNS.join(', ')})
      SELECT * FROM unnest($1::bigint[], $2::bytea[], $3::timestamptz[], $4::bigint[], $5::text[], $6::bigint[],
                           $7::bigint[], $8::int[], $9::text[])`,
-    [
-      b.map((r) => r.height),
-      b.map((r) => asBuffer(r.hash)),
-      b.map((r) => r.timestamp),
-      b.map((r) => r.blockTimeMs),
-      b.map((r) => r.proposer),
-      b.map((r) => r.gasUsed),
-      b.map((r) => r.gasWanted),
-      b.map((r) => r.txCount),
-      b.map((r) => r.totalFee),
-    ],
+    BLOCK_COLUMNS.map((_, i) => rows.map((r) => r[i])),
   );
 }
 

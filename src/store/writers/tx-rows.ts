@@ -1,13 +1,41 @@
 import { packTxText } from '../../wire/tx-packing.js';
 import type { AccountEdges } from './account-edges.js';
 import { asBuffer } from './dictionary.js';
-import type { BlockRows } from './rows.js';
+import type { BlockRow, BlockRows } from './rows.js';
 
 /**
  * The rows a batch of blocks derives before any statement: account and message-type edges, the
  * NFT inputs and each tx table's stored text. Pure, so the block writer and the bulk builder
  * (bench/scale/bulk.ts) write the same rows.
  */
+
+/** The `block` table's columns, in the order `blockRowValues` gives a row's values. */
+export const BLOCK_COLUMNS = [
+  'height',
+  'hash',
+  '"timestamp"',
+  'block_time_ms',
+  'proposer',
+  'gas_used',
+  'gas_wanted',
+  'tx_count',
+  'total_fee',
+] as const;
+
+/** A block row's values in `BLOCK_COLUMNS` order. */
+export function blockRowValues(b: BlockRow): (number | string | Buffer)[] {
+  return [
+    b.height,
+    asBuffer(b.hash),
+    b.timestamp,
+    b.blockTimeMs,
+    b.proposer,
+    b.gasUsed,
+    b.gasWanted,
+    b.txCount,
+    b.totalFee,
+  ];
+}
 
 /** One row of `tx` or `evm_tx` before its sequence and signer id are known. */
 export interface TxRowInput {
