@@ -5,7 +5,7 @@
  */
 export const HEAVY_FILES: readonly { file: string; why: string }[] = [
   { file: 'test/ingest/crash.test.ts', why: 'CLI children killed mid-backfill, paced chains' },
-  { file: 'test/api/nft-e2e.test.ts', why: 'a 1,000-block NFT chain per VM, routes walked ~10 ways' },
+  { file: 'test/api/nft-e2e.test.ts', why: 'a 600-block NFT chain per VM, routes walked ~10 ways' },
   { file: 'test/ingest/long-run.test.ts', why: '1,000 blocks per VM, stopped 4-24 times' },
   { file: 'test/ingest/nft.test.ts', why: 'NFT-heavy and pruned chains per VM' },
   { file: 'test/ingest/crash-stages.test.ts', why: 'eight CLI children, six killed' },

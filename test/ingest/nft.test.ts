@@ -9,7 +9,7 @@ import {
 } from '../helpers/truth.js';
 
 /*
- * NFT ingest on chains the API suite does not index. The default workload's long chain (1,000
+ * NFT ingest on chains the API suite does not index. The default workload's long chain (600
  * blocks with burns, re-mints and IBC receipts: NFT tables, tx edges and every other table equal
  * the truth) is indexed once per VM and store by test/api/nft-e2e.test.ts, which then walks the
  * NFT routes on it; this file built the same chain again before.
