@@ -23,7 +23,13 @@ import { copyRows, dataTables } from '../helpers/table-copy.js';
  * The rows at k-1 are today's writers' rows restricted to k-1's schema, not an old release's: a
  * migration that converts an old row format needs rows in that format from its own test.
  */
-const HEAD = 24;
+/**
+ * Each of the 18 upgrades ends by asking every route class of this chain, so the file's CPU follows
+ * the chain's size. 12 blocks (1-5 txs, half of them NFT operations) still fill every table the
+ * first test names on each VM and answer every request with 200 (at 8, Wasm and EVM answer one
+ * request otherwise); 24 proved nothing more.
+ */
+const HEAD = 12;
 
 /**
  * Migrations creating tables the block stream fills, that no later run can fill for heights indexed
