@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { COLLECTIONS, nftOpAt, type NftPlanContext } from '../../src/sim/chain/nft-lifecycle.js';
+import { COLLECTIONS, nftOpAt, rootOf, type NftPlanContext } from '../../src/sim/chain/nft-lifecycle.js';
 import type { NftCollectionTruth, NftTokenTruth, TxTruth } from '../../src/sim/types.js';
 import { heavySuiteVms, testDbFactories } from '../helpers/db.js';
 import { indexSimulator, type IndexedSimulator } from '../helpers/ingest.js';
@@ -123,10 +123,22 @@ describe.each(
     },
   );
 
+  /** The simulator's closed-form NFT plan of this chain (the operation of each tx). */
+  const planOf = (): NftPlanContext => ({
+    seed: indexed.sim.options.seed,
+    accounts: ACCOUNTS,
+    uriMutation: vm === 'move',
+  });
+
   it('has burns, re-mints and an IBC collection in the workload', () => {
     expect(collections.length).toBe(COLLECTIONS + 1);
     expect(collections.some((c) => c.originName !== '')).toBe(true);
     expect(tokens.length).toBeGreaterThan(50);
+    // Counted from the plan: the chain must be long enough to hold several of each.
+    const ops = txs.map((_, g) => nftOpAt(planOf(), g));
+    expect(ops.filter((op) => op?.kind === 'burn').length).toBeGreaterThan(2);
+    expect(ops.filter((op) => op?.kind === 'mint' && rootOf(op.slot) !== op.slot).length).toBeGreaterThan(2);
+    expect(ops.filter((op) => op?.kind === 'ibc-receive').length).toBeGreaterThan(10);
   });
 
   it('/collections and /collections/{addr} equal the truth', async () => {
@@ -277,11 +289,7 @@ describe.each(
    * without an NFT event (marketplace offers, TxTruth.nftMentions).
    */
   function expectedHistories(): Map<string, string[]> {
-    const plan: NftPlanContext = {
-      seed: indexed.sim.options.seed,
-      accounts: ACCOUNTS,
-      uriMutation: vm === 'move',
-    };
+    const plan = planOf();
     const addrOf = (collection: number | 'ibc') =>
       collection === 'ibc'
         ? collections.find((c) => c.originName !== '')!.addr
@@ -360,11 +368,7 @@ describe.each(
     const body = res.json as { txs: unknown[]; pagination: { total: string } };
     expect(body.txs.length).toBeGreaterThan(0);
     expect(body.pagination.total).toBe('0');
-    const plan: NftPlanContext = {
-      seed: indexed.sim.options.seed,
-      accounts: ACCOUNTS,
-      uriMutation: vm === 'move',
-    };
+    const plan = planOf();
     const burned = txs
       .map((_, g) => nftOpAt(plan, g))
       .find(
