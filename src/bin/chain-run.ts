@@ -7,7 +7,7 @@ import type { Logger } from '../shared/logger.js';
 import { createMetricsRegistry } from '../shared/metrics.js';
 import { createNodeWaits } from '../shared/node-waits.js';
 import { createIngestMetrics } from '../ingest/metrics.js';
-import { operatorTuning, type Progress } from '../ingest/pipeline.js';
+import type { Progress } from '../ingest/pipeline.js';
 import { createIngestService, type IngestService } from '../ingest/service.js';
 import type { PreparePool } from '../ingest/prepare/worker-pool.js';
 import type { ReflectResult } from '../shared/proto/reflect.js';
@@ -167,7 +167,9 @@ export function createChainRun(ctx: ChainRunContext): ChainRun {
       await service.run({
         signal: ctx.signal,
         ...(options.untilHeight === undefined ? {} : { untilHeight: options.untilHeight }),
-        tuning: operatorTuning(options),
+        ...(options.maxBlocksPerCommit === undefined
+          ? {}
+          : { tuning: { maxBlocksPerCommit: options.maxBlocksPerCommit } }),
         ...(ctx.windowShare ? { windowShare: ctx.windowShare } : {}),
         onCommit,
       });

@@ -8,7 +8,7 @@ import { createMetricsRegistry, type Registry } from '../shared/metrics.js';
 import { createNodeWaits, type NodeWaits } from '../shared/node-waits.js';
 import { createIngestMetrics, type IngestMetrics } from '../ingest/metrics.js';
 import { createIngestService, type IngestService } from '../ingest/service.js';
-import { operatorTuning, type Progress } from '../ingest/pipeline.js';
+import type { Progress } from '../ingest/pipeline.js';
 import { readChainMeta, readIndexedHeight } from '../store/readers/chain-meta.js';
 import type { Db } from '../store/driver/db.js';
 import { migrate } from '../store/migrations/migrate.js';
@@ -185,7 +185,9 @@ async function runService(
     await service.run({
       signal,
       ...(ingest.untilHeight === undefined ? {} : { untilHeight: ingest.untilHeight }),
-      tuning: operatorTuning(ingest),
+      ...(ingest.maxBlocksPerCommit === undefined
+        ? {}
+        : { tuning: { maxBlocksPerCommit: ingest.maxBlocksPerCommit } }),
       onCommit: (p) => {
         state.progress(p);
         bar?.update(p);

@@ -34,17 +34,6 @@ export interface PipelineTuning {
   headPollMs: number;
 }
 
-/** The operator's tuning settings (MAX_BLOCKS_PER_COMMIT, HEAD_POLL_MS): those set, over the defaults. */
-export function operatorTuning(options: {
-  maxBlocksPerCommit: number | undefined;
-  headPollMs: number | undefined;
-}): Partial<PipelineTuning> {
-  return {
-    ...(options.maxBlocksPerCommit === undefined ? {} : { maxBlocksPerCommit: options.maxBlocksPerCommit }),
-    ...(options.headPollMs === undefined ? {} : { headPollMs: options.headPollMs }),
-  };
-}
-
 export const DEFAULT_TUNING: PipelineTuning = {
   chunkSize: 20,
   chunkWeight: 400,

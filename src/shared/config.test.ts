@@ -37,14 +37,6 @@ describe('loadIngestOptions', () => {
     );
   });
 
-  it('reads the head poll interval, unset by default', () => {
-    expect(loadIngestOptions(base).headPollMs).toBeUndefined();
-    expect(loadIngestOptions({ ...base, HEAD_POLL_MS: '250' }).headPollMs).toBe(250);
-    expect(() => loadIngestOptions({ ...base, HEAD_POLL_MS: '0' })).toThrow(
-      /HEAD_POLL_MS must be an integer in 1..60000/,
-    );
-  });
-
   it('reports every bad variable by name', () => {
     expect(() => loadIngestOptions({ ...base, VM_TYPE: 'solana', MAX_CONCURRENT_REQUESTS: '0' })).toThrow(
       /VM_TYPE.*move, wasm, evm.*MAX_CONCURRENT_REQUESTS must be an integer in 1..1000/s,

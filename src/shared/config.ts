@@ -48,11 +48,6 @@ export interface IngestOptions {
    * default (docs/ingest.md §4).
    */
   maxBlocksPerCommit: number | undefined;
-  /**
-   * Milliseconds between head polls at the head (HEAD_POLL_MS); undefined = the pipeline's default
-   * (docs/ingest.md §4).
-   */
-  headPollMs: number | undefined;
 }
 
 const urlList = (name: string) =>
@@ -135,7 +130,6 @@ const ingestEnvSchema = z.object({
   RICH_LIST: z.enum(['true', 'false'], { message: 'RICH_LIST must be true or false' }).optional(),
   PREPARE_WORKERS: intIn('PREPARE_WORKERS', 0, 64),
   MAX_BLOCKS_PER_COMMIT: intIn('MAX_BLOCKS_PER_COMMIT', 1, 10_000),
-  HEAD_POLL_MS: intIn('HEAD_POLL_MS', 1, 60_000),
 });
 
 /**
@@ -179,7 +173,6 @@ export function loadIngestOptions(env: Env, flags: Env = {}): Readonly<IngestOpt
     richList: e.RICH_LIST !== 'false',
     prepareWorkers: e.PREPARE_WORKERS ?? defaultPrepareWorkers(),
     maxBlocksPerCommit: e.MAX_BLOCKS_PER_COMMIT,
-    headPollMs: e.HEAD_POLL_MS,
   });
 }
 

@@ -59,9 +59,7 @@ export interface TestDeployment {
  * Simulators on free ports, a chains file naming them, and `start` with that file run in this
  * process on `database` (a PostgreSQL URL, else PGlite in a temporary directory), on a free port.
  * Chains prepare their blocks on the main thread unless `env` sets PREPARE_WORKERS (the shared
- * pool's threads cost each start their start-up; prepare-pool.test.ts runs with them). Chains at
- * their head poll it every 200 ms, not 20 (HEAD_POLL_MS, docs/ingest.md §4): the tests' chains wait
- * there most of the time, where the default polls cost three chains ~60 ms of CPU a second.
+ * pool's threads cost each start their start-up; prepare-pool.test.ts runs with them).
  */
 export async function startTestDeployment(args: {
   chains: readonly DeploymentChainSpec[];
@@ -115,7 +113,6 @@ export async function startTestDeployment(args: {
             ...(args.databaseUrl ? { DATABASE_URL: args.databaseUrl } : { DATA_DIR: dataDir }),
             API_CACHE: 'false',
             PREPARE_WORKERS: '0',
-            HEAD_POLL_MS: '200',
             ...args.env,
           },
           {},
