@@ -16,8 +16,7 @@ import { expectIngestMatchesTruth } from '../helpers/truth.js';
 /**
  * docs/node-data.md §5: a pool of nodes of one chain with different ranges (an archive, a pruned
  * node, a lagging one) and a node of another chain. The simulators' own logs say which heights
- * each node was asked; the archive's truth is the oracle of the index. One store (PostgreSQL when
- * set): the pool is the node clients', and the store only sees the batches it gets.
+ * each node was asked; the archive's truth is the oracle of the index.
  */
 const HEAD = 60;
 const PRUNED_LOWEST = 41;
@@ -119,7 +118,7 @@ function watchedLogger(): { logger: Logger; waitFor(re: RegExp): Promise<string>
   };
 }
 
-describe.each(testDbFactories().slice(-1))('endpoint pool on $name', (factory) => {
+describe.each(testDbFactories().slice(0, 1))('endpoint pool on $name', (factory) => {
   // Four simulators and an ingest in one process: past the default timeout on a loaded host.
   it('takes history from the archive only, the head from the freshest, and never uses another chain', async () => {
     const { db, dispose } = await factory.create();
@@ -187,8 +186,7 @@ describe.each(testDbFactories().slice(-1))('endpoint pool on $name', (factory) =
         },
       });
       const line = await watched.waitFor(/no reachable endpoint serves height/);
-      // The block stream (RPC) or the rich-list stage (REST), whichever waits first, names the archive.
-      expect([archive.urls.rpc, archive.urls.rest].filter((url) => line.includes(url))).not.toEqual([]);
+      expect(line).toContain(archive.urls.rpc);
       expect(line).toMatch(/heights? \d+/);
       expect(service.height()).toBeLessThan(PRUNED_LOWEST);
       await archiveClosed;
