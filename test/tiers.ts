@@ -8,7 +8,7 @@ export const HEAVY_FILES: readonly { file: string; why: string }[] = [
   { file: 'test/api/nft-e2e.test.ts', why: 'a 600-block NFT chain per VM, routes walked ~10 ways' },
   { file: 'test/ingest/long-run.test.ts', why: '1,000 blocks per VM, stopped 4-24 times' },
   { file: 'test/ingest/nft.test.ts', why: 'NFT-heavy and pruned chains per VM' },
-  { file: 'test/ingest/crash-stages.test.ts', why: 'eight CLI children, six killed' },
+  { file: 'test/ingest/crash-stages.test.ts', why: 'seven CLI children, six killed' },
   { file: 'test/bin/ingest-commands.test.ts', why: 'demo, start and indexer as child processes' },
   { file: 'test/bin/repair-commands.test.ts', why: 'verify and reindex children, two SIGKILLed' },
   { file: 'test/ingest/upgrade.test.ts', why: 'every migration on a populated database, per VM' },

@@ -99,13 +99,20 @@ async function snapshotOf(db: Db): Promise<Blob> {
 }
 
 async function createPgliteTestDb(options: { upTo?: string } = {}) {
-  const snapshots = runSnapshots();
   if (options.upTo !== undefined) {
+    const snapshots = runSnapshots();
     pgliteUnmigrated ??= snapshots ? openAsBlob(snapshots.unmigrated) : createPgliteDb({}).then(snapshotOf);
     const db = await createPgliteDb({ template: await pgliteUnmigrated });
     await migrate(db, { upTo: options.upTo });
     return { db, dispose: () => db.close() };
   }
+  const db = await createPgliteDb({ template: await migratedPgliteSnapshot() });
+  return { db, dispose: () => db.close() };
+}
+
+/** A PGlite data directory migrated through the last migration, dumped (made once per run). */
+export function migratedPgliteSnapshot(): Promise<Blob> {
+  const snapshots = runSnapshots();
   pgliteTemplate ??= snapshots
     ? openAsBlob(snapshots.migrated)
     : (async () => {
@@ -113,8 +120,7 @@ async function createPgliteTestDb(options: { upTo?: string } = {}) {
         await migrate(db);
         return snapshotOf(db);
       })();
-  const db = await createPgliteDb({ template: await pgliteTemplate });
-  return { db, dispose: () => db.close() };
+  return pgliteTemplate;
 }
 
 /** One throw-away database per call, so parallel test files never share state. */

@@ -115,7 +115,8 @@ describe.each(testDbFactories())('ingest against a faulty node on $name', (facto
   );
 });
 
-describe.each(testDbFactories())('ingest start-up on $name', (factory) => {
+// Waiting for the node is the node client's: one store (PostgreSQL when set).
+describe.each(testDbFactories().slice(-1))('ingest start-up on $name', (factory) => {
   it('waits for a node that is not up yet instead of exiting', async () => {
     const { db, dispose } = await factory.create();
     const [rpcPort, restPort] = await Promise.all([freePort(), freePort()]);

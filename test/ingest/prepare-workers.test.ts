@@ -21,7 +21,9 @@ import type { Simulator } from '../../src/sim/types.js';
  * The prepare workers against the in-thread preparer on the same node: the same rows for every
  * chunk (whichever worker prepared it), the same errors (class, code, message, retryability, the
  * failing height), node metrics counted in the main registry, and no thread left after close.
- * The node is the simulator behind a proxy that can corrupt a height's tx or answer 503.
+ * The node is the simulator behind a proxy that can corrupt a height's tx or answer 503. One pool
+ * of two workers serves the rows, the errors and the close (each thread loads `src/` through tsx:
+ * about a second of CPU); a pool whose thread dies at start-up has one of its own.
  */
 const HEAD = 40;
 /** Height whose first tx the proxy corrupts while `corrupt` is on. */
@@ -155,30 +157,37 @@ async function failureOf(preparer: ChunkPreparer, heights: number[]) {
   };
 }
 
+/** Threads of this process (the main thread, libuv's and V8's, and any prepare workers). */
+const threads = () => readdirSync('/proc/self/task').length;
+
 describe('prepare workers', () => {
+  /** Threads of this process before the shared pool started. */
+  let threadsBefore: number;
+  let shared: ReturnType<typeof workers>;
+  beforeAll(() => {
+    threadsBefore = threads();
+    shared = workers(2);
+  });
+  afterAll(() => shared.preparer.close());
+
   it(
     'give each chunk the rows the in-thread path gives it, whichever of two workers prepared it',
     { timeout: 120_000 },
     async () => {
       const reference = inThread();
-      const pool = workers(2);
-      try {
-        const chunks = chunksOf(1, HEAD + 3, 4);
-        // All chunks at once: both workers busy, answers arriving in any order.
-        const [expected, got] = await Promise.all([
-          Promise.all(chunks.map((c) => reference.preparer.prepare(c))),
-          Promise.all(chunks.map((c) => pool.preparer.prepare(c))),
-        ]);
-        expect(got.flat().filter(Boolean).length).toBe(HEAD);
-        expect(got.map(comparable)).toEqual(expected.map(comparable));
-        // The node's requests made in the workers are counted in the main thread's registry.
-        const counts = await nodeRequestCounts(pool.metrics);
-        const refCounts = await nodeRequestCounts(reference.metrics);
-        expect(counts.calls['rpc/block']).toBe(refCounts.calls['rpc/block']);
-        expect(counts.requests['rpc/block']).toBe(chunks.length);
-      } finally {
-        await pool.preparer.close();
-      }
+      const chunks = chunksOf(1, HEAD + 3, 4);
+      // All chunks at once: both workers busy, answers arriving in any order.
+      const [expected, got] = await Promise.all([
+        Promise.all(chunks.map((c) => reference.preparer.prepare(c))),
+        Promise.all(chunks.map((c) => shared.preparer.prepare(c))),
+      ]);
+      expect(got.flat().filter(Boolean).length).toBe(HEAD);
+      expect(got.map(comparable)).toEqual(expected.map(comparable));
+      // The node's requests made in the workers are counted in the main thread's registry.
+      const counts = await nodeRequestCounts(shared.metrics);
+      const refCounts = await nodeRequestCounts(reference.metrics);
+      expect(counts.calls['rpc/block']).toBe(refCounts.calls['rpc/block']);
+      expect(counts.requests['rpc/block']).toBe(chunks.length);
     },
   );
 
@@ -187,12 +196,11 @@ describe('prepare workers', () => {
     { timeout: 120_000 },
     async () => {
       const reference = inThread();
-      const pool = workers(1);
       try {
         mode.corrupt = true;
         const fatal = [
           await failureOf(reference.preparer, [11, 12, 13, 14]),
-          await failureOf(pool.preparer, [11, 12, 13, 14]),
+          await failureOf(shared.preparer, [11, 12, 13, 14]),
         ];
         mode.corrupt = false;
         expect(fatal[0]).toMatchObject({
@@ -205,7 +213,7 @@ describe('prepare workers', () => {
         mode.unavailable = true;
         const transient = [
           await failureOf(reference.preparer, [1, 2]),
-          await failureOf(pool.preparer, [1, 2]),
+          await failureOf(shared.preparer, [1, 2]),
         ];
         mode.unavailable = false;
         expect(transient[0]).toMatchObject({
@@ -216,10 +224,17 @@ describe('prepare workers', () => {
         expect(transient[1]).toEqual(transient[0]);
       } finally {
         mode.corrupt = mode.unavailable = false;
-        await pool.preparer.close();
       }
     },
   );
+
+  it('leave no thread behind once closed', { timeout: 120_000 }, async () => {
+    // The failures above left the workers serving: they still prepare, on threads of their own.
+    await Promise.all(chunksOf(1, 8, 4).map((c) => shared.preparer.prepare(c)));
+    expect(threads()).toBeGreaterThan(threadsBefore);
+    await shared.preparer.close();
+    expect(threads()).toBe(threadsBefore);
+  });
 
   it('fail every chunk, fatally, once a worker thread dies', { timeout: 120_000 }, async () => {
     // No RPC endpoint: the worker throws while starting, as a thread that crashes does.
@@ -235,15 +250,5 @@ describe('prepare workers', () => {
     } finally {
       await pool.preparer.close();
     }
-  });
-
-  it('leave no thread behind once closed', { timeout: 120_000 }, async () => {
-    const threads = () => readdirSync('/proc/self/task').length;
-    const before = threads();
-    const pool = workers(2);
-    await Promise.all(chunksOf(1, 8, 4).map((c) => pool.preparer.prepare(c)));
-    expect(threads()).toBeGreaterThan(before);
-    await pool.preparer.close();
-    expect(threads()).toBe(before);
   });
 });
