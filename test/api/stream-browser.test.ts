@@ -5,7 +5,7 @@ import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Simulator, TxTruth } from '../../src/sim/types.js';
 import { usePageOrigin } from '../helpers/browser.js';
-import { useLiveStart, type LiveStart } from '../helpers/live-start.js';
+import { LIVE_START_TIMEOUT_MS, useLiveStart, type LiveStart } from '../helpers/live-start.js';
 import { chromiumRequirement, needs } from '../helpers/requirements.js';
 
 const browserBinary = await chromiumRequirement();
@@ -133,7 +133,7 @@ describe.runIf(needs(browserBinary))('browsers following the live streams', { ti
     browser = await chromium.launch({ executablePath: browserBinary.path!, args: ['--no-sandbox'] });
     started = await liveStart();
     ({ sim, base } = started);
-  });
+  }, LIVE_START_TIMEOUT_MS);
   afterAll(async () => {
     await browser?.close();
   });

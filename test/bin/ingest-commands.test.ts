@@ -8,7 +8,7 @@ import { writeMigratedPgliteDir } from '../helpers/db.js';
 import { useSimulators } from '../sim/helpers/sims.js';
 
 /** Every step waits for a line, an exit or an answer; none waits for a delay. */
-describe('start, indexer and demo as an operator meets them', { timeout: 300_000 }, () => {
+describe('start, indexer and demo as an operator meets them', { timeout: 600_000 }, () => {
   const start = useSimulators();
   let dir: string;
   const cli = useCliProcesses();

@@ -8,6 +8,12 @@ import { useCliProcesses, type CliProcess } from './cli-process.js';
 import { writeMigratedPgliteDir } from './db.js';
 import { freePort } from './pg-cluster.js';
 
+/**
+ * For the hook that calls `start()`: the chain's first heights are indexed by a CLI child starting
+ * beside a live chain, over 2 minutes (the default hook timeout) on a host at load 40.
+ */
+export const LIVE_START_TIMEOUT_MS = 300_000;
+
 /** `start` (embedded database) on a live simulated chain, on a port it keeps across restarts. */
 export interface LiveStart {
   sim: Simulator;
