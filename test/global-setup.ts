@@ -68,6 +68,9 @@ export default async function setup(project: TestProject): Promise<() => Promise
   };
 }
 
+/** What both builds emit: ES modules for the Node versions package.json's engines allow. */
+const NODE_ESM = { format: 'esm', platform: 'node', target: 'node20', logLevel: 'error' } as const;
+
 /**
  * The CLI and the prepare worker's thread as one bundle (shared chunks, each command family still
  * loaded on demand) in `npm run build`'s layout (dist/src), so the CLI finds migrations/, contracts/
@@ -90,10 +93,7 @@ async function bundleCli(out: string): Promise<void> {
     conditions: [],
     mainFields: ['main'],
     plugins: [keepImportMetaUrl(src, outdir), externalCommonJs()],
-    format: 'esm',
-    platform: 'node',
-    target: 'node20',
-    logLevel: 'error',
+    ...NODE_ESM,
   });
   await writePackageScope(out);
 }
@@ -104,10 +104,7 @@ async function transformCli(out: string): Promise<void> {
     entryPoints: await sourceFiles(path.join(root, 'src')),
     outbase: path.join(root, 'src'),
     outdir: path.join(out, 'dist', 'src'),
-    format: 'esm',
-    platform: 'node',
-    target: 'node20',
-    logLevel: 'error',
+    ...NODE_ESM,
   });
   await writePackageScope(out);
 }
