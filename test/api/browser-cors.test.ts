@@ -5,6 +5,7 @@ import { chromium, type Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { usePageOrigin } from '../helpers/browser.js';
 import { useCliProcesses } from '../helpers/cli-process.js';
+import { writeMigratedPgliteDir } from '../helpers/db.js';
 import { chromiumRequirement, needs } from '../helpers/requirements.js';
 import { useSimulators } from '../sim/helpers/sims.js';
 
@@ -63,8 +64,11 @@ describe.runIf(needs(browserBinary))('a browser on another origin', { timeout: 1
   // read is stable; the environment carries no CORS_* variable unless a test sets one.
   const serve = async (name: string, env: Record<string, string> = {}) => {
     const { urls } = await simulator({ vm: 'move', head: 10, fastSignatures: true });
+    // Migrated from the run's snapshot: what the browser is let read does not depend on initdb.
+    const dataDir = path.join(dir, name);
+    await writeMigratedPgliteDir(dataDir);
     const p = cli(['start', '--port', '0'], {
-      DATA_DIR: path.join(dir, name),
+      DATA_DIR: dataDir,
       RPC_URL: urls.rpc,
       REST_URL: urls.rest,
       ...env,

@@ -5,7 +5,7 @@ import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Simulator, TxTruth } from '../../src/sim/types.js';
 import { usePageOrigin } from '../helpers/browser.js';
-import { useLiveStart, type LiveStart } from '../helpers/live-start.js';
+import { LIVE_START_TIMEOUT_MS, useLiveStart, type LiveStart } from '../helpers/live-start.js';
 import { chromiumRequirement, needs } from '../helpers/requirements.js';
 
 const browserBinary = await chromiumRequirement();
@@ -116,7 +116,13 @@ function expectRowsAreTruth(sim: Simulator, rows: string[][]) {
  * and a page on another origin whose own EventSources survive an API process restart on the same
  * port by reconnecting with Last-Event-ID, with nothing lost or repeated (docs/stream.md §5).
  */
-describe.runIf(needs(browserBinary))('browsers following the live streams', { timeout: 120_000 }, () => {
+/**
+ * How long a page waits for a condition (Playwright's default is 30 s): the chain is live, and on a
+ * host at load 40 the restarted API took longer than that to deliver the next heights.
+ */
+const PAGE_WAIT_MS = 120_000;
+
+describe.runIf(needs(browserBinary))('browsers following the live streams', { timeout: 400_000 }, () => {
   const liveStart = useLiveStart({
     // At least one tx a block, so a tx past a height proves the tx stream passed that height.
     sim: { head: 10, txsPerBlock: '1-6', accounts: 6 },
@@ -133,13 +139,18 @@ describe.runIf(needs(browserBinary))('browsers following the live streams', { ti
     browser = await chromium.launch({ executablePath: browserBinary.path!, args: ['--no-sandbox'] });
     started = await liveStart();
     ({ sim, base } = started);
-  });
+  }, LIVE_START_TIMEOUT_MS);
   afterAll(async () => {
     await browser?.close();
   });
+  const newPage = async (options?: Parameters<Browser['newPage']>[0]) => {
+    const page = await browser.newPage(options);
+    page.setDefaultTimeout(PAGE_WAIT_MS);
+    return page;
+  };
 
   it('the live page shows the head advancing and new txs arriving through the stream', async () => {
-    const page = await browser.newPage({ viewport: { width: 1100, height: 800 } });
+    const page = await newPage({ viewport: { width: 1100, height: 800 } });
     await page.goto(`${base}/`);
     const heightShown = () => Number(document.querySelector('#height').textContent);
     await page.waitForFunction(heightShown);
@@ -165,9 +176,9 @@ describe.runIf(needs(browserBinary))('browsers following the live streams', { ti
   });
 
   it("a page on another origin: the browser's own reconnect resumes across an API restart", async () => {
-    const page = await browser.newPage();
+    const page = await newPage();
     await page.goto(`${await pageOrigin()}/?api=${encodeURIComponent(base)}`);
-    const live = await browser.newPage();
+    const live = await newPage();
     await live.goto(`${base}/`);
     const blocksPast = (h: number) =>
       page.waitForFunction(

@@ -1,7 +1,7 @@
 import http from 'node:http';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { Simulator } from '../../src/sim/types.js';
-import { useLiveStart, type LiveStart } from '../helpers/live-start.js';
+import { LIVE_START_TIMEOUT_MS, useLiveStart, type LiveStart } from '../helpers/live-start.js';
 import { createStreamGroup, heightOf, lastHeight, type ReceivedEvent } from '../helpers/stream-client.js';
 import { hashOf, truthHashes, type TruthFilter } from '../helpers/stream-truth.js';
 import { getTextOnNewConnection } from '../helpers/http-get.js';
@@ -31,7 +31,7 @@ describe('live streams on start', { timeout: 400_000 }, () => {
   beforeAll(async () => {
     started = await liveStart();
     ({ sim, base } = started);
-  });
+  }, LIVE_START_TIMEOUT_MS);
 
   it('each filter equals the truth from its resume point, across an API restart', async () => {
     const txsOf = (h: number) => sim.truth.block(h).txs;

@@ -4,10 +4,11 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { useCliProcesses } from '../helpers/cli-process.js';
+import { writeMigratedPgliteDir } from '../helpers/db.js';
 import { useSimulators } from '../sim/helpers/sims.js';
 
 /** Every step waits for a line, an exit or an answer; none waits for a delay. */
-describe('start, indexer and demo as an operator meets them', { timeout: 300_000 }, () => {
+describe('start, indexer and demo as an operator meets them', { timeout: 600_000 }, () => {
   const start = useSimulators();
   let dir: string;
   const cli = useCliProcesses();
@@ -20,6 +21,8 @@ describe('start, indexer and demo as an operator meets them', { timeout: 300_000
 
   it('start with the node down: /health at once, /ready names the reason, metrics show the checkpoint, SIGTERM stops', async () => {
     const dataDir = path.join(dir, 'start');
+    // Migrated from the run's snapshot: initdb in a fresh directory is the demo runs' below.
+    await writeMigratedPgliteDir(dataDir);
     const { urls } = await start({ vm: 'move', head: 20, fastSignatures: true });
     const first = cli(['indexer', '--port', '0'], {
       DATA_DIR: dataDir,

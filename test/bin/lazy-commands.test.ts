@@ -18,7 +18,7 @@ async function loadedModules(args: string[]): Promise<{ loaded: string[]; stdout
   const { stdout, stderr } = await promisify(execFile)(process.execPath, [
     '--import',
     `data:text/javascript,${encodeURIComponent(REGISTER)}`,
-    inject('cliPath'),
+    inject('cliModulesPath'),
     ...args,
   ]);
   return { loaded: [...stderr.matchAll(/^LOADED (\S+)$/gm)].map((m) => m[1]!), stdout };

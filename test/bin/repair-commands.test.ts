@@ -3,11 +3,11 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createPgliteDb } from '../../src/store/driver/pglite.js';
-import { migrate } from '../../src/store/migrations/migrate.js';
 import type { Db } from '../../src/store/driver/db.js';
 import type { Simulator, SimulatorUrls } from '../../src/sim/types.js';
 import { routeAnswers, type RouteAnswers } from '../api/route-answers.js';
 import { useCliProcesses } from '../helpers/cli-process.js';
+import { writeMigratedPgliteDir } from '../helpers/db.js';
 import { ingestFrom } from '../helpers/ingest.js';
 import { useSimulators } from '../sim/helpers/sims.js';
 import { editStoredTxs } from '../helpers/stored-tx.js';
@@ -47,8 +47,8 @@ describe('verify and reindex as child processes (move, pglite)', { timeout: 300_
     dataDir = path.join(dir, 'data');
     ({ sim, urls } = await start({ vm: 'move', head: HEAD, fastSignatures: true }));
     env = { DATA_DIR: dataDir, RPC_URL: urls.rpc, REST_URL: urls.rest };
+    await writeMigratedPgliteDir(dataDir);
     truth = await withDb(async (db) => {
-      await migrate(db);
       await ingestFrom({ db, vm: 'move', urls, untilHeight: HEAD, stages: { richList: true } });
       return routeAnswers(db, sim, HEAD);
     });

@@ -1,6 +1,9 @@
 import pg from 'pg';
+import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { openAsBlob } from 'node:fs';
+import { mkdir } from 'node:fs/promises';
+import { promisify } from 'node:util';
 import { inject } from 'vitest';
 import { createPostgresDb, type Db } from '../../src/store/driver/db.js';
 import { createPgliteDb } from '../../src/store/driver/pglite.js';
@@ -89,6 +92,16 @@ function runSnapshots(): { unmigrated: string; migrated: string } | undefined {
   } catch {
     return undefined; // not inside a vitest run
   }
+}
+
+/**
+ * A fully migrated PGlite data directory at `dataDir`, unpacked from the run's snapshot (a dump of
+ * the data directory, test/global-setup.ts) for a CLI child or createPgliteDb({ dataDir }) to open:
+ * initdb and the migrations in a directory of their own cost ~3 s of CPU.
+ */
+export async function writeMigratedPgliteDir(dataDir: string): Promise<void> {
+  await mkdir(dataDir, { recursive: true });
+  await promisify(execFile)('tar', ['-xf', inject('pgliteSnapshots').migrated, '-C', dataDir]);
 }
 
 async function snapshotOf(db: Db): Promise<Blob> {

@@ -5,7 +5,14 @@ import { afterAll, expect } from 'vitest';
 import type { Simulator, SimulatorOptions } from '../../src/sim/types.js';
 import { useSimulators } from '../sim/helpers/sims.js';
 import { useCliProcesses, type CliProcess } from './cli-process.js';
+import { writeMigratedPgliteDir } from './db.js';
 import { freePort } from './pg-cluster.js';
+
+/**
+ * For the hook that calls `start()`: the chain's first heights are indexed by a CLI child starting
+ * beside a live chain, over 2 minutes (the default hook timeout) on a host at load 40.
+ */
+export const LIVE_START_TIMEOUT_MS = 300_000;
 
 /** `start` (embedded database) on a live simulated chain, on a port it keeps across restarts. */
 export interface LiveStart {
@@ -45,7 +52,10 @@ export function useLiveStart(options: {
       ...options.sim,
     });
     const port = await freePort();
-    const env = { DATA_DIR: path.join(dir, 'data'), RPC_URL: urls.rpc, REST_URL: urls.rest, ...options.env };
+    const dataDir = path.join(dir, 'data');
+    // Migrated from the run's snapshot: the streams are what these tests follow, not initdb.
+    await writeMigratedPgliteDir(dataDir);
+    const env = { DATA_DIR: dataDir, RPC_URL: urls.rpc, REST_URL: urls.rest, ...options.env };
     const launch = async () => {
       api = cli(['start', '--port', String(port), '--host', '127.0.0.1'], env);
       await api.url();

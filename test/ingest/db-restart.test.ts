@@ -8,8 +8,12 @@ import { needs, pgServerRequirement } from '../helpers/requirements.js';
 import { expectIngestMatchesTruth } from '../helpers/truth.js';
 import { expectRichListMatchesTruth, stageHeight } from '../helpers/truth-rich-list.js';
 
-const FIRST_HEAD = 150;
-const SECOND_HEAD = 400;
+/** Indexed before the outage. */
+const FIRST_HEAD = 60;
+/** Served after it: 250 blocks left to commit, two commits of the default 200 at most. */
+const SECOND_HEAD = 310;
+/** Where the run after the SIGTERM stops: resuming from the checkpoint shows in its first commit. */
+const RESUMED_HEAD = FIRST_HEAD + 50;
 const pgServer = await pgServerRequirement();
 
 /** The same deterministic chain, served up to `head` on fixed ports (a restart keeps the URLs). */
@@ -176,11 +180,11 @@ describe.runIf(needs(pgServer))('ingest survives the database going away', () =>
         expect(first.lastLines()).toContain(`stopped at height ${FIRST_HEAD}`);
 
         await cluster.start();
-        const second = startCli(['indexer', '--port', '0'], { ...env(), UNTIL_HEIGHT: String(SECOND_HEAD) });
+        const second = startCli(['indexer', '--port', '0'], { ...env(), UNTIL_HEIGHT: String(RESUMED_HEAD) });
         expect((await second.exited).code, second.lastLines()).toBe(0);
         const db = createPostgresDb({ url });
         try {
-          await expectIngestMatchesTruth(db, sim, SECOND_HEAD);
+          await expectIngestMatchesTruth(db, sim, RESUMED_HEAD);
           await expectRichListMatchesTruth(db, sim, await stageHeight(db, 'rich_list'));
         } finally {
           await db.close();

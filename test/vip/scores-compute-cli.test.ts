@@ -3,10 +3,10 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { createPgliteDb } from '../../src/store/driver/pglite.js';
-import { migrate } from '../../src/store/migrations/migrate.js';
 import { normaliseEvmAddress } from '../../src/vip/evm/backend.js';
 import { loadScores } from '../../src/vip/scores-file.js';
+import { createPgliteDb } from '../../src/store/driver/pglite.js';
+import { writeMigratedPgliteDir } from '../helpers/db.js';
 import { accountOf, hexOf, writeScoresChain, type BlockSpec } from './scores-chain.js';
 
 /** `vip scores compute|explain|diff` as the operator runs them: the built CLI on a PGlite directory. */
@@ -65,8 +65,8 @@ const window = ['--from', '1', '--to', '3'];
 beforeAll(async () => {
   dir = await mkdtemp(path.join(tmpdir(), 'vip-scores-cli-'));
   dataDir = out('data');
+  await writeMigratedPgliteDir(dataDir);
   const db = await createPgliteDb({ dataDir });
-  await migrate(db);
   await writeScoresChain(db, { chainId: 'minievm-9', vm: 'evm' }, BLOCKS);
   await db.close();
   rulesPath = out('rules.yaml');

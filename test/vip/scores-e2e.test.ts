@@ -14,8 +14,7 @@ import { GENESIS_MS } from '../../src/sim/chain/time.js';
 import type { Simulator, SimulatorOptions } from '../../src/sim/types.js';
 import { createVipSimExtension, TESTNET_VIP_PACKAGE } from '../../src/sim/vip/mount.js';
 import { createPgliteDb } from '../../src/store/driver/pglite.js';
-import { migrate } from '../../src/store/migrations/migrate.js';
-import { createPostgresTestDb, heavySuiteVms } from '../helpers/db.js';
+import { createPostgresTestDb, writeMigratedPgliteDir, heavySuiteVms } from '../helpers/db.js';
 import { indexSimulator } from '../helpers/ingest.js';
 import { heightsOfTimes, expectedScores } from '../helpers/vip-scores-truth.js';
 import { ANVIL_KEYS, anvilChain, startAnvil } from './anvil.js';
@@ -110,8 +109,8 @@ async function indexedChain(
   const pg = engine === 'postgres' ? await createPostgresTestDb(process.env.TEST_DATABASE_URL!) : undefined;
   if (pg) onTestFinished(() => pg.dispose());
   const dataDir = path.join(dir, 'data');
+  if (!pg) await writeMigratedPgliteDir(dataDir);
   const db = pg?.db ?? (await createPgliteDb({ dataDir }));
-  if (!pg) await migrate(db);
   const indexed = await indexSimulator({ db, vm, head: HEAD, sim: { blockTimeMs: HOUR_MS, ...sim } });
   onTestFinished(() => indexed.close());
   // The CLI opens the data directory itself: one process at a time.
