@@ -4,7 +4,7 @@ import path from 'node:path';
 import { createPgliteDb } from '../../src/store/driver/pglite.js';
 import type { Db } from '../../src/store/driver/db.js';
 import { startCli, type CliProcess } from './cli-process.js';
-import { createPostgresTestDb, migratedPgliteSnapshot } from './db.js';
+import { createPostgresTestDb, writeMigratedPgliteDir } from './db.js';
 
 interface IndexerRun {
   /** Signal to send once the process has said it is ingesting, and how long after that. */
@@ -140,7 +140,7 @@ async function openPglite(): Promise<CrashStore> {
   const dir = await mkdtemp(path.join(tmpdir(), 'ri-crash-'));
   // The run's migrated snapshot, so the first indexer does not run initdb (~4 s of CPU) and the
   // migrations: what the test kills is ingest.
-  await (await createPgliteDb({ dataDir: dir, template: await migratedPgliteSnapshot() })).close();
+  await writeMigratedPgliteDir(dir);
   return {
     env: { DATA_DIR: dir },
     db: () => createPgliteDb({ dataDir: dir }),

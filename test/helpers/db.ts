@@ -124,7 +124,7 @@ async function createPgliteTestDb(options: { upTo?: string } = {}) {
 }
 
 /** A PGlite data directory migrated through the last migration, dumped (made once per run). */
-export function migratedPgliteSnapshot(): Promise<Blob> {
+function migratedPgliteSnapshot(): Promise<Blob> {
   const snapshots = runSnapshots();
   pgliteTemplate ??= snapshots
     ? openAsBlob(snapshots.migrated)

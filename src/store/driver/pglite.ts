@@ -10,7 +10,7 @@ import { mapPostgresError } from './db.js';
  */
 export async function createPgliteDb(options: {
   dataDir?: string;
-  /** A dumped data directory to start from, in memory or in an empty dataDir (skips initdb; used by tests). */
+  /** A dumped data directory to start from (skips initdb; used by tests). */
   template?: Blob;
   /** Writes stop (disk_full) below this much free space in dataDir. Default 64 MiB. */
   minFreeBytes?: number;
@@ -21,9 +21,10 @@ export async function createPgliteDb(options: {
   };
   const dataDir = options.dataDir;
   if (dataDir !== undefined) await openableDataDir(dataDir);
-  const load = options.template ? { loadDataDir: options.template } : {};
   const pglite = await (
-    dataDir === undefined ? PGlite.create({ parsers, ...load }) : PGlite.create(dataDir, { parsers, ...load })
+    dataDir === undefined
+      ? PGlite.create({ parsers, ...(options.template ? { loadDataDir: options.template } : {}) })
+      : PGlite.create(dataDir, { parsers })
   ).catch((err: unknown) => {
     throw new AppError(
       'db_open_failed',
