@@ -49,7 +49,14 @@ describe('verify and reindex as child processes (move, pglite)', { timeout: 300_
     env = { DATA_DIR: dataDir, RPC_URL: urls.rpc, REST_URL: urls.rest };
     await writeMigratedPgliteDir(dataDir);
     truth = await withDb(async (db) => {
-      await ingestFrom({ db, vm: 'move', urls, untilHeight: HEAD, stages: { richList: true } });
+      await ingestFrom({
+        db,
+        vm: 'move',
+        urls,
+        untilHeight: HEAD,
+        stages: { richList: true },
+        requestTimeoutMs: 30_000,
+      });
       return routeAnswers(db, sim, HEAD);
     });
   }, 180_000);

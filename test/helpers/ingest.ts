@@ -120,6 +120,12 @@ function ingestServiceFor(
     prepareWorkers?: number;
     /** Message schemas added to the decoder's registry (a later release's types). */
     protoExtensions?: readonly MessageSchema[];
+    /**
+     * 2 s by default, so node faults cost the fault tests little. A run that is an oracle for a
+     * comparison passes more: a proposer's moniker asked in vain is not asked again once the run's
+     * last block is prepared, and a loaded host answered that look-up past 2 s.
+     */
+    requestTimeoutMs?: number;
   },
   urls: SimulatorUrls,
 ) {
@@ -131,7 +137,7 @@ function ingestServiceFor(
       maxConcurrentRequests: 8,
       accountPrefix: 'init',
       startHeight: undefined,
-      requestTimeoutMs: 2_000,
+      requestTimeoutMs: args.requestTimeoutMs ?? 2_000,
       ...(args.stages?.internalTx === undefined ? {} : { internalTx: args.stages.internalTx }),
       ...(args.stages?.richList === undefined ? {} : { richList: args.stages.richList }),
       prepareWorkers: args.prepareWorkers ?? PREPARE_WORKERS,
@@ -157,6 +163,7 @@ export async function ingestFrom(args: {
   stops?: { heights: number[]; at(height: number): Promise<void> };
   logger?: Logger;
   protoExtensions?: readonly MessageSchema[];
+  requestTimeoutMs?: number;
 }): Promise<void> {
   const service = await ingestServiceFor(args, args.urls);
   try {
