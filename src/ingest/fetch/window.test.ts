@@ -127,11 +127,30 @@ describe('fetch window', () => {
     await settled();
     expect([pending.length, window.depth()]).toEqual([12, { buffered: 5, inFlight: 6 }]);
   });
+
+  it('asks for chunks no longer than its step, which it is told by how far behind its head it is', async () => {
+    const chunks: number[][] = [];
+    const window = smallWindow({
+      chunkSize: 20,
+      // Asks ahead only once the consumer took what is buffered: it comes within 10 of the head.
+      maxBufferedWeight: 4,
+      stepHeights: (behind) => (behind > 10 ? 4 : Infinity),
+      fetchHead: async () => 30,
+      fetchChunk: async (heights) => (chunks.push([...heights]), heights.map((h) => h)),
+    });
+    const got: number[] = [];
+    while (got.length < 30) got.push(await window.next());
+    expect(got).toEqual(Array.from({ length: 30 }, (_, i) => i + 1));
+    // A chunk from height 20 or below was asked more than 10 heights behind the head (30).
+    expect(chunks.filter((c) => c[0]! <= 20).every((c) => c.length === 4)).toBe(true);
+    expect(chunks.some((c) => c.length > 4)).toBe(true);
+  });
 });
 
 /** A window from height 1 over two chunks in flight, items = their heights. */
 function smallWindow(
-  over: Pick<FetchWindowOptions<number>, 'chunkSize' | 'maxBufferedWeight' | 'fetchHead' | 'fetchChunk'>,
+  over: Pick<FetchWindowOptions<number>, 'chunkSize' | 'maxBufferedWeight' | 'fetchHead' | 'fetchChunk'> &
+    Partial<Pick<FetchWindowOptions<number>, 'stepHeights'>>,
 ) {
   return createFetchWindow<number>({
     start: 1,

@@ -54,6 +54,12 @@ export interface FetchWindowOptions<T> {
    * (docs/chains.md §8). Default 1. Two chunks (within the limit) and one chunk's weight are always allowed.
    */
   share?: (() => number) | undefined;
+  /**
+   * The most heights of the next chunk, told how many heights up to the known head the consumer
+   * has not taken yet (a deployment's chain catching up takes short steps, docs/chains.md §9).
+   * Default: no bound beyond `chunkSize`.
+   */
+  stepHeights?: ((behind: number) => number) | undefined;
   /** Head polling interval once caught up. */
   pollMs: number;
   logger: Logger;
@@ -139,8 +145,10 @@ function pump<T>(st: WindowState<T>): void {
 
 function chunkHeights<T>(st: WindowState<T>): number {
   const { options } = st;
-  if (st.averageWeight === undefined) return options.chunkSize;
-  return Math.max(1, Math.min(options.chunkSize, Math.floor(options.chunkWeight / st.averageWeight)));
+  const step = options.stepHeights?.(st.head - st.wanted + 1) ?? Number.POSITIVE_INFINITY;
+  const byWeight =
+    st.averageWeight === undefined ? options.chunkSize : Math.floor(options.chunkWeight / st.averageWeight);
+  return Math.max(1, Math.min(options.chunkSize, byWeight, step));
 }
 
 async function runChunk<T>(st: WindowState<T>, heights: number[]): Promise<void> {

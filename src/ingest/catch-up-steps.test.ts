@@ -1,0 +1,39 @@
+import { describe, expect, it } from 'vitest';
+import { CAUGHT_UP_BLOCKS } from '../shared/chain-condition.js';
+import { createCatchUpSteps } from './catch-up-steps.js';
+
+const FAR = 90;
+const STEP = 4;
+
+describe('catch-up steps of a deployment', () => {
+  it('a chain far behind takes short steps while another chain is at its head', () => {
+    const steps = createCatchUpSteps(STEP);
+    const live = steps.join();
+    const late = steps.join();
+    expect(live.heightsPerStep(1)).toBe(Infinity);
+    expect(late.heightsPerStep(FAR)).toBe(STEP);
+    // Back within CAUGHT_UP_BLOCKS of its node: no bound any more.
+    expect(late.heightsPerStep(CAUGHT_UP_BLOCKS)).toBe(Infinity);
+  });
+
+  it('leaves a chain alone, and chains all catching up, unbounded', () => {
+    const steps = createCatchUpSteps(STEP);
+    const alone = steps.join();
+    expect(alone.heightsPerStep(FAR)).toBe(Infinity);
+    const other = steps.join();
+    // The other has not told its distance yet: it is not known to be at its head.
+    expect(alone.heightsPerStep(FAR)).toBe(Infinity);
+    expect(other.heightsPerStep(FAR)).toBe(Infinity);
+    expect(alone.heightsPerStep(FAR)).toBe(Infinity);
+  });
+
+  it('a chain at its head that stopped no longer bounds the others', () => {
+    const steps = createCatchUpSteps(STEP);
+    const live = steps.join();
+    const late = steps.join();
+    live.heightsPerStep(0);
+    expect(late.heightsPerStep(FAR)).toBe(STEP);
+    live.leave();
+    expect(late.heightsPerStep(FAR)).toBe(Infinity);
+  });
+});
