@@ -132,18 +132,32 @@ describe('fetch window', () => {
     const chunks: number[][] = [];
     const window = smallWindow({
       chunkSize: 20,
-      // Asks ahead only once the consumer took what is buffered: it comes within 10 of the head.
+      // Asks ahead only as the consumer takes what is buffered.
       maxBufferedWeight: 4,
-      stepHeights: (behind) => (behind > 10 ? 4 : Infinity),
-      fetchHead: async () => 30,
+      stepHeights: (behind) => (behind > 50 ? 4 : Infinity),
+      fetchHead: async () => 100,
       fetchChunk: async (heights) => (chunks.push([...heights]), heights.map((h) => h)),
     });
     const got: number[] = [];
-    while (got.length < 30) got.push(await window.next());
-    expect(got).toEqual(Array.from({ length: 30 }, (_, i) => i + 1));
-    // A chunk from height 20 or below was asked more than 10 heights behind the head (30).
-    expect(chunks.filter((c) => c[0]! <= 20).every((c) => c.length === 4)).toBe(true);
+    while (got.length < 100) got.push(await window.next());
+    expect(got).toEqual(Array.from({ length: 100 }, (_, i) => i + 1));
+    // A chunk from height 50 or below was asked more than 50 heights behind the head (100).
+    expect(chunks.filter((c) => c[0]! <= 50).every((c) => c.length === 4)).toBe(true);
     expect(chunks.some((c) => c.length > 4)).toBe(true);
+  });
+
+  it('keeps the heights of full chunks in flight in short steps: a slow node costs a chain catching up nothing more', async () => {
+    const asked: number[][] = [];
+    smallWindow({
+      chunkSize: 20,
+      maxBufferedWeight: 100,
+      stepHeights: () => 4,
+      fetchHead: async () => 100,
+      fetchChunk: (heights) => (asked.push([...heights]), new Promise(() => undefined)),
+    });
+    await new Promise((r) => setImmediate(r));
+    // Two chunks of 20 heights, or ten of 4.
+    expect(asked).toEqual(Array.from({ length: 10 }, (_, i) => [1, 2, 3, 4].map((h) => h + 4 * i)));
   });
 });
 

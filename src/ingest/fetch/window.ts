@@ -56,8 +56,8 @@ export interface FetchWindowOptions<T> {
   share?: (() => number) | undefined;
   /**
    * The most heights of the next chunk, told how many heights up to the known head the consumer
-   * has not taken yet (a deployment's chain catching up takes short steps, docs/chains.md §9).
-   * Default: no bound beyond `chunkSize`.
+   * has not taken yet (a deployment's chain catching up takes short steps, docs/chains.md §9);
+   * the window then keeps as many more chunks in flight. Default: no bound beyond `chunkSize`.
    */
   stepHeights?: ((behind: number) => number) | undefined;
   /** Head polling interval once caught up. */
@@ -133,8 +133,9 @@ function pump<T>(st: WindowState<T>): void {
   const { options } = st;
   if (st.fatal !== undefined || options.signal.aborted) return;
   const limits = limitsOf(st);
-  while (st.inFlight < limits.chunks && st.frontier <= st.head && st.bufferedWeight < limits.weight) {
-    const end = Math.min(st.head, st.frontier + chunkHeights(st) - 1);
+  const plan = chunkPlan(st, limits.chunks);
+  while (st.inFlight < plan.chunks && st.frontier <= st.head && st.bufferedWeight < limits.weight) {
+    const end = Math.min(st.head, st.frontier + plan.heights - 1);
     const heights = Array.from({ length: end - st.frontier + 1 }, (_, i) => st.frontier + i);
     st.frontier = end + 1;
     st.inFlight++;
@@ -143,12 +144,19 @@ function pump<T>(st: WindowState<T>): void {
   if (st.frontier > st.head && st.inFlight === 0) void refreshHead(st);
 }
 
-function chunkHeights<T>(st: WindowState<T>): number {
+/**
+ * Heights per chunk, and chunks in flight at most. A chunk cut short by its step comes with as
+ * many more chunks as it is shorter: the heights in flight, which a slow node's answers take to
+ * come back, stay those of full chunks, so short steps cost a chain waiting on its node nothing.
+ */
+function chunkPlan<T>(st: WindowState<T>, chunks: number): { heights: number; chunks: number } {
   const { options } = st;
-  const step = options.stepHeights?.(st.head - st.wanted + 1) ?? Number.POSITIVE_INFINITY;
   const byWeight =
     st.averageWeight === undefined ? options.chunkSize : Math.floor(options.chunkWeight / st.averageWeight);
-  return Math.max(1, Math.min(options.chunkSize, byWeight, step));
+  const full = Math.max(1, Math.min(options.chunkSize, byWeight));
+  const step = options.stepHeights?.(st.head - st.wanted + 1) ?? Number.POSITIVE_INFINITY;
+  const heights = Math.max(1, Math.min(full, step));
+  return { heights, chunks: chunks * Math.ceil(full / heights) };
 }
 
 async function runChunk<T>(st: WindowState<T>, heights: number[]): Promise<void> {
