@@ -6,19 +6,29 @@ const FAR = 90;
 const STEP = 4;
 
 describe('catch-up steps of a deployment', () => {
-  it('a chain far behind takes short steps while another chain is at its head', () => {
+  it('a chain fallen far behind takes short steps while another chain is at its head', () => {
     const steps = createCatchUpSteps(STEP);
     const live = steps.join();
     const late = steps.join();
     expect(live.heightsPerStep(1)).toBe(Infinity);
+    expect(late.heightsPerStep(0)).toBe(Infinity);
     expect(late.heightsPerStep(FAR)).toBe(STEP);
     // Back within CAUGHT_UP_BLOCKS of its node: no bound any more.
     expect(late.heightsPerStep(CAUGHT_UP_BLOCKS)).toBe(Infinity);
   });
 
+  it('leaves a chain catching up from where it started unbounded: a backfill keeps its full commits', () => {
+    const steps = createCatchUpSteps(STEP);
+    const live = steps.join();
+    const backfill = steps.join();
+    live.heightsPerStep(0);
+    expect(backfill.heightsPerStep(FAR)).toBe(Infinity);
+  });
+
   it('leaves a chain alone, and chains all catching up, unbounded', () => {
     const steps = createCatchUpSteps(STEP);
     const alone = steps.join();
+    alone.heightsPerStep(0);
     expect(alone.heightsPerStep(FAR)).toBe(Infinity);
     const other = steps.join();
     // The other has not told its distance yet: it is not known to be at its head.
@@ -32,6 +42,7 @@ describe('catch-up steps of a deployment', () => {
     const live = steps.join();
     const late = steps.join();
     live.heightsPerStep(0);
+    late.heightsPerStep(0);
     expect(late.heightsPerStep(FAR)).toBe(STEP);
     live.leave();
     expect(late.heightsPerStep(FAR)).toBe(Infinity);

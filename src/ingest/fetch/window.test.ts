@@ -130,11 +130,12 @@ describe('fetch window', () => {
 
   it('asks for chunks no longer than its step, which it is told by how far behind its head it is', async () => {
     const chunks: number[][] = [];
+    const told: number[] = [];
     const window = smallWindow({
       chunkSize: 20,
       // Asks ahead only as the consumer takes what is buffered.
       maxBufferedWeight: 4,
-      stepHeights: (behind) => (behind > 50 ? 4 : Infinity),
+      stepHeights: (behind) => (told.push(behind), behind > 50 ? 4 : Infinity),
       fetchHead: async () => 100,
       fetchChunk: async (heights) => (chunks.push([...heights]), heights.map((h) => h)),
     });
@@ -144,6 +145,8 @@ describe('fetch window', () => {
     // A chunk from height 50 or below was asked more than 50 heights behind the head (100).
     expect(chunks.filter((c) => c[0]! <= 50).every((c) => c.length === 4)).toBe(true);
     expect(chunks.some((c) => c.length > 4)).toBe(true);
+    // Told only with heights to ask for: never "at the head" before the node's head is known.
+    expect(Math.min(...told)).toBeGreaterThanOrEqual(1);
   });
 
   it('keeps the heights of full chunks in flight in short steps: a slow node costs a chain catching up nothing more', async () => {

@@ -133,8 +133,9 @@ function pump<T>(st: WindowState<T>): void {
   const { options } = st;
   if (st.fatal !== undefined || options.signal.aborted) return;
   const limits = limitsOf(st);
-  const plan = chunkPlan(st, limits.chunks);
-  while (st.inFlight < plan.chunks && st.frontier <= st.head && st.bufferedWeight < limits.weight) {
+  // Only with heights to ask for: before the node's head is known, its distance is not either.
+  const plan = st.frontier <= st.head ? chunkPlan(st, limits.chunks) : undefined;
+  while (plan && st.inFlight < plan.chunks && st.frontier <= st.head && st.bufferedWeight < limits.weight) {
     const end = Math.min(st.head, st.frontier + plan.heights - 1);
     const heights = Array.from({ length: end - st.frontier + 1 }, (_, i) => st.frontier + i);
     st.frontier = end + 1;
