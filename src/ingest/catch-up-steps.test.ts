@@ -5,12 +5,18 @@ import { createCatchUpSteps } from './catch-up-steps.js';
 const FAR = 90;
 const STEP = 4;
 
+/** Two chains of one deployment; `live` has told it is at its head. */
+function liveAndLate() {
+  const steps = createCatchUpSteps(STEP);
+  const live = steps.join();
+  const late = steps.join();
+  expect(live.heightsPerStep(1)).toBe(Infinity);
+  return { live, late };
+}
+
 describe('catch-up steps of a deployment', () => {
   it('a chain fallen far behind takes short steps while another chain is at its head', () => {
-    const steps = createCatchUpSteps(STEP);
-    const live = steps.join();
-    const late = steps.join();
-    expect(live.heightsPerStep(1)).toBe(Infinity);
+    const { late } = liveAndLate();
     expect(late.heightsPerStep(0)).toBe(Infinity);
     expect(late.heightsPerStep(FAR)).toBe(STEP);
     // Back within CAUGHT_UP_BLOCKS of its node: no bound any more.
@@ -18,14 +24,11 @@ describe('catch-up steps of a deployment', () => {
   });
 
   it('leaves a chain catching up from where it started unbounded: a backfill keeps its full commits', () => {
-    const steps = createCatchUpSteps(STEP);
-    const live = steps.join();
-    const backfill = steps.join();
-    live.heightsPerStep(0);
+    const { late: backfill } = liveAndLate();
     expect(backfill.heightsPerStep(FAR)).toBe(Infinity);
   });
 
-  it('leaves a chain alone, and chains all catching up, unbounded', () => {
+  it('leaves a chain alone, and chains all behind, unbounded', () => {
     const steps = createCatchUpSteps(STEP);
     const alone = steps.join();
     alone.heightsPerStep(0);
@@ -38,10 +41,7 @@ describe('catch-up steps of a deployment', () => {
   });
 
   it('a chain at its head that stopped no longer bounds the others', () => {
-    const steps = createCatchUpSteps(STEP);
-    const live = steps.join();
-    const late = steps.join();
-    live.heightsPerStep(0);
+    const { live, late } = liveAndLate();
     late.heightsPerStep(0);
     expect(late.heightsPerStep(FAR)).toBe(STEP);
     live.leave();
