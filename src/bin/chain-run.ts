@@ -9,7 +9,6 @@ import { createNodeWaits } from '../shared/node-waits.js';
 import { createIngestMetrics } from '../ingest/metrics.js';
 import type { Progress } from '../ingest/pipeline.js';
 import { createIngestService, type IngestService } from '../ingest/service.js';
-import type { CatchUpSteps } from '../ingest/catch-up-steps.js';
 import type { PreparePool } from '../ingest/prepare/worker-pool.js';
 import type { ReflectResult } from '../shared/proto/reflect.js';
 import { abortableDelay } from '../node/retry.js';
@@ -45,8 +44,6 @@ export interface ChainRunContext {
   reflected?: ReflectResult | undefined;
   /** This chain's part of the process's fetch window budget now (docs/chains.md §8). */
   windowShare?: () => number;
-  /** The deployment's chains' steps: one catching up beside chains at their heads takes short ones (docs/chains.md §9). */
-  catchUp?: CatchUpSteps | undefined;
 }
 
 /** A failed chain waits this long before it tries again, doubling up to the cap. */
@@ -174,7 +171,6 @@ export function createChainRun(ctx: ChainRunContext): ChainRun {
           ? {}
           : { tuning: { maxBlocksPerCommit: options.maxBlocksPerCommit } }),
         ...(ctx.windowShare ? { windowShare: ctx.windowShare } : {}),
-        ...(ctx.catchUp ? { catchUp: ctx.catchUp } : {}),
         onCommit,
       });
     } finally {

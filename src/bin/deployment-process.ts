@@ -8,7 +8,6 @@ import { packageVersion } from '../shared/version.js';
 import { createNodeWaits } from '../shared/node-waits.js';
 import { createChainDatabases } from './chain-databases.js';
 import { createChainRun } from './chain-run.js';
-import { createCatchUpSteps } from '../ingest/catch-up-steps.js';
 import { createPreparePool } from '../ingest/prepare/worker-pool.js';
 import { reflectPackages } from '../shared/proto/reflect.js';
 import { chainsReloader, createChainSet, onSighup, type ReloadOutcome } from './chain-set.js';
@@ -51,8 +50,6 @@ export async function runDeploymentProcess(opts: DeploymentProcessOptions): Prom
     settings.prepareWorkers > 0 ? createPreparePool({ count: settings.prepareWorkers, logger }) : undefined;
   // Without threads every chain decodes here: one reflection of the proto packages for all.
   const reflected = preparePool ? undefined : reflectPackages();
-  // A chain catching up beside chains at their heads takes short steps (docs/chains.md §9).
-  const catchUp = createCatchUpSteps();
   const set = createChainSet<DeployedChainConfig>({
     make: (chain, chainSignal) =>
       createChainRun({
@@ -64,7 +61,6 @@ export async function runDeploymentProcess(opts: DeploymentProcessOptions): Prom
         preparePool,
         reflected,
         windowShare: (): number => windowShareOf(set.chains.length),
-        catchUp,
         ...(opts.onCommit ? { onCommit: opts.onCommit } : {}),
       }),
     logger,

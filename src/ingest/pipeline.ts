@@ -4,7 +4,6 @@ import type { RetryPolicy } from '../node/retry.js';
 import type { NodeWaits } from '../shared/node-waits.js';
 import type { BlockWriter } from '../store/writers/block-writer.js';
 import type { BlockRows } from '../store/writers/rows.js';
-import type { CatchUpChain, CatchUpSteps } from './catch-up-steps.js';
 import { createFetchWindow, type ChunkFetcher, type FetchWindow } from './fetch/window.js';
 import type { IngestMetrics } from './metrics.js';
 import type { PreparedBlock } from './prepare/block.js';
@@ -62,8 +61,6 @@ export interface RunOptions {
    * (a deployment's chains share one process's budget, docs/chains.md §8); default 1.
    */
   windowShare?: () => number;
-  /** The deployment's chains, so that this one takes short steps while catching up beside them (docs/chains.md §9). */
-  catchUp?: CatchUpSteps;
   onCommit?: (progress: Progress) => void;
 }
 
@@ -78,7 +75,6 @@ export async function runPipeline(deps: PipelineDeps, run: RunOptions): Promise<
   const stopFetching = new AbortController();
   const signal = AbortSignal.any([run.signal, stopFetching.signal]);
   const start = deps.writer.checkpoint().height + 1;
-  const catchUp = run.catchUp?.join();
   const window = createFetchWindow<PreparedBlock>({
     start,
     chunkSize: tuning.chunkSize,
@@ -86,7 +82,6 @@ export async function runPipeline(deps: PipelineDeps, run: RunOptions): Promise<
     maxChunksInFlight: tuning.maxChunksInFlight,
     maxBufferedWeight: tuning.maxBufferedTxs,
     share: run.windowShare,
-    stepHeights: catchUp?.heightsPerStep,
     pollMs: tuning.headPollMs,
     // A block costs about as much memory as a few txs, whatever it holds.
     weight: (b) => 4 + b.txs.length,
@@ -106,7 +101,7 @@ export async function runPipeline(deps: PipelineDeps, run: RunOptions): Promise<
 
   try {
     while (nextHeight <= until && !run.signal.aborted) {
-      const batch = await nextBatch(window, tuning, until - nextHeight + 1, catchUp);
+      const batch = await nextBatch(window, tuning, until - nextHeight + 1);
       if (batch.length === 0) break;
       nextHeight += batch.length;
       const rows = batch.map((b) => {
@@ -125,7 +120,6 @@ export async function runPipeline(deps: PipelineDeps, run: RunOptions): Promise<
   } catch (err) {
     if (!run.signal.aborted) throw err;
   } finally {
-    catchUp?.leave();
     stopFetching.abort();
     await pendingWrite;
   }
@@ -135,15 +129,11 @@ async function nextBatch(
   window: FetchWindow<PreparedBlock>,
   tuning: PipelineTuning,
   remaining: number,
-  catchUp: CatchUpChain | undefined,
 ): Promise<PreparedBlock[]> {
   const first = await window.next();
   const batch = [first];
   let txs = first.txs.length;
-  const step =
-    catchUp?.heightsPerStep(window.knownHead() - first.block.height + 1) ?? Number.POSITIVE_INFINITY;
-  const most = Math.min(tuning.maxBlocksPerCommit, remaining, step);
-  while (batch.length < most && txs < tuning.maxTxsPerCommit) {
+  while (batch.length < Math.min(tuning.maxBlocksPerCommit, remaining) && txs < tuning.maxTxsPerCommit) {
     const more = window.takeReady();
     if (!more) break;
     batch.push(more);

@@ -20,7 +20,6 @@ import type { Checkpoint } from '../store/writers/rows.js';
 import { createBlockWriter } from '../store/writers/block-writer.js';
 import { discoverChain } from './fetch/discover-chain.js';
 import { createIngestMetrics, type IngestMetrics } from './metrics.js';
-import type { CatchUpSteps } from './catch-up-steps.js';
 import { runPipeline, type PipelineTuning, type Progress } from './pipeline.js';
 import { createBlockHead } from './derive/block-head.js';
 import { createDerivations } from './derive/registry.js';
@@ -39,7 +38,6 @@ export interface IngestService {
     untilHeight?: number;
     tuning?: Partial<PipelineTuning>;
     windowShare?: () => number;
-    catchUp?: CatchUpSteps;
     onCommit?: (p: Progress) => void;
   }): Promise<void>;
   /** Last committed height. */

@@ -127,47 +127,11 @@ describe('fetch window', () => {
     await settled();
     expect([pending.length, window.depth()]).toEqual([12, { buffered: 5, inFlight: 6 }]);
   });
-
-  it('asks for chunks no longer than its step, which it is told by how far behind its head it is', async () => {
-    const chunks: number[][] = [];
-    const told: number[] = [];
-    const window = smallWindow({
-      chunkSize: 20,
-      // Asks ahead only as the consumer takes what is buffered.
-      maxBufferedWeight: 4,
-      stepHeights: (behind) => (told.push(behind), behind > 50 ? 4 : Infinity),
-      fetchHead: async () => 100,
-      fetchChunk: async (heights) => (chunks.push([...heights]), heights.map((h) => h)),
-    });
-    const got: number[] = [];
-    while (got.length < 100) got.push(await window.next());
-    expect(got).toEqual(Array.from({ length: 100 }, (_, i) => i + 1));
-    // A chunk from height 50 or below was asked more than 50 heights behind the head (100).
-    expect(chunks.filter((c) => c[0]! <= 50).every((c) => c.length === 4)).toBe(true);
-    expect(chunks.some((c) => c.length > 4)).toBe(true);
-    // Told only with heights to ask for: never "at the head" before the node's head is known.
-    expect(Math.min(...told)).toBeGreaterThanOrEqual(1);
-  });
-
-  it('keeps the heights of full chunks in flight in short steps: a slow node costs a chain catching up nothing more', async () => {
-    const asked: number[][] = [];
-    smallWindow({
-      chunkSize: 20,
-      maxBufferedWeight: 100,
-      stepHeights: () => 4,
-      fetchHead: async () => 100,
-      fetchChunk: (heights) => (asked.push([...heights]), new Promise(() => undefined)),
-    });
-    await new Promise((r) => setImmediate(r));
-    // Two chunks of 20 heights, or ten of 4.
-    expect(asked).toEqual(Array.from({ length: 10 }, (_, i) => [1, 2, 3, 4].map((h) => h + 4 * i)));
-  });
 });
 
 /** A window from height 1 over two chunks in flight, items = their heights. */
 function smallWindow(
-  over: Pick<FetchWindowOptions<number>, 'chunkSize' | 'maxBufferedWeight' | 'fetchHead' | 'fetchChunk'> &
-    Partial<Pick<FetchWindowOptions<number>, 'stepHeights'>>,
+  over: Pick<FetchWindowOptions<number>, 'chunkSize' | 'maxBufferedWeight' | 'fetchHead' | 'fetchChunk'>,
 ) {
   return createFetchWindow<number>({
     start: 1,

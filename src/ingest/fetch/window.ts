@@ -54,12 +54,6 @@ export interface FetchWindowOptions<T> {
    * (docs/chains.md §8). Default 1. Two chunks (within the limit) and one chunk's weight are always allowed.
    */
   share?: (() => number) | undefined;
-  /**
-   * The most heights of the next chunk, told how many heights up to the known head the consumer
-   * has not taken yet (a deployment's chain catching up takes short steps, docs/chains.md §9);
-   * the window then keeps as many more chunks in flight. Default: no bound beyond `chunkSize`.
-   */
-  stepHeights?: ((behind: number) => number) | undefined;
   /** Head polling interval once caught up. */
   pollMs: number;
   logger: Logger;
@@ -133,10 +127,8 @@ function pump<T>(st: WindowState<T>): void {
   const { options } = st;
   if (st.fatal !== undefined || options.signal.aborted) return;
   const limits = limitsOf(st);
-  // Only with heights to ask for: before the node's head is known, its distance is not either.
-  const plan = st.frontier <= st.head ? chunkPlan(st, limits.chunks) : undefined;
-  while (plan && st.inFlight < plan.chunks && st.frontier <= st.head && st.bufferedWeight < limits.weight) {
-    const end = Math.min(st.head, st.frontier + plan.heights - 1);
+  while (st.inFlight < limits.chunks && st.frontier <= st.head && st.bufferedWeight < limits.weight) {
+    const end = Math.min(st.head, st.frontier + chunkHeights(st) - 1);
     const heights = Array.from({ length: end - st.frontier + 1 }, (_, i) => st.frontier + i);
     st.frontier = end + 1;
     st.inFlight++;
@@ -145,19 +137,10 @@ function pump<T>(st: WindowState<T>): void {
   if (st.frontier > st.head && st.inFlight === 0) void refreshHead(st);
 }
 
-/**
- * Heights per chunk, and chunks in flight at most. A chunk cut short by its step comes with as
- * many more chunks as it is shorter: the heights in flight, which a slow node's answers take to
- * come back, stay those of full chunks, so short steps cost a chain waiting on its node nothing.
- */
-function chunkPlan<T>(st: WindowState<T>, chunks: number): { heights: number; chunks: number } {
+function chunkHeights<T>(st: WindowState<T>): number {
   const { options } = st;
-  const byWeight =
-    st.averageWeight === undefined ? options.chunkSize : Math.floor(options.chunkWeight / st.averageWeight);
-  const full = Math.max(1, Math.min(options.chunkSize, byWeight));
-  const step = options.stepHeights?.(st.head - st.wanted + 1) ?? Number.POSITIVE_INFINITY;
-  const heights = Math.max(1, Math.min(full, step));
-  return { heights, chunks: chunks * Math.ceil(full / heights) };
+  if (st.averageWeight === undefined) return options.chunkSize;
+  return Math.max(1, Math.min(options.chunkSize, Math.floor(options.chunkWeight / st.averageWeight)));
 }
 
 async function runChunk<T>(st: WindowState<T>, heights: number[]): Promise<void> {
