@@ -54,6 +54,8 @@ export interface LiveOptions {
   settleSeconds: number;
   rounds: number;
   cli: string;
+  /** Flags for node itself in the `start` run (e.g. `--cpu-prof`), before its script. */
+  nodeArgs: string[];
   /** Where to write the stderr of `start` once measured (optional). */
   startLog?: string | undefined;
   withDatabase: <T>(fn: (url: string) => Promise<T>) => Promise<T>;
@@ -163,7 +165,7 @@ export async function live(o: LiveOptions) {
         o.cli,
         ['start', '--port', '0'],
         { CHAINS_FILE: file, DATABASE_URL: dbUrl, API_CACHE: 'false' },
-        ['--import', probe],
+        ['--import', probe, ...o.nodeArgs],
       );
       const url = await run.listening;
       await watchHeights(url, 20, ids, run.exited);

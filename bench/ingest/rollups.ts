@@ -178,6 +178,7 @@ if (phases.includes('live'))
         settleSeconds: Number(values['settle-seconds']),
         rounds: Number(values.rounds),
         cli: values.cli,
+        nodeArgs,
         startLog: values['start-log'],
         withDatabase,
       }),
