@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { accountBytesFromString, toBech32 } from '../../src/shared/address.js';
 import type { Db } from '../../src/store/driver/db.js';
+import { BLOCK_COLUMNS, blockRowValues } from '../../src/store/writers/tx-rows.js';
 
 /**
  * Test seeder: a small deterministic chain written exactly the way ingest documents its rows
@@ -194,18 +195,16 @@ export async function seedDb(db: Db, chain: SeedChain): Promise<void> {
   await insertRows(db, 'validator (operator_address, moniker)', [...chain.validators]);
   await insertRows(
     db,
-    'block (height, hash, "timestamp", block_time_ms, proposer, gas_used, gas_wanted, tx_count, total_fee)',
-    chain.blocks.map((b) => [
-      b.height,
-      Buffer.from(b.hash, 'hex'),
-      new Date(b.timestampMs).toISOString(),
-      b.blockTimeMs,
-      b.proposer,
-      b.gasUsed,
-      b.gasWanted,
-      b.txCount,
-      b.totalFee,
-    ]),
+    `block (${BLOCK_COLUMNS.join(', ')})`,
+    chain.blocks.map((b) =>
+      blockRowValues({
+        ...b,
+        hash: Buffer.from(b.hash, 'hex'),
+        timestamp: new Date(b.timestampMs).toISOString(),
+        gasUsed: String(b.gasUsed),
+        gasWanted: String(b.gasWanted),
+      }),
+    ),
   );
   for (const [txs, main, edges, counts] of [
     [chain.txs, 'tx', 'tx_accounts', 'tx_account_counts'],
