@@ -12,7 +12,6 @@ import type { Transport, TransportRequest } from '../../src/node/transport.js';
 import { createIngestNftCollector } from '../../src/ingest/collect/nft-collector.js';
 import { createIngestDecoder } from '../../src/ingest/decode/ingest-decoder.js';
 import { createChunkPreparer } from '../../src/ingest/prepare/chunk.js';
-import { reflectPackages } from '../../src/shared/proto/reflect.js';
 import { silentLogger } from '../../src/shared/logger.js';
 import { loadSimOptions } from '../../src/sim/options.js';
 import { createSimulator } from '../../src/sim/simulator.js';
@@ -50,7 +49,7 @@ const preparer = createChunkPreparer({
   comet: createCometClient(simTransport(sim, 'rpc')),
   rest,
   evm: undefined,
-  decoder: createIngestDecoder({ prefix: data.accountPrefix, reflected: reflectPackages() }),
+  decoder: createIngestDecoder({ prefix: data.accountPrefix }),
   accountPrefix: data.accountPrefix,
   nft: createIngestNftCollector({
     vm: data.vm,

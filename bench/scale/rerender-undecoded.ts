@@ -45,7 +45,7 @@ try {
   let started = performance.now();
   await ingestFrom({ db, vm: 'move', urls, untilHeight: blocks });
   const ingestSeconds = (performance.now() - started) / 1000;
-  const registry = createProtoRegistry(undefined, [UPGRADE_MSG_SCHEMA]);
+  const registry = createProtoRegistry([UPGRADE_MSG_SCHEMA]);
   started = performance.now();
   const cpu = process.cpuUsage();
   const report = await rerenderUndecoded(db, { registry: () => registry, batchRows });

@@ -10,7 +10,6 @@ import { createIngestMetrics } from '../ingest/metrics.js';
 import type { Progress } from '../ingest/pipeline.js';
 import { createIngestService, type IngestService } from '../ingest/service.js';
 import type { PreparePool } from '../ingest/prepare/worker-pool.js';
-import type { ReflectResult } from '../shared/proto/reflect.js';
 import { abortableDelay } from '../node/retry.js';
 import type { StreamSource } from '../api/stream/source.js';
 import type { Db } from '../store/driver/db.js';
@@ -40,8 +39,6 @@ export interface ChainRunContext {
   onCommit?: (chainId: string, height: number) => void;
   /** The deployment's prepare threads, shared by every chain (docs/chains.md §7); absent: this thread. */
   preparePool?: PreparePool | undefined;
-  /** The proto packages reflected once for every chain preparing on the main thread. */
-  reflected?: ReflectResult | undefined;
   /** This chain's part of the process's fetch window budget now (docs/chains.md §8). */
   windowShare?: () => number;
 }
@@ -157,7 +154,6 @@ export function createChainRun(ctx: ChainRunContext): ChainRun {
       onNodeRetry: fail,
       waits,
       ...(ctx.preparePool ? { preparePool: ctx.preparePool } : {}),
-      ...(ctx.reflected ? { reflected: ctx.reflected } : {}),
     });
     known.vm = service.chain.vmType;
     await serveApi(service.chain);

@@ -9,7 +9,6 @@ import { createNodeWaits } from '../shared/node-waits.js';
 import { createChainDatabases } from './chain-databases.js';
 import { createChainRun } from './chain-run.js';
 import { createPreparePool } from '../ingest/prepare/worker-pool.js';
-import { reflectPackages } from '../shared/proto/reflect.js';
 import { chainsReloader, createChainSet, onSighup, type ReloadOutcome } from './chain-set.js';
 import { shutdownSignal } from './context.js';
 import type { DeployedChainConfig, DeploymentConfig } from './deployment-config.js';
@@ -48,8 +47,6 @@ export async function runDeploymentProcess(opts: DeploymentProcessOptions): Prom
   // One set of prepare threads for every chain, chunks taken round robin (docs/chains.md §7).
   const preparePool =
     settings.prepareWorkers > 0 ? createPreparePool({ count: settings.prepareWorkers, logger }) : undefined;
-  // Without threads every chain decodes here: one reflection of the proto packages for all.
-  const reflected = preparePool ? undefined : reflectPackages();
   const set = createChainSet<DeployedChainConfig>({
     make: (chain, chainSignal) =>
       createChainRun({
@@ -59,7 +56,6 @@ export async function runDeploymentProcess(opts: DeploymentProcessOptions): Prom
         logger,
         signal: chainSignal,
         preparePool,
-        reflected,
         windowShare: (): number => windowShareOf(set.chains.length),
         ...(opts.onCommit ? { onCommit: opts.onCommit } : {}),
       }),

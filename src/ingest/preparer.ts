@@ -55,7 +55,6 @@ export function preparerFactory(
             decoder: createIngestDecoder({
               prefix: options.accountPrefix,
               protoExtensions: options.protoExtensions,
-              reflected: ctx.reflected,
             }),
             accountPrefix: options.accountPrefix,
             logger,

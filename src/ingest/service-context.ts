@@ -3,7 +3,6 @@ import type { Logger } from '../shared/logger.js';
 import type { Registry } from '../shared/metrics.js';
 import type { NodeWaits } from '../shared/node-waits.js';
 import type { MessageSchema } from '../shared/proto/schema.js';
-import type { ReflectResult } from '../shared/proto/reflect.js';
 import type { RetryPolicy } from '../node/retry.js';
 import type { Db } from '../store/driver/db.js';
 import type { IngestMetrics } from './metrics.js';
@@ -48,6 +47,4 @@ export interface IngestServiceContext {
    * `options.prepareWorkers` threads of the chain's own (0: this thread).
    */
   preparePool?: PreparePool;
-  /** The proto packages reflected once for every chain of the process (decoders in this thread). */
-  reflected?: ReflectResult;
 }

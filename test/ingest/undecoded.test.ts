@@ -170,7 +170,7 @@ describe(`txs no decoder knows (${factory.name})`, () => {
     const unchanged = await rerenderUndecoded(current.db, { registry: createProtoRegistry });
     expect(unchanged).toMatchObject({ rowsRerendered: 0, remaining: upgraded.length, finished: true });
 
-    const laterRegistry = createProtoRegistry(undefined, [UPGRADE_MSG_SCHEMA]);
+    const laterRegistry = createProtoRegistry([UPGRADE_MSG_SCHEMA]);
     const registry = () => laterRegistry;
     const stop = new AbortController();
     const first = await rerenderUndecoded(current.db, {

@@ -7,20 +7,16 @@ import { createTxDecoder } from './tx.js';
 import { renderTxResponseJson } from '../../wire/tx.js';
 import type { TxDecoder } from './decoded-tx.js';
 import type { MessageSchema } from '../../shared/proto/schema.js';
-import type { ReflectResult } from '../../shared/proto/reflect.js';
 
 /**
  * The decode layer behind the interface the pipeline uses (one registry per process).
  * `protoExtensions`: message schemas added to the registry (tests: a later release's types).
- * `reflected`: the proto packages already reflected, shared by the decoders of a process's chains
- * (about 6 MB of schemas and a second of CPU each otherwise); read only.
  */
 export function createIngestDecoder(options: {
   prefix: string;
   protoExtensions?: readonly MessageSchema[] | undefined;
-  reflected?: ReflectResult | undefined;
 }): TxDecoder {
-  const registry = createProtoRegistry(options.reflected, options.protoExtensions);
+  const registry = createProtoRegistry(options.protoExtensions);
   const decoder = createTxDecoder({ registry, prefix: options.prefix });
   // The same addresses recur in every event and tx; bech32 work dominates extraction otherwise.
   const normalise = createAccountNormaliser(options.prefix);

@@ -28,7 +28,6 @@ import {
 } from './worker-messages.js';
 import { balanceChangesOf } from '../derive/rich-list-sources.js';
 import { createIngestDecoder } from '../decode/ingest-decoder.js';
-import { reflectPackages, type ReflectResult } from '../../shared/proto/reflect.js';
 
 const port = parentPort!;
 const post = (message: WorkerMessage) => port.postMessage(message);
@@ -44,8 +43,6 @@ interface ChainContext {
 }
 
 const chains = new Map<number, ChainContext>();
-/** Reflected once per thread, on the first chain attached; every chain's decoder reads it. */
-let reflected: ReflectResult | undefined;
 
 function openChain(chain: number, config: PrepareWorkerConfig): ChainContext {
   // Lines go to the main thread's logger of the chain, which owns the output (format, destination).
@@ -97,7 +94,6 @@ function openChain(chain: number, config: PrepareWorkerConfig): ChainContext {
     decoder: createIngestDecoder({
       prefix: config.accountPrefix,
       protoExtensions: config.protoExtensions,
-      reflected: (reflected ??= reflectPackages()),
     }),
     accountPrefix: config.accountPrefix,
     nft,

@@ -14,7 +14,7 @@ import type { FieldSchema, MessageSchema, ScalarKind } from './schema.js';
  * bytes back must give the same JSON.
  */
 const reflected = reflectPackages();
-const registry = createProtoRegistry(reflected);
+const registry = createProtoRegistry();
 
 const SAMPLE_ANY = {
   '@type': '/cosmos.bank.v1beta1.MsgSend',

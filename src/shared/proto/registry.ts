@@ -1,4 +1,3 @@
-import type { ReflectResult } from './reflect.js';
 import { reflectPackages } from './reflect.js';
 import type { MessageSchema } from './schema.js';
 import { extraSchemas } from './extra-schemas.js';
@@ -7,7 +6,8 @@ import { extraSchemas } from './extra-schemas.js';
  * Message registry: full proto name → field schema, for every message in
  * `@initia/initia.proto` 1.0.6 and `cosmjs-types` 0.11 (initia.proto wins on a clash, because it
  * follows the SDK fork that rollups run), plus hand-written schemas for modules neither package
- * carries (OPinit). Built once per process by the caller and passed around explicitly.
+ * carries (OPinit). Built by the caller and passed around explicitly; the packages under it are read
+ * once per process (reflectPackages).
  */
 export interface ProtoRegistry {
   /** Schema for a full name (`cosmos.bank.v1beta1.MsgSend`). */
@@ -21,11 +21,8 @@ export interface ProtoRegistry {
  * `extensions`: schemas of types neither package carries, added after them (a release's own
  * additions; tests use them to stand for a later release that knows a new message type).
  */
-export function createProtoRegistry(
-  reflected: ReflectResult = reflectPackages(),
-  extensions: readonly MessageSchema[] = [],
-): ProtoRegistry {
-  const messages = new Map(reflected.messages);
+export function createProtoRegistry(extensions: readonly MessageSchema[] = []): ProtoRegistry {
+  const messages = new Map(reflectPackages().messages);
   for (const schema of [...extraSchemas(), ...extensions]) {
     if (!messages.has(schema.fullName)) messages.set(schema.fullName, schema);
   }

@@ -4,7 +4,7 @@ import { newProblems, renderMessage } from '../../shared/proto/render.js';
 import { UPGRADE_MSG_SCHEMA, UPGRADE_MSG_TYPE, msgNewThing } from './upgrade.js';
 
 describe('MsgNewThing (docs/node-data.md §4.3)', () => {
-  const registry = createProtoRegistry(undefined, [UPGRADE_MSG_SCHEMA]);
+  const registry = createProtoRegistry([UPGRADE_MSG_SCHEMA]);
 
   it.each([0, 1, 127, 128, 2 ** 40 + 3])(
     'thing %i: its bytes decode by its schema to its REST JSON',
