@@ -1,5 +1,6 @@
 import http from 'node:http';
 import zlib from 'node:zlib';
+import { AjvCompiler } from '@fastify/ajv-compiler';
 import compress from '@fastify/compress';
 import swagger from '@fastify/swagger';
 import Fastify, {
@@ -140,12 +141,21 @@ export async function createApiApp(ctx: ApiContext): Promise<FastifyInstance> {
 }
 
 /** The Fastify instance with the edge limits, the router's options and every method routable. */
+/**
+ * One pool of request validators for every app of the process: Fastify otherwise builds a new Ajv
+ * instance per app and compiles every route's schemas again (a deployment serves one app per chain;
+ * the pool is keyed by the app's shared schemas and options, so apps of one kind share compiled
+ * validators).
+ */
+const SHARED_VALIDATORS = AjvCompiler();
+
 export function createFastify(
   limits: ApiOptions['limits'],
   serverFactory?: FastifyServerFactory,
 ): FastifyInstance {
   const app = Fastify({
     logger: false,
+    schemaController: { compilersFactory: { buildValidator: SHARED_VALIDATORS } },
     // The ingest process opens its port first and hands it over (it applies the same limits).
     ...(serverFactory ? { serverFactory } : {}),
     // Edge limits (docs/operator.md "Limits"): Node's parser answers past them, in JSON (http-edge.ts).

@@ -85,10 +85,20 @@ export async function createHarness(
   };
 }
 
-/** Compiles each path's 200 schema from the served document; matches request paths to templates. */
+const validatorsByDocument = new Map<string, ReturnType<typeof openApiValidatorsOf>>();
+
+/**
+ * Compiles each path's 200 schema from the served document; matches request paths to templates.
+ * Apps of one VM and options serve the same document: its validators are compiled once per worker.
+ */
 export async function openApiValidators(app: FastifyInstance) {
   const res = await app.inject({ url: '/swagger/doc.json' });
-  return openApiValidatorsOf(JSON.parse(res.body) as OpenApiDocument);
+  let validators = validatorsByDocument.get(res.body);
+  if (!validators) {
+    validators = openApiValidatorsOf(JSON.parse(res.body) as OpenApiDocument);
+    validatorsByDocument.set(res.body, validators);
+  }
+  return validators;
 }
 
 export type OpenApiDocument = {
