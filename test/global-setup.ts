@@ -18,7 +18,7 @@ import type { TestProject } from 'vitest/node';
 import { createPgliteDb } from '../src/store/driver/pglite.js';
 import { migrate } from '../src/store/migrations/migrate.js';
 import type { Db } from '../src/store/driver/db.js';
-import { createPostgresTemplate } from './helpers/db.js';
+import { cloneableSnapshot, createPostgresTemplate } from './helpers/db.js';
 import { databaseUrlRequirement, missingRequirementMessage, requireAll } from './helpers/requirements.js';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
@@ -199,8 +199,7 @@ async function writePgliteSnapshots(dir: string): Promise<PgliteSnapshots> {
 }
 
 async function snapshotBytes(db: Db): Promise<Uint8Array> {
-  await db.exec('CHECKPOINT');
-  return new Uint8Array(await (await db.dumpDataDir!()).arrayBuffer());
+  return new Uint8Array(await (await cloneableSnapshot(db)).arrayBuffer());
 }
 
 async function sourceFiles(dir: string): Promise<string[]> {

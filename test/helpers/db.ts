@@ -105,21 +105,42 @@ export async function writeMigratedPgliteDir(dataDir: string): Promise<void> {
 }
 
 async function snapshotOf(db: Db): Promise<Blob> {
-  await db.exec('CHECKPOINT');
-  const snapshot = await db.dumpDataDir!();
+  const snapshot = await cloneableSnapshot(db);
   await db.close();
   return snapshot;
 }
+
+/**
+ * A dump of a PGlite data directory for test databases to clone, without the two template
+ * databases: PGlite opens `postgres`, no test creates a database, and a clone writes every file of
+ * the dump into memory, so the templates were 15 of its 40 MB and a third of its CPU (~280 -> 185 ms).
+ */
+export async function cloneableSnapshot(db: Db): Promise<Blob> {
+  // One statement a call: DROP DATABASE refuses to run inside a multi-statement string.
+  await db.exec(`UPDATE pg_database SET datistemplate = false WHERE datname IN ('template0', 'template1')`);
+  for (const name of ['template0', 'template1']) await db.exec(`DROP DATABASE IF EXISTS ${name}`);
+  await db.exec('CHECKPOINT');
+  return db.dumpDataDir!();
+}
+
+/**
+ * Test databases hold kilobytes to a few megabytes: PGlite's 128 MB buffer cache only cost each
+ * clone ~120 ms of CPU to set up.
+ */
+const TEST_PGLITE_SETTINGS = { shared_buffers: '16MB' } as const;
 
 async function createPgliteTestDb(options: { upTo?: string } = {}) {
   if (options.upTo !== undefined) {
     const snapshots = runSnapshots();
     pgliteUnmigrated ??= snapshots ? openAsBlob(snapshots.unmigrated) : createPgliteDb({}).then(snapshotOf);
-    const db = await createPgliteDb({ template: await pgliteUnmigrated });
+    const db = await createPgliteDb({ template: await pgliteUnmigrated, settings: TEST_PGLITE_SETTINGS });
     await migrate(db, { upTo: options.upTo });
     return { db, dispose: () => db.close() };
   }
-  const db = await createPgliteDb({ template: await migratedPgliteSnapshot() });
+  const db = await createPgliteDb({
+    template: await migratedPgliteSnapshot(),
+    settings: TEST_PGLITE_SETTINGS,
+  });
   return { db, dispose: () => db.close() };
 }
 

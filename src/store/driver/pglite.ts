@@ -14,6 +14,8 @@ export async function createPgliteDb(options: {
   template?: Blob;
   /** Writes stop (disk_full) below this much free space in dataDir. Default 64 MiB. */
   minFreeBytes?: number;
+  /** Server settings (postgresql.conf names and values) over PGlite's defaults. */
+  settings?: Readonly<Record<string, string>>;
 }): Promise<Db> {
   const parsers = {
     [types.INT8]: (value: string) => Number(value),
@@ -21,10 +23,12 @@ export async function createPgliteDb(options: {
   };
   const dataDir = options.dataDir;
   if (dataDir !== undefined) await openableDataDir(dataDir);
+  const settings = Object.entries(options.settings ?? {}).map(([name, value]) => `${name}=${value}`);
+  const pgliteOptions = { parsers, ...(settings.length > 0 ? { postgresqlconf: settings } : {}) };
   const pglite = await (
     dataDir === undefined
-      ? PGlite.create({ parsers, ...(options.template ? { loadDataDir: options.template } : {}) })
-      : PGlite.create(dataDir, { parsers })
+      ? PGlite.create({ ...pgliteOptions, ...(options.template ? { loadDataDir: options.template } : {}) })
+      : PGlite.create(dataDir, pgliteOptions)
   ).catch((err: unknown) => {
     throw new AppError(
       'db_open_failed',
