@@ -21,7 +21,7 @@ const chain = (vm: DeploymentChainSpec['vm'], chainId: string, seed: number): De
   chainId,
   head: 4,
   txsPerBlock: '1-3',
-  sim: { seed, accounts: 6 },
+  sim: { seed, accounts: 6, fastSignatures: true },
 });
 const STAYS = chain('move', 'api-reload-move-1', 41);
 /** Added by the first reload, removed by the last. */

@@ -23,7 +23,7 @@ const chain = (vm: VmType, chainId: string, head: number, seed: number, haltAt?:
   head,
   ...(haltAt === undefined ? {} : { haltAt }),
   txsPerBlock: '1-3',
-  sim: { seed, accounts: 8 },
+  sim: { seed, accounts: 8, fastSignatures: true },
 });
 const STAYS: DeploymentChainSpec = chain('move', 'reload-move-1', 24, 31, 6);
 const REMOVED: DeploymentChainSpec = chain('wasm', 'reload-wasm-1', 6, 32);

@@ -6,6 +6,7 @@ import { openDatabase } from '../../src/bin/context.js';
 import type { Simulator, SimulatorOptions } from '../../src/sim/types.js';
 import { migrate } from '../../src/store/migrations/migrate.js';
 import type { Db } from '../../src/store/driver/db.js';
+import { writeMigratedPgliteDir } from '../helpers/db.js';
 import { startTestDeployment, type TestDeployment } from '../helpers/deployment.js';
 import { chainViews, expectEveryChainMatchesTruth, until } from '../helpers/deployment-faults.js';
 import { ingestFrom, startSimulator } from '../helpers/ingest.js';
@@ -55,6 +56,8 @@ describe('a single-chain index joining a deployment', () => {
     });
     let db: Db | undefined;
     try {
+      // The run's migrated snapshot: what initdb and the migrations make of a new DATA_DIR.
+      await writeMigratedPgliteDir(dataDir);
       db = await openDatabase({ kind: 'pglite', dataDir });
       await migrate(db);
       await ingestFrom({ db, vm: 'move', urls: single.urls, untilHeight: INDEXED });

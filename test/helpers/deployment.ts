@@ -1,4 +1,4 @@
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { access, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { createChainDatabases } from '../../src/bin/chain-databases.js';
@@ -10,6 +10,7 @@ import { loadDeploymentConfig } from '../../src/bin/deployment-config.js';
 import { runDeploymentProcess } from '../../src/bin/deployment-process.js';
 import type { ReloadOutcome } from '../../src/bin/chain-set.js';
 import type { Simulator, SimulatorOptions, SimulatorUrls, VmType } from '../../src/sim/types.js';
+import { writeFreshPgliteDir } from './db.js';
 import { startSimulator } from './ingest.js';
 import { getTextOnNewConnection } from './http-get.js';
 
@@ -57,7 +58,8 @@ export interface TestDeployment {
 
 /**
  * Simulators on free ports, a chains file naming them, and `start` with that file run in this
- * process on `database` (a PostgreSQL URL, else PGlite in a temporary directory), on a free port.
+ * process on `database` (a PostgreSQL URL, else PGlite in a temporary directory, unpacked from the
+ * run's fresh snapshot unless `dataDir` exists), on a free port.
  * Chains prepare their blocks on the main thread unless `env` sets PREPARE_WORKERS (the shared
  * pool's threads cost each start their start-up; prepare-pool.test.ts runs with them).
  */
@@ -79,6 +81,8 @@ export async function startTestDeployment(args: {
   const commits = new Map<string, number>();
   let reloadNow: (() => Promise<ReloadOutcome>) | undefined;
   try {
+    // A new embedded database is the run's initdb snapshot, as initdb would leave it (~2.5 s of CPU less).
+    if (!args.databaseUrl && !(await exists(dataDir))) await writeFreshPgliteDir(dataDir);
     const file = path.join(dir, 'chains.json');
     const writeChains = async (chains: readonly DeploymentChainSpec[]) => {
       for (const spec of chains) {
@@ -218,3 +222,9 @@ function chainEntry(spec: DeploymentChainSpec, urls: SimulatorUrls) {
     ...spec.entry,
   };
 }
+
+const exists = (file: string) =>
+  access(file).then(
+    () => true,
+    () => false,
+  );
