@@ -71,6 +71,8 @@ describe.runIf(needs(browserBinary))('a browser on another origin', { timeout: 1
       DATA_DIR: dataDir,
       RPC_URL: urls.rpc,
       REST_URL: urls.rest,
+      // What the browser reads does not depend on where blocks are prepared (no thread to load).
+      PREPARE_WORKERS: '0',
       ...env,
     });
     const api = (await p.url()).replace('0.0.0.0', '127.0.0.1');

@@ -12,6 +12,8 @@ import { useSimulators } from '../sim/helpers/sims.js';
 const LISTENER = 'rollup-indexer-listen';
 /** The longest poll interval the API accepts: a poll feed wired next to LISTEN would not deliver in time. */
 const NO_POLL = { API_STREAM_POLL_MS: '60000' };
+/** The indexers prepare blocks on their main thread: what is tested is the API's streams. */
+const MAIN_THREAD = { PREPARE_WORKERS: '0' };
 const pgServer = await pgServerRequirement();
 
 /** A condition re-checked every 50 ms; `stalled` names why to stop waiting (a chain-height bound). */
@@ -180,6 +182,7 @@ describe.runIf(needs(databaseUrlRequirement()))(
         DATABASE_URL: db.url,
         RPC_URL: started.urls.rpc,
         REST_URL: started.urls.rest,
+        ...MAIN_THREAD,
       });
       await indexer.waitForHeight(10);
       port = await freePort();
@@ -302,6 +305,7 @@ describe.runIf(needs(pgServer))('streams: api on a streaming replica', { timeout
       DATABASE_URL: primary.url('ri_stream'),
       RPC_URL: urls.rpc,
       REST_URL: urls.rest,
+      ...MAIN_THREAD,
     });
     await indexer.waitForHeight(10);
     const api = cli(['api', '--port', '0', '--host', '127.0.0.1'], {

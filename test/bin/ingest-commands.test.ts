@@ -7,6 +7,9 @@ import { useCliProcesses } from '../helpers/cli-process.js';
 import { writeMigratedPgliteDir } from '../helpers/db.js';
 import { useSimulators } from '../sim/helpers/sims.js';
 
+/** The demo chain's blocks before it goes live (real signatures: each block costs its txs' signing). */
+const BACKLOG = 12;
+
 /** Every step waits for a line, an exit or an answer; none waits for a delay. */
 describe('start, indexer and demo as an operator meets them', { timeout: 600_000 }, () => {
   const start = useSimulators();
@@ -21,7 +24,7 @@ describe('start, indexer and demo as an operator meets them', { timeout: 600_000
 
   it('start with the node down: /health at once, /ready names the reason, metrics show the checkpoint, SIGTERM stops', async () => {
     const dataDir = path.join(dir, 'start');
-    // Migrated from the run's snapshot: initdb in a fresh directory is the demo runs' below.
+    // Migrated from the run's snapshot: initdb in a fresh directory is the demo --reset run's below.
     await writeMigratedPgliteDir(dataDir);
     const { urls } = await start({ vm: 'move', head: 20, fastSignatures: true });
     const first = cli(['indexer', '--port', '0'], {
@@ -29,12 +32,19 @@ describe('start, indexer and demo as an operator meets them', { timeout: 600_000
       RPC_URL: urls.rpc,
       REST_URL: urls.rest,
       UNTIL_HEIGHT: '20',
+      // What is tested is the operator's view of the process, not its threads (demo keeps them).
+      PREPARE_WORKERS: '0',
     });
     expect((await first.exited).code, first.lastLines()).toBe(0);
     expect(first.lastLines()).toContain('stopped at height 20');
 
     const down = 'http://127.0.0.1:1';
-    const p = cli(['start', '--port', '0'], { DATA_DIR: dataDir, RPC_URL: down, REST_URL: down });
+    const p = cli(['start', '--port', '0'], {
+      DATA_DIR: dataDir,
+      RPC_URL: down,
+      REST_URL: down,
+      PREPARE_WORKERS: '0',
+    });
     const base = await p.url();
     expect(base).toMatch(/^http:\/\/0\.0\.0\.0:\d+$/);
     const local = base.replace('0.0.0.0', '127.0.0.1');
@@ -74,6 +84,9 @@ describe('start, indexer and demo as an operator meets them', { timeout: 600_000
 
   it('a second demo run resumes where the index is, on 127.0.0.1, and --reset starts over', async () => {
     const dataDir = path.join(dir, 'demo');
+    // The first run finds a migrated index (the run's snapshot); --reset deletes it, so the last run
+    // starts from an empty directory (initdb and the migrations), as a first demo does.
+    await writeMigratedPgliteDir(dataDir);
     const demo = (until: number, ...extra: string[]) =>
       cli([
         'demo',
@@ -82,32 +95,33 @@ describe('start, indexer and demo as an operator meets them', { timeout: 600_000
         '--data-dir',
         dataDir,
         '--backlog',
-        '30',
+        String(BACKLOG),
         '--block-time-ms',
         '20',
         '--until',
         String(until),
         ...extra,
       ]);
-    const first = demo(40);
+    // Past the backlog, so the second run's chain starts at the index, not at the backlog.
+    const first = demo(BACKLOG + 8);
     expect(await first.waitForLine('API listening on')).toMatch(
       /API listening on http:\/\/127\.0\.0\.1:\d+ /,
     );
     expect((await first.exited).code, first.lastLines()).toBe(0);
 
-    const second = demo(45);
+    const second = demo(BACKLOG + 11);
     // The simulator starts at (at least) the indexed height, so ingest never waits for it.
     const line = await second.waitForLine('simulated move rollup from height');
-    expect(Number(/from height (\d+)/.exec(line)![1])).toBe(40);
+    expect(Number(/from height (\d+)/.exec(line)![1])).toBe(BACKLOG + 8);
     expect((await second.exited).code, second.lastLines()).toBe(0);
     expect(second.lastLines()).not.toContain('node is behind the database');
-    expect(second.lastLines()).toContain('stopped at height 45');
+    expect(second.lastLines()).toContain(`stopped at height ${BACKLOG + 11}`);
 
-    const reset = demo(5, '--reset');
+    const reset = demo(3, '--reset');
     expect(
       Number(/from height (\d+)/.exec(await reset.waitForLine('simulated move rollup from height'))![1]),
-    ).toBe(30);
+    ).toBe(BACKLOG);
     expect((await reset.exited).code, reset.lastLines()).toBe(0);
-    expect(reset.lastLines()).toContain('stopped at height 5');
+    expect(reset.lastLines()).toContain('stopped at height 3');
   });
 });

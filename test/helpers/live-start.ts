@@ -55,7 +55,15 @@ export function useLiveStart(options: {
     const dataDir = path.join(dir, 'data');
     // Migrated from the run's snapshot: the streams are what these tests follow, not initdb.
     await writeMigratedPgliteDir(dataDir);
-    const env = { DATA_DIR: dataDir, RPC_URL: urls.rpc, REST_URL: urls.rest, ...options.env };
+    // Prepared on the main thread: the streams do not depend on where blocks are prepared, and a
+    // thread costs the child its own module graph (crash.test.ts runs the default threads).
+    const env = {
+      DATA_DIR: dataDir,
+      RPC_URL: urls.rpc,
+      REST_URL: urls.rest,
+      PREPARE_WORKERS: '0',
+      ...options.env,
+    };
     const launch = async () => {
       api = cli(['start', '--port', String(port), '--host', '127.0.0.1'], env);
       await api.url();

@@ -40,6 +40,9 @@ describe.each(stageTargets)('stage crash safety on $name', (target) => {
         REST_URL: urls.rest,
         JSON_RPC_URL: urls.jsonRpc!,
         VM_TYPE: 'evm',
+        // The stages run on the main thread whatever prepares the blocks; kills with the default
+        // prepare thread in flight are crash.test.ts's. No thread spares each child its start.
+        PREPARE_WORKERS: '0',
       };
       const random = seeded(7);
       try {

@@ -22,7 +22,6 @@ const hidden = (schema: MessageSchema | undefined) =>
 const older: ProtoRegistry = {
   message: (name) => hidden(full.message(name)),
   byTypeUrl: (url) => hidden(full.byTypeUrl(url)),
-  size: full.size - sampleTypes.size,
 };
 const olderDecoder = createTxDecoder({ registry: older, prefix: 'init' });
 

@@ -1,4 +1,4 @@
-import { readFileSync, readdirSync, statSync } from 'node:fs';
+import { readFileSync, readdirSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import type { EnumSchema, FieldSchema, MessageSchema, ScalarKind } from './schema.js';
@@ -16,14 +16,14 @@ import { makeMessageSchema, snakeFromCamel } from './schema.js';
 /* eslint-disable @typescript-eslint/no-explicit-any */
 type ModuleExports = Record<string, any>;
 
-interface LoadedModule {
+export interface LoadedModule {
   readonly file: string;
   readonly pkg: string;
   readonly exports: ModuleExports;
   readonly aliases: Map<string, string>;
 }
 
-interface CodecRef {
+export interface CodecRef {
   readonly module: LoadedModule;
   readonly exportName: string;
 }
@@ -69,18 +69,20 @@ export function packageRoots(): string[] {
   return [initia, cosmjs];
 }
 
-function listJsFiles(dir: string, out: string[] = []): string[] {
-  for (const entry of readdirSync(dir).sort()) {
-    const full = path.join(dir, entry);
-    if (statSync(full).isDirectory()) listJsFiles(full, out);
-    else if (entry.endsWith('.js') && !['index.js', 'helpers.js', 'binary.js'].includes(entry)) {
+export function listJsFiles(dir: string, out: string[] = []): string[] {
+  // Sorted by name as readdirSync's names sort; the entries' types spare a stat per file.
+  const entries = readdirSync(dir, { withFileTypes: true });
+  for (const entry of entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))) {
+    const full = path.join(dir, entry.name);
+    if (entry.isDirectory()) listJsFiles(full, out);
+    else if (entry.name.endsWith('.js') && !['index.js', 'helpers.js', 'binary.js'].includes(entry.name)) {
       out.push(full);
     }
   }
   return out;
 }
 
-function loadModule(file: string): LoadedModule | undefined {
+export function loadModule(file: string): LoadedModule | undefined {
   const text = readFileSync(file, 'utf8');
   const pkgMatch = /exports\.protobufPackage = "([^"]*)"/.exec(text);
   if (!pkgMatch) return undefined;
@@ -92,7 +94,7 @@ function loadModule(file: string): LoadedModule | undefined {
   return { file, pkg: pkgMatch[1] ?? '', exports: requireCjs(file) as ModuleExports, aliases };
 }
 
-function isCodec(value: unknown): boolean {
+export function isCodec(value: unknown): boolean {
   return (
     typeof value === 'object' &&
     value !== null &&
@@ -136,7 +138,10 @@ function readPackages(roots: string[]): ReflectResult {
       }
     }
   }
-  const ctx: ExtractContext = { modulesByFile, nameOfCodec };
+  const ctx: ExtractContext = {
+    moduleAt: (file) => modulesByFile.get(file),
+    nameOf: (codec) => nameOfCodec.get(codec),
+  };
   const messages = new Map<string, MessageSchema>();
   const codecs = new Map<string, GeneratedCodec>();
   const skipped: string[] = [];
@@ -150,9 +155,11 @@ function readPackages(roots: string[]): ReflectResult {
   return { messages, codecs, skipped };
 }
 
-interface ExtractContext {
-  readonly modulesByFile: Map<string, LoadedModule>;
-  readonly nameOfCodec: Map<unknown, string>;
+/** How extraction finds the modules a codec refers to, and the full name of a referenced codec. */
+export interface ExtractContext {
+  /** The module at a path without `.js` (a `require("./x")` resolved). */
+  moduleAt(file: string): LoadedModule | undefined;
+  nameOf(codec: unknown): string | undefined;
 }
 
 /** Resolve `exports.X`, `alias_1.X` or a bare `X` written inside a module. */
@@ -164,7 +171,7 @@ function resolveRef(expr: string, mod: LoadedModule, ctx: ExtractContext): unkno
   if (owner === 'exports') return mod.exports[name];
   const target = mod.aliases.get(owner);
   if (!target) return undefined;
-  return ctx.modulesByFile.get(target)?.exports[name];
+  return ctx.moduleAt(target)?.exports[name];
 }
 
 // One alternative per statement shape that ts-proto (both generations) writes in `encode`.
@@ -186,7 +193,11 @@ const FIELD_RE = new RegExp(
   'g',
 );
 
-function extractSchema(fullName: string, ref: CodecRef, ctx: ExtractContext): MessageSchema | undefined {
+export function extractSchema(
+  fullName: string,
+  ref: CodecRef,
+  ctx: ExtractContext,
+): MessageSchema | undefined {
   const codec = ref.module.exports[ref.exportName] as ModuleExports;
   const encodeSrc = String(codec['encode']);
   const toJsonSrc = typeof codec['toJSON'] === 'function' ? String(codec['toJSON']) : '';
@@ -231,7 +242,7 @@ function fieldFromMatch(
   }
   if (g['mT']) return mapField(g, mod, ctx, common);
   if (g['rT']) {
-    const typeName = ctx.nameOfCodec.get(resolveRef(g['rC'] ?? '', mod, ctx));
+    const typeName = ctx.nameOf(resolveRef(g['rC'] ?? '', mod, ctx));
     if (!typeName) return undefined;
     return { ...field(g['rT'], g['rF'], 'message', true, common), typeName };
   }
@@ -242,7 +253,7 @@ function fieldFromMatch(
     return field(g['uT'], g['uF'], kind.kind, true, { ...common, rawJson }, kind.enumSchema);
   }
   if (g['sT']) {
-    const typeName = ctx.nameOfCodec.get(resolveRef(g['sC'] ?? '', mod, ctx));
+    const typeName = ctx.nameOf(resolveRef(g['sC'] ?? '', mod, ctx));
     if (!typeName) return undefined;
     const oneof = ONEOF_MESSAGE_FIELDS.has(`${fullName}.${g['sF']}`);
     const nonNullable = !oneof && NON_NULLABLE_TYPES.has(typeName);
@@ -280,7 +291,7 @@ function mapField(
   common: { oneof: boolean; nonNullable: boolean; rawJson: boolean; packed: boolean },
 ): FieldSchema | undefined {
   const entryCodec = resolveRef(g['mC'] ?? '', mod, ctx);
-  const entryName = ctx.nameOfCodec.get(entryCodec);
+  const entryName = ctx.nameOf(entryCodec);
   if (!entryName) return undefined;
   const entrySrc = String((entryCodec as ModuleExports)['encode']);
   const keyKind = /writer\.uint32\(\d+\)\.(\w+)\(message\.key\)/.exec(entrySrc)?.[1];
@@ -288,7 +299,7 @@ function mapField(
   const valueMsg = /([\w.$]+)\.encode\(message\.value, writer/.exec(entrySrc)?.[1];
   let mapValue: NonNullable<FieldSchema['mapValue']>;
   if (valueMsg) {
-    const typeName = ctx.nameOfCodec.get(resolveRef(valueMsg, mod, ctx));
+    const typeName = ctx.nameOf(resolveRef(valueMsg, mod, ctx));
     if (!typeName) return undefined;
     mapValue = { kind: 'message', typeName };
   } else {
@@ -338,9 +349,7 @@ function enumFromConverter(fnRef: string, mod: LoadedModule, ctx: ExtractContext
     }
   }
   const ownerModule =
-    owner === '' || owner === 'exports.'
-      ? mod
-      : ctx.modulesByFile.get(mod.aliases.get(owner.slice(0, -1)) ?? '');
+    owner === '' || owner === 'exports.' ? mod : ctx.moduleAt(mod.aliases.get(owner.slice(0, -1)) ?? '');
   return { fullName: `${ownerModule?.pkg ?? mod.pkg}.${enumName}`, names, values };
 }
 
