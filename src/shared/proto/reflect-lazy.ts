@@ -5,6 +5,7 @@ import {
   isCodec,
   listJsFiles,
   loadModule,
+  oncePerRoots,
   packageRoots,
   type CodecRef,
   type ExtractContext,
@@ -25,13 +26,7 @@ const lookups = new Map<string, SchemaLookup>();
  * roots per process (per thread), its cache shared by every registry.
  */
 export function lazySchemas(roots: string[] = packageRoots()): SchemaLookup {
-  const key = roots.join('\0');
-  let lookup = lookups.get(key);
-  if (!lookup) {
-    lookup = createLookup(roots);
-    lookups.set(key, lookup);
-  }
-  return lookup;
+  return oncePerRoots(lookups, roots, createLookup);
 }
 
 function createLookup(roots: string[]): SchemaLookup {

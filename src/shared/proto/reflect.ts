@@ -103,6 +103,20 @@ export function isCodec(value: unknown): boolean {
   );
 }
 
+/**
+ * What `make` builds from a set of package roots, built once per process (per thread) and shared:
+ * the generated packages do not change while a process runs.
+ */
+export function oncePerRoots<T>(cache: Map<string, T>, roots: string[], make: (roots: string[]) => T): T {
+  const key = roots.join('\0');
+  let made = cache.get(key);
+  if (made === undefined) {
+    made = make(roots);
+    cache.set(key, made);
+  }
+  return made;
+}
+
 const reflections = new Map<string, ReflectResult>();
 
 /**
@@ -111,13 +125,7 @@ const reflections = new Map<string, ReflectResult>();
  * per process (per thread) and the result shared: callers read it, never change it.
  */
 export function reflectPackages(roots: string[] = packageRoots()): ReflectResult {
-  const key = roots.join('\0');
-  let reflected = reflections.get(key);
-  if (!reflected) {
-    reflected = readPackages(roots);
-    reflections.set(key, reflected);
-  }
-  return reflected;
+  return oncePerRoots(reflections, roots, readPackages);
 }
 
 /** Load every generated module and index codecs by full proto name. */
