@@ -140,7 +140,6 @@ export async function createApiApp(ctx: ApiContext): Promise<FastifyInstance> {
   return app;
 }
 
-/** The Fastify instance with the edge limits, the router's options and every method routable. */
 /**
  * One pool of request validators for every app of the process: Fastify otherwise builds a new Ajv
  * instance per app and compiles every route's schemas again (a deployment serves one app per chain;
@@ -149,6 +148,7 @@ export async function createApiApp(ctx: ApiContext): Promise<FastifyInstance> {
  */
 const SHARED_VALIDATORS = AjvCompiler();
 
+/** The Fastify instance with the edge limits, the router's options and every method routable. */
 export function createFastify(
   limits: ApiOptions['limits'],
   serverFactory?: FastifyServerFactory,

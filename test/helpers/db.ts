@@ -99,9 +99,8 @@ function runSnapshots(): { unmigrated: string; migrated: string } | undefined {
  * the data directory, test/global-setup.ts) for a CLI child or createPgliteDb({ dataDir }) to open:
  * initdb and the migrations in a directory of their own cost ~3 s of CPU.
  */
-export async function writeMigratedPgliteDir(dataDir: string): Promise<void> {
-  await mkdir(dataDir, { recursive: true });
-  await promisify(execFile)('tar', ['-xf', inject('pgliteSnapshots').migrated, '-C', dataDir]);
+export function writeMigratedPgliteDir(dataDir: string): Promise<void> {
+  return unpackSnapshot(inject('pgliteSnapshots').migrated, dataDir);
 }
 
 /**
@@ -109,9 +108,13 @@ export async function writeMigratedPgliteDir(dataDir: string): Promise<void> {
  * run's snapshot: what a deployment's embedded database is before its first start, without its
  * initdb (~2.5 s of CPU) in every test that starts one.
  */
-export async function writeFreshPgliteDir(dataDir: string): Promise<void> {
+export function writeFreshPgliteDir(dataDir: string): Promise<void> {
+  return unpackSnapshot(inject('pgliteSnapshots').unmigrated, dataDir);
+}
+
+async function unpackSnapshot(snapshot: string, dataDir: string): Promise<void> {
   await mkdir(dataDir, { recursive: true });
-  await promisify(execFile)('tar', ['-xf', inject('pgliteSnapshots').unmigrated, '-C', dataDir]);
+  await promisify(execFile)('tar', ['-xf', snapshot, '-C', dataDir]);
 }
 
 async function snapshotOf(db: Db): Promise<Blob> {

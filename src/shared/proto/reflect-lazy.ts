@@ -95,7 +95,9 @@ function indexFiles(roots: string[]) {
       const stem = file.replace(/\.js$/, '');
       order.set(stem, order.size);
       exportsOf.set(stem, new Set(Array.from(text.matchAll(/exports\.(\w+) =/g), (m) => m[1]!)));
-      byPackage.set(pkg, [...(byPackage.get(pkg) ?? []), stem]);
+      const stems = byPackage.get(pkg);
+      if (stems) stems.push(stem);
+      else byPackage.set(pkg, [stem]);
     }
   }
   return { byPackage, order, exportsOf };
