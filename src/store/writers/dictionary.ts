@@ -25,11 +25,14 @@ export function createDictionary<K>(spec: DictionarySpec<K>): Dictionary<K> {
   const cache = new Map<string, number>();
   let pending = new Map<string, number>();
   // Both branches of the UNION read one snapshot, so a key is returned exactly once: inserted
-  // now (RETURNING) or present before (join).
+  // now (RETURNING) or present before (join). Keys are inserted in key order: two writers of one
+  // database (the block stream and a stage) interning overlapping new keys at once then meet on
+  // the first key they share, and one waits; in the order DISTINCT happened to give, each could
+  // hold a key the other wanted (a deadlock, seen in CI; dictionary.test.ts).
   const sql = `
     WITH input(k) AS (SELECT DISTINCT unnest($1::${spec.sqlType}[])),
     inserted AS (
-      INSERT INTO ${spec.table} (${spec.column}) SELECT k FROM input
+      INSERT INTO ${spec.table} (${spec.column}) SELECT k FROM input ORDER BY k
       ON CONFLICT (${spec.column}) DO NOTHING RETURNING id, ${spec.column} AS k
     )
     SELECT id, k FROM inserted
