@@ -22,13 +22,24 @@ import { createHarness, openApiValidators, type Harness } from './harness.js';
  * listening server. Every answer must be JSON `{code,message,details}` (no body on HEAD), valid
  * against the document when 200, and its status one of ALLOWED: never a 500.
  *
- * Reproducible: FUZZ_SEED (default below) fixes the cases; FUZZ_RUNS / FUZZ_RAW_RUNS set how many
- * (the soak raises them). A failure prints the seed and the shrunk counterexample.
+ * Reproducible: FUZZ_SEED (default below) fixes the cases; FUZZ_RUNS / FUZZ_RAW_RUNS set how many in
+ * all, shared by the stores in the run (`share`; the soak raises them). A failure prints the seed
+ * and the shrunk counterexample.
  */
 const SEED = Number(process.env.FUZZ_SEED ?? 20261124);
 const RUNS = Number(process.env.FUZZ_RUNS ?? 5000);
 const STREAM_ROUTE = /^\/indexer\/stream\//;
 const RAW_RUNS = Number(process.env.FUZZ_RAW_RUNS ?? 1000);
+const FACTORIES = testDbFactories();
+
+/**
+ * Each store takes an equal share of the runs under a seed of its own (store i: SEED + i), so a run
+ * with both stores sends RUNS distinct cases in all rather than the same cases twice: what differs
+ * by store (driver, parameter encoding, error mapping) meets half of them, each case once.
+ */
+function share(runs: number, store: number): { seed: number; numRuns: number } {
+  return { seed: SEED + store, numRuns: Math.ceil(runs / FACTORIES.length) };
+}
 const ALLOWED = new Set([200, 400, 404, 405, 413, 429, 431, 501]);
 /** 200 answers that are not JSON by design: Prometheus text and the interactive reference. */
 const NON_JSON_200 = /^\/(metrics|swagger\/(?!doc\.json))/i;
@@ -136,13 +147,17 @@ function parseRaw(raw: Buffer): Answer {
   };
 }
 
-describe.each(testDbFactories())('API fuzz over the OpenAPI document on $name', (factory) => {
+describe.each(FACTORIES)('API fuzz over the OpenAPI document on $name', (factory) => {
+  const store = FACTORIES.indexOf(factory);
   let h: Harness;
   let indexed: IndexedSimulator | undefined;
   let routes: DocumentedRoute[];
   let streamRoutes: DocumentedRoute[];
   let check: (url: string, json: unknown) => void;
   let urls: fc.Arbitrary<string>;
+  const injected = share(RUNS, store);
+  const streamed = share(Math.ceil(RUNS / 10), store);
+  const raw = share(RAW_RUNS, store);
 
   beforeAll(async () => {
     // Real ingested data (EVM: Cosmos and EVM tx routes both hold rows), response cache on as in
@@ -184,7 +199,7 @@ describe.each(testDbFactories())('API fuzz over the OpenAPI document on $name', 
     expect(txs?.queryParams).toEqual(expect.arrayContaining(['pagination.key', 'pagination.offset', 'msgs']));
   });
 
-  it(`answers ${RUNS} hostile requests (app.inject) with JSON errors, never a 500`, async () => {
+  it(`answers ${injected.numRuns} hostile requests (app.inject) with JSON errors, never a 500`, async () => {
     const cases = fc.record({
       method: oddMethod,
       url: urls,
@@ -212,14 +227,14 @@ describe.each(testDbFactories())('API fuzz over the OpenAPI document on $name', 
         statuses.set(res.statusCode, (statuses.get(res.statusCode) ?? 0) + 1);
         if (res.statusCode === 200 && /"(txs|blocks)":\[\{/.test(text)) rowsServed += 1;
       }),
-      { seed: SEED, numRuns: RUNS },
+      injected,
     );
     process.stdout.write(
-      `fuzz (inject, seed ${SEED}): ${JSON.stringify(Object.fromEntries(statuses))}, ${rowsServed} pages with rows\n`,
+      `fuzz (inject, seed ${injected.seed}): ${JSON.stringify(Object.fromEntries(statuses))}, ${rowsServed} pages with rows\n`,
     );
     // The cases reach the handlers and the data, not only the parameter checks.
-    expect(statuses.get(200) ?? 0).toBeGreaterThan(RUNS / 10);
-    expect(rowsServed).toBeGreaterThan(RUNS / 50);
+    expect(statuses.get(200) ?? 0).toBeGreaterThan(injected.numRuns / 10);
+    expect(rowsServed).toBeGreaterThan(injected.numRuns / 50);
   }, 600_000);
 
   it('answers hostile stream requests before any stream opens: a 4xx, or 200 with no body (HEAD)', async () => {
@@ -239,11 +254,11 @@ describe.each(testDbFactories())('API fuzz over the OpenAPI document on $name', 
         expect([200, 400, 404, 410, 429, 503], `HEAD ${url}`).toContain(res.statusCode);
         expect(res.body).toBe('');
       }),
-      { seed: SEED, numRuns: Math.ceil(RUNS / 10) },
+      streamed,
     );
   }, 600_000);
 
-  it(`answers ${RAW_RUNS} raw HTTP/1.1 requests (bad bytes, huge headers, odd methods) in JSON`, async () => {
+  it(`answers ${raw.numRuns} raw HTTP/1.1 requests (bad bytes, huge headers, odd methods) in JSON`, async () => {
     await h.app.listen({ port: 0, host: '127.0.0.1' });
     const port = (h.app.server.address() as net.AddressInfo).port;
     const statuses = new Map<number, number>();
@@ -253,9 +268,9 @@ describe.each(testDbFactories())('API fuzz over the OpenAPI document on $name', 
         judge(request.method, request.target, answer, () => undefined);
         statuses.set(answer.status, (statuses.get(answer.status) ?? 0) + 1);
       }),
-      { seed: SEED, numRuns: RAW_RUNS },
+      raw,
     );
-    process.stdout.write(`fuzz (raw, seed ${SEED}): ${JSON.stringify(Object.fromEntries(statuses))}\n`);
+    process.stdout.write(`fuzz (raw, seed ${raw.seed}): ${JSON.stringify(Object.fromEntries(statuses))}\n`);
     // Parser-level answers were among them, not only routed ones.
     for (const status of [200, 400, 431, 501]) expect(statuses.get(status) ?? 0).toBeGreaterThan(0);
   }, 600_000);
