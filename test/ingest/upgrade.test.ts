@@ -185,14 +185,21 @@ async function dropCheckpointsOfMissingStages(db: Db, streams: StreamTables): Pr
   await db.query('DELETE FROM checkpoint WHERE stream = ANY($1)', [missing]);
 }
 
-/** Applies the pending migrations one at a time; returns the tables NOT_BACKFILLED ones created. */
+/**
+ * Applies the pending migrations; returns the tables NOT_BACKFILLED ones created. Each of those is
+ * applied alone, so the tables before and after it tell which it made; the rest in one `migrate`
+ * (one call per migration re-read the applied ones each time: quadratic in their number).
+ */
 async function migrateStepwise(db: Db): Promise<Set<string>> {
   const lost = new Set<string>();
-  for (const name of names) {
+  for (const name of names.filter((n) => NOT_BACKFILLED.has(n))) {
+    const previous = names[names.indexOf(name) - 1];
+    if (previous !== undefined) await migrate(db, { upTo: previous });
     const before = new Set(await dataTables(db));
-    if ((await migrate(db, { upTo: name })).applied.length === 0 || !NOT_BACKFILLED.has(name)) continue;
+    if ((await migrate(db, { upTo: name })).applied.length === 0) continue;
     for (const table of await dataTables(db)) if (!before.has(table)) lost.add(table);
   }
+  await migrate(db);
   return lost;
 }
 
