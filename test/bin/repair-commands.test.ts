@@ -7,47 +7,64 @@ import type { Db } from '../../src/store/driver/db.js';
 import type { Simulator, SimulatorUrls } from '../../src/sim/types.js';
 import { routeAnswers, type RouteAnswers } from '../api/route-answers.js';
 import { useCliProcesses } from '../helpers/cli-process.js';
-import { writeMigratedPgliteDir } from '../helpers/db.js';
+import { createPostgresTestDb, writeMigratedPgliteDir } from '../helpers/db.js';
 import { ingestFrom } from '../helpers/ingest.js';
 import { useSimulators } from '../sim/helpers/sims.js';
 import { editStoredTxs } from '../helpers/stored-tx.js';
 
 /**
  * `verify` and `reindex` as an operator runs them (docs/operator.md "Checking and repairing the
- * index"), each a child process on one PGlite data directory: verify's exit codes (0 clean, 1 on a
- * difference, 2 on a bad flag or a range outside the index); a `reindex` — of a range, then of a
- * stage — SIGKILLed once it has said a batch committed, and run again: the rerun resumes after that
- * batch, and the index then answers every route class as it did before the drift was planted (the
- * index of a fresh run) — nothing lost, nothing twice. Every step waits for a line or an exit.
+ * index"), each a child process on one index: verify's exit codes (0 clean, 1 on a difference, 2 on
+ * a bad flag or a range outside the index); a `reindex` — of a range, then of a stage — SIGKILLed
+ * once it has said a batch committed, and run again: the rerun resumes after that batch, and the
+ * index then answers every route class as it did before the drift was planted (the index of a fresh
+ * run) — nothing lost, nothing twice. Every step waits for a line or an exit.
+ *
+ * One store: PostgreSQL when it is in the run (native: the children and this process read it for a
+ * fraction of PGlite's CPU), else a PGlite data directory. The commands run the same SQL on either;
+ * a killed PGlite directory's recovery is crash.test.ts's.
  */
 const HEAD = 40;
+const STORE = process.env.TEST_DATABASE_URL ? 'postgres' : 'pglite';
 
-describe('verify and reindex as child processes (move, pglite)', { timeout: 300_000 }, () => {
+describe(`verify and reindex as child processes (move, ${STORE})`, { timeout: 300_000 }, () => {
   const start = useSimulators();
   const cli = useCliProcesses();
   let dir: string;
-  let dataDir: string;
   let sim: Simulator;
   let urls: SimulatorUrls;
   let truth: RouteAnswers;
   let env: Record<string, string>;
+  /** Runs `fn` on the index while no child writes it (PGlite: opened for the call alone). */
+  let withDb: <T>(fn: (db: Db) => Promise<T>) => Promise<T>;
+  let disposeDb = async () => {};
 
-  /** Opens the data directory while no child holds it. */
-  async function withDb<T>(fn: (db: Db) => Promise<T>): Promise<T> {
-    const db = await createPgliteDb({ dataDir });
-    try {
-      return await fn(db);
-    } finally {
-      await db.close();
+  /** The index the children are given: its variable for them, and how this process opens it. */
+  async function openIndex(): Promise<Record<string, string>> {
+    const url = process.env.TEST_DATABASE_URL;
+    if (url) {
+      const made = await createPostgresTestDb(url);
+      withDb = (fn) => fn(made.db);
+      disposeDb = made.dispose;
+      return { DATABASE_URL: made.url };
     }
+    const dataDir = path.join(dir, 'data');
+    await writeMigratedPgliteDir(dataDir);
+    withDb = async (fn) => {
+      const db = await createPgliteDb({ dataDir });
+      try {
+        return await fn(db);
+      } finally {
+        await db.close();
+      }
+    };
+    return { DATA_DIR: dataDir };
   }
 
   beforeAll(async () => {
     dir = await mkdtemp(path.join(tmpdir(), 'ri-repair-'));
-    dataDir = path.join(dir, 'data');
     ({ sim, urls } = await start({ vm: 'move', head: HEAD, fastSignatures: true }));
-    env = { DATA_DIR: dataDir, RPC_URL: urls.rpc, REST_URL: urls.rest };
-    await writeMigratedPgliteDir(dataDir);
+    env = { ...(await openIndex()), RPC_URL: urls.rpc, REST_URL: urls.rest };
     truth = await withDb(async (db) => {
       await ingestFrom({
         db,
@@ -62,6 +79,7 @@ describe('verify and reindex as child processes (move, pglite)', { timeout: 300_
   }, 180_000);
 
   afterAll(async () => {
+    await disposeDb();
     await rm(dir, { recursive: true, force: true });
   });
 
