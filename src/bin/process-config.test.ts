@@ -114,7 +114,9 @@ describe('demo config', () => {
       dataDir: './demo-data/wasm',
       reset: false,
       rollups: 1,
+      fastSignatures: false,
     });
+    expect(loadDemoConfig({}, { ...flags, fastSignatures: true }).demo.fastSignatures).toBe(true);
     expect(config.ingest).toMatchObject({ port: 9100, host: '127.0.0.1', progress: true, vmType: 'wasm' });
     expect(config.api?.settings).toMatchObject({ port: 9100, cache: true });
   });

@@ -157,6 +157,7 @@ export interface DemoFlags {
   rollups: string;
   until?: string;
   reset?: boolean;
+  fastSignatures?: boolean;
 }
 
 /** `demo`: a simulated rollup, ingest and the API on PGlite; the simulator's settings beside. */
@@ -171,6 +172,8 @@ export interface DemoConfig extends IngestProcessConfig {
     reset: boolean;
     /** More than 1: that many rollups of different VMs in one deployment (docs/chains.md). */
     rollups: number;
+    /** The simulators sign nothing: signatures are unique but do not verify. */
+    fastSignatures: boolean;
   };
 }
 
@@ -219,6 +222,14 @@ export function loadDemoConfig(env: Env, flags: DemoFlags): Readonly<DemoConfig>
     ingest: { ...ingest, progress: true },
     edge: loadEdgeLimits({}),
     api: servedApiConfig({}, ingest),
-    demo: { vm, backlog, blockTimeMs, dataDir, reset: flags.reset === true, rollups },
+    demo: {
+      vm,
+      backlog,
+      blockTimeMs,
+      dataDir,
+      reset: flags.reset === true,
+      rollups,
+      fastSignatures: flags.fastSignatures === true,
+    },
   });
 }

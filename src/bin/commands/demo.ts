@@ -31,6 +31,10 @@ export function registerDemo(program: Command): void {
     .option('--block-time-ms <ms>', 'simulated block interval afterwards', '1000')
     .option('--until <h>', 'stop once height h is committed')
     .option('--reset', 'delete the demo data directory first and start over')
+    .option(
+      '--fast-signatures',
+      'simulated txs are not signed (unique signatures that do not verify): a quicker backlog',
+    )
     .action(async (flags: DemoFlags) => {
       const config = loadDemoConfig(process.env, flags);
       const { dataDir } = config.demo;
@@ -163,6 +167,7 @@ function simulatedNode(demo: DemoConfig['demo'], identity: { chainId?: string; s
       head,
       live: true,
       blockTimeMs: demo.blockTimeMs,
+      fastSignatures: demo.fastSignatures,
       txsPerBlock: '0-12',
       rpcPort: 0,
       restPort: 0,
