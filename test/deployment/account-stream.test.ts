@@ -4,7 +4,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { accountBytesFromString } from '../../src/shared/address.js';
 import type { Simulator, TxTruth, VmType } from '../../src/sim/types.js';
 import { usePageOrigin } from '../helpers/browser.js';
-import { startTestDeployment, type DeploymentChainSpec, type TestDeployment } from '../helpers/deployment.js';
+import {
+  startStoreIndependentDeployment,
+  type DeploymentChainSpec,
+  type TestDeployment,
+} from '../helpers/deployment.js';
 import { chromiumRequirement, needs } from '../helpers/requirements.js';
 
 const browserBinary = await chromiumRequirement();
@@ -110,11 +114,14 @@ function recordFeed(url: string) {
   };
 }
 
-describe('the account stream across rollups (PGlite)', { timeout: 240_000 }, () => {
+describe('the account stream across rollups', { timeout: 240_000 }, () => {
   let deployment: TestDeployment;
   let account: string;
   beforeAll(async () => {
-    deployment = await startTestDeployment({ chains: SPECS, env: { API_STREAM_RETRY_MS: '200' } });
+    deployment = await startStoreIndependentDeployment({
+      chains: SPECS,
+      env: { API_STREAM_RETRY_MS: '200' },
+    });
     await deployment.untilIndexed();
     account = busyAccount(deployment, 4);
   }, 240_000);

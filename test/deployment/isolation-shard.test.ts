@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SimulatorOptions } from '../../src/sim/types.js';
-import { startTestDeployment, type TestDeployment } from '../helpers/deployment.js';
+import { startStoreIndependentDeployment, type TestDeployment } from '../helpers/deployment.js';
 import {
   chainViews,
   expectEveryChainMatchesTruth,
@@ -14,7 +14,8 @@ import { needs, pgServerRequirement } from '../helpers/requirements.js';
 /**
  * Isolation of a chain's database in a deployment (docs/chains.md §5): the EVM chain lives on a
  * PostgreSQL server of its own (a shard, a private cluster this test stops and starts), the Move
- * and Wasm chains on the embedded database. While the shard is down the others keep committing and
+ * and Wasm chains on the deployment's database (startStoreIndependentDeployment: the run's
+ * PostgreSQL server when it is in the run, else the embedded one). While the shard is down the others keep committing and
  * stay `ok`, the EVM chain is `stalled` naming the database; once the server is back it recovers
  * by itself and every chain's rows equal its simulator's truth.
  */
@@ -36,7 +37,7 @@ describe.runIf(needs(pgServer))('a deployment whose EVM chain loses its own Post
   beforeAll(async () => {
     cluster = await createPgCluster();
     await cluster.sql('CREATE DATABASE shard');
-    deployment = await startTestDeployment({
+    deployment = await startStoreIndependentDeployment({
       chains: [
         { vm: 'move', chainId: 'shard-move-1', head: 3, txsPerBlock: '2-4', sim: live(31) },
         { vm: 'wasm', chainId: 'shard-wasm-1', head: 3, txsPerBlock: '2-4', sim: live(32) },

@@ -10,7 +10,7 @@ import { loadDeploymentConfig } from '../../src/bin/deployment-config.js';
 import { runDeploymentProcess } from '../../src/bin/deployment-process.js';
 import type { ReloadOutcome } from '../../src/bin/chain-set.js';
 import type { Simulator, SimulatorOptions, SimulatorUrls, VmType } from '../../src/sim/types.js';
-import { writeFreshPgliteDir } from './db.js';
+import { createPostgresTestDb, writeFreshPgliteDir } from './db.js';
 import { startSimulator } from './ingest.js';
 import { getTextOnNewConnection } from './http-get.js';
 
@@ -207,6 +207,34 @@ export async function startTestDeployment(args: {
     await done?.catch(() => undefined);
     await Promise.all([...sims.values()].map((s) => s.sim.close()));
     await rm(dir, { recursive: true, force: true });
+    throw err;
+  }
+}
+
+/**
+ * A deployment whose test does not depend on the store (node faults, the prepare pool, the account
+ * stream): on a PostgreSQL database of its own when PostgreSQL is in the run (native: the chains'
+ * rows cost the suite a fraction of PGlite's CPU), else on PGlite. stop() drops the database. The
+ * embedded deployment is proven by the files that run on both stores (deployment, account routes,
+ * reload).
+ */
+export async function startStoreIndependentDeployment(
+  args: Omit<Parameters<typeof startTestDeployment>[0], 'databaseUrl' | 'dataDir'>,
+): Promise<TestDeployment> {
+  const url = process.env.TEST_DATABASE_URL;
+  if (!url) return startTestDeployment(args);
+  const database = await createPostgresTestDb(url, { migrate: false });
+  try {
+    const deployment = await startTestDeployment({ ...args, databaseUrl: database.url });
+    return {
+      ...deployment,
+      async stop() {
+        await deployment.stop();
+        await database.dispose();
+      },
+    };
+  } catch (err) {
+    await database.dispose();
     throw err;
   }
 }
