@@ -112,9 +112,10 @@ function expectRowsAreTruth(sim: Simulator, rows: string[][]) {
 }
 
 /**
- * Real browsers on `start` (embedded database, live simulated Move chain): the live page at `/`,
- * and a page on another origin whose own EventSources survive an API process restart on the same
- * port by reconnecting with Last-Event-ID, with nothing lost or repeated (docs/stream.md §5).
+ * Real browsers on `start` (live simulated Move chain; PostgreSQL when it is in the run, else the
+ * embedded database): the live page at `/`, and a page on another origin whose own EventSources
+ * survive an API process restart on the same port by reconnecting with Last-Event-ID, with nothing
+ * lost or repeated (docs/stream.md §5).
  */
 /**
  * How long a page waits for a condition (Playwright's default is 30 s): the chain is live, and on a
@@ -128,6 +129,9 @@ describe.runIf(needs(browserBinary))('browsers following the live streams', { ti
     sim: { head: 10, txsPerBlock: '1-6', accounts: 6 },
     // The browser waits this long before each reconnect attempt.
     env: { API_STREAM_RETRY_MS: '200' },
+    // What the browsers do does not depend on the store (the streams on each: stream.test.ts on
+    // PGlite, stream-pg.test.ts on PostgreSQL).
+    anyStore: true,
   });
   const pageOrigin = usePageOrigin(RECORDING_PAGE);
   let browser: Browser;

@@ -5,7 +5,7 @@ import { afterAll, expect } from 'vitest';
 import type { Simulator, SimulatorOptions } from '../../src/sim/types.js';
 import { useSimulators } from '../sim/helpers/sims.js';
 import { useCliProcesses, type CliProcess } from './cli-process.js';
-import { writeMigratedPgliteDir } from './db.js';
+import { createPostgresTestDb, writeMigratedPgliteDir } from './db.js';
 import { freePort } from './pg-cluster.js';
 
 /**
@@ -14,7 +14,7 @@ import { freePort } from './pg-cluster.js';
  */
 export const LIVE_START_TIMEOUT_MS = 300_000;
 
-/** `start` (embedded database) on a live simulated chain, on a port it keeps across restarts. */
+/** `start` on a live simulated chain, on a port it keeps across restarts. */
 export interface LiveStart {
   sim: Simulator;
   /** `http://127.0.0.1:<port>` of the API. */
@@ -27,21 +27,38 @@ export interface LiveStart {
 /**
  * For one describe block: `start()` launches the chain and `start`, and waits until `readyAt` is
  * indexed; everything is stopped (the process before its data directory goes) after the block.
+ * `start` runs on the embedded database, or with `anyStore` (a test whose subject does not depend on
+ * the store) on a PostgreSQL database of its own when PostgreSQL is in the run.
  */
 export function useLiveStart(options: {
   sim: Partial<SimulatorOptions> & { head: number };
   env?: Record<string, string>;
+  anyStore?: boolean;
 }): () => Promise<LiveStart> {
   const simulator = useSimulators();
   const cli = useCliProcesses();
   let dir: string | undefined;
   let api: CliProcess | undefined;
+  let disposeDb = async () => {};
   afterAll(async () => {
     // The process still writes to its data directory until it has exited.
     api?.kill('SIGKILL');
     await api?.exited;
+    await disposeDb();
     if (dir) await rm(dir, { recursive: true, force: true });
   });
+  /** The database `start` is given, as its environment. */
+  const database = async (dataDir: string): Promise<Record<string, string>> => {
+    const url = process.env.TEST_DATABASE_URL;
+    if (options.anyStore && url) {
+      const made = await createPostgresTestDb(url);
+      disposeDb = made.dispose;
+      return { DATABASE_URL: made.url };
+    }
+    // Migrated from the run's snapshot: the streams are what these tests follow, not initdb.
+    await writeMigratedPgliteDir(dataDir);
+    return { DATA_DIR: dataDir };
+  };
   return async () => {
     dir = await mkdtemp(path.join(tmpdir(), 'ri-live-'));
     const { sim, urls } = await simulator({
@@ -52,13 +69,10 @@ export function useLiveStart(options: {
       ...options.sim,
     });
     const port = await freePort();
-    const dataDir = path.join(dir, 'data');
-    // Migrated from the run's snapshot: the streams are what these tests follow, not initdb.
-    await writeMigratedPgliteDir(dataDir);
     // Prepared on the main thread: the streams do not depend on where blocks are prepared, and a
     // thread costs the child its own module graph (crash.test.ts runs the default threads).
     const env = {
-      DATA_DIR: dataDir,
+      ...(await database(path.join(dir, 'data'))),
       RPC_URL: urls.rpc,
       REST_URL: urls.rest,
       PREPARE_WORKERS: '0',
