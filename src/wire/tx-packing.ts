@@ -62,7 +62,10 @@ interface DeflateInternals {
   _writeState?: unknown;
 }
 
-/** This thread's reused deflate: undefined until first asked, null where Node lacks the internals. */
+/**
+ * This thread's reused deflate: undefined until asked (and again after a failure), null where Node
+ * lacks the internals.
+ */
 let reused: ((input: Buffer) => Buffer | undefined) | null | undefined;
 
 /**
@@ -78,8 +81,10 @@ function reusedDeflate(): ((input: Buffer) => Buffer | undefined) | null {
   const stream: DeflateRaw = createDeflateRaw({ dictionary: DICTIONARIES.get(TX_DICTIONARY_VERSION)! });
   const { _handle: handle, _writeState: counts } = stream as unknown as DeflateInternals;
   if (!handle?.writeSync || !handle.reset || !(counts instanceof Uint32Array)) return (reused = null);
-  const { writeSync, reset } = { writeSync: handle.writeSync.bind(handle), reset: handle.reset.bind(handle) };
-  // A zlib error destroys the stream (and emits 'error' later): that text and the next go the slow way.
+  const writeSync = handle.writeSync.bind(handle);
+  const reset = handle.reset.bind(handle);
+  // A zlib error destroys the stream (and emits 'error' later): that text goes the slow way and the
+  // next one builds a new stream.
   stream.on('error', () => undefined);
   reused = (input) => {
     // Room for the deflate bound of any input (stored blocks at worst), so one call finishes.
