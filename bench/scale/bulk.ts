@@ -64,7 +64,8 @@ async function main(): Promise<void> {
       'keep-indexes': { type: 'boolean', default: false },
     },
   });
-  // Ctrl-C ends a build after the batch being written: it still vacuums and prints its rate.
+  // Ctrl-C ends a build after the batch being written: it still builds the deferred indexes, vacuums
+  // and prints its rate.
   const stop = new AbortController();
   process.once('SIGINT', () => stop.abort());
   const build = (url: string, toHeight: number) =>
