@@ -32,6 +32,7 @@ import { cpuSeconds } from '../lib/http-load.js';
 import { assertDiskRoom, round, scaleIngestService, simArgs } from './build.js';
 import { createBulkPreparers, simFlagsOf, type PreparedBlock } from './bulk-prepare.js';
 import { CopyRows, copyIn } from './copy-in.js';
+import { buildDeferredIndexes, deferIndexes } from './deferred-indexes.js';
 import { threadCpuSeconds } from './thread-cpu.js';
 
 export interface BulkRun {
@@ -47,6 +48,11 @@ export interface BulkRun {
    * the workers' threads (`workers`), and the PostgreSQL backend.
    */
   cpuSecPer1000Blocks: { bulk: number; writer: number; workers: number; postgres: number };
+  /**
+   * The deferred indexes built after the load (deferred-indexes.ts): wall seconds (what counts in a
+   * build's time; PostgreSQL may use parallel workers) and the CPU seconds of the backend.
+   */
+  indexBuild?: { seconds: number; postgresCpuSeconds: number };
   stoppedForDisk?: string;
   /** Stopped by the signal (Ctrl-C) before `toHeight`. */
   interrupted?: boolean;
@@ -58,6 +64,8 @@ export async function bulkBuild(o: {
   toHeight: number;
   workers: number;
   batchBlocks: number;
+  /** Drop the per-tx tables' indexes during the load and build them at the end (deferred-indexes.ts). */
+  deferIndexes: boolean;
   log: (message: string) => void;
   /** Aborted: the build stops after the batch being written (the checkpoint is consistent). */
   signal?: AbortSignal;
@@ -85,6 +93,7 @@ export async function bulkBuild(o: {
       chainId: chain.chainId,
       accountPrefix: 'init',
     });
+    if (o.deferIndexes) await deferIndexes(client);
     const writer = createBulkWriter(client, start);
     let stoppedForDisk: string | undefined;
     try {
@@ -99,10 +108,19 @@ export async function bulkBuild(o: {
       stoppedForDisk = await pump(o, preparer, writer, start);
       const seconds = (performance.now() - began.at) / 1000;
       const cpu = process.cpuUsage(began.cpu);
+      const used = {
+        bulk: (cpu.user + cpu.system) / 1e6,
+        writer: threadCpuSeconds() - began.writer,
+        workers: preparer.cpuSeconds() - began.workers,
+        pg: (await cpuSeconds(backendPid)) - began.pg,
+      };
       const end = writer.checkpoint();
       const blocks = end.height - start.height;
       const txs = end.txSequence - start.txSequence;
       const per1000 = (sec: number) => (blocks > 0 ? round((sec / blocks) * 1000) : 0);
+      o.log('building the deferred indexes ...');
+      const indexSeconds = await buildDeferredIndexes(client, o.log);
+      const indexCpu = (await cpuSeconds(backendPid)) - began.pg - used.pg;
       return {
         fromHeight: start.height,
         toHeight: end.height,
@@ -111,11 +129,14 @@ export async function bulkBuild(o: {
         seconds: round(seconds),
         txsPerSec: Math.round(txs / seconds),
         cpuSecPer1000Blocks: {
-          bulk: per1000((cpu.user + cpu.system) / 1e6),
-          writer: per1000(threadCpuSeconds() - began.writer),
-          workers: per1000(preparer.cpuSeconds() - began.workers),
-          postgres: per1000((await cpuSeconds(backendPid)) - began.pg),
+          bulk: per1000(used.bulk),
+          writer: per1000(used.writer),
+          workers: per1000(used.workers),
+          postgres: per1000(used.pg),
         },
+        ...(indexSeconds > 0
+          ? { indexBuild: { seconds: round(indexSeconds), postgresCpuSeconds: round(indexCpu) } }
+          : {}),
         ...(stoppedForDisk ? { stoppedForDisk } : {}),
         ...(o.signal?.aborted ? { interrupted: true } : {}),
       };

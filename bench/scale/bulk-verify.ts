@@ -243,6 +243,8 @@ async function routesBothWays(
 
 export async function verifyBothWays(o: {
   adminUrl: string;
+  /** The two databases are `<dbName>_real` and `<dbName>_copy`. */
+  dbName: string;
   toHeight: number;
   seconds: number;
   connections: number;
@@ -253,7 +255,7 @@ export async function verifyBothWays(o: {
   real: (url: string, toHeight: number) => Promise<IngestRun>;
   bulk: (url: string, toHeight: number) => Promise<BulkRun>;
 }) {
-  const names = { real: 'ri_bench_bulk_real', bulk: 'ri_bench_bulk_copy' };
+  const names = { real: `${o.dbName}_real`, bulk: `${o.dbName}_copy` };
   const loadBefore = (await import('node:os')).loadavg();
   try {
     // --reuse-real: a real build kept (--keep) at this height is not built again.

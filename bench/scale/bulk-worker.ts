@@ -6,59 +6,12 @@
  * it (`TxRow.packed`), so the writing thread only shapes rows and COPYs them.
  */
 import { parentPort, workerData } from 'node:worker_threads';
-import { createCometClient } from '../../src/node/cometbft.js';
-import { createRestClient } from '../../src/node/rest.js';
-import type { Transport, TransportRequest } from '../../src/node/transport.js';
-import { createIngestNftCollector } from '../../src/ingest/collect/nft-collector.js';
-import { createIngestDecoder } from '../../src/ingest/decode/ingest-decoder.js';
-import { createChunkPreparer } from '../../src/ingest/prepare/chunk.js';
-import { silentLogger } from '../../src/shared/logger.js';
-import { loadSimOptions } from '../../src/sim/options.js';
-import { createSimulator } from '../../src/sim/simulator.js';
-import type { Simulator } from '../../src/sim/types.js';
+import { createSimPreparer } from './bulk-source.js';
 import { threadCpuSeconds } from './thread-cpu.js';
 import type { BulkWorkerData, BulkWorkerReply, BulkWorkerRequest, PreparedBlock } from './bulk-prepare.js';
 
 const port = parentPort!;
-const data = workerData as BulkWorkerData;
-
-/** A transport answered by the simulator's handler of one surface, in this thread. */
-function simTransport(sim: Simulator, surface: 'rpc' | 'rest'): Transport {
-  return {
-    async request(req: TransportRequest) {
-      const url = new URL(req.path, 'http://sim');
-      const out = await sim.answer(surface, {
-        method: req.method,
-        path: url.pathname,
-        query: url.searchParams,
-        headers: { 'content-type': 'application/json', ...req.headers },
-        body: req.body === undefined ? undefined : JSON.parse(req.body),
-      });
-      const text = typeof out.body === 'string' ? out.body : out.body.toString('utf8');
-      return { status: out.status, text, endpoint: `sim-${surface}` };
-    },
-    close: () => Promise.resolve(),
-  };
-}
-
-const sim = createSimulator(loadSimOptions(data.simFlags));
-const rest = createRestClient(simTransport(sim, 'rest'));
-const stop = new AbortController();
-const preparer = createChunkPreparer({
-  chainId: data.chainId,
-  comet: createCometClient(simTransport(sim, 'rpc')),
-  rest,
-  evm: undefined,
-  decoder: createIngestDecoder({ prefix: data.accountPrefix }),
-  accountPrefix: data.accountPrefix,
-  nft: createIngestNftCollector({
-    vm: data.vm,
-    prefix: data.accountPrefix,
-    rest,
-    logger: silentLogger(),
-    signal: stop.signal,
-  }),
-});
+const preparer = createSimPreparer(workerData as BulkWorkerData);
 /** The prepared block without its txs' plain texts: the packed bytes (`packed`) are what is stored. */
 function withoutTexts(
   block: Awaited<ReturnType<typeof preparer.prepare>>[number],

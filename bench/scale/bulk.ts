@@ -9,14 +9,18 @@
  * each tx text as the writer does; this thread writes batches of blocks in one transaction each,
  * the large tables by `COPY … FROM STDIN` (copy-in.ts), through the block writer's own row shaping
  * (account edges, message-type edges, dictionaries) and its own set-based statements for the kept
- * counts, NFT rows and monikers. A simulator process serves only the chain's wiring (the real
+ * counts, NFT rows and monikers. The per-tx tables' indexes are dropped for the load and built at
+ * its end, by sort (deferred-indexes.ts; `indexBuild` in the result). A simulator process serves only the chain's wiring (the real
  * service's chain_meta and checkpoint, and its check of the checkpoint block's hash on a resume).
  * The checkpoint moves with every batch, so the real indexer resumes on top (same chain, same
  * hashes), and an interrupted build (Ctrl-C: after the batch being written) resumes too.
  *
  *   npx tsx bench/scale/bulk.ts --txs 1000000 [--db-name ri_bench_bulk] [--workers 2] [--batch-blocks 250]
  *     [--real-on-top N]   (then N blocks by the real ingest service, resuming on the bulk checkpoint)
- *   npx tsx bench/scale/bulk.ts --verify-100k [--txs 100000] [--duration 5] [--connections 50] [--keep]
+ *     [--keep-indexes]    (maintain the per-tx tables' indexes row by row instead of building them at
+ *                          the end: deferred-indexes.ts; a database is usable once a build has returned)
+ *   npx tsx bench/scale/bulk.ts --verify-100k [--txs 100000] [--db-name ri_bench_bulk: <name>_real and
+ *     <name>_copy] [--duration 5] [--connections 50] [--keep]
  *     [--reuse-real]   (a real build kept by --keep at the same height is not built again)
  *
  * build: prints one JSON object: the rate, CPU seconds per 1,000 blocks (40,000 txs) of this whole
@@ -57,9 +61,11 @@ async function main(): Promise<void> {
       keep: { type: 'boolean', default: false },
       'reuse-real': { type: 'boolean', default: false },
       'real-on-top': { type: 'string', default: '0' },
+      'keep-indexes': { type: 'boolean', default: false },
     },
   });
-  // Ctrl-C ends a build after the batch being written: it still vacuums and prints its rate.
+  // Ctrl-C ends a build after the batch being written: it still builds the deferred indexes, vacuums
+  // and prints its rate.
   const stop = new AbortController();
   process.once('SIGINT', () => stop.abort());
   const build = (url: string, toHeight: number) =>
@@ -68,6 +74,7 @@ async function main(): Promise<void> {
       toHeight,
       workers: Number(args.workers),
       batchBlocks: Number(args['batch-blocks']),
+      deferIndexes: !args['keep-indexes'],
       log,
       signal: stop.signal,
     });
@@ -75,6 +82,7 @@ async function main(): Promise<void> {
     const txs = Number(args.txs ?? 100_000);
     const report = await verifyBothWays({
       adminUrl: args['admin-url']!,
+      dbName: args['db-name']!,
       toHeight: Math.ceil(txs / SCALE_CHAIN.txsPerBlock),
       seconds: Number(args.duration),
       connections: Number(args.connections),
@@ -108,6 +116,7 @@ async function main(): Promise<void> {
       chain: SCALE_CHAIN,
       workers: Number(args.workers),
       batchBlocks: Number(args['batch-blocks']),
+      deferIndexes: !args['keep-indexes'],
       run,
       vacuumSeconds,
       ...(realOnTop ? { realOnTop } : {}),
