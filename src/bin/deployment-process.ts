@@ -12,6 +12,7 @@ import { createPreparePool } from '../ingest/prepare/worker-pool.js';
 import { chainsReloader, createChainSet, onSighup, type ReloadOutcome } from './chain-set.js';
 import { shutdownSignal } from './context.js';
 import type { DeployedChainConfig, DeploymentConfig } from './deployment-config.js';
+import { capHeapGrowth } from './heap-growth.js';
 import { openHttpPort, type HttpPort } from './http-port.js';
 
 export interface DeploymentProcessOptions {
@@ -43,6 +44,9 @@ export async function runDeploymentProcess(opts: DeploymentProcessOptions): Prom
   const { process: settings } = config;
   const logger = opts.logger ?? createLogger({ level: settings.logLevel, format: settings.logFormat });
   const signal = opts.signal ?? shutdownSignal(logger);
+  // Many chains' garbage meets in one heap: V8's up to 4x headroom over what is live is most of what
+  // a chain adds at the peak (docs/chains.md §8).
+  capHeapGrowth();
   const databases = createChainDatabases();
   // One set of prepare threads for every chain, chunks taken round robin (docs/chains.md §7).
   const preparePool =
