@@ -10,7 +10,6 @@ import { createIngestMetrics } from '../ingest/metrics.js';
 import type { Progress } from '../ingest/pipeline.js';
 import { createIngestService, type IngestService } from '../ingest/service.js';
 import type { PreparePool } from '../ingest/prepare/worker-pool.js';
-import type { CommitTurns } from '../ingest/commit-turns.js';
 import { abortableDelay } from '../node/retry.js';
 import type { StreamSource } from '../api/stream/source.js';
 import type { Db } from '../store/driver/db.js';
@@ -42,8 +41,6 @@ export interface ChainRunContext {
   preparePool?: PreparePool | undefined;
   /** This chain's part of the process's fetch window budget now (docs/chains.md §8). */
   windowShare?: () => number;
-  /** The deployment's order of commits: chains at their heads first (docs/chains.md §9). */
-  commitTurns?: CommitTurns | undefined;
 }
 
 /** A failed chain waits this long before it tries again, doubling up to the cap. */
@@ -170,7 +167,6 @@ export function createChainRun(ctx: ChainRunContext): ChainRun {
           ? {}
           : { tuning: { maxBlocksPerCommit: options.maxBlocksPerCommit } }),
         ...(ctx.windowShare ? { windowShare: ctx.windowShare } : {}),
-        commitTurns: ctx.commitTurns,
         onCommit,
       });
     } finally {

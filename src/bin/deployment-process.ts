@@ -9,7 +9,6 @@ import { createNodeWaits } from '../shared/node-waits.js';
 import { createChainDatabases } from './chain-databases.js';
 import { createChainRun } from './chain-run.js';
 import { createPreparePool } from '../ingest/prepare/worker-pool.js';
-import { createCommitTurns } from '../ingest/commit-turns.js';
 import { chainsReloader, createChainSet, onSighup, type ReloadOutcome } from './chain-set.js';
 import { shutdownSignal } from './context.js';
 import type { DeployedChainConfig, DeploymentConfig } from './deployment-config.js';
@@ -52,8 +51,6 @@ export async function runDeploymentProcess(opts: DeploymentProcessOptions): Prom
   // One set of prepare threads for every chain, chunks taken round robin (docs/chains.md §7).
   const preparePool =
     settings.prepareWorkers > 0 ? createPreparePool({ count: settings.prepareWorkers, logger }) : undefined;
-  // Chains at their heads commit before one catching up from far behind (docs/chains.md §9).
-  const commitTurns = createCommitTurns();
   const set = createChainSet<DeployedChainConfig>({
     make: (chain, chainSignal) =>
       createChainRun({
@@ -64,7 +61,6 @@ export async function runDeploymentProcess(opts: DeploymentProcessOptions): Prom
         signal: chainSignal,
         preparePool,
         windowShare: (): number => windowShareOf(set.chains.length),
-        commitTurns,
         ...(opts.onCommit ? { onCommit: opts.onCommit } : {}),
       }),
     logger,

@@ -5,7 +5,6 @@ import type { NodeWaits } from '../shared/node-waits.js';
 import type { BlockWriter } from '../store/writers/block-writer.js';
 import type { BlockRows } from '../store/writers/rows.js';
 import { createFetchWindow, type ChunkFetcher, type FetchWindow } from './fetch/window.js';
-import type { CommitTurns } from './commit-turns.js';
 import type { IngestMetrics } from './metrics.js';
 import type { PreparedBlock } from './prepare/block.js';
 import { millisBetween } from './time.js';
@@ -62,8 +61,6 @@ export interface RunOptions {
    * (a deployment's chains share one process's budget, docs/chains.md §8); default 1.
    */
   windowShare?: () => number;
-  /** The deployment's order of commits: chains at their heads first (docs/chains.md §9). */
-  commitTurns?: CommitTurns | undefined;
   onCommit?: (progress: Progress) => void;
 }
 
@@ -116,7 +113,7 @@ export async function runPipeline(deps: PipelineDeps, run: RunOptions): Promise<
       deps.metrics.queueDepth.set({ kind: 'buffered_blocks' }, depth.buffered);
       deps.metrics.queueDepth.set({ kind: 'chunks_in_flight' }, depth.inFlight);
       await pendingWrite;
-      pendingWrite = commit(deps, run, rows, window.knownHead(), totals);
+      pendingWrite = commit(deps, run.signal, rows, window.knownHead(), totals, run.onCommit);
       // Keep a rejected write from surfacing as unhandled while the next batch is assembled.
       pendingWrite.catch(() => undefined);
     }
@@ -147,28 +144,24 @@ async function nextBatch(
 
 async function commit(
   deps: PipelineDeps,
-  run: Pick<RunOptions, 'signal' | 'commitTurns' | 'onCommit'>,
+  signal: AbortSignal,
   rows: BlockRows[],
   nodeHeight: number,
   totals: { blocks: number; txs: number },
+  onCommit: RunOptions['onCommit'],
 ): Promise<void> {
-  const height = rows[rows.length - 1]!.block.height;
-  const endTurn = await run.commitTurns?.take(nodeHeight - height);
   const stopTimer = deps.metrics.writeSeconds.startTimer();
-  try {
-    await untilStored(
-      async (afterLostCommit) => {
-        if (afterLostCommit) await deps.writer.resync();
-        const stored = deps.writer.checkpoint().height;
-        await deps.writer.write(rows.filter((r) => r.block.height > stored));
-      },
-      { logger: deps.logger, metrics: deps.metrics, signal: run.signal },
-    );
-  } finally {
-    endTurn?.();
-  }
+  await untilStored(
+    async (afterLostCommit) => {
+      if (afterLostCommit) await deps.writer.resync();
+      const stored = deps.writer.checkpoint().height;
+      await deps.writer.write(rows.filter((r) => r.block.height > stored));
+    },
+    { logger: deps.logger, metrics: deps.metrics, signal },
+  );
   stopTimer();
   const txCount = rows.reduce((n, r) => n + r.txs.length, 0);
+  const height = rows[rows.length - 1]!.block.height;
   totals.blocks += rows.length;
   totals.txs += txCount;
   deps.metrics.height.set(height);
@@ -176,5 +169,5 @@ async function commit(
   deps.metrics.blocks.inc(rows.length);
   deps.metrics.txs.inc(txCount);
   deps.logger.debug({ from: rows[0]!.block.height, to: height, txs: txCount }, 'committed blocks');
-  run.onCommit?.({ height, nodeHeight: Math.max(nodeHeight, height), ...totals });
+  onCommit?.({ height, nodeHeight: Math.max(nodeHeight, height), ...totals });
 }

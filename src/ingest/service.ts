@@ -24,7 +24,6 @@ import { runPipeline, type PipelineTuning, type Progress } from './pipeline.js';
 import { createBlockHead } from './derive/block-head.js';
 import { createDerivations } from './derive/registry.js';
 import type { ChunkPreparer } from './prepare/chunk.js';
-import type { CommitTurns } from './commit-turns.js';
 
 import { preparerFactory } from './preparer.js';
 import { NODE_TIMEOUT_MS, type IngestServiceContext } from './service-context.js';
@@ -39,7 +38,6 @@ export interface IngestService {
     untilHeight?: number;
     tuning?: Partial<PipelineTuning>;
     windowShare?: () => number;
-    commitTurns?: CommitTurns | undefined;
     onCommit?: (p: Progress) => void;
   }): Promise<void>;
   /** Last committed height. */
