@@ -8,6 +8,7 @@ import { readIndexedHeight } from '../../store/readers/chain-meta.js';
 import { createChainDatabases } from '../chain-databases.js';
 import { loadDeploymentConfig } from '../deployment-config.js';
 import { runDeploymentProcess } from '../deployment-process.js';
+import { capHeapGrowth } from '../heap-growth.js';
 import { runIngestProcess } from '../ingest-process.js';
 import { loadDemoConfig, type DemoConfig, type DemoFlags } from '../process-config.js';
 
@@ -105,6 +106,7 @@ async function runRollupsDemo(config: DemoConfig): Promise<void> {
       {},
       { serveApi: true },
     )!;
+    capHeapGrowth();
     await runDeploymentProcess({
       config: deployment,
       serveApi: true,

@@ -5,6 +5,7 @@ import { runIngestProcess } from '../ingest-process.js';
 import { loadIndexerConfig, loadStartConfig } from '../process-config.js';
 import { registerDemo } from './demo.js';
 import { registerMigrate } from './migrate.js';
+import { capHeapGrowth } from '../heap-growth.js';
 import { flagsAsEnv, type NodeFlags } from '../node-flags.js';
 import { registerRepairCommands } from './repair.js';
 import { registerRerender } from './rerender.js';
@@ -50,6 +51,7 @@ export function registerIngestCommands(program: Command): void {
         const serveApi = command.name === 'start';
         const deployment = loadDeploymentConfig(process.env, flagsAsEnv(flags), { serveApi });
         if (deployment) {
+          capHeapGrowth();
           await runDeploymentProcess({
             config: deployment,
             serveApi,
