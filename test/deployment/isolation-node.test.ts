@@ -1,10 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SimulatorOptions } from '../../src/sim/types.js';
-import {
-  startStoreIndependentDeployment,
-  type DeploymentChainSpec,
-  type TestDeployment,
-} from '../helpers/deployment.js';
+import { startTestDeployment, type DeploymentChainSpec, type TestDeployment } from '../helpers/deployment.js';
 import {
   chainViews,
   expectEveryChainMatchesTruth,
@@ -23,8 +19,8 @@ import {
  * another chain, then slowed down. Each time the other chains keep committing and stay `ok`, the
  * faulty one is shown `stalled` with its error while its own routes still answer from its index,
  * and it recovers by itself once its node is back. At the end every chain's rows equal its
- * simulator's truth. Node trouble does not depend on the store: this runs on one
- * (startStoreIndependentDeployment); the PostgreSQL shard's outage is isolation-shard.test.ts.
+ * simulator's truth. Node trouble does not depend on the store: this runs on PGlite only
+ * (docs/testing.md); the PostgreSQL shard's outage is isolation-shard.test.ts.
  */
 const FAULTY = 'iso-wasm-1';
 /** Blocks every other chain must commit while the faulty one is held back. */
@@ -49,7 +45,7 @@ describe('a deployment whose Wasm chain loses its node', () => {
       { vm: 'wasm', chainId: FAULTY, head: 3, txsPerBlock: '2-4', sim: { ...live(22), ...wasmPorts } },
       { vm: 'evm', chainId: 'iso-evm-1', head: 3, txsPerBlock: '2-4', sim: live(23) },
     ];
-    deployment = await startStoreIndependentDeployment({ chains: specs });
+    deployment = await startTestDeployment({ chains: specs });
     const wasm = specs[1]!;
     node = new ReplaceableNode(deployment.sims.get(FAULTY)!.sim, {
       vm: wasm.vm,
