@@ -1,9 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  startStoreIndependentDeployment,
-  type DeploymentChainSpec,
-  type TestDeployment,
-} from '../helpers/deployment.js';
+import { startTestDeployment, type DeploymentChainSpec, type TestDeployment } from '../helpers/deployment.js';
 import { chainViews, expectEveryChainMatchesTruth } from '../helpers/deployment-faults.js';
 
 /**
@@ -11,8 +7,8 @@ import { chainViews, expectEveryChainMatchesTruth } from '../helpers/deployment-
  * Move chain at its head, and a Wasm chain held at its first block, then released far behind. While
  * the Wasm chain catches up (its whole window queued in the pool), the Move chain's commits keep
  * coming; both chains prepared their blocks on the pool's two threads, and every row equals its
- * simulator's truth. The fairness of the pool's queue itself is fair-queue.test.ts. One store
- * (startStoreIndependentDeployment): the pool does not depend on it.
+ * simulator's truth. The fairness of the pool's queue itself is fair-queue.test.ts. PGlite only:
+ * the pool does not depend on the store.
  */
 const LIVE = 'pool-move-1';
 const BEHIND = 'pool-wasm-1';
@@ -42,7 +38,7 @@ describe('a deployment whose chains share one prepare pool', () => {
         haltAt: 1,
       },
     ];
-    d = await startStoreIndependentDeployment({
+    d = await startTestDeployment({
       chains: specs,
       env: {
         PREPARE_WORKERS: '2',
