@@ -2,12 +2,11 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createPgliteDb } from '../../src/store/driver/pglite.js';
 import type { Db } from '../../src/store/driver/db.js';
 import type { Simulator, SimulatorUrls } from '../../src/sim/types.js';
 import { routeAnswers, type RouteAnswers } from '../api/route-answers.js';
 import { useCliProcesses } from '../helpers/cli-process.js';
-import { createPostgresTestDb, writeMigratedPgliteDir } from '../helpers/db.js';
+import { storeIndependentIndex, type ChildIndex } from '../helpers/db.js';
 import { ingestFrom } from '../helpers/ingest.js';
 import { useSimulators } from '../sim/helpers/sims.js';
 import { editStoredTxs } from '../helpers/stored-tx.js';
@@ -35,36 +34,14 @@ describe(`verify and reindex as child processes (move, ${STORE})`, { timeout: 30
   let urls: SimulatorUrls;
   let truth: RouteAnswers;
   let env: Record<string, string>;
-  /** Runs `fn` on the index while no child writes it (PGlite: opened for the call alone). */
-  let withDb: <T>(fn: (db: Db) => Promise<T>) => Promise<T>;
-  let disposeDb = async () => {};
-
-  /** The index the children are given: its variable for them, and how this process opens it. */
-  async function openIndex(): Promise<Record<string, string>> {
-    const url = process.env.TEST_DATABASE_URL;
-    if (url) {
-      const made = await createPostgresTestDb(url);
-      withDb = (fn) => fn(made.db);
-      disposeDb = made.dispose;
-      return { DATABASE_URL: made.url };
-    }
-    const dataDir = path.join(dir, 'data');
-    await writeMigratedPgliteDir(dataDir);
-    withDb = async (fn) => {
-      const db = await createPgliteDb({ dataDir });
-      try {
-        return await fn(db);
-      } finally {
-        await db.close();
-      }
-    };
-    return { DATA_DIR: dataDir };
-  }
+  let index: ChildIndex;
+  const withDb = <T>(fn: (db: Db) => Promise<T>) => index.withDb(fn);
 
   beforeAll(async () => {
     dir = await mkdtemp(path.join(tmpdir(), 'ri-repair-'));
     ({ sim, urls } = await start({ vm: 'move', head: HEAD, fastSignatures: true }));
-    env = { ...(await openIndex()), RPC_URL: urls.rpc, REST_URL: urls.rest };
+    index = await storeIndependentIndex(path.join(dir, 'data'));
+    env = { ...index.env, RPC_URL: urls.rpc, REST_URL: urls.rest };
     truth = await withDb(async (db) => {
       await ingestFrom({
         db,
@@ -79,7 +56,7 @@ describe(`verify and reindex as child processes (move, ${STORE})`, { timeout: 30
   }, 180_000);
 
   afterAll(async () => {
-    await disposeDb();
+    await index?.dispose();
     await rm(dir, { recursive: true, force: true });
   });
 

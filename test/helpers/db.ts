@@ -170,6 +170,41 @@ function migratedPgliteSnapshot(): Promise<Blob> {
   return pgliteTemplate;
 }
 
+/** The index a CLI child is given (`storeIndependentIndex`). */
+export interface ChildIndex {
+  /** DATABASE_URL or DATA_DIR, for the child's environment. */
+  env: Record<string, string>;
+  /** Runs `fn` on the index from this process while no child writes it (PGlite: opened for the call alone). */
+  withDb<T>(fn: (db: Db) => Promise<T>): Promise<T>;
+  dispose(): Promise<void>;
+}
+
+/**
+ * A migrated index for CLI children whose test does not depend on the store: a PostgreSQL database
+ * of its own when PostgreSQL is in the run (native: the children and this process read it for a
+ * fraction of PGlite's CPU), else a PGlite data directory at `dataDir`.
+ */
+export async function storeIndependentIndex(dataDir: string): Promise<ChildIndex> {
+  const url = process.env.TEST_DATABASE_URL;
+  if (url) {
+    const made = await createPostgresTestDb(url);
+    return { env: { DATABASE_URL: made.url }, withDb: (fn) => fn(made.db), dispose: made.dispose };
+  }
+  await writeMigratedPgliteDir(dataDir);
+  return {
+    env: { DATA_DIR: dataDir },
+    async withDb(fn) {
+      const db = await createPgliteDb({ dataDir });
+      try {
+        return await fn(db);
+      } finally {
+        await db.close();
+      }
+    },
+    dispose: async () => undefined,
+  };
+}
+
 /** One throw-away database per call, so parallel test files never share state. */
 export async function createPostgresTestDb(
   baseUrl: string,

@@ -5,7 +5,7 @@ import { afterAll, expect } from 'vitest';
 import type { Simulator, SimulatorOptions } from '../../src/sim/types.js';
 import { useSimulators } from '../sim/helpers/sims.js';
 import { useCliProcesses, type CliProcess } from './cli-process.js';
-import { createPostgresTestDb, writeMigratedPgliteDir } from './db.js';
+import { storeIndependentIndex, writeMigratedPgliteDir, type ChildIndex } from './db.js';
 import { freePort } from './pg-cluster.js';
 
 /**
@@ -39,26 +39,14 @@ export function useLiveStart(options: {
   const cli = useCliProcesses();
   let dir: string | undefined;
   let api: CliProcess | undefined;
-  let disposeDb = async () => {};
+  let index: ChildIndex | undefined;
   afterAll(async () => {
     // The process still writes to its data directory until it has exited.
     api?.kill('SIGKILL');
     await api?.exited;
-    await disposeDb();
+    await index?.dispose();
     if (dir) await rm(dir, { recursive: true, force: true });
   });
-  /** The database `start` is given, as its environment. */
-  const database = async (dataDir: string): Promise<Record<string, string>> => {
-    const url = process.env.TEST_DATABASE_URL;
-    if (options.anyStore && url) {
-      const made = await createPostgresTestDb(url);
-      disposeDb = made.dispose;
-      return { DATABASE_URL: made.url };
-    }
-    // Migrated from the run's snapshot: the streams are what these tests follow, not initdb.
-    await writeMigratedPgliteDir(dataDir);
-    return { DATA_DIR: dataDir };
-  };
   return async () => {
     dir = await mkdtemp(path.join(tmpdir(), 'ri-live-'));
     const { sim, urls } = await simulator({
@@ -71,8 +59,12 @@ export function useLiveStart(options: {
     const port = await freePort();
     // Prepared on the main thread: the streams do not depend on where blocks are prepared, and a
     // thread costs the child its own module graph (crash.test.ts runs the default threads).
+    const dataDir = path.join(dir, 'data');
+    if (options.anyStore) index = await storeIndependentIndex(dataDir);
+    // Migrated from the run's snapshot: the streams are what these tests follow, not initdb.
+    else await writeMigratedPgliteDir(dataDir);
     const env = {
-      ...(await database(path.join(dir, 'data'))),
+      ...(index?.env ?? { DATA_DIR: dataDir }),
       RPC_URL: urls.rpc,
       REST_URL: urls.rest,
       PREPARE_WORKERS: '0',
