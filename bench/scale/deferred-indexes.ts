@@ -21,11 +21,14 @@ export async function deferIndexes(client: pg.Client): Promise<void> {
       `CREATE TABLE IF NOT EXISTS ${PENDING} (name text PRIMARY KEY, ord int NOT NULL, ddl text NOT NULL)`,
     );
     // Primary keys first (as the migrations created them), then the other indexes.
-    const { rows } = await client.query<{ name: string; tbl: string; con: string | null; ddl: string }>(
-      `SELECT i.relname AS name, t.relname AS tbl, c.conname AS con,
+    const { rows } = await client.query<{ name: string; ddl: string; drop: string }>(
+      `SELECT i.relname AS name,
               CASE WHEN c.oid IS NULL THEN pg_get_indexdef(i.oid)
                    ELSE format('ALTER TABLE %I ADD CONSTRAINT %I %s', t.relname, c.conname, pg_get_constraintdef(c.oid))
-              END AS ddl
+              END AS ddl,
+              CASE WHEN c.oid IS NULL THEN format('DROP INDEX %I', i.relname)
+                   ELSE format('ALTER TABLE %I DROP CONSTRAINT %I', t.relname, c.conname)
+              END AS drop
          FROM pg_index x
          JOIN pg_class i ON i.oid = x.indexrelid
          JOIN pg_class t ON t.oid = x.indrelid
@@ -41,11 +44,7 @@ export async function deferIndexes(client: pg.Client): Promise<void> {
         ord++,
         r.ddl,
       ]);
-      await client.query(
-        r.con === null
-          ? `DROP INDEX ${quoteIdent(r.name)}`
-          : `ALTER TABLE ${quoteIdent(r.tbl)} DROP CONSTRAINT ${quoteIdent(r.con)}`,
-      );
+      await client.query(r.drop);
     }
     await client.query('COMMIT');
   } catch (err) {
@@ -82,8 +81,4 @@ export async function buildDeferredIndexes(
   await client.query(`DROP TABLE ${PENDING}`);
   await client.query('RESET maintenance_work_mem');
   return (performance.now() - started) / 1000;
-}
-
-function quoteIdent(name: string): string {
-  return `"${name.replace(/"/g, '""')}"`;
 }
