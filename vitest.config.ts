@@ -30,11 +30,12 @@ export default defineConfig({
     testTimeout: 60_000,
     hookTimeout: 120_000,
     pool: 'forks',
-    // Files in flight: cores + 2. Most heavy files wait on child processes (CLI,
-    // PostgreSQL, a paced simulator): at cores + 1 the run used 146% of 200% CPU, at cores + 2
-    // 166%, and its wall time fell 399 -> 362 s. Each test has a database of its own, so files
-    // never share state.
-    maxWorkers: availableParallelism() + 2,
+    // Files in flight: cores + 1. Most heavy files wait on child processes (CLI, PostgreSQL, a
+    // paced simulator), so one more than the cores keeps them busy; more only adds contention now
+    // that most suites' work runs in PostgreSQL and children. `.ci/run` on a 2-core host, one run
+    // each, quiet: 2 files 425 s, 3 files 377 s, 4 files 385 s, 5 files 416 s (the
+    // run's own CPU, PostgreSQL's aside: 588 s at 3, 616 s at 4, 674 s at 5).
+    maxWorkers: availableParallelism() + 1,
     sequence: { sequencer: HeavyFirstSequencer },
     // Each worker process keeps its modules from one file to the next: importing src/ afresh for
     // every file cost ~90 s of CPU a run. Files share no state: each opens its own database, and

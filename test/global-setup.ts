@@ -5,30 +5,29 @@
  * ~100 times. Transformed file by file (as `npm run build` lays it out), a start still resolved and
  * loaded ~3,000 modules (viem, TypeBox, zod and the like ship one module per function): ~0.25 s of
  * its ~0.45 s of CPU before the command ran. So the children run a bundle (see bundleCli); the
- * file-by-file transform is kept for the test of which modules a command loads. Type checking stays
- * with `npm run lint`.
+ * test of which modules a command loads makes the file-by-file transform it needs itself
+ * (test/helpers/cli-build.ts). Type checking stays with `npm run lint`.
  */
 import { build, type Plugin } from 'esbuild';
 import { existsSync, readFileSync } from 'node:fs';
-import { mkdir, readdir, readFile, rm, symlink, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { builtinModules } from 'node:module';
 import path from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { pathToFileURL } from 'node:url';
 import type { TestProject } from 'vitest/node';
 import { createPgliteDb } from '../src/store/driver/pglite.js';
 import { migrate } from '../src/store/migrations/migrate.js';
 import type { Db } from '../src/store/driver/db.js';
 import { cloneableSnapshot, createPostgresTemplate } from './helpers/db.js';
+import { NODE_ESM, REPO_ROOT, writePackageScope } from './helpers/cli-build.js';
 import { databaseUrlRequirement, missingRequirementMessage, requireAll } from './helpers/requirements.js';
 
-const root = fileURLToPath(new URL('..', import.meta.url));
+const root = REPO_ROOT;
 
 declare module 'vitest' {
   export interface ProvidedContext {
     /** The built `rollup-indexer` entry point: `node <cliPath> <command> …`. */
     cliPath: string;
-    /** The same CLI transformed file by file, as `npm run build` lays it out (one module per file). */
-    cliModulesPath: string;
     /** PGlite data directories (tar files) of this run: fresh, and migrated through the last migration. */
     pgliteSnapshots: PgliteSnapshots;
     /** A PostgreSQL database migrated through the last migration, to clone (TEST_DATABASE_URL runs only). */
@@ -52,14 +51,12 @@ export default async function setup(project: TestProject): Promise<() => Promise
   const out = path.join(root, 'node_modules', '.cache', 'rollup-indexer-test-cli', String(process.pid));
   await rm(out, { recursive: true, force: true });
   const baseUrl = process.env.TEST_DATABASE_URL;
-  const [, , snapshots, template] = await Promise.all([
+  const [, snapshots, template] = await Promise.all([
     bundleCli(out),
-    transformCli(path.join(out, 'modules')),
     writePgliteSnapshots(path.join(out, 'pglite')),
     baseUrl ? createPostgresTemplate(baseUrl) : undefined,
   ]);
   project.provide('cliPath', path.join(out, 'dist', 'src', 'bin', 'cli.js'));
-  project.provide('cliModulesPath', path.join(out, 'modules', 'dist', 'src', 'bin', 'cli.js'));
   project.provide('pgliteSnapshots', snapshots);
   project.provide('pgTemplate', template?.name);
   return async () => {
@@ -67,9 +64,6 @@ export default async function setup(project: TestProject): Promise<() => Promise
     await rm(out, { recursive: true, force: true });
   };
 }
-
-/** What both builds emit: ES modules for the Node versions package.json's engines allow. */
-const NODE_ESM = { format: 'esm', platform: 'node', target: 'node20', logLevel: 'error' } as const;
 
 /**
  * The CLI and the prepare worker's thread as one bundle (shared chunks, each command family still
@@ -96,24 +90,6 @@ async function bundleCli(out: string): Promise<void> {
     ...NODE_ESM,
   });
   await writePackageScope(out);
-}
-
-/** src/ file by file (what tsx does on the fly), in `npm run build`'s layout. */
-async function transformCli(out: string): Promise<void> {
-  await build({
-    entryPoints: await sourceFiles(path.join(root, 'src')),
-    outbase: path.join(root, 'src'),
-    outdir: path.join(out, 'dist', 'src'),
-    ...NODE_ESM,
-  });
-  await writePackageScope(out);
-}
-
-async function writePackageScope(out: string): Promise<void> {
-  // Inside node_modules, Node sees no package scope: say ESM explicitly.
-  await writeFile(path.join(out, 'package.json'), '{ "type": "module" }\n');
-  for (const dir of ['migrations', 'contracts', 'public'])
-    await symlink(path.join(root, dir), path.join(out, dir));
 }
 
 /** Each src/ module's `import.meta.url` is the URL its file has in a file-by-file build. */
@@ -200,11 +176,4 @@ async function writePgliteSnapshots(dir: string): Promise<PgliteSnapshots> {
 
 async function snapshotBytes(db: Db): Promise<Uint8Array> {
   return new Uint8Array(await (await cloneableSnapshot(db)).arrayBuffer());
-}
-
-async function sourceFiles(dir: string): Promise<string[]> {
-  const entries = await readdir(dir, { recursive: true, withFileTypes: true });
-  return entries
-    .filter((e) => e.isFile() && e.name.endsWith('.ts') && !e.name.endsWith('.test.ts'))
-    .map((e) => path.join(e.parentPath, e.name));
 }

@@ -1,6 +1,9 @@
 import { execFile } from 'node:child_process';
+import { mkdir, mkdtemp, rm } from 'node:fs/promises';
+import path from 'node:path';
 import { promisify } from 'node:util';
-import { describe, expect, inject, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { REPO_ROOT, transformCli } from '../helpers/cli-build.js';
 
 /**
  * A resolve hook (run in the loader thread) that prints every project module the CLI loads. The
@@ -14,25 +17,37 @@ const HOOK = `export async function resolve(specifier, context, next) {
 }`;
 const REGISTER = `import { register } from 'node:module'; register(${JSON.stringify(`data:text/javascript,${encodeURIComponent(HOOK)}`)});`;
 
-async function loadedModules(args: string[]): Promise<{ loaded: string[]; stdout: string }> {
+async function loadedModules(cli: string, args: string[]): Promise<{ loaded: string[]; stdout: string }> {
   const { stdout, stderr } = await promisify(execFile)(process.execPath, [
     '--import',
     `data:text/javascript,${encodeURIComponent(REGISTER)}`,
-    inject('cliModulesPath'),
+    cli,
     ...args,
   ]);
   return { loaded: [...stderr.matchAll(/^LOADED (\S+)$/gm)].map((m) => m[1]!), stdout };
 }
 
 describe('the CLI loads only the running command family', { timeout: 60_000 }, () => {
+  // A build of one module per file (the test CLI of the other files is a bundle), in
+  // node_modules so that the packages resolve as from a build.
+  let dir: string;
+  let cli: string;
+  beforeAll(async () => {
+    const cache = path.join(REPO_ROOT, 'node_modules', '.cache');
+    await mkdir(cache, { recursive: true });
+    dir = await mkdtemp(path.join(cache, 'ri-lazy-'));
+    cli = await transformCli(dir);
+  });
+  afterAll(() => rm(dir, { recursive: true, force: true }));
+
   it('indexer --help loads no simulator, VIP, API app or PGlite module', async () => {
-    const { loaded } = await loadedModules(['indexer', '--help']);
+    const { loaded } = await loadedModules(cli, ['indexer', '--help']);
     expect(loaded).toContain('bin/commands/ingest.js');
     expect(loaded.filter((m) => /^(sim|vip)\/|^api\/app\.js$|^store\/pglite\.js$/.test(m))).toEqual([]);
   });
 
   it('help for the whole CLI still lists every command', async () => {
-    const { loaded, stdout } = await loadedModules(['--help']);
+    const { loaded, stdout } = await loadedModules(cli, ['--help']);
     for (const command of ['start', 'indexer', 'demo', 'migrate', 'api', 'sim', 'vip']) {
       expect(stdout).toMatch(new RegExp(`^  ${command}\\b`, 'm'));
     }
