@@ -22,8 +22,6 @@ import { cloneableSnapshot, createPostgresTemplate } from './helpers/db.js';
 import { NODE_ESM, REPO_ROOT, writePackageScope } from './helpers/cli-build.js';
 import { databaseUrlRequirement, missingRequirementMessage, requireAll } from './helpers/requirements.js';
 
-const root = REPO_ROOT;
-
 declare module 'vitest' {
   export interface ProvidedContext {
     /** The built `rollup-indexer` entry point: `node <cliPath> <command> …`. */
@@ -48,7 +46,7 @@ export default async function setup(project: TestProject): Promise<() => Promise
     throw new Error(`RI_TEST_REQUIRE_ALL=1 and ${missingRequirementMessage(database)}`);
   }
   // Per run: parallel runs (two checkouts' CI, watch mode) must not rebuild under each other.
-  const out = path.join(root, 'node_modules', '.cache', 'rollup-indexer-test-cli', String(process.pid));
+  const out = path.join(REPO_ROOT, 'node_modules', '.cache', 'rollup-indexer-test-cli', String(process.pid));
   await rm(out, { recursive: true, force: true });
   const baseUrl = process.env.TEST_DATABASE_URL;
   const [, snapshots, template] = await Promise.all([
@@ -76,7 +74,7 @@ export default async function setup(project: TestProject): Promise<() => Promise
  * checked on the file-by-file build (test/bin/lazy-commands.test.ts imports every module of it).
  */
 async function bundleCli(out: string): Promise<void> {
-  const src = path.join(root, 'src');
+  const src = path.join(REPO_ROOT, 'src');
   const outdir = path.join(out, 'dist', 'src');
   await build({
     entryPoints: ['bin/cli.ts', 'ingest/prepare/worker-thread.ts'].map((f) => path.join(src, f)),
