@@ -19,7 +19,8 @@ import { createPgliteDb } from '../src/store/driver/pglite.js';
 import { migrate } from '../src/store/migrations/migrate.js';
 import type { Db } from '../src/store/driver/db.js';
 import { cloneableSnapshot, createPostgresTemplate } from './helpers/db.js';
-import { NODE_ESM, REPO_ROOT, writePackageScope } from './helpers/cli-build.js';
+import { NODE_ESM, writePackageScope } from './helpers/cli-build.js';
+import { REPO_ROOT } from './helpers/repo-root.js';
 import { databaseUrlRequirement, missingRequirementMessage, requireAll } from './helpers/requirements.js';
 
 declare module 'vitest' {

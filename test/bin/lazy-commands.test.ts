@@ -3,7 +3,8 @@ import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { REPO_ROOT, transformCli } from '../helpers/cli-build.js';
+import { transformCli } from '../helpers/cli-build.js';
+import { REPO_ROOT } from '../helpers/repo-root.js';
 
 /**
  * A resolve hook (run in the loader thread) that prints every project module the CLI loads. The

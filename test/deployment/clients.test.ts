@@ -8,50 +8,40 @@ import {
 } from '../api/clients/chain.js';
 import { describeClientContracts } from '../api/clients/contracts.js';
 import { openApiValidatorsOf, type OpenApiDocument } from '../api/harness.js';
-import { createPostgresTestDb } from '../helpers/db.js';
-import { startTestDeployment, type TestDeployment } from '../helpers/deployment.js';
+import { startStoreIndependentDeployment, type TestDeployment } from '../helpers/deployment.js';
 
 /**
  * The real clients unchanged against a deployment (docs/chains.md §2): the Celatone and
  * InterwovenKit contract tests of test/api/clients/, each VM's chain given to them as
  * `https://host/chains/{chain_id}`, the three chains indexed side by side by one deployment
- * (PostgreSQL when TEST_DATABASE_URL is set, as the single-chain run of these tests; else PGlite).
+ * (startStoreIndependentDeployment: PostgreSQL when TEST_DATABASE_URL is set, as the single-chain
+ * run of these tests; else PGlite).
  */
 const VMS: readonly VmType[] = ['move', 'wasm', 'evm'];
 
-let started: Promise<{ deployment: TestDeployment; dispose(): Promise<void> }> | undefined;
+let started: Promise<TestDeployment> | undefined;
 /** Chains whose tests are done: the deployment stops after the last one. */
 let closed = 0;
 
-function deployment() {
+function deployment(): Promise<TestDeployment> {
   started ??= (async () => {
-    const db = process.env.TEST_DATABASE_URL
-      ? await createPostgresTestDb(process.env.TEST_DATABASE_URL, { migrate: false })
-      : undefined;
-    const deployment = await startTestDeployment({
+    const deployment = await startStoreIndependentDeployment({
       chains: VMS.map((vm) => {
         const spec = clientChainSpec(vm);
         // Signatures are not checked by the indexer or the clients: the simulators skip real signing.
         const sim = { ...spec.sim, fastSignatures: true };
         return { vm, head: HEAD, chainId: spec.chainId, txsPerBlock: spec.txsPerBlock, sim };
       }),
-      ...(db ? { databaseUrl: db.url } : {}),
     });
     await deployment.untilIndexed();
-    return {
-      deployment,
-      async dispose() {
-        await deployment.stop();
-        await db?.dispose();
-      },
-    };
+    return deployment;
   })();
   return started;
 }
 
 /** The chain's API as a client given `/chains/{chain_id}` as its indexer URL reaches it. */
 async function chainOf(vm: VmType): Promise<ClientChain> {
-  const { deployment: d } = await deployment();
+  const d = await deployment();
   const chainId = clientChainSpec(vm).chainId;
   const base = `${d.url}/chains/${chainId}`;
   const send = (method: 'GET' | 'OPTIONS', url: string, headers: Record<string, string>) =>
@@ -80,7 +70,7 @@ async function chainOf(vm: VmType): Promise<ClientChain> {
   // The deployment closes the simulators; the last VM's close stops it (the describes run in turn).
   const indexed = { sim, urls, close: async () => undefined };
   return clientChainOf(vm, api, indexed, async () => {
-    if (++closed === VMS.length) await (await deployment()).dispose();
+    if (++closed === VMS.length) await (await deployment()).stop();
   });
 }
 

@@ -6,10 +6,10 @@ import {
   brokenDocLinks,
   citationProblems,
   listTextFiles,
-  REPO_ROOT,
   repoDocSections,
   sectionNumbers,
 } from './citations.js';
+import { REPO_ROOT } from '../helpers/repo-root.js';
 
 // The planted upstream paths are assembled, so this file holds no citation of its own for a
 // reader (or a grep) to follow.

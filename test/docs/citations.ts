@@ -1,5 +1,6 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
+import { REPO_ROOT } from '../helpers/repo-root.js';
 
 /**
  * What a citation in the code may point at: `docs/X.md` files that exist, and `§N` sections those
@@ -7,8 +8,6 @@ import path from 'node:path';
  * only the clone cannot open — the upstream spec files, a sibling `shared/` checkout, "decision N" of
  * a document that is not here, a development machine's absolute path — is a problem.
  */
-
-export const REPO_ROOT = path.resolve(import.meta.dirname, '../..');
 
 const TEXT_FILE = /\.(ts|js|mjs|cjs|md|sql|json|html|sh)$/;
 

@@ -2,7 +2,8 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ERROR_CODES } from '../../src/shared/error-codes.js';
-import { listTextFiles, REPO_ROOT } from './citations.js';
+import { REPO_ROOT } from '../helpers/repo-root.js';
+import { listTextFiles } from './citations.js';
 import { renderErrorCodeTable, tableInDocs, thrownCodeLiterals } from './error-codes.js';
 
 const REGISTRY_FILE = path.join('src', 'shared', 'error-codes.ts');

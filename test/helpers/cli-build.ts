@@ -1,10 +1,7 @@
 import { build } from 'esbuild';
 import { readdir, symlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
-
-/** The repository's root. */
-export const REPO_ROOT = fileURLToPath(new URL('../..', import.meta.url));
+import { REPO_ROOT } from './repo-root.js';
 
 /** What the test builds of the CLI emit: ES modules for the Node versions package.json's engines allow. */
 export const NODE_ESM = { format: 'esm', platform: 'node', target: 'node20', logLevel: 'error' } as const;

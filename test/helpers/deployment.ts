@@ -212,9 +212,10 @@ export async function startTestDeployment(args: {
 }
 
 /**
- * A deployment whose test does not depend on the store (a shard's neighbours, the account stream):
- * on a PostgreSQL database of its own when PostgreSQL is in the run (native: the chains'
- * rows cost the suite a fraction of PGlite's CPU), else on PGlite. stop() drops the database. The
+ * A deployment whose test does not depend on the store (node and shard faults, the prepare pool,
+ * the account stream, the clients under /chains/{chain_id}): on a PostgreSQL database of its own
+ * when PostgreSQL is in the run (native: the chains' rows cost the suite a fraction of PGlite's
+ * CPU), else on PGlite. stop() drops the database. The
  * embedded deployment is proven by the files that run on both stores (deployment, account routes,
  * reload).
  */

@@ -57,8 +57,6 @@ export function useLiveStart(options: {
       ...options.sim,
     });
     const port = await freePort();
-    // Prepared on the main thread: the streams do not depend on where blocks are prepared, and a
-    // thread costs the child its own module graph (crash.test.ts runs the default threads).
     const dataDir = path.join(dir, 'data');
     if (options.anyStore) index = await storeIndependentIndex(dataDir);
     // Migrated from the run's snapshot: the streams are what these tests follow, not initdb.
@@ -67,6 +65,8 @@ export function useLiveStart(options: {
       ...(index?.env ?? { DATA_DIR: dataDir }),
       RPC_URL: urls.rpc,
       REST_URL: urls.rest,
+      // Prepared on the main thread: the streams do not depend on where blocks are prepared, and a
+      // thread costs the child its own module graph (crash.test.ts runs the default threads).
       PREPARE_WORKERS: '0',
       ...options.env,
     };

@@ -1,15 +1,14 @@
 import { mkdtemp, rm, writeFile, mkdir } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { ESLint } from 'eslint';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { REPO_ROOT } from '../helpers/repo-root.js';
 
 /**
  * The lint rules that keep src/ in rooms (lint/layers.js, lint/import-circles.js), run through
  * ESLint's Node API with the repository's own eslint.config.js on planted code.
  */
-const repo = fileURLToPath(new URL('../..', import.meta.url));
 
 async function ruleMessages(eslint: ESLint, code: string, filePath: string): Promise<string[]> {
   const [result] = await eslint.lintText(code, { filePath });
@@ -19,13 +18,13 @@ async function ruleMessages(eslint: ESLint, code: string, filePath: string): Pro
 }
 
 describe('layers', () => {
-  const eslint = new ESLint({ cwd: repo });
+  const eslint = new ESLint({ cwd: REPO_ROOT });
 
   it('reports a store file importing the API, type-only or not', async () => {
     const runtime = await ruleMessages(
       eslint,
       "import { createApiApp } from '../api/app.js';\nexport const app = createApiApp;\n",
-      path.join(repo, 'src/store/planted.ts'),
+      path.join(REPO_ROOT, 'src/store/planted.ts'),
     );
     expect(runtime).toEqual([
       expect.stringContaining('rooms/layers: src/store/ may not import src/api/app.ts'),
@@ -33,7 +32,7 @@ describe('layers', () => {
     const typeOnly = await ruleMessages(
       eslint,
       "import type { StreamHub } from '../../api/stream/hub.js';\nexport type Hub = StreamHub;\n",
-      path.join(repo, 'src/store/readers/planted.ts'),
+      path.join(REPO_ROOT, 'src/store/readers/planted.ts'),
     );
     expect(typeOnly).toEqual([
       expect.stringContaining('src/store/readers/ may not import src/api/stream/hub.ts'),
@@ -44,13 +43,13 @@ describe('layers', () => {
     const fromIngest = await ruleMessages(
       eslint,
       "export { renderBlock } from '../api/render.js';\n",
-      path.join(repo, 'src/ingest/planted.ts'),
+      path.join(REPO_ROOT, 'src/ingest/planted.ts'),
     );
     expect(fromIngest).toHaveLength(1);
     const fromApi = await ruleMessages(
       eslint,
       "export type { PreparedBlock } from '../ingest/prepare/block.js';\n",
-      path.join(repo, 'src/api/planted.ts'),
+      path.join(REPO_ROOT, 'src/api/planted.ts'),
     );
     expect(fromApi).toEqual([expect.stringContaining('src/api/ may not import src/ingest/prepare/block.ts')]);
   });
@@ -65,7 +64,7 @@ describe('layers', () => {
         'export type Both = [AppError, Db, BlockReader];',
         '',
       ].join('\n'),
-      path.join(repo, 'src/api/planted.ts'),
+      path.join(REPO_ROOT, 'src/api/planted.ts'),
     );
     expect(legal).toEqual([]);
   });
@@ -83,7 +82,7 @@ describe('import circles', () => {
       "import type { Counters } from './counters.js';\nexport interface Hub { counters: Counters }\n",
     );
     await writeFile(path.join(root, 'src/shared/plain.ts'), 'export interface Plain { n: number }\n');
-    eslint = new ESLint({ cwd: root, overrideConfigFile: path.join(repo, 'eslint.config.js') });
+    eslint = new ESLint({ cwd: root, overrideConfigFile: path.join(REPO_ROOT, 'eslint.config.js') });
   });
   afterAll(async () => {
     await rm(root, { recursive: true, force: true });
@@ -111,7 +110,7 @@ describe('import circles', () => {
   });
 
   it('finds no circle in the repository', async () => {
-    const results = await new ESLint({ cwd: repo }).lintFiles(['src/api/stream/', 'src/store/readers/']);
+    const results = await new ESLint({ cwd: REPO_ROOT }).lintFiles(['src/api/stream/', 'src/store/readers/']);
     const circles = results.flatMap((r) => r.messages.filter((m) => m.ruleId === 'rooms/import-circles'));
     expect(circles).toEqual([]);
   });
