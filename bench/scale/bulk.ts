@@ -28,8 +28,9 @@
  *   helper threads), of the writing thread and of the workers' threads (/proc/thread-self/stat),
  *   and of the PostgreSQL backend; host load. Stops below the scale bench's free-disk floor.
  * --verify-100k: builds `--txs` (100,000) both ways, through the real ingest service and in bulk,
- *   into two fresh databases and prints one JSON object: bytes per table each way (bound: within
- *   10 % for every table holding ≥ 1 % of the bytes), each route class's p50/p99 each way (bound:
+ *   into two fresh databases and prints one JSON object: bytes per table each way, as built and after
+ *   `VACUUM FULL` of both (bound, on the latter: within 10 % for every table holding ≥ 1 % of the
+ *   bytes; bulk-verify.ts says why), each route class's p50/p99 each way (bound:
  *   within 1.2x; bench/scale/routes.ts under wrk, cache off, both APIs up, each class run real,
  *   bulk, bulk, real and each side's better run kept; CPU per request beside it), the kept counts
  *   against a recount in both, and a digest of every row by content (accounts and message types by
