@@ -4,7 +4,6 @@
  * backends' CPU, and the truth check at the end.
  */
 import pg from 'pg';
-import { backendCpu, backendCpuBetween } from '../lib/http-load.js';
 import { percentile, type SimProcess } from '../lib/harness.js';
 import { firstCommit, type Commit } from '../stream/chain.js';
 import { nowMs, type ClientGroup } from '../stream/clients.js';
@@ -138,31 +137,6 @@ export async function followStages(dbUrl: string) {
       running = false;
       await loop;
       await db.end();
-    },
-  };
-}
-
-/**
- * CPU ms of the PostgreSQL backends of `dbUrl`'s database from `begin()` on (bench/lib/http-load.ts's
- * reading), snapshotted every 2 s so a backend that exits keeps its last reading.
- */
-export async function followBackends(dbUrl: string) {
-  const probe = await backendCpu(dbUrl);
-  let before = new Map<number, number>();
-  const seen = new Map<number, number>();
-  const sample = async () => {
-    for (const [pid, seconds] of await probe.snapshot()) seen.set(pid, seconds);
-  };
-  const timer = setInterval(() => void sample().catch(() => undefined), 2000);
-  return {
-    begin: async () => {
-      before = await probe.snapshot();
-    },
-    usedMs: async () => {
-      clearInterval(timer);
-      await sample();
-      await probe.close();
-      return backendCpuBetween(before, seen) * 1000;
     },
   };
 }

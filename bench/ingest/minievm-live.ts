@@ -46,11 +46,11 @@ import {
   bucketPercentileMs,
   createDeliveryLedger,
   deliveryBuckets,
-  followBackends,
   followStages,
   lagStats,
   truthCheck,
 } from './minievm-live-measure.js';
+import { followBackends } from '../lib/http-load.js';
 import { streamDemand } from '../stream/demand.js';
 import { cpuMs, rssKb, spawnCli, stopChild, waitForHttp } from '../stream/procs.js';
 
@@ -190,7 +190,8 @@ async function run(dbUrl: string) {
       `${sample.accounts.length} accounts, types ${sample.msgTypes.join(', ')}; ${paths.length} streams from height ${fromHeight}`,
     );
     const stages = await followStages(dbUrl);
-    const backends = await followBackends(dbUrl);
+    // Every 2 s: a 1 s probe would weigh on the live chain it measures.
+    const backends = await followBackends(dbUrl, 2000);
     group = await openStreams({ host: HOST, port }, paths, 200, true);
     const ledger = createDeliveryLedger(group, commits, paths.length);
     const drainer = setInterval(ledger.drain, 1000);
@@ -220,8 +221,9 @@ async function run(dbUrl: string) {
         const d = process.cpuUsage(cpu0.bench);
         return (d.user + d.system) / 1000;
       })(),
-      postgres: await backends.usedMs(),
+      postgres: (await backends.usedSeconds()) * 1000,
     };
+    await backends.close();
     loop.disable();
     clearInterval(loadTimer);
     clearInterval(rssTimer);

@@ -19,7 +19,7 @@
 import { loadavg } from 'node:os';
 import { parseArgs } from 'node:util';
 import { createPostgresTestDb } from '../../test/helpers/db.js';
-import { backendCpu, backendCpuBetween, cpuSeconds } from '../lib/http-load.js';
+import { cpuSeconds, followBackends } from '../lib/http-load.js';
 import { benchIngestService, peakRssMb, startBenchChain, type SimProcess } from '../lib/harness.js';
 
 const { values } = parseArgs({
@@ -46,14 +46,8 @@ async function run(sim: SimProcess, vm: 'move' | 'wasm' | 'evm', nftIndexing: bo
     if (!nftTriggers) for (const sql of NFT_VERSION_TRIGGERS) await db.query(sql);
     const service = await benchIngestService(sim, db, vm, { stages: { nftIndexing } });
     let txs = 0;
-    const backends = await backendCpu(url);
-    // A backend that exits during the run keeps its last reading.
-    const seen = await backends.snapshot();
-    const backendsBefore = new Map(seen);
-    const snapshot = setInterval(
-      () => void backends.snapshot().then((now) => now.forEach((s, pid) => seen.set(pid, s))),
-      1000,
-    );
+    const backends = await followBackends(url);
+    await backends.begin();
     const simCpu0 = await cpuSeconds(sim.pid);
     const ownCpu0 = process.cpuUsage();
     const started = performance.now();
@@ -65,10 +59,8 @@ async function run(sim: SimProcess, vm: 'move' | 'wasm' | 'evm', nftIndexing: bo
     const seconds = (performance.now() - started) / 1000;
     const ownCpu = process.cpuUsage(ownCpu0);
     const simCpu = (await cpuSeconds(sim.pid)) - simCpu0;
-    clearInterval(snapshot);
-    (await backends.snapshot()).forEach((s, pid) => seen.set(pid, s));
+    const postgresCpu = await backends.usedSeconds();
     await backends.close();
-    const postgresCpu = backendCpuBetween(backendsBefore, seen);
     const indexerCpu = (ownCpu.user + ownCpu.system) / 1e6;
     await service.close();
     const { rows } = await db.query<{ tokens: string; edges: string }>(

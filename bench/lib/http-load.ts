@@ -125,6 +125,35 @@ export function backendCpuBetween(before: Map<number, number>, after: Map<number
   return total;
 }
 
+/**
+ * CPU seconds of the backends of `url`'s database from `begin()` to `usedSeconds()`, read every
+ * `everyMs` so a backend that exits in between (an idle pool connection) keeps its last reading.
+ */
+export async function followBackends(url: string, everyMs = 1000) {
+  const probe = await backendCpu(url);
+  let before = new Map<number, number>();
+  const seen = new Map<number, number>();
+  const sample = async () => {
+    for (const [pid, seconds] of await probe.snapshot()) seen.set(pid, seconds);
+  };
+  const timer = setInterval(() => void sample().catch(() => undefined), everyMs);
+  return {
+    /** Starts the count; what backends that exited before it used is not counted. */
+    begin: async () => {
+      seen.clear();
+      before = await probe.snapshot();
+    },
+    usedSeconds: async () => {
+      await sample();
+      return backendCpuBetween(before, seen);
+    },
+    close: async () => {
+      clearInterval(timer);
+      await probe.close();
+    },
+  };
+}
+
 /** Load before each measured run, not counted (JSON output: settings.warmupSeconds). */
 export const WARMUP_SECONDS = 3;
 

@@ -14,7 +14,7 @@ import { createIngestService } from '../../src/ingest/service.js';
 import { silentLogger } from '../../src/shared/logger.js';
 import { createMetricsRegistry } from '../../src/shared/metrics.js';
 import { startSimProcess, type SimProcess } from '../lib/harness.js';
-import { backendCpu, backendCpuBetween } from '../lib/http-load.js';
+import { followBackends } from '../lib/http-load.js';
 
 /** The scale chain: what `--txs` counts in, and what the ingest samples run on. */
 export const SCALE_CHAIN = { vm: 'move', txsPerBlock: 40, accounts: 64 } as const;
@@ -139,12 +139,7 @@ export async function ingestTo(
 ): Promise<IngestRun> {
   const db = createPostgresDb({ url, maxConnections: 4 });
   const sim = await startSimProcess(simArgs(toHeight));
-  // Backends' CPU, read every second: one that exits (an idle pool connection) keeps its last reading.
-  const backends = await backendCpu(url);
-  const backendsSeen = new Map<number, number>();
-  const readBackends = () =>
-    backends.snapshot().then((now) => now.forEach((s, pid) => backendsSeen.set(pid, s)));
-  const backendTimer = setInterval(() => void readBackends(), 1000);
+  const backends = await followBackends(url);
   const controller = new AbortController();
   let stoppedForDisk: string | undefined;
   const diskTimer = setInterval(() => {
@@ -163,15 +158,12 @@ export async function ingestTo(
     // The counted part starts at the first commit past the warm-up: a freshly started simulator
     // derives every NFT object address up to the height on its first queries (seconds of CPU at
     // high heights, once), which a long-running node has behind it.
-    const mark = () => {
-      backendsSeen.clear();
-      return {
-        at: performance.now(),
-        cpu: process.cpuUsage(),
-        simCpu: cpuSecondsOf(sim.pid),
-        postgres: backends.snapshot(),
-      };
-    };
+    const mark = () => ({
+      at: performance.now(),
+      cpu: process.cpuUsage(),
+      simCpu: cpuSecondsOf(sim.pid),
+      postgres: backends.begin(),
+    });
     let base = { ...start, ...mark() };
     let counting = warmBlocks === 0;
     let lastLog = Date.now();
@@ -194,8 +186,8 @@ export async function ingestTo(
     const seconds = (performance.now() - base.at) / 1000;
     const cpu = process.cpuUsage(base.cpu);
     const simCpu = (await cpuSecondsOf(sim.pid)) - (await base.simCpu);
-    await readBackends();
-    const postgresCpu = backendCpuBetween(await base.postgres, backendsSeen);
+    await base.postgres;
+    const postgresCpu = await backends.usedSeconds();
     await service.close();
     const end = await checkpointHeight(db);
     const blocks = end.height - base.height;
@@ -215,7 +207,6 @@ export async function ingestTo(
     };
   } finally {
     clearInterval(diskTimer);
-    clearInterval(backendTimer);
     await backends.close();
     process.off('SIGINT', stopOnInterrupt);
     await sim.stop();
