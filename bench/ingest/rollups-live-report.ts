@@ -10,7 +10,11 @@ import { percentile } from '../lib/harness.js';
 export interface Window {
   /** A catch-up window lasts from the node's return until the sick chain is back at its head. */
   kind: 'healthy' | 'slow' | 'down' | 'slow catch-up' | 'down catch-up';
+  /** Epoch ms, to line the window up with samples taken outside the bench. */
+  startedAt: number;
   seconds: number;
+  /** Commits (one per batch of blocks) per second and their mean duration, from `start`'s /metrics. */
+  commits: Record<'sick' | 'others', { perSec: number; meanMs: number }>;
   /** Each chain's block lags in the window, ms (chain 0 first). */
   lags: number[][];
   chains: Array<{ chainId: string; blocksPerSec: number; lagP50Ms: number; lagP99Ms: number }>;
@@ -18,6 +22,8 @@ export interface Window {
   othersStartLogLinesPerSec: number;
   cores: Record<'start' | 'sickNode' | 'healthyNodes' | 'bench', number>;
   loopDelayMs: Record<'start' | 'sickNode' | 'healthyNodes' | 'bench', LoopDelay>;
+  /** The host's CPU over the window (every process on it: nodes, PostgreSQL, `start`, this bench). */
+  host: { meanBusy: number; saturatedShare: number };
   load1: number;
 }
 

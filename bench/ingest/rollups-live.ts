@@ -30,10 +30,11 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import type { FaultCounts, VmType } from '../../src/sim/types.js';
-import { percentile, processCpuSeconds } from '../lib/harness.js';
+import { followHostCpu, percentile, processCpuSeconds } from '../lib/harness.js';
 import { LOOP_RESOLUTION_MS, readLoopDelay, type LoopDelay } from '../lib/loop-delay.js';
 import {
   chainsFileEntry,
+  commitTotals,
   indexedHeights,
   runCli,
   watchHeights,
@@ -154,6 +155,7 @@ export async function live(o: LiveOptions) {
   const stop = new AbortController();
   const loop = monitorEventLoopDelay({ resolution: LOOP_RESOLUTION_MS });
   loop.enable();
+  const hostCpu = followHostCpu();
   try {
     const file = await writeChainsFile(
       dir,
@@ -196,6 +198,7 @@ export async function live(o: LiveOptions) {
         sick: await sick.sample(),
         healthy: await healthy.sample(),
         logs: logLines(),
+        commits: await commitTotals(url),
       });
       const windows: Window[] = [];
       const measure = async (kind: Window['kind'], until: () => Promise<unknown>) => {
@@ -206,9 +209,21 @@ export async function live(o: LiveOptions) {
         const inWindow = (l: Array<[number, number]>) =>
           l.filter(([t]) => t >= a.at && t < b.at).map(([, lag]) => lag);
         const lags = arrivals.map(inWindow);
+        // Commits in the window: the sick chain's, and the other chains' together.
+        const commitsOf = (chainIds: string[]) => {
+          let [count, seconds] = [0, 0];
+          for (const id of chainIds) {
+            const [x, y] = [a.commits.get(id), b.commits.get(id)];
+            count += (y?.count ?? 0) - (x?.count ?? 0);
+            seconds += (y?.seconds ?? 0) - (x?.seconds ?? 0);
+          }
+          return { perSec: round(count / s, 1), meanMs: round((seconds / Math.max(count, 1)) * 1000, 1) };
+        };
         windows.push({
           kind,
+          startedAt: a.at,
           seconds: round(s, 1),
+          commits: { sick: commitsOf(ids.slice(0, 1)), others: commitsOf(ids.slice(1)) },
           lags,
           chains: lags.map((l, i) => {
             const sorted = [...l].sort((x, y) => x - y);
@@ -237,6 +252,7 @@ export async function live(o: LiveOptions) {
             healthyNodes: b.healthy.loopDelayMs,
             bench: b.benchLoop,
           },
+          host: hostCpu.between(a.at, b.at),
           load1: Number(readFileSync('/proc/loadavg', 'utf8').split(' ')[0]),
         });
       };
@@ -268,6 +284,7 @@ export async function live(o: LiveOptions) {
   } finally {
     stop.abort();
     loop.disable();
+    hostCpu.stop();
     await Promise.all([sick.stop(), healthy.stop()]);
     await rm(dir, { recursive: true, force: true });
   }

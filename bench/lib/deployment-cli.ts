@@ -91,3 +91,18 @@ export async function watchHeights(url: string, height: number, ids: string[], d
   }
   return reached;
 }
+
+/** Each chain's commits so far (`rollup_indexer_db_write_seconds` count and sum), from /metrics. */
+export async function commitTotals(url: string): Promise<Map<string, { count: number; seconds: number }>> {
+  const text = await (await fetch(`${url}/metrics`)).text();
+  const totals = new Map<string, { count: number; seconds: number }>();
+  for (const m of text.matchAll(
+    /^rollup_indexer_db_write_seconds_(sum|count)\{chain_id="([^"]+)"\} (\S+)$/gm,
+  )) {
+    const t = totals.get(m[2]!) ?? { count: 0, seconds: 0 };
+    if (m[1] === 'sum') t.seconds = Number(m[3]);
+    else t.count = Number(m[3]);
+    totals.set(m[2]!, t);
+  }
+  return totals;
+}

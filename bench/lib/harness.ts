@@ -142,6 +142,39 @@ export function processCpuSeconds(pid: number): number {
   return (Number(fields[11]) + Number(fields[12])) / 100;
 }
 
+/**
+ * The host's CPU, sampled every `everyMs` (Linux `/proc/stat`, all cores): `between(from, to)`
+ * gives the mean busy fraction of the samples in that span (1 = every core busy) and the part of
+ * them in which the host was saturated (≥ 95 % busy).
+ */
+export function followHostCpu(everyMs = 100) {
+  const samples: Array<[at: number, busy: number]> = [];
+  const read = () => {
+    const ticks = readFileSync('/proc/stat', 'utf8').split('\n')[0]!.trim().split(/\s+/).slice(1).map(Number);
+    const idle = ticks[3]! + ticks[4]!; // idle + iowait
+    return { idle, total: ticks.reduce((a, b) => a + b, 0) };
+  };
+  let last = read();
+  const timer = setInterval(() => {
+    const now = read();
+    if (now.total > last.total)
+      samples.push([Date.now(), 1 - (now.idle - last.idle) / (now.total - last.total)]);
+    last = now;
+  }, everyMs);
+  timer.unref();
+  return {
+    between(from: number, to: number) {
+      const busy = samples.filter(([at]) => at > from && at <= to).map(([, b]) => b);
+      const share = (xs: number[]) => Math.round((xs.length / Math.max(busy.length, 1)) * 100) / 100;
+      return {
+        meanBusy: Math.round((busy.reduce((a, b) => a + b, 0) / Math.max(busy.length, 1)) * 100) / 100,
+        saturatedShare: share(busy.filter((b) => b >= 0.95)),
+      };
+    },
+    stop: () => clearInterval(timer),
+  };
+}
+
 /** A fresh PostgreSQL database `name` beside `adminUrl`'s for `fn`, dropped afterwards. */
 export async function withFreshDatabase<T>(
   adminUrl: string,

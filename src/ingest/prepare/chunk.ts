@@ -8,6 +8,7 @@ import type { TxDecoder } from '../decode/decoded-tx.js';
 import type { NftCollector } from '../collect/nft-collector.js';
 import { ChunkFailedAt, type ChunkFetcher } from '../fetch/window.js';
 import { createAccountBytesMemo, prepareBlock, type PreparedBlock } from './block.js';
+import { NO_TURNS, type Turns } from './turns.js';
 
 /** Fetches and prepares chunks of heights for the pipeline, in this thread or in workers. */
 export interface ChunkPreparer {
@@ -28,6 +29,8 @@ export interface ChunkPrepareDeps {
   logger?: Logger;
   /** The chain indexed: a block whose header names another is refused (docs/chains.md §5). */
   chainId?: string;
+  /** Turns of the thread shared with other chains' chunks (a prepare thread); default none. */
+  turns?: Turns;
 }
 
 /**
@@ -35,6 +38,7 @@ export interface ChunkPrepareDeps {
  * memos (proposer monikers, account bytes) live as long as the preparer, in the thread using them.
  */
 export function createChunkPreparer(deps: ChunkPrepareDeps): ChunkPreparer {
+  const turns = deps.turns ?? NO_TURNS;
   const prepareCtx = {
     decoder: deps.decoder,
     rest: deps.rest,
@@ -56,7 +60,7 @@ export function createChunkPreparer(deps: ChunkPrepareDeps): ChunkPreparer {
         blocks.map((raw, i) => {
           const r = receipts?.[i];
           if (raw === undefined || (deps.evm && r === undefined)) return undefined;
-          return prepareBlock(raw, r, prepareCtx);
+          return turns.take(heights.length, () => prepareBlock(raw, r, prepareCtx));
         }),
       );
       return itemsUntilFailure(heights, settled);

@@ -16,6 +16,7 @@ import type { Logger } from '../../shared/logger.js';
 import { createIngestNftCollector } from '../collect/nft-collector.js';
 import { ChunkFailedAt } from '../fetch/window.js';
 import { createChunkPreparer, type ChunkPreparer } from './chunk.js';
+import { createTurns } from './turns.js';
 import type { PreparedBlock } from './block.js';
 import {
   errorToWire,
@@ -43,6 +44,8 @@ interface ChainContext {
 }
 
 const chains = new Map<number, ChainContext>();
+/** Every chain's blocks take turns of this thread's loop, the smallest chunks' first. */
+const turns = createTurns();
 
 function openChain(chain: number, config: PrepareWorkerConfig): ChainContext {
   // Lines go to the main thread's logger of the chain, which owns the output (format, destination).
@@ -98,6 +101,7 @@ function openChain(chain: number, config: PrepareWorkerConfig): ChainContext {
     accountPrefix: config.accountPrefix,
     nft,
     logger,
+    turns,
   });
   return { ...ctx, preparer };
 }
