@@ -13,9 +13,9 @@ export interface Turns {
 }
 
 /**
- * How long steps run back to back before the loop gets a turn. A turn after every block cost a
- * single chain's backfill 10-15 % more CPU per block (docs/benchmarks.md); 5 ms costs nothing
- * measurable and keeps a head chain's wait within a few ms.
+ * How long steps run back to back before the loop gets a turn. A turn after every block kept a
+ * head chain's wait shortest but cost a single chain's backfill 10-15 % more CPU per block; 5 ms
+ * costs nothing measurable (docs/benchmarks.md).
  */
 export const TURN_MS = 5;
 
@@ -59,7 +59,7 @@ export function createTurns(): Turns {
   };
 }
 
-/** No turns: each step runs at once (the preparer in the main thread, which serves one chain). */
+/** No turns: each step runs at once (a preparer in the main thread, `PREPARE_WORKERS=0`). */
 export const NO_TURNS: Turns = {
   take: <T>(_size: number, step: () => T) => Promise.resolve(step()) as Promise<Awaited<T>>,
 };
