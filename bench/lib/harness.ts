@@ -165,10 +165,10 @@ export function followHostCpu(everyMs = 100) {
   return {
     between(from: number, to: number) {
       const busy = samples.filter(([at]) => at > from && at <= to).map(([, b]) => b);
-      const share = (xs: number[]) => Math.round((xs.length / Math.max(busy.length, 1)) * 100) / 100;
+      const ofAll = (n: number) => Math.round((n / Math.max(busy.length, 1)) * 100) / 100;
       return {
-        meanBusy: Math.round((busy.reduce((a, b) => a + b, 0) / Math.max(busy.length, 1)) * 100) / 100,
-        saturatedShare: share(busy.filter((b) => b >= 0.95)),
+        meanBusy: ofAll(busy.reduce((a, b) => a + b, 0)),
+        saturatedShare: ofAll(busy.filter((b) => b >= 0.95).length),
       };
     },
     stop: () => clearInterval(timer),
