@@ -8,7 +8,7 @@ import type { TxDecoder } from '../decode/decoded-tx.js';
 import type { NftCollector } from '../collect/nft-collector.js';
 import { ChunkFailedAt, type ChunkFetcher } from '../fetch/window.js';
 import { createAccountBytesMemo, prepareBlock, type PreparedBlock } from './block.js';
-import { NO_TURNS, type Turns } from './turns.js';
+import { threadTurns } from './turns.js';
 
 /** Fetches and prepares chunks of heights for the pipeline, in this thread or in workers. */
 export interface ChunkPreparer {
@@ -29,8 +29,6 @@ export interface ChunkPrepareDeps {
   logger?: Logger;
   /** The chain indexed: a block whose header names another is refused (docs/chains.md §5). */
   chainId?: string;
-  /** Turns of the thread shared with other chains' chunks (a prepare thread); default none. */
-  turns?: Turns;
 }
 
 /**
@@ -38,7 +36,8 @@ export interface ChunkPrepareDeps {
  * memos (proposer monikers, account bytes) live as long as the preparer, in the thread using them.
  */
 export function createChunkPreparer(deps: ChunkPrepareDeps): ChunkPreparer {
-  const turns = deps.turns ?? NO_TURNS;
+  const turns = threadTurns();
+  const leaveTurns = turns.join();
   const prepareCtx = {
     decoder: deps.decoder,
     rest: deps.rest,
@@ -65,7 +64,7 @@ export function createChunkPreparer(deps: ChunkPrepareDeps): ChunkPreparer {
       );
       return itemsUntilFailure(heights, settled);
     },
-    close: () => Promise.resolve(),
+    close: async () => leaveTurns(),
   };
 }
 

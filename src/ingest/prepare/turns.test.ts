@@ -1,6 +1,6 @@
 import { MessageChannel } from 'node:worker_threads';
 import { describe, expect, it } from 'vitest';
-import { createTurns, NO_TURNS, TURN_MS } from './turns.js';
+import { createTurns, threadTurns, TURN_MS } from './turns.js';
 
 describe('turns of a prepare thread', () => {
   it('runs the waiting steps of smaller chunks first, in arrival order within a size', async () => {
@@ -18,8 +18,10 @@ describe('turns of a prepare thread', () => {
     expect(ran).toEqual(['head x', 'head y', 'mid', 'bulk a1', 'bulk a2', 'bulk b1']);
   });
 
-  it('serves what arrives during a turn before the next waiting step', async () => {
+  it('serves what arrives during a turn before the next waiting step, with two chains', async () => {
     const turns = createTurns();
+    turns.join();
+    turns.join();
     const { port1, port2 } = new MessageChannel();
     const ran: string[] = [];
     // A chain at its head asks while a chunk of 20 is being prepared: its message is read, and its
@@ -45,6 +47,38 @@ describe('turns of a prepare thread', () => {
     expect(ran.filter((r) => r.startsWith('bulk'))).toHaveLength(20);
   });
 
+  it("runs a single chain's steps back to back, and again once the second chain has left", async () => {
+    const turns = createTurns();
+    const leave = turns.join();
+    const chunkOfSlowBlocks = (ran: string[]) =>
+      Promise.all(
+        [0, 1, 2].map((i) =>
+          turns.take(3, () => {
+            // Another turn of the loop in between would run this first.
+            if (i === 0) setImmediate(() => ran.push('loop'));
+            ran.push(`block ${i}`);
+            const until = performance.now() + TURN_MS;
+            while (performance.now() < until);
+          }),
+        ),
+      );
+    const alone: string[] = [];
+    await chunkOfSlowBlocks(alone);
+    expect(alone.slice(0, 3)).toEqual(['block 0', 'block 1', 'block 2']);
+
+    const leaveSecond = turns.join();
+    const shared: string[] = [];
+    await chunkOfSlowBlocks(shared);
+    expect(shared.slice(0, 2)).toEqual(['block 0', 'loop']);
+
+    leaveSecond();
+    leaveSecond();
+    const aloneAgain: string[] = [];
+    await chunkOfSlowBlocks(aloneAgain);
+    expect(aloneAgain.slice(0, 3)).toEqual(['block 0', 'block 1', 'block 2']);
+    leave();
+  });
+
   it('answers each step with its own result or failure, and goes on after a failure', async () => {
     const turns = createTurns();
     const failing = turns.take(1, () => {
@@ -55,13 +89,7 @@ describe('turns of a prepare thread', () => {
     await expect(later).resolves.toBe('prepared');
   });
 
-  it('runs a step at once without turns (the main-thread preparer)', async () => {
-    let ran = false;
-    const result = NO_TURNS.take(20, () => {
-      ran = true;
-      return 7;
-    });
-    expect(ran).toBe(true);
-    await expect(result).resolves.toBe(7);
+  it("gives every preparer of a thread the thread's one set of turns", () => {
+    expect(threadTurns()).toBe(threadTurns());
   });
 });

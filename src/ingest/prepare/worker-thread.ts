@@ -16,7 +16,6 @@ import type { Logger } from '../../shared/logger.js';
 import { createIngestNftCollector } from '../collect/nft-collector.js';
 import { ChunkFailedAt } from '../fetch/window.js';
 import { createChunkPreparer, type ChunkPreparer } from './chunk.js';
-import { createTurns } from './turns.js';
 import type { PreparedBlock } from './block.js';
 import {
   errorToWire,
@@ -44,8 +43,6 @@ interface ChainContext {
 }
 
 const chains = new Map<number, ChainContext>();
-/** Every chain's blocks take turns of this thread's loop, the smallest chunks' first. */
-const turns = createTurns();
 
 function openChain(chain: number, config: PrepareWorkerConfig): ChainContext {
   // Lines go to the main thread's logger of the chain, which owns the output (format, destination).
@@ -101,7 +98,6 @@ function openChain(chain: number, config: PrepareWorkerConfig): ChainContext {
     accountPrefix: config.accountPrefix,
     nft,
     logger,
-    turns,
   });
   return { ...ctx, preparer };
 }
@@ -181,5 +177,5 @@ port.on('message', (req: PoolRequest) => {
   chains.delete(req.chain);
   if (!ctx) return;
   ctx.stop.abort();
-  void Promise.all(ctx.transports.map((t) => t.close())).catch(() => undefined);
+  void Promise.all([ctx.preparer.close(), ...ctx.transports.map((t) => t.close())]).catch(() => undefined);
 });

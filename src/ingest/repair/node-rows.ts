@@ -90,6 +90,6 @@ export async function openNodeRows(db: Db, options: NodeRowsOptions, registry: R
       const values = (await metrics.requests.get()).values;
       return values.reduce((sum, v) => sum + v.value, 0);
     },
-    close: closeAll,
+    close: () => Promise.all([preparer.close(), closeAll()]).then(() => undefined),
   };
 }
