@@ -216,12 +216,14 @@ async function runIngest(
     { chainId: chain.chainId, vm: chain.vmType, from: writer.checkpoint().height + 1 },
     'ingest started',
   );
-  // One failing part stops the others: the checkpoints say where each resumes.
-  const failed = new AbortController();
-  const signal = AbortSignal.any([runOptions.signal, failed.signal]);
+  // One failing part stops the others: the checkpoints say where each resumes. The run's end
+  // stops what its parts leave behind: a chunk fetched past `untilHeight` whose NFT look-ups are
+  // still retrying would otherwise keep the process alive after the run returned.
+  const stop = new AbortController();
+  const signal = AbortSignal.any([runOptions.signal, stop.signal]);
   const head = createBlockHead(() => writer.checkpoint().height);
   const stageDeps = { db, logger, metrics, head, ...parts.node };
-  const preparer = parts.openPreparer(runOptions.signal);
+  const preparer = parts.openPreparer(signal);
   const running = [
     runPipeline(
       { logger, writer, comet, prepareChunk: preparer.prepare, metrics, ...parts.node },
@@ -242,11 +244,12 @@ async function runIngest(
     ),
   ].map((part) =>
     part.catch((err: unknown) => {
-      failed.abort();
+      stop.abort();
       throw err;
     }),
   );
   const outcomes = await Promise.allSettled(running);
+  stop.abort();
   logger.info({ height: writer.checkpoint().height }, 'ingest stopped');
   const failure = outcomes.find((o): o is PromiseRejectedResult => o.status === 'rejected');
   if (failure) throw failure.reason;
