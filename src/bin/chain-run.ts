@@ -41,6 +41,8 @@ export interface ChainRunContext {
   preparePool?: PreparePool | undefined;
   /** This chain's part of the process's fetch window budget now (docs/chains.md §8). */
   windowShare?: () => number;
+  /** Whether its catch-up gives way now: another chain is at its head (docs/chains.md §5). */
+  givesWay?: () => boolean;
 }
 
 /** A failed chain waits this long before it tries again, doubling up to the cap. */
@@ -167,6 +169,7 @@ export function createChainRun(ctx: ChainRunContext): ChainRun {
           ? {}
           : { tuning: { maxBlocksPerCommit: options.maxBlocksPerCommit } }),
         ...(ctx.windowShare ? { windowShare: ctx.windowShare } : {}),
+        ...(ctx.givesWay ? { givesWay: ctx.givesWay } : {}),
         onCommit,
       });
     } finally {

@@ -57,6 +57,8 @@ export async function runDeploymentProcess(opts: DeploymentProcessOptions): Prom
         signal: chainSignal,
         preparePool,
         windowShare: (): number => windowShareOf(set.chains.length),
+        givesWay: (): boolean =>
+          set.chains.some((other) => other.chainId !== chain.ingest.chainId && other.condition().state === 'ok'),
         ...(opts.onCommit ? { onCommit: opts.onCommit } : {}),
       }),
     logger,

@@ -61,6 +61,8 @@ export interface RunOptions {
    * (a deployment's chains share one process's budget, docs/chains.md §8); default 1.
    */
   windowShare?: () => number;
+  /** Whether a catch-up gives way now: another chain of the deployment is at its head (docs/chains.md §5). */
+  givesWay?: () => boolean;
   onCommit?: (progress: Progress) => void;
 }
 
@@ -82,6 +84,7 @@ export async function runPipeline(deps: PipelineDeps, run: RunOptions): Promise<
     maxChunksInFlight: tuning.maxChunksInFlight,
     maxBufferedWeight: tuning.maxBufferedTxs,
     share: run.windowShare,
+    givesWay: run.givesWay,
     pollMs: tuning.headPollMs,
     // A block costs about as much memory as a few txs, whatever it holds.
     weight: (b) => 4 + b.txs.length,

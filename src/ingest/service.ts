@@ -20,7 +20,7 @@ import type { Checkpoint } from '../store/writers/rows.js';
 import { createBlockWriter } from '../store/writers/block-writer.js';
 import { discoverChain } from './fetch/discover-chain.js';
 import { createIngestMetrics, type IngestMetrics } from './metrics.js';
-import { runPipeline, type PipelineTuning, type Progress } from './pipeline.js';
+import { runPipeline, type RunOptions } from './pipeline.js';
 import { createBlockHead } from './derive/block-head.js';
 import { createDerivations } from './derive/registry.js';
 import type { ChunkPreparer } from './prepare/chunk.js';
@@ -33,13 +33,7 @@ export type { IngestServiceContext } from './service-context.js';
 export interface IngestService {
   chain: ChainMeta;
   /** Indexes until aborted (or until `untilHeight` is committed). */
-  run(options: {
-    signal: AbortSignal;
-    untilHeight?: number;
-    tuning?: Partial<PipelineTuning>;
-    windowShare?: () => number;
-    onCommit?: (p: Progress) => void;
-  }): Promise<void>;
+  run(options: RunOptions): Promise<void>;
   /** Last committed height. */
   height(): number;
   /** Every node endpoint of the main thread's pools: chain, heights, health (docs/api.md §4.11). */

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { AppError } from '../../shared/errors.js';
 import { silentLogger } from '../../shared/logger.js';
-import { ChunkFailedAt, createFetchWindow, type FetchWindowOptions } from './window.js';
+import { ChunkFailedAt, createFetchWindow, PACED_CHUNK, PACED_MAX_BACKLOG, type FetchWindowOptions } from './window.js';
 
 function seeded(seed: number) {
   let s = seed;
@@ -126,6 +126,56 @@ describe('fetch window', () => {
     await requests(12);
     await settled();
     expect([pending.length, window.depth()]).toEqual([12, { buffered: 5, inFlight: 6 }]);
+  });
+});
+
+describe('a fetch window that gives way (docs/chains.md §5)', () => {
+  /**
+   * The chunks a window asks for up to `until`, and the most it kept in flight at once when asking
+   * for a chunk more than PACED_CHUNK heights below the head (the last few are the head's).
+   */
+  async function chunksAsked(head: number, until: number, givesWay: () => boolean) {
+    const asked: number[][] = [];
+    let inFlight = 0;
+    let mostInFlight = 0;
+    const window = createFetchWindow<number>({
+      start: 1,
+      chunkSize: 20,
+      chunkWeight: 1_000,
+      maxChunksInFlight: 6,
+      maxBufferedWeight: 10_000,
+      givesWay,
+      pollMs: 1,
+      weight: () => 1,
+      logger: silentLogger(),
+      signal: new AbortController().signal,
+      fetchHead: async () => head,
+      fetchChunk: async (heights) => {
+        asked.push([...heights]);
+        inFlight++;
+        if (head - heights[0]! + 1 > PACED_CHUNK) mostInFlight = Math.max(mostInFlight, inFlight);
+        await new Promise((r) => setImmediate(r));
+        inFlight--;
+        return heights.map((h) => h);
+      },
+    });
+    for (let h = 1; h <= until; h++) expect(await window.next()).toBe(h);
+    return { sizes: asked.map((c) => c.length), mostInFlight };
+  }
+
+  it('catching up while another chain is at its head: one chunk of at most 5 heights at a time', async () => {
+    const { sizes, mostInFlight } = await chunksAsked(60, 60, () => true);
+    expect(Math.max(...sizes)).toBe(PACED_CHUNK);
+    expect(mostInFlight).toBe(1);
+  });
+
+  it('at full speed when no other chain is at its head, and when backfilling (far behind)', async () => {
+    const alone = await chunksAsked(60, 60, () => false);
+    expect(alone.sizes).toEqual([20, 20, 20]);
+    expect(alone.mostInFlight).toBe(3);
+    const backfill = await chunksAsked(PACED_MAX_BACKLOG + 500, 200, () => true);
+    expect(backfill.sizes.slice(0, 6)).toEqual([20, 20, 20, 20, 20, 20]);
+    expect(backfill.mostInFlight).toBe(6);
   });
 });
 

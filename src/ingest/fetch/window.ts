@@ -54,6 +54,11 @@ export interface FetchWindowOptions<T> {
    * (docs/chains.md §8). Default 1. Two chunks (within the limit) and one chunk's weight are always allowed.
    */
   share?: (() => number) | undefined;
+  /**
+   * Whether this chain gives way now: another chain of the deployment is at its head
+   * (docs/chains.md §5). Asked each time the window would request more; default never.
+   */
+  givesWay?: (() => boolean) | undefined;
   /** Head polling interval once caught up. */
   pollMs: number;
   logger: Logger;
@@ -96,6 +101,28 @@ interface WindowState<T> {
   /** Running average weight of the items seen so far (undefined until the first one). */
   averageWeight: number | undefined;
   wake: (() => void) | undefined;
+  /** While paced: no request before this time (epoch ms); a pump is scheduled for it. */
+  pacedUntil: number;
+  pacing: boolean;
+}
+
+/**
+ * A chain catching up while another is at its head gives way (docs/chains.md §5): one chunk of at
+ * most PACED_CHUNK heights at a time, and after each as long a pause as the chunk took, so it
+ * takes about half of one core's worth of its node, its thread and its commits. At full speed a
+ * returning node's 90 blocks saturated both cores of the bench's host for a second, and the
+ * others' blocks in that second took 2-5x longer to arrive.
+ */
+export const PACED_CHUNK = 5;
+/**
+ * Farther behind than this a chain is backfilling (a new chain, a re-index, a long outage), and
+ * takes the window's full speed: pacing it would take hours, not seconds.
+ */
+export const PACED_MAX_BACKLOG = 1_000;
+
+function paced<T>(st: WindowState<T>): boolean {
+  const backlog = st.head - st.frontier + 1;
+  return backlog > PACED_CHUNK && backlog <= PACED_MAX_BACKLOG && st.options.givesWay?.() === true;
 }
 
 function notify<T>(st: WindowState<T>): void {
@@ -126,15 +153,29 @@ function limitsOf<T>(st: WindowState<T>): { chunks: number; weight: number } {
 function pump<T>(st: WindowState<T>): void {
   const { options } = st;
   if (st.fatal !== undefined || options.signal.aborted) return;
+  const pace = paced(st);
+  if (pace && Date.now() < st.pacedUntil) return pumpLater(st);
   const limits = limitsOf(st);
+  if (pace) limits.chunks = 1;
   while (st.inFlight < limits.chunks && st.frontier <= st.head && st.bufferedWeight < limits.weight) {
-    const end = Math.min(st.head, st.frontier + chunkHeights(st) - 1);
+    const size = pace ? Math.min(PACED_CHUNK, chunkHeights(st)) : chunkHeights(st);
+    const end = Math.min(st.head, st.frontier + size - 1);
     const heights = Array.from({ length: end - st.frontier + 1 }, (_, i) => st.frontier + i);
     st.frontier = end + 1;
     st.inFlight++;
     void runChunk(st, heights);
   }
   if (st.frontier > st.head && st.inFlight === 0) void refreshHead(st);
+}
+
+/** Pumps again once the pause after a paced chunk is over (at once if the run stops). */
+function pumpLater<T>(st: WindowState<T>): void {
+  if (st.pacing) return;
+  st.pacing = true;
+  void abortableDelay(st.pacedUntil - Date.now(), st.options.signal).then(() => {
+    st.pacing = false;
+    pump(st);
+  });
 }
 
 function chunkHeights<T>(st: WindowState<T>): number {
@@ -145,6 +186,7 @@ function chunkHeights<T>(st: WindowState<T>): number {
 
 async function runChunk<T>(st: WindowState<T>, heights: number[]): Promise<void> {
   const { options } = st;
+  const began = Date.now();
   try {
     const items = await withRetry(() => options.fetchChunk(heights), {
       policy: options.retry ?? INGEST_RETRY,
@@ -161,6 +203,7 @@ async function runChunk<T>(st: WindowState<T>, heights: number[]): Promise<void>
     } else fail(st, err, heights[0]!);
   } finally {
     st.inFlight--;
+    if (paced(st)) st.pacedUntil = 2 * Date.now() - began;
     notify(st);
     pump(st);
   }
@@ -258,6 +301,8 @@ export function createFetchWindow<T>(options: FetchWindowOptions<T>): FetchWindo
     fatal: undefined,
     averageWeight: undefined,
     wake: undefined,
+    pacedUntil: 0,
+    pacing: false,
   };
   pump(st);
   return {
