@@ -58,7 +58,9 @@ export async function runDeploymentProcess(opts: DeploymentProcessOptions): Prom
         preparePool,
         windowShare: (): number => windowShareOf(set.chains.length),
         givesWay: (): boolean =>
-          set.chains.some((other) => other.chainId !== chain.ingest.chainId && other.condition().state === 'ok'),
+          set.chains.some(
+            (other) => other.chainId !== chain.ingest.chainId && other.condition().state === 'ok',
+          ),
         ...(opts.onCommit ? { onCommit: opts.onCommit } : {}),
       }),
     logger,

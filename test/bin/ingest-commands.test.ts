@@ -169,7 +169,9 @@ async function startRestFailingAbove(target: string, height: number) {
     req.on('end', () => {
       const body = chunks.length > 0 ? Buffer.concat(chunks) : null;
       const headers = Object.fromEntries(
-        ['x-cosmos-block-height', 'content-type'].flatMap((h) => (req.headers[h] ? [[h, String(req.headers[h])]] : [])),
+        ['x-cosmos-block-height', 'content-type'].flatMap((h) =>
+          req.headers[h] ? [[h, String(req.headers[h])]] : [],
+        ),
       );
       fetch(`${target}${req.url}`, { method: req.method ?? 'GET', headers, body }).then(
         async (answer) =>

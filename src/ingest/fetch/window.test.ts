@@ -1,7 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { AppError } from '../../shared/errors.js';
 import { silentLogger } from '../../shared/logger.js';
-import { ChunkFailedAt, createFetchWindow, PACED_CHUNK, PACED_MAX_BACKLOG, type FetchWindowOptions } from './window.js';
+import {
+  ChunkFailedAt,
+  createFetchWindow,
+  PACED_CHUNK,
+  PACED_MAX_BACKLOG,
+  type FetchWindowOptions,
+} from './window.js';
 
 function seeded(seed: number) {
   let s = seed;

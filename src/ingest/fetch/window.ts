@@ -108,10 +108,10 @@ interface WindowState<T> {
 
 /**
  * A chain catching up while another is at its head gives way (docs/chains.md §5): one chunk of at
- * most PACED_CHUNK heights at a time, and after each as long a pause as the chunk took, so it
- * takes about half of one core's worth of its node, its thread and its commits. At full speed a
- * returning node's 90 blocks saturated both cores of the bench's host for a second, and the
- * others' blocks in that second took 2-5x longer to arrive.
+ * most PACED_CHUNK heights at a time, and after each a pause as long as the chunk took, so its
+ * node, its share of the prepare threads and its commits work at most half the time. At full
+ * speed a returning node's 90 blocks saturated both cores of the bench's host for a second, and
+ * the others' blocks in that second took 2-5x longer to arrive.
  */
 export const PACED_CHUNK = 5;
 /**

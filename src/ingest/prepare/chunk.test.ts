@@ -44,7 +44,9 @@ describe('createChunkPreparer', () => {
     const preparerOf = (chainId: string) =>
       createChunkPreparer({
         chainId,
-        comet: { fetchBlocks: async (hs: number[]) => hs.map((h) => block(h, chainId)) } as unknown as CometClient,
+        comet: {
+          fetchBlocks: async (hs: number[]) => hs.map((h) => block(h, chainId)),
+        } as unknown as CometClient,
         rest: { validatorMoniker: async () => undefined } as unknown as RestClient,
         evm: undefined,
         accountPrefix: 'init',
