@@ -7,10 +7,10 @@ import {
 import { chainViews, expectEveryChainMatchesTruth } from '../helpers/deployment-faults.js';
 
 /**
- * The deployment's one prepare pool (docs/chains.md §6), two threads shared by two rollups: a live
+ * The deployment's one prepare pool (docs/chains.md §7), two threads shared by two rollups: a live
  * Move chain at its head, and a Wasm chain held at its first block, then released far behind. While
- * the Wasm chain catches up (its whole window queued in the pool), the Move chain's commits keep
- * coming; the two chains' blocks were prepared by the same threads, and every row equals its
+ * the Wasm chain catches up (giving way to the Move chain, docs/chains.md §5), the Move chain's
+ * commits keep coming; both chains are served by both threads, and every row equals its
  * simulator's truth. The fairness of the pool's queue itself is fair-queue.test.ts. The pool does
  * not depend on the store: PostgreSQL when it is in the run, else PGlite.
  */
@@ -86,10 +86,10 @@ describe('a deployment whose chains share one prepare pool', () => {
       // A thread lists a chain's endpoints once it has prepared a chunk of that chain.
       return body.prepare_workers.filter((w) => w.endpoints.length > 0).map((w) => w.worker);
     };
-    // The catch-up's window was queued at once, a chunk to each thread. Which threads the live
-    // chain's chunks met is timing (each goes to the least busy thread, the first on a tie), so it
-    // is asked only to have used one: that thread then prepared both chains.
-    expect(await threadsOf(BEHIND)).toEqual([1, 2]);
+    // Both threads serve both chains (above). Which of them prepared a chain's chunks is timing
+    // (each chunk goes to the least busy thread, the first on a tie; the catch-up gives way to the
+    // live chain, one chunk at a time, docs/chains.md §5), so each chain is asked to have used one.
+    expect((await threadsOf(BEHIND)).length).toBeGreaterThan(0);
     expect((await threadsOf(LIVE)).length).toBeGreaterThan(0);
   });
 
