@@ -59,6 +59,8 @@ export interface FetchWindowOptions<T> {
    * (docs/chains.md §5). Asked each time the window would request more; default never.
    */
   givesWay?: (() => boolean) | undefined;
+  /** How long a catch-up gives way at most (default PACED_MAX_MS; tests shrink it). */
+  pacedMaxMs?: number | undefined;
   /** Head polling interval once caught up. */
   pollMs: number;
   logger: Logger;
@@ -104,6 +106,8 @@ interface WindowState<T> {
   /** While paced: no request before this time (epoch ms); a pump is scheduled for it. */
   pacedUntil: number;
   pacing: boolean;
+  /** When this catch-up first gave way (epoch ms); cleared once the head is within a chunk. */
+  pacedSince: number | undefined;
 }
 
 /**
@@ -115,14 +119,17 @@ interface WindowState<T> {
  */
 export const PACED_CHUNK = 5;
 /**
- * Farther behind than this a chain is backfilling (a new chain, a re-index, a long outage), and
- * takes the window's full speed: pacing it would take hours, not seconds.
+ * A catch-up gives way for at most this long, then takes full speed until it is within a chunk of
+ * its head: a backfill (a new chain, a re-index, a long outage) would take hours paced, and a
+ * chain making blocks faster than its paced rate (a fast chain, a distant node) would never
+ * catch up.
  */
-export const PACED_MAX_BACKLOG = 1_000;
+export const PACED_MAX_MS = 10_000;
 
 function paced<T>(st: WindowState<T>): boolean {
-  const backlog = st.head - st.frontier + 1;
-  return backlog > PACED_CHUNK && backlog <= PACED_MAX_BACKLOG && st.options.givesWay?.() === true;
+  if (st.head - st.frontier + 1 <= PACED_CHUNK || st.options.givesWay?.() !== true) return false;
+  st.pacedSince ??= Date.now();
+  return Date.now() - st.pacedSince < (st.options.pacedMaxMs ?? PACED_MAX_MS);
 }
 
 function notify<T>(st: WindowState<T>): void {
@@ -241,6 +248,9 @@ async function refreshHead<T>(st: WindowState<T>): Promise<void> {
       report: options.report,
     });
     if (latest > st.head) st.head = latest;
+    // Within a chunk of the head: caught up, and the next catch-up may give way again (a catch-up's
+    // next round finds more than a chunk and keeps its clock).
+    if (st.head - st.frontier + 1 <= PACED_CHUNK) st.pacedSince = undefined;
   } catch (err) {
     if (!options.signal.aborted) fail(st, err, Number.POSITIVE_INFINITY);
   } finally {
@@ -303,6 +313,7 @@ export function createFetchWindow<T>(options: FetchWindowOptions<T>): FetchWindo
     wake: undefined,
     pacedUntil: 0,
     pacing: false,
+    pacedSince: undefined,
   };
   pump(st);
   return {
