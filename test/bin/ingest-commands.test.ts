@@ -1,11 +1,11 @@
 import { mkdtemp, rm } from 'node:fs/promises';
-import http from 'node:http';
 import net from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { useCliProcesses } from '../helpers/cli-process.js';
 import { writeMigratedPgliteDir } from '../helpers/db.js';
+import { startLookupBlocker } from '../helpers/lookup-blocker.js';
 import { useSimulators } from '../sim/helpers/sims.js';
 
 /** The demo chain's blocks before it goes live. */
@@ -68,7 +68,12 @@ describe('start, indexer and demo as an operator meets them', { timeout: 600_000
     // ~20 s of backoff) until the run's end stops them. Left running, they held the process past
     // the command, and the CLI's safety net ended it 5 s later, saying so. (The failures also take
     // the REST endpoint out of the pool for a while, so reaching height 20 takes ~15 s.)
-    const rest = await startRestFailingAbove(urls.rest, 20);
+    const rest = await startLookupBlocker(urls.rest, {
+      status: 503,
+      body: 'Service Unavailable\n',
+      type: 'text/plain',
+    });
+    rest.failFrom(21);
     try {
       const p = cli(['indexer', '--port', '0'], {
         DATA_DIR: dataDir,
@@ -78,7 +83,7 @@ describe('start, indexer and demo as an operator meets them', { timeout: 600_000
         PREPARE_WORKERS: '0',
       });
       expect((await p.exited).code, p.lastLines()).toBe(0);
-      expect(rest.failed()).toBeGreaterThan(0);
+      expect(rest.failedHeights().length).toBeGreaterThan(0);
       expect(p.lastLines()).not.toContain('the command ended but the process did not');
       expect(p.lastLines()).toContain('stopped at height 20');
     } finally {
@@ -154,38 +159,3 @@ describe('start, indexer and demo as an operator meets them', { timeout: 600_000
     expect(reset.lastLines()).toContain('stopped at height 3');
   });
 });
-
-/** The node's REST, answering 503 to every read at a height above `height` (NFT look-ups). */
-async function startRestFailingAbove(target: string, height: number) {
-  let failed = 0;
-  const server = http.createServer((req, res) => {
-    if (Number(req.headers['x-cosmos-block-height'] ?? 0) > height) {
-      failed++;
-      res.writeHead(503, { 'content-type': 'text/plain' }).end('Service Unavailable\n');
-      return;
-    }
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => {
-      const body = chunks.length > 0 ? Buffer.concat(chunks) : null;
-      const headers = Object.fromEntries(
-        ['x-cosmos-block-height', 'content-type'].flatMap((h) =>
-          req.headers[h] ? [[h, String(req.headers[h])]] : [],
-        ),
-      );
-      fetch(`${target}${req.url}`, { method: req.method ?? 'GET', headers, body }).then(
-        async (answer) =>
-          res
-            .writeHead(answer.status, { 'content-type': answer.headers.get('content-type') ?? 'text/plain' })
-            .end(Buffer.from(await answer.arrayBuffer())),
-        () => res.writeHead(502).end(),
-      );
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return {
-    url: `http://127.0.0.1:${(server.address() as net.AddressInfo).port}`,
-    failed: () => failed,
-    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
-  };
-}
