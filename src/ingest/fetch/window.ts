@@ -127,9 +127,13 @@ export const PACED_CHUNK = 5;
 export const PACED_MAX_MS = 10_000;
 
 function paced<T>(st: WindowState<T>): boolean {
-  if (st.head - st.frontier + 1 <= PACED_CHUNK || st.options.givesWay?.() !== true) return false;
+  if (st.head - st.frontier + 1 <= PACED_CHUNK) return false;
+  // Its time spent, a catch-up goes on at full speed without asking the deployment again.
+  const spent =
+    st.pacedSince !== undefined && Date.now() - st.pacedSince >= (st.options.pacedMaxMs ?? PACED_MAX_MS);
+  if (spent || st.options.givesWay?.() !== true) return false;
   st.pacedSince ??= Date.now();
-  return Date.now() - st.pacedSince < (st.options.pacedMaxMs ?? PACED_MAX_MS);
+  return true;
 }
 
 function notify<T>(st: WindowState<T>): void {
@@ -170,7 +174,7 @@ function pump<T>(st: WindowState<T>): void {
     const heights = Array.from({ length: end - st.frontier + 1 }, (_, i) => st.frontier + i);
     st.frontier = end + 1;
     st.inFlight++;
-    void runChunk(st, heights);
+    void runChunk(st, heights, pace);
   }
   if (st.frontier > st.head && st.inFlight === 0) void refreshHead(st);
 }
@@ -191,7 +195,8 @@ function chunkHeights<T>(st: WindowState<T>): number {
   return Math.max(1, Math.min(options.chunkSize, Math.floor(options.chunkWeight / st.averageWeight)));
 }
 
-async function runChunk<T>(st: WindowState<T>, heights: number[]): Promise<void> {
+/** Fetches a chunk; a paced one (asked while giving way) is followed by a pause as long as it took. */
+async function runChunk<T>(st: WindowState<T>, heights: number[], pace: boolean): Promise<void> {
   const { options } = st;
   const began = Date.now();
   try {
@@ -210,7 +215,7 @@ async function runChunk<T>(st: WindowState<T>, heights: number[]): Promise<void>
     } else fail(st, err, heights[0]!);
   } finally {
     st.inFlight--;
-    if (paced(st)) st.pacedUntil = 2 * Date.now() - began;
+    if (pace) st.pacedUntil = 2 * Date.now() - began;
     notify(st);
     pump(st);
   }
