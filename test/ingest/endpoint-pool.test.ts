@@ -185,7 +185,8 @@ describe.each(testDbFactories().slice(0, 1))('endpoint pool on $name', (factory)
           if (p.height >= 10) archiveClosed ??= archive.sim.close();
         },
       });
-      const line = await watched.waitFor(/no reachable endpoint serves height/);
+      // The block stream's wait (the RPC surface): an NFT look-up may wait on the REST surface first.
+      const line = await watched.waitFor(/\brpc: no reachable endpoint serves height/);
       expect(line).toContain(archive.urls.rpc);
       expect(line).toMatch(/heights? \d+/);
       expect(service.height()).toBeLessThan(PRUNED_LOWEST);
