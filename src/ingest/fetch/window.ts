@@ -103,9 +103,10 @@ interface WindowState<T> {
   /** Running average weight of the items seen so far (undefined until the first one). */
   averageWeight: number | undefined;
   wake: (() => void) | undefined;
-  /** While paced: no request before this time (epoch ms); a pump is scheduled for it. */
+  /** While paced: no request before this time (epoch ms), the end of the pause after a chunk. */
   pacedUntil: number;
-  pacing: boolean;
+  /** A pump is scheduled for the pause's end (one at a time). */
+  pumpAfterPause: boolean;
   /** When this catch-up first gave way (epoch ms); cleared once the head is within a chunk. */
   pacedSince: number | undefined;
 }
@@ -181,10 +182,10 @@ function pump<T>(st: WindowState<T>): void {
 
 /** Pumps again once the pause after a paced chunk is over (at once if the run stops). */
 function pumpLater<T>(st: WindowState<T>): void {
-  if (st.pacing) return;
-  st.pacing = true;
+  if (st.pumpAfterPause) return;
+  st.pumpAfterPause = true;
   void abortableDelay(st.pacedUntil - Date.now(), st.options.signal).then(() => {
-    st.pacing = false;
+    st.pumpAfterPause = false;
     pump(st);
   });
 }
@@ -215,7 +216,10 @@ async function runChunk<T>(st: WindowState<T>, heights: number[], pace: boolean)
     } else fail(st, err, heights[0]!);
   } finally {
     st.inFlight--;
-    if (pace) st.pacedUntil = 2 * Date.now() - began;
+    if (pace) {
+      const now = Date.now();
+      st.pacedUntil = now + (now - began); // a pause as long as the chunk took
+    }
     notify(st);
     pump(st);
   }
@@ -317,7 +321,7 @@ export function createFetchWindow<T>(options: FetchWindowOptions<T>): FetchWindo
     averageWeight: undefined,
     wake: undefined,
     pacedUntil: 0,
-    pacing: false,
+    pumpAfterPause: false,
     pacedSince: undefined,
   };
   pump(st);
